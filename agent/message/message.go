@@ -1,0 +1,106 @@
+// Package message holds the transcript types shared by the runtime, the
+// provider clients, the tools and the fronts. Field names follow zot's RPC
+// wire schema (shared/seeds/001) so every front can marshal them as they are.
+package message
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Roles of a transcript message.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// Content block types.
+const (
+	TypeText       = "text"
+	TypeImage      = "image"
+	TypeToolCall   = "tool_call"
+	TypeToolResult = "tool_result"
+)
+
+// Content is one block of a message. Which fields are set depends on Type:
+//
+//	text:        Text
+//	image:       MimeType, Data (base64; kept in sessions, never on the wire)
+//	tool_call:   ID, Name, Args
+//	tool_result: CallID, IsError, Content (nested text and image blocks)
+type Content struct {
+	Type     string          `json:"type"`
+	Text     string          `json:"text,omitempty"`
+	MimeType string          `json:"mime_type,omitempty"`
+	Data     string          `json:"data,omitempty"`
+	ID       string          `json:"id,omitempty"`
+	Name     string          `json:"name,omitempty"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	CallID   string          `json:"call_id,omitempty"`
+	IsError  bool            `json:"is_error,omitempty"`
+	Content  []Content       `json:"content,omitempty"`
+}
+
+// Text builds a text block.
+func Text(s string) Content { return Content{Type: TypeText, Text: s} }
+
+// Image builds an image block from base64 data.
+func Image(mime, b64 string) Content { return Content{Type: TypeImage, MimeType: mime, Data: b64} }
+
+// Message is one transcript entry.
+type Message struct {
+	Role    string    `json:"role"`
+	Content []Content `json:"content"`
+	Time    time.Time `json:"time"`
+	// Summary marks the synthetic user message that replaced a compacted
+	// prefix of the transcript.
+	Summary bool `json:"summary,omitempty"`
+}
+
+// TextOf concatenates the text blocks of a content list.
+func TextOf(cs []Content) string {
+	var n int
+	for _, c := range cs {
+		if c.Type == TypeText {
+			n += len(c.Text)
+		}
+	}
+	b := make([]byte, 0, n)
+	for _, c := range cs {
+		if c.Type == TypeText {
+			b = append(b, c.Text...)
+		}
+	}
+	return string(b)
+}
+
+// ToolCalls returns the tool_call blocks of a message.
+func (m Message) ToolCalls() []Content {
+	var out []Content
+	for _, c := range m.Content {
+		if c.Type == TypeToolCall {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Usage counts tokens and cost.
+type Usage struct {
+	Input      int     `json:"input"`
+	Output     int     `json:"output"`
+	CacheRead  int     `json:"cache_read"`
+	CacheWrite int     `json:"cache_write"`
+	CostUSD    float64 `json:"cost_usd"`
+}
+
+// Add returns u+v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		Input:      u.Input + v.Input,
+		Output:     u.Output + v.Output,
+		CacheRead:  u.CacheRead + v.CacheRead,
+		CacheWrite: u.CacheWrite + v.CacheWrite,
+		CostUSD:    u.CostUSD + v.CostUSD,
+	}
+}

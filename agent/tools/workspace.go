@@ -1,0 +1,23 @@
+package tools
+
+import "context"
+
+// Workspace decides where reads come from and where writes go. Paths are
+// absolute and cleaned. Implementations must be safe for concurrent use.
+type Workspace interface {
+	// Root is the directory relative paths resolve against.
+	Root() string
+	// ReadFile returns the current text of path: for the LSP server, the
+	// editor's unsaved buffer when the document is open.
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	// WriteFile replaces (or creates) path with data.
+	WriteFile(ctx context.Context, path string, data []byte) error
+	// EditFile replaces path's content, which the tool read as oldData,
+	// with newData. An editor-backed workspace turns this into a minimal
+	// edit on the buffer, and refuses it with an error the model can act on
+	// if the buffer moved on since oldData was read.
+	EditFile(ctx context.Context, path string, oldData, newData []byte) error
+	// Sync makes the disk agree with what the workspace shows before a
+	// process (bash) reads files from disk.
+	Sync(ctx context.Context) error
+}
