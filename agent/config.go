@@ -1,0 +1,47 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/zot-editors/zot/agent/provider"
+	"github.com/zot-editors/zot/agent/tools"
+)
+
+// Config configures a Runtime. Only Provider (or its default) and a
+// credential are needed; everything else has a default.
+type Config struct {
+	Provider string // "anthropic" (default) or "openai"
+	Model    string // default: the provider's default model
+	APIKey   string // else the provider's env var, else $ZOT_HOME/auth.json
+	BaseURL  string // OpenAI-compatible servers (Ollama, vLLM, llama.cpp, OpenRouter) or a proxy
+
+	Cwd                string // default: the process's working directory
+	SystemPrompt       string // replaces the built-in system prompt
+	AppendSystemPrompt string // appended to the system prompt
+	MaxSteps           int    // model calls per prompt; default 50
+	NoTools            bool   // no built-in tools
+	Tools              []string
+
+	// Home is $ZOT_HOME; default home.Dir().
+	Home string
+	// Workspace routes tool reads and writes; default the disk at Cwd.
+	Workspace tools.Workspace
+	// Hooks lets the extension host observe and steer runs; may be nil.
+	Hooks Hooks
+	// ExtraTools is consulted before every model call, so a registry that
+	// changes (an extension reloaded) takes effect at the next call and
+	// never in the middle of one. Built-in tools win on name clashes.
+	ExtraTools func() []tools.Tool
+
+	// Session persistence: "" disables it (zot rpc's default). SessionDir
+	// is the per-workspace directory under $ZOT_HOME/sessions.
+	Sessions bool
+	// Resume: "" starts a new session, "latest" resumes the newest one for
+	// Cwd, anything else is a session id.
+	Resume string
+
+	// Client overrides the provider client (tests, embedding).
+	Client provider.Client
+	// HTTPClient is used by the provider clients; default http.DefaultClient.
+	HTTPClient *http.Client
+}
