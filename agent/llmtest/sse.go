@@ -1,0 +1,183 @@
+package llmtest
+
+import (
+	"strconv"
+	"time"
+)
+
+// argsChunk is how many bytes of tool arguments go in one delta.
+const argsChunk = 24
+
+// anthropic streams the reply as the Messages API does.
+func (st *stream) anthropic() {
+	b := st.buf
+	b = st.anthEvent(b, "message_start")
+	b = append(b, `{"type":"message_start","message":{"id":"msg_llmtest_`...)
+	b = strconv.AppendInt(b, int64(st.n), 10)
+	b = append(b, `","type":"message","role":"assistant","model":`...)
+	b = appendString(b, st.model)
+	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`...)
+	b = strconv.AppendInt(b, int64(st.usage.Input), 10)
+	b = append(b, `,"cache_creation_input_tokens":`...)
+	b = strconv.AppendInt(b, int64(st.usage.CacheWrite), 10)
+	b = append(b, `,"cache_read_input_tokens":`...)
+	b = strconv.AppendInt(b, int64(st.usage.CacheRead), 10)
+	b = append(b, `,"output_tokens":1}}}`+"\n\n"...)
+	st.buf = b
+	if !st.flush() {
+		return
+	}
+
+	index := 0
+	if len(st.deltas) > 0 {
+		st.buf = append(st.anthEvent(st.buf, "content_block_start"),
+			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`+"\n\n"...)
+		st.buf = append(st.anthEvent(st.buf, "ping"), `{"type":"ping"}`+"\n\n"...)
+		if !st.flush() {
+			return
+		}
+		for _, d := range st.deltas {
+			if !st.wait() {
+				return
+			}
+			b := st.anthEvent(st.buf, "content_block_delta")
+			b = append(b, `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`...)
+			b = appendString(b, d)
+			st.buf = append(b, "}}\n\n"...)
+			if !st.flush() {
+				return
+			}
+		}
+		st.buf = append(st.anthEvent(st.buf, "content_block_stop"), `{"type":"content_block_stop","index":0}`+"\n\n"...)
+		if !st.flush() {
+			return
+		}
+		index++
+	}
+	for i, tc := range st.reply.ToolCalls {
+		b := st.anthEvent(st.buf, "content_block_start")
+		b = append(b, `{"type":"content_block_start","index":`...)
+		b = strconv.AppendInt(b, int64(index), 10)
+		b = append(b, `,"content_block":{"type":"tool_use","id":`...)
+		b = appendString(b, st.toolID(i, "toolu_llmtest_"))
+		b = append(b, `,"name":`...)
+		b = appendString(b, tc.Name)
+		b = append(b, `,"input":{}}}`+"\n\n"...)
+		st.buf = b
+		// The real API opens with an empty partial_json.
+		pieces := append([]string{""}, splitArgs(st.args(i), argsChunk)...)
+		for _, p := range pieces {
+			if p != "" && !st.wait() {
+				return
+			}
+			b := st.anthEvent(st.buf, "content_block_delta")
+			b = append(b, `{"type":"content_block_delta","index":`...)
+			b = strconv.AppendInt(b, int64(index), 10)
+			b = append(b, `,"delta":{"type":"input_json_delta","partial_json":`...)
+			b = appendString(b, p)
+			st.buf = append(b, "}}\n\n"...)
+			if !st.flush() {
+				return
+			}
+		}
+		b = st.anthEvent(st.buf, "content_block_stop")
+		b = append(b, `{"type":"content_block_stop","index":`...)
+		b = strconv.AppendInt(b, int64(index), 10)
+		st.buf = append(b, "}\n\n"...)
+		if !st.flush() {
+			return
+		}
+		index++
+	}
+	b = st.anthEvent(st.buf, "message_delta")
+	b = append(b, `{"type":"message_delta","delta":{"stop_reason":`...)
+	b = appendString(b, st.stop(true))
+	b = append(b, `,"stop_sequence":null},"usage":{"output_tokens":`...)
+	b = strconv.AppendInt(b, int64(st.usage.Output), 10)
+	b = append(b, "}}\n\n"...)
+	b = st.anthEvent(b, "message_stop")
+	st.buf = append(b, `{"type":"message_stop"}`+"\n\n"...)
+	st.flush()
+}
+
+func (st *stream) anthEvent(b []byte, name string) []byte {
+	b = append(b, "event: "...)
+	b = append(b, name...)
+	return append(b, "\ndata: "...)
+}
+
+// openai streams the reply as Chat Completions does.
+func (st *stream) openai(includeUsage bool) {
+	created := time.Now().Unix()
+	head := func(b []byte) []byte {
+		b = append(b, `data: {"id":"chatcmpl-llmtest-`...)
+		b = strconv.AppendInt(b, int64(st.n), 10)
+		b = append(b, `","object":"chat.completion.chunk","created":`...)
+		b = strconv.AppendInt(b, created, 10)
+		b = append(b, `,"model":`...)
+		return appendString(b, st.model)
+	}
+	b := head(st.buf)
+	st.buf = append(b, `,"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`+"\n\n"...)
+	if !st.flush() {
+		return
+	}
+	for _, d := range st.deltas {
+		if !st.wait() {
+			return
+		}
+		b := head(st.buf)
+		b = append(b, `,"choices":[{"index":0,"delta":{"content":`...)
+		b = appendString(b, d)
+		st.buf = append(b, `},"finish_reason":null}]}`+"\n\n"...)
+		if !st.flush() {
+			return
+		}
+	}
+	for i, tc := range st.reply.ToolCalls {
+		b := head(st.buf)
+		b = append(b, `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":`...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, `,"id":`...)
+		b = appendString(b, st.toolID(i, "call_llmtest_"))
+		b = append(b, `,"type":"function","function":{"name":`...)
+		b = appendString(b, tc.Name)
+		st.buf = append(b, `,"arguments":""}}]},"finish_reason":null}]}`+"\n\n"...)
+		if !st.flush() {
+			return
+		}
+		for _, p := range splitArgs(st.args(i), argsChunk) {
+			if !st.wait() {
+				return
+			}
+			b := head(st.buf)
+			b = append(b, `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":`...)
+			b = strconv.AppendInt(b, int64(i), 10)
+			b = append(b, `,"function":{"arguments":`...)
+			b = appendString(b, p)
+			st.buf = append(b, `}}]},"finish_reason":null}]}`+"\n\n"...)
+			if !st.flush() {
+				return
+			}
+		}
+	}
+	b = head(st.buf)
+	b = append(b, `,"choices":[{"index":0,"delta":{},"finish_reason":`...)
+	b = appendString(b, st.stop(false))
+	b = append(b, `}]}`+"\n\n"...)
+	if includeUsage {
+		u := st.usage
+		b = head(b)
+		b = append(b, `,"choices":[],"usage":{"prompt_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.Input+u.CacheRead), 10)
+		b = append(b, `,"completion_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.Output), 10)
+		b = append(b, `,"total_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.Input+u.CacheRead+u.Output), 10)
+		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.CacheRead), 10)
+		b = append(b, `}}}`+"\n\n"...)
+	}
+	st.buf = append(b, "data: [DONE]\n\n"...)
+	st.flush()
+}

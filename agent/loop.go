@@ -1,0 +1,311 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/provider"
+	"github.com/zot-editors/zot/agent/tools"
+)
+
+// autoCompactRatio is the share of the context window past which the
+// transcript is compacted before the next model call.
+const autoCompactRatio = 0.85
+
+// run is one prompt: model call → tool calls → results → next call, until
+// the model stops, the step budget runs out, or the run is aborted.
+func (r *Runtime) run(ctx context.Context, content []message.Content, emit func(Event)) {
+	r.observeSessionStart()
+	if r.needsCompaction() {
+		if err := r.compact(ctx, emit, r.messageCount()); err != nil {
+			if ctx.Err() != nil {
+				emit(Event{Type: EventTurnEnd, Stop: provider.StopAborted})
+				return
+			}
+			emit(Event{Type: EventError, Message: "auto-compaction failed: " + err.Error()})
+		}
+	}
+	user := message.Message{Role: message.RoleUser, Content: content, Time: now()}
+	r.appendMessage(user)
+	emit(Event{Type: EventUserMessage, Content: user.Content, Time: user.Time})
+
+	for step := 1; ; step++ {
+		if step > r.cfg.MaxSteps {
+			emit(Event{Type: EventError, Message: fmt.Sprintf("stopped after %d model calls (--max-steps); send another prompt to continue", r.cfg.MaxSteps)})
+			return
+		}
+		if step > 1 && r.needsCompaction() {
+			if err := r.compact(ctx, emit, r.promptStart()); err != nil && ctx.Err() == nil {
+				emit(Event{Type: EventError, Message: "auto-compaction failed: " + err.Error()})
+			}
+		}
+		if !r.step(ctx, step, emit) {
+			return
+		}
+	}
+}
+
+// step makes one model call and runs its tool calls. It reports whether
+// the loop should continue.
+func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
+	emit(Event{Type: EventTurnStart, Step: step})
+	if ctx.Err() != nil {
+		emit(Event{Type: EventTurnEnd, Stop: provider.StopAborted})
+		return false
+	}
+	if h := r.cfg.Hooks; h != nil {
+		if d := h.BeforeTurn(ctx, step); d.Block {
+			reason := d.Reason
+			if reason == "" {
+				reason = "turn blocked by an extension"
+			}
+			emit(Event{Type: EventError, Message: reason})
+			emit(Event{Type: EventTurnEnd, Stop: provider.StopError, Error: reason})
+			return false
+		}
+		h.Observe(Lifecycle{Event: "turn_start", Step: step})
+	}
+
+	toolset := r.toolset()
+	req := provider.Request{
+		Model:    r.Model(),
+		System:   r.systemPrompt(toolset),
+		Messages: r.Messages(),
+		Tools:    specs(toolset),
+	}
+	emit(Event{Type: EventAssistantStart})
+	var partial []byte
+	resp, err := r.client.Stream(ctx, req, func(ev provider.StreamEvent) {
+		if ev.TextDelta != "" {
+			partial = append(partial, ev.TextDelta...)
+			emit(Event{Type: EventTextDelta, Delta: ev.TextDelta})
+		}
+	})
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+			// Keep what the user already saw; a partial answer has no tool calls.
+			if len(partial) > 0 {
+				r.appendMessage(message.Message{Role: message.RoleAssistant, Content: []message.Content{message.Text(string(partial))}, Time: now()})
+			}
+			r.endTurn(emit, provider.StopAborted, "")
+			return false
+		}
+		emit(Event{Type: EventError, Message: err.Error()})
+		r.endTurn(emit, provider.StopError, err.Error())
+		return false
+	}
+
+	assistant := message.Message{Role: message.RoleAssistant, Content: resp.Content, Time: now()}
+	if len(assistant.Content) == 0 {
+		assistant.Content = []message.Content{}
+	}
+	r.appendMessage(assistant)
+	r.mu.Lock()
+	r.lastIn = resp.Usage.Input + resp.Usage.CacheRead + resp.Usage.CacheWrite + resp.Usage.Output
+	r.mu.Unlock()
+	total := r.addUsage(resp.Usage)
+	emit(Event{Type: EventUsage, Usage: resp.Usage, Cumulative: total})
+	r.emitAssistant(ctx, assistant, emit)
+
+	calls := assistant.ToolCalls()
+	if len(calls) == 0 {
+		r.endTurn(emit, resp.Stop, "")
+		return false
+	}
+	results, aborted := r.runTools(ctx, calls, toolset, emit)
+	r.appendMessage(message.Message{Role: message.RoleUser, Content: results, Time: now()})
+	if aborted {
+		r.endTurn(emit, provider.StopAborted, "")
+		return false
+	}
+	r.endTurn(emit, provider.StopToolUse, "")
+	return true
+}
+
+func (r *Runtime) endTurn(emit func(Event), stop, errText string) {
+	emit(Event{Type: EventTurnEnd, Stop: stop, Error: errText})
+	if h := r.cfg.Hooks; h != nil {
+		h.Observe(Lifecycle{Event: "turn_end", Stop: stop})
+	}
+}
+
+// emitAssistant shows the assistant's message, after the extensions had
+// their say on its text. The transcript keeps the original either way.
+func (r *Runtime) emitAssistant(ctx context.Context, m message.Message, emit func(Event)) {
+	visible := m.Content
+	text := message.TextOf(m.Content)
+	if h := r.cfg.Hooks; h != nil && text != "" {
+		d := h.BeforeAssistantMessage(ctx, text)
+		if d.Block {
+			visible = withoutText(m.Content)
+			if d.Reason != "" {
+				emit(Event{Type: EventError, Message: "assistant message suppressed: " + d.Reason})
+			}
+		} else if d.ReplaceText != nil {
+			visible = append([]message.Content{message.Text(*d.ReplaceText)}, withoutText(m.Content)...)
+		}
+		h.Observe(Lifecycle{Event: "assistant_message", Text: message.TextOf(visible)})
+	}
+	emit(Event{Type: EventAssistantMessage, Content: visible, Time: m.Time})
+}
+
+func withoutText(cs []message.Content) []message.Content {
+	out := []message.Content{}
+	for _, c := range cs {
+		if c.Type != message.TypeText {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runTools executes the calls in order. Every call gets a result, even
+// after an abort, so the transcript never holds an orphaned tool call.
+func (r *Runtime) runTools(ctx context.Context, calls []message.Content, toolset []tools.Tool, emit func(Event)) ([]message.Content, bool) {
+	results := make([]message.Content, 0, len(calls))
+	for _, c := range calls {
+		args := c.Args
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		emit(Event{Type: EventToolCall, ID: c.ID, Name: c.Name, Args: args})
+		var res tools.Result
+		if ctx.Err() != nil {
+			res = tools.ErrorResult("aborted by the user before the tool ran")
+		} else {
+			res = r.runTool(ctx, c.ID, c.Name, args, toolset, emit)
+			if ctx.Err() != nil && !res.IsError {
+				// The tool finished despite the abort; keep its result.
+			} else if ctx.Err() != nil {
+				res = tools.ErrorResult("aborted by the user: " + message.TextOf(res.Content))
+			}
+		}
+		if res.Content == nil {
+			res.Content = []message.Content{}
+		}
+		emit(Event{Type: EventToolResult, ID: c.ID, IsError: res.IsError, Content: res.Content})
+		results = append(results, message.Content{Type: message.TypeToolResult, CallID: c.ID, IsError: res.IsError, Content: res.Content})
+	}
+	return results, ctx.Err() != nil
+}
+
+func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMessage, toolset []tools.Tool, emit func(Event)) tools.Result {
+	if h := r.cfg.Hooks; h != nil {
+		h.Observe(Lifecycle{Event: "tool_call", ToolID: id, ToolName: name, ToolArgs: args})
+		d := h.BeforeTool(ctx, ToolCallInfo{ID: id, Name: name, Args: args})
+		if d.Block {
+			reason := d.Reason
+			if reason == "" {
+				reason = "blocked by an extension"
+			}
+			return tools.ErrorResult(reason)
+		}
+		if len(d.ModifiedArgs) > 0 {
+			args = d.ModifiedArgs
+		}
+	}
+	var tool tools.Tool
+	for _, t := range toolset {
+		if t.Name() == name {
+			tool = t
+			break
+		}
+	}
+	if tool == nil {
+		return tools.ErrorResult(fmt.Sprintf("unknown tool %q; available tools: %s", name, names(toolset)))
+	}
+	if !json.Valid(args) {
+		return tools.ErrorResult(fmt.Sprintf("the arguments for %s are not valid JSON; send a JSON object matching the tool's schema", name))
+	}
+	return tool.Run(ctx, tools.Call{ID: id, Args: args, Progress: func(text string) {
+		emit(Event{Type: EventToolProgress, ID: id, Text: text})
+	}})
+}
+
+// toolset is the built-in tools plus the extension tools current at this
+// model call; built-ins win on name clashes.
+func (r *Runtime) toolset() []tools.Tool {
+	if r.cfg.NoTools {
+		return nil
+	}
+	out := append([]tools.Tool(nil), r.builtins...)
+	if r.cfg.ExtraTools == nil {
+		return out
+	}
+	seen := make(map[string]bool, len(out))
+	for _, t := range out {
+		seen[t.Name()] = true
+	}
+	for _, t := range r.cfg.ExtraTools() {
+		if !seen[t.Name()] {
+			seen[t.Name()] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func specs(ts []tools.Tool) []provider.ToolSpec {
+	out := make([]provider.ToolSpec, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, provider.ToolSpec{Name: t.Name(), Description: t.Description(), Schema: t.Schema()})
+	}
+	return out
+}
+
+func names(ts []tools.Tool) string {
+	s := ""
+	for i, t := range ts {
+		if i > 0 {
+			s += ", "
+		}
+		s += t.Name()
+	}
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func (r *Runtime) observeSessionStart() {
+	r.mu.Lock()
+	first := !r.started
+	r.started = true
+	r.mu.Unlock()
+	if first && r.cfg.Hooks != nil {
+		r.cfg.Hooks.Observe(Lifecycle{Event: "session_start"})
+	}
+}
+
+func (r *Runtime) needsCompaction() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.model.ContextWindow > 0 && len(r.messages) > 1 &&
+		float64(r.lastIn) >= autoCompactRatio*float64(r.model.ContextWindow)
+}
+
+// promptStart is the index of the current prompt's user message: what a
+// mid-run compaction keeps verbatim.
+func (r *Runtime) promptStart() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.messages) - 1; i >= 0; i-- {
+		m := r.messages[i]
+		if m.Role == message.RoleUser && !hasToolResults(m) {
+			return i
+		}
+	}
+	return 0
+}
+
+func hasToolResults(m message.Message) bool {
+	for _, c := range m.Content {
+		if c.Type == message.TypeToolResult {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,414 @@
+// Package agent is the zot runtime: the model/tool loop, sessions and
+// compaction. Its exported API is the in-process Go SDK and mirrors zot's
+// (shared/seeds/001): New, Prompt, Abort, Compact, SetModel, State,
+// Messages, Cost, Models, Close. The fronts (print mode, `zot rpc`,
+// `zot lsp`) are thin adapters over it.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/zot-editors/zot/agent/home"
+	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/provider"
+	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/agent/tools"
+)
+
+// Version is zot's version, reported by hello and hello_ack.
+const Version = "0.1.0"
+
+// ErrBusy is returned when a prompt or compaction is already running.
+var ErrBusy = errors.New("busy: a prompt or compaction is already running (abort it or wait for done)")
+
+// ErrClosed is returned after Close.
+var ErrClosed = errors.New("runtime closed")
+
+const defaultMaxSteps = 50
+
+// Runtime runs one conversation. It is safe for concurrent use; one prompt
+// or compaction runs at a time.
+type Runtime struct {
+	cfg      Config
+	client   provider.Client
+	catalog  *provider.Catalog
+	ws       tools.Workspace
+	builtins []tools.Tool
+
+	mu       sync.Mutex
+	model    provider.Model
+	messages []message.Message
+	usage    message.Usage
+	busy     bool
+	cancel   context.CancelFunc
+	closed   bool
+	sess     *session.Writer
+	started  bool // session_start observed
+	lastIn   int  // input tokens of the last model call, for auto-compaction
+	compacts int
+}
+
+// State is a snapshot of the runtime, as get_state reports it.
+type State struct {
+	Provider     string        `json:"provider"`
+	Model        string        `json:"model"`
+	Cwd          string        `json:"cwd"`
+	MessageCount int           `json:"message_count"`
+	Busy         bool          `json:"busy"`
+	Usage        message.Usage `json:"usage"`
+	SessionID    string        `json:"session_id,omitempty"`
+}
+
+// New builds a runtime. It never contacts the provider: a missing API key
+// is reported here, a wrong one at the first prompt.
+func New(cfg Config) (*Runtime, error) {
+	if cfg.Provider == "" {
+		cfg.Provider = "anthropic"
+	}
+	if cfg.Home == "" {
+		cfg.Home = home.Dir()
+	}
+	if cfg.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Cwd = wd
+	}
+	abs, err := filepath.Abs(cfg.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Cwd = abs
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = defaultMaxSteps
+	}
+	cat, err := provider.LoadCatalog(cfg.Home)
+	if err != nil {
+		return nil, err
+	}
+	modelID := cfg.Model
+	if modelID == "" {
+		modelID = cat.Default(cfg.Provider)
+	}
+	model, err := cat.Resolve(cfg.Provider, modelID, cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runtime{cfg: cfg, catalog: cat, model: model}
+	r.client = cfg.Client
+	if r.client == nil {
+		key, err := provider.APIKey(cfg.Provider, cfg.APIKey, cfg.BaseURL, cfg.Home)
+		if err != nil {
+			return nil, err
+		}
+		r.client, err = provider.New(provider.Options{
+			Provider: cfg.Provider, APIKey: key, BaseURL: cfg.BaseURL,
+			HTTPClient: cfg.HTTPClient, Catalog: cat,
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	r.ws = cfg.Workspace
+	if r.ws == nil {
+		r.ws = tools.NewDiskWorkspace(cfg.Cwd)
+	}
+	if !cfg.NoTools {
+		r.builtins = tools.Builtins(r.ws)
+		if len(cfg.Tools) > 0 {
+			if r.builtins, err = tools.Select(r.builtins, cfg.Tools); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if cfg.Sessions {
+		if err := r.openSession(cfg.Resume); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *Runtime) openSession(resume string) error {
+	dir := session.Dir(r.cfg.Home, r.cfg.Cwd)
+	if resume == "" {
+		w, err := session.Create(dir, r.cfg.Cwd, r.cfg.Provider, r.model.ID)
+		if err != nil {
+			return err
+		}
+		r.sess = w
+		return nil
+	}
+	path, err := session.Find(dir, resume)
+	if err != nil {
+		return err
+	}
+	return r.resumePath(path)
+}
+
+func (r *Runtime) resumePath(path string) error {
+	l, err := session.Load(path)
+	if err != nil {
+		return err
+	}
+	w, err := session.Open(path)
+	if err != nil {
+		return err
+	}
+	r.sess, r.messages, r.usage = w, l.Messages, l.Usage
+	if l.Repaired > 0 {
+		// Persist the repair so the file and the transcript agree.
+		w.Append(session.Entry{Kind: session.KindCompact, Messages: l.Messages})
+	}
+	return nil
+}
+
+// Prompt starts a run. The returned channel carries the run's events and
+// is closed after done; the caller must drain it. ErrBusy while another
+// run is in progress.
+func (r *Runtime) Prompt(ctx context.Context, text string, images []message.Content) (<-chan Event, error) {
+	content := []message.Content{}
+	if text != "" {
+		content = append(content, message.Text(text))
+	}
+	content = append(content, images...)
+	if len(content) == 0 {
+		return nil, errors.New("empty prompt: give text or images")
+	}
+	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
+		r.run(ctx, content, emit)
+	})
+}
+
+// Compact summarises the transcript into one synthetic user message. Same
+// lifecycle as Prompt; the last event before done is compact_done.
+func (r *Runtime) Compact(ctx context.Context) (<-chan Event, error) {
+	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
+		if err := r.compact(ctx, emit, r.messageCount()); err != nil {
+			emit(errorEvent(ctx, err))
+		}
+	})
+}
+
+func (r *Runtime) start(ctx context.Context, body func(context.Context, func(Event))) (<-chan Event, error) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if r.busy {
+		r.mu.Unlock()
+		return nil, ErrBusy
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	r.busy, r.cancel = true, cancel
+	r.mu.Unlock()
+
+	ch := make(chan Event, 256)
+	go func() {
+		defer close(ch)
+		emit := func(e Event) { ch <- e }
+		body(runCtx, emit)
+		r.mu.Lock()
+		r.busy, r.cancel = false, nil
+		r.mu.Unlock()
+		cancel()
+		emit(Event{Type: EventDone})
+	}()
+	return ch, nil
+}
+
+// Abort cancels the running prompt or compaction, if any. The run ends
+// with turn_end{stop:"aborted"} and done.
+func (r *Runtime) Abort() {
+	r.mu.Lock()
+	c := r.cancel
+	r.mu.Unlock()
+	if c != nil {
+		c()
+	}
+}
+
+// Busy reports whether a run is in progress.
+func (r *Runtime) Busy() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.busy
+}
+
+// SetModel switches the model within the provider.
+func (r *Runtime) SetModel(id string) error {
+	m, err := r.catalog.Resolve(r.cfg.Provider, id, r.cfg.BaseURL)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.model = m
+	r.mu.Unlock()
+	return nil
+}
+
+// Model is the current model.
+func (r *Runtime) Model() provider.Model {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.model
+}
+
+// State snapshots the runtime.
+func (r *Runtime) State() State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := State{Provider: r.cfg.Provider, Model: r.model.ID, Cwd: r.cfg.Cwd,
+		MessageCount: len(r.messages), Busy: r.busy, Usage: r.usage}
+	if r.sess != nil {
+		s.SessionID = r.sess.ID()
+	}
+	return s
+}
+
+// Messages returns a copy of the transcript.
+func (r *Runtime) Messages() []message.Message {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]message.Message(nil), r.messages...)
+}
+
+func (r *Runtime) messageCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.messages)
+}
+
+// Cost is the cumulative usage, compactions included.
+func (r *Runtime) Cost() message.Usage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.usage
+}
+
+// Models lists the models known for the current provider.
+func (r *Runtime) Models() []provider.Model { return r.catalog.Models(r.cfg.Provider) }
+
+// Cwd is the workspace directory.
+func (r *Runtime) Cwd() string { return r.cfg.Cwd }
+
+// ProviderName is the configured provider.
+func (r *Runtime) ProviderName() string { return r.cfg.Provider }
+
+// Clear drops the transcript (like /clear). ErrBusy during a run.
+func (r *Runtime) Clear() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.busy {
+		return ErrBusy
+	}
+	r.messages, r.lastIn = nil, 0
+	if r.sess != nil {
+		r.sess.Append(session.Entry{Kind: session.KindCompact, Messages: []message.Message{}})
+	}
+	return nil
+}
+
+// NewSession starts a fresh session file (and transcript). ErrBusy during a run.
+func (r *Runtime) NewSession() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.busy {
+		return ErrBusy
+	}
+	r.messages, r.usage, r.lastIn = nil, message.Usage{}, 0
+	if r.sess != nil {
+		r.sess.Close()
+		r.sess = nil
+		w, err := session.Create(session.Dir(r.cfg.Home, r.cfg.Cwd), r.cfg.Cwd, r.cfg.Provider, r.model.ID)
+		if err != nil {
+			return err
+		}
+		r.sess = w
+	}
+	return nil
+}
+
+// Resume replaces the transcript with a stored session ("latest" or an id).
+func (r *Runtime) Resume(which string) error {
+	path, err := session.Find(session.Dir(r.cfg.Home, r.cfg.Cwd), which)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.busy {
+		return ErrBusy
+	}
+	if r.sess != nil {
+		r.sess.Close()
+		r.sess = nil
+	}
+	return r.resumePath(path)
+}
+
+// Sessions lists the stored sessions of this workspace, newest first.
+func (r *Runtime) Sessions() ([]session.Info, error) {
+	return session.List(session.Dir(r.cfg.Home, r.cfg.Cwd))
+}
+
+// Close aborts any run and closes the session file.
+func (r *Runtime) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	c := r.cancel
+	s := r.sess
+	r.mu.Unlock()
+	if c != nil {
+		c()
+	}
+	if s != nil {
+		return s.Close()
+	}
+	return nil
+}
+
+// appendMessage adds a message to the transcript and persists it at once.
+func (r *Runtime) appendMessage(m message.Message) {
+	r.mu.Lock()
+	r.messages = append(r.messages, m)
+	s := r.sess
+	r.mu.Unlock()
+	if s != nil {
+		s.Append(session.Entry{Kind: session.KindMessage, Message: &m})
+	}
+}
+
+// addUsage accounts a model call's usage and returns the new total.
+func (r *Runtime) addUsage(u message.Usage) message.Usage {
+	r.mu.Lock()
+	r.usage = r.usage.Add(u)
+	total := r.usage
+	s := r.sess
+	r.mu.Unlock()
+	if s != nil {
+		s.Append(session.Entry{Kind: session.KindUsage, Usage: &u})
+	}
+	return total
+}
+
+func errorEvent(ctx context.Context, err error) Event {
+	return Event{Type: EventError, Message: err.Error()}
+}
+
+func now() time.Time { return time.Now().UTC() }
+
+func describe(err error) string {
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprint(err)
+}

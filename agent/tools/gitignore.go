@@ -1,0 +1,285 @@
+package tools
+
+// .gitignore matching, written here rather than imported. The candidates on
+// the module proxy were weighed: go-git's plumbing/format/gitignore is good
+// but lives in the go-git/v5 module, whose go.mod drags in some thirty
+// modules (crypto, ssh, billy, …) for one small package; sabhiram and
+// denormal/go-gitignore are unmaintained and get nested files or `**` edge
+// cases wrong; monochromegane/go-gitignore likewise. The rules (gitignore(5))
+// are small enough to implement and test here:
+//
+//   - blank lines and lines starting with # are skipped; \# and \! escape;
+//     trailing spaces are dropped unless escaped with a backslash;
+//   - a leading ! re-includes what an earlier pattern excluded;
+//   - a trailing / matches directories only;
+//   - a pattern with a / at its start or middle is anchored to the
+//     directory holding the .gitignore; one without matches a name at any
+//     depth below it;
+//   - `**/x` matches x at any depth, `x/**` everything inside x, `a/**/b`
+//     zero or more directories between a and b;
+//   - the last matching line of a file wins, and a deeper .gitignore wins
+//     over a shallower one; .git/info/exclude ranks below the root file;
+//   - nothing inside an excluded directory can be re-included (the walker
+//     never enters it), as in git.
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+type ignoreRule struct {
+	negate  bool
+	dirOnly bool
+	// baseSeg is set for a slash-less pattern without **: it matches the
+	// last path element only (the fast, common case such as "*.log").
+	baseSeg string
+	g       glob
+}
+
+// ignoreFile holds the rules of one .gitignore; dir is its directory
+// relative to the walk base ("" for the base itself), slash-separated.
+type ignoreFile struct {
+	dir   string
+	rules []ignoreRule
+}
+
+// parseGitignore parses the text of a .gitignore found in dir.
+func parseGitignore(dir string, data []byte) *ignoreFile {
+	f := &ignoreFile{dir: dir}
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		// Trailing spaces go unless the last one is escaped.
+		for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, `\ `) {
+			line = line[:len(line)-1]
+		}
+		var r ignoreRule
+		if line[0] == '!' {
+			r.negate = true
+			line = line[1:]
+		}
+		if strings.HasSuffix(line, "/") {
+			r.dirOnly = true
+			line = strings.TrimRight(line, "/")
+		}
+		if line == "" {
+			continue
+		}
+		anchored := strings.Contains(line, "/")
+		line = strings.TrimPrefix(line, "/")
+		if !anchored && !strings.Contains(line, "**") {
+			seg := strings.ReplaceAll(line, "[!", "[^")
+			if _, err := path.Match(seg, ""); err != nil {
+				continue // git ignores malformed patterns too
+			}
+			r.baseSeg = seg
+		} else {
+			if !anchored {
+				line = "**/" + line
+			}
+			g, err := compileGlob(line)
+			if err != nil || len(g.segs) == 0 {
+				continue
+			}
+			r.g = g
+		}
+		f.rules = append(f.rules, r)
+	}
+	return f
+}
+
+// match reports whether a rule of f decides about rel (relative to the
+// walk base), and if so whether it ignores it.
+func (f *ignoreFile) match(rel string, isDir bool) (decided, ignored bool) {
+	if f.dir != "" {
+		if !strings.HasPrefix(rel, f.dir+"/") {
+			return false, false
+		}
+		rel = rel[len(f.dir)+1:]
+	}
+	base := rel[strings.LastIndexByte(rel, '/')+1:]
+	var segs []string
+	for i := len(f.rules) - 1; i >= 0; i-- {
+		r := &f.rules[i]
+		if r.dirOnly && !isDir {
+			continue
+		}
+		var ok bool
+		if r.baseSeg != "" {
+			ok = matchSeg(r.baseSeg, base)
+		} else {
+			if segs == nil {
+				segs = strings.Split(rel, "/")
+			}
+			ok = matchSegs(r.g.segs, segs)
+		}
+		if ok {
+			return true, !r.negate
+		}
+	}
+	return false, false
+}
+
+// ignoreStack is the .gitignore files that apply to a directory, outermost
+// first. It is never modified in place, so sub-walks can share it.
+type ignoreStack []*ignoreFile
+
+func (s ignoreStack) push(f *ignoreFile) ignoreStack {
+	if f == nil || len(f.rules) == 0 {
+		return s
+	}
+	out := make(ignoreStack, len(s), len(s)+1)
+	copy(out, s)
+	return append(out, f)
+}
+
+// ignored reports whether rel (relative to the walk base) is ignored.
+func (s ignoreStack) ignored(rel string, isDir bool) bool {
+	for i := len(s) - 1; i >= 0; i-- {
+		if decided, ign := s[i].match(rel, isDir); decided {
+			return ign
+		}
+	}
+	return false
+}
+
+// ignoreBase is the directory .gitignore paths are taken relative to for
+// a walk starting at dir: the workspace root when dir lies inside it,
+// else dir itself.
+func ignoreBase(ws Workspace, dir string) string {
+	root := ws.Root()
+	if dir == root || strings.HasPrefix(dir, root+string(filepath.Separator)) {
+		return root
+	}
+	return dir
+}
+
+// loadIgnoreStack collects the ignore files that apply inside dir:
+// .git/info/exclude and every .gitignore from base down to dir itself.
+// Files are read through the workspace so unsaved edits count.
+func loadIgnoreStack(ctx context.Context, ws Workspace, base, dir string) ignoreStack {
+	var st ignoreStack
+	if data, err := ws.ReadFile(ctx, filepath.Join(base, ".git", "info", "exclude")); err == nil {
+		st = st.push(parseGitignore("", data))
+	}
+	rel, err := filepath.Rel(base, dir)
+	if err != nil {
+		return st
+	}
+	cur := ""
+	st = st.push(readGitignore(ctx, ws, base, cur))
+	if rel == "." {
+		return st
+	}
+	for part := range strings.SplitSeq(filepath.ToSlash(rel), "/") {
+		if cur == "" {
+			cur = part
+		} else {
+			cur += "/" + part
+		}
+		st = st.push(readGitignore(ctx, ws, base, cur))
+	}
+	return st
+}
+
+func readGitignore(ctx context.Context, ws Workspace, base, rel string) *ignoreFile {
+	data, err := ws.ReadFile(ctx, filepath.Join(base, filepath.FromSlash(rel), ".gitignore"))
+	if err != nil {
+		return nil
+	}
+	return parseGitignore(rel, data)
+}
+
+// walkEntry is one file or directory a walk visits.
+type walkEntry struct {
+	abs    string
+	rel    string // relative to the walk base, slash-separated
+	isDir  bool   // a directory, or a symlink to one (not entered)
+	isLink bool
+	d      fs.DirEntry
+}
+
+// errStopWalk ends a walk early without an error.
+var errStopWalk = errors.New("stop walk")
+
+// walkTree visits every entry below start (not start itself) in lexical
+// order, skipping .git and whatever the .gitignore files exclude; ignored
+// directories are not entered, nor are symlinked ones. fn may return
+// fs.SkipDir for a directory or errStopWalk to end the walk. Paths are
+// listed from disk; contents are for the caller to read through ws.
+func walkTree(ctx context.Context, ws Workspace, start string, fn func(walkEntry) error) error {
+	base := ignoreBase(ws, start)
+	st := loadIgnoreStack(ctx, ws, base, start)
+	relStart, _ := filepath.Rel(base, start)
+	relStart = filepath.ToSlash(relStart)
+	if relStart == "." {
+		relStart = ""
+	}
+	err := walkDir(ctx, ws, base, start, relStart, st, fn, true)
+	if errors.Is(err, errStopWalk) {
+		return nil
+	}
+	return err
+}
+
+func walkDir(ctx context.Context, ws Workspace, base, dir, rel string, st ignoreStack, fn func(walkEntry) error, top bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if top {
+			return err
+		}
+		return nil // unreadable subdirectory: skip it quietly
+	}
+	if !top {
+		for _, e := range entries {
+			if e.Name() == ".gitignore" && !e.IsDir() {
+				st = st.push(readGitignore(ctx, ws, base, rel))
+				break
+			}
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" {
+			continue
+		}
+		we := walkEntry{abs: filepath.Join(dir, name), isDir: e.IsDir(), d: e}
+		if rel == "" {
+			we.rel = name
+		} else {
+			we.rel = rel + "/" + name
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			we.isLink = true
+			if fi, err := os.Stat(we.abs); err == nil && fi.IsDir() {
+				we.isDir = true
+			}
+		}
+		if st.ignored(we.rel, we.isDir) {
+			continue
+		}
+		err := fn(we)
+		if err == fs.SkipDir {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if we.isDir && !we.isLink {
+			if err := walkDir(ctx, ws, base, we.abs, we.rel, st, fn, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

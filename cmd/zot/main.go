@@ -1,0 +1,180 @@
+// Command zot is the zot coding agent: print mode, `zot rpc`, `zot lsp`,
+// extension management and the scripted test LLM. Flags and subcommands
+// only; the work happens in agent/, server/ and extensions/.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/home"
+	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/server/printmode"
+	"github.com/zot-editors/zot/server/rpc"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "rpc":
+			return cmdRPC(args[1:], stdin, stdout, stderr)
+		case "mock-llm":
+			return cmdMockLLM(args[1:], stdout, stderr)
+		case "sessions":
+			return cmdSessions(args[1:], stdout, stderr)
+		case "version", "--version":
+			fmt.Fprintln(stdout, "zot", agent.Version)
+			return 0
+		}
+		if code, ok := runExtra(args, stdin, stdout, stderr); ok {
+			return code
+		}
+	}
+	return cmdPrint(args, stdin, stdout, stderr)
+}
+
+func cmdPrint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("zot", stderr)
+	var c common
+	c.register(fs)
+	prompt := fs.String("p", "", "prompt to answer (print mode)")
+	asJSON := fs.Bool("json", false, "print mode: events as JSON lines")
+	rpcMode := fs.Bool("rpc", false, "same as `zot rpc`")
+	fs.Usage = func() { printUsage(stderr, fs) }
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *rpcMode {
+		return serveRPC(&c, stdin, stdout, stderr)
+	}
+	text := *prompt
+	if text == "" && fs.NArg() > 0 {
+		text = fs.Arg(0)
+	}
+	if text == "" {
+		printUsage(stderr, fs)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rt, closeExt, err := newRuntime(ctx, &c, c.config(true), stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "zot:", err)
+		return 1
+	}
+	defer closeExt()
+	defer rt.Close()
+	if err := printmode.Run(ctx, rt, text, *asJSON, stdout, stderr); err != nil {
+		if !errors.Is(err, printmode.ErrRun) {
+			fmt.Fprintln(stderr, "zot:", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+func cmdRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("zot rpc", stderr)
+	var c common
+	c.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	return serveRPC(&c, stdin, stdout, stderr)
+}
+
+func serveRPC(c *common, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	// Sessions are off by default in RPC mode: the embedding application
+	// owns persistence (seed 001). --resume / -c turn them on.
+	rt, closeExt, err := newRuntime(ctx, c, c.config(false), stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "zot rpc:", err)
+		return 1
+	}
+	defer closeExt()
+	defer rt.Close()
+	srv := rpc.New(rt, rpc.Options{Token: os.Getenv("ZOTCORE_RPC_TOKEN")})
+	if err := srv.Serve(ctx, stdin, stdout); err != nil {
+		fmt.Fprintln(stderr, "zot rpc:", err)
+		return 1
+	}
+	return 0
+}
+
+func cmdMockLLM(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("zot mock-llm", stderr)
+	script := fs.String("script", "", "script file (JSON; see agent/llmtest)")
+	addr := fs.String("addr", "127.0.0.1:0", "listen address (loopback)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *script == "" {
+		fmt.Fprintln(stderr, "zot mock-llm: --script FILE is required (see README: a run with no API key)")
+		return 2
+	}
+	s, err := llmtest.LoadScript(*script)
+	if err != nil {
+		fmt.Fprintln(stderr, "zot mock-llm:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = llmtest.Serve(ctx, *addr, s, func(url string) {
+		fmt.Fprintln(stdout, url)
+		if f, ok := stdout.(*os.File); ok {
+			f.Sync()
+		}
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "zot mock-llm:", err)
+		return 1
+	}
+	return 0
+}
+
+func cmdSessions(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("zot sessions", stderr)
+	cwd := fs.String("cwd", "", "workspace (default: the current directory)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	dir := *cwd
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	dir, _ = filepath.Abs(dir)
+	infos, err := session.List(session.Dir(home.Dir(), dir))
+	if err != nil {
+		fmt.Fprintln(stderr, "zot sessions:", err)
+		return 1
+	}
+	if len(infos) == 0 {
+		fmt.Fprintln(stdout, "no sessions for", dir)
+		return 0
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tMODIFIED\tMESSAGES\tTITLE")
+	for _, in := range infos {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", in.ID, in.Modified.Format("2006-01-02 15:04"), in.Messages, in.Title)
+	}
+	tw.Flush()
+	return 0
+}
+
+var _ = flag.ErrHelp

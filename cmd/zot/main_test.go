@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zot-editors/zot/agent/llmtest"
+)
+
+// zotBin is the real zot binary, built once for this test binary.
+var zotBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "zot-bin-")
+	if err != nil {
+		panic(err)
+	}
+	zotBin = filepath.Join(dir, "zot")
+	out, err := exec.Command("go", "build", "-o", zotBin, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building zot: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// env is a hermetic environment for one zot process: its own ZOT_HOME and
+// no provider keys from the developer's shell.
+type env struct {
+	t    testing.TB
+	home string
+	cwd  string
+	llm  *llmtest.Server
+}
+
+func newEnv(t testing.TB, replies ...llmtest.Reply) *env {
+	t.Helper()
+	e := &env{t: t, home: t.TempDir(), cwd: t.TempDir(), llm: llmtest.New(llmtest.Script{Replies: replies})}
+	t.Cleanup(e.llm.Close)
+	return e
+}
+
+func (e *env) environ() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "ANTHROPIC_") || strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ZOT") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "ZOT_HOME="+e.home)
+}
+
+// args are the flags pointing zot at the scripted LLM.
+func (e *env) args(extra ...string) []string {
+	return append([]string{"--api-key", "test-key", "--base-url", e.llm.URL(), "--cwd", e.cwd}, extra...)
+}
+
+func (e *env) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(zotBin, args...)
+	cmd.Env = e.environ()
+	cmd.Dir = e.cwd
+	return cmd
+}
+
+// runZot runs zot to completion and returns stdout, stderr and the exit code.
+func (e *env) runZot(args ...string) (string, string, int) {
+	e.t.Helper()
+	cmd := e.command(args...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("running zot: %v", err)
+	}
+	return so.String(), se.String(), code
+}
+
+func (e *env) write(name, content string) string {
+	e.t.Helper()
+	p := filepath.Join(e.cwd, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+func (e *env) read(name string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.cwd, name))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// rpcProc is a running `zot rpc` with line-level access to its stdout.
+type rpcProc struct {
+	t     testing.TB
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	lines chan map[string]any
+	raw   chan string
+	errb  *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (e *env) startRPC(extraEnv []string, args ...string) *rpcProc {
+	e.t.Helper()
+	cmd := e.command(append([]string{"rpc"}, e.args(args...)...)...)
+	cmd.Env = append(cmd.Env, extraEnv...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	p := &rpcProc{t: e.t, cmd: cmd, in: in, lines: make(chan map[string]any, 100000), raw: make(chan string, 100000), errb: &syncBuffer{}}
+	cmd.Stderr = p.errb
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	go func() {
+		defer close(p.lines)
+		r := bufio.NewReaderSize(out, 1<<20)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 {
+				var m map[string]any
+				if jerr := json.Unmarshal(line, &m); jerr != nil {
+					m = map[string]any{"type": "__not_json__", "line": string(line)}
+				}
+				p.raw <- string(line)
+				p.lines <- m
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	e.t.Cleanup(func() {
+		p.in.Close()
+		done := make(chan struct{})
+		go func() { p.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			p.cmd.Process.Kill()
+			<-done
+		}
+	})
+	return p
+}
+
+func (p *rpcProc) send(v any) {
+	p.t.Helper()
+	b, _ := json.Marshal(v)
+	if _, err := p.in.Write(append(b, '\n')); err != nil {
+		p.t.Fatalf("writing to zot rpc: %v", err)
+	}
+}
+
+// until collects frames until one satisfies stop; it fails the test after a
+// generous bound (a hang, not a slowness check).
+func (p *rpcProc) until(stop func(map[string]any) bool) []map[string]any {
+	p.t.Helper()
+	var got []map[string]any
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case m, ok := <-p.lines:
+			if !ok {
+				p.t.Fatalf("zot rpc exited; frames so far: %v\nstderr: %s", types(got), p.errb.String())
+			}
+			got = append(got, m)
+			if stop(m) {
+				return got
+			}
+		case <-deadline:
+			p.t.Fatalf("timed out waiting; frames so far: %v\nstderr: %s", types(got), p.errb.String())
+		}
+	}
+}
+
+func isType(t string) func(map[string]any) bool {
+	return func(m map[string]any) bool { return m["type"] == t }
+}
+
+func isResponse(id string) func(map[string]any) bool {
+	return func(m map[string]any) bool { return m["type"] == "response" && m["id"] == id }
+}
+
+func types(ms []map[string]any) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i], _ = m["type"].(string)
+	}
+	return out
+}
+
+func find(ms []map[string]any, typ string) map[string]any {
+	for _, m := range ms {
+		if m["type"] == typ {
+			return m
+		}
+	}
+	return nil
+}
+
+// pidAlive reports whether a process exists (and is not a zombie).
+func pidAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b))
+	return len(f) > 2 && f[2] != "Z"
+}
+
+// waitGone polls until pid is gone; false if it is still alive after a
+// generous bound.
+func waitGone(pid int) bool {
+	for i := 0; i < 200; i++ {
+		if !pidAlive(pid) {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/agent/session"
+)
+
+func TestPrintAnswers(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("Hello from the scripted model."))
+	out, errOut, code := e.runZot(e.args("-p", "hello")...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, errOut)
+	}
+	if strings.TrimSpace(out) != "Hello from the scripted model." {
+		t.Fatalf("stdout = %q", out)
+	}
+}
+
+func TestPrintEditsFileAndRunsBash(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("edit", map[string]any{"path": "main.go", "edits": []map[string]string{{"oldText": "return 1", "newText": "return 2"}}}),
+		llmtest.ToolReply("bash", map[string]any{"command": "grep -c 'return 2' main.go && echo ran-in-$(basename $PWD)"}),
+		llmtest.TextReply("Changed it."),
+	)
+	e.write("main.go", "package main\n\nfunc f() int {\n\treturn 1\n}\n")
+	out, errOut, code := e.runZot(e.args("-p", "change the return value")...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, errOut)
+	}
+	if got := e.read("main.go"); !strings.Contains(got, "return 2") || strings.Contains(got, "return 1") {
+		t.Fatalf("file not edited: %q", got)
+	}
+	if !strings.Contains(out, "Changed it.") {
+		t.Fatalf("stdout = %q", out)
+	}
+	if !strings.Contains(errOut, "→ edit main.go") || !strings.Contains(errOut, "→ bash") {
+		t.Fatalf("stderr lacks tool activity: %s", errOut)
+	}
+	// The bash result the model saw came from a real shell in the workspace.
+	reqs := e.llm.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("model calls = %d, want 3", len(reqs))
+	}
+	body, _ := json.Marshal(reqs[2].Body)
+	if !strings.Contains(string(body), "ran-in-"+filepath.Base(e.cwd)) {
+		t.Fatalf("third request lacks the bash output: %s", body)
+	}
+}
+
+func TestPrintJSONEvents(t *testing.T) {
+	e := newEnv(t, llmtest.Reply{Deltas: []string{"a", "b", "c"}})
+	out, errOut, code := e.runZot(e.args("-p", "hi", "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var seen []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("not a JSON line: %q", line)
+		}
+		seen = append(seen, m["type"].(string))
+	}
+	want := "user_message turn_start assistant_start text_delta text_delta text_delta usage assistant_message turn_end done"
+	if strings.Join(seen, " ") != want {
+		t.Fatalf("events:\n got %s\nwant %s", strings.Join(seen, " "), want)
+	}
+}
+
+func TestPrintNoAPIKeyNamesTheVariable(t *testing.T) {
+	e := newEnv(t)
+	_, errOut, code := e.runZot("-p", "hi", "--cwd", e.cwd)
+	if code == 0 {
+		t.Fatal("want a failure without a key")
+	}
+	if !strings.Contains(errOut, "ANTHROPIC_API_KEY") {
+		t.Fatalf("error does not name the variable: %s", errOut)
+	}
+	_, errOut, _ = e.runZot("-p", "hi", "--provider", "openai", "--cwd", e.cwd)
+	if !strings.Contains(errOut, "OPENAI_API_KEY") {
+		t.Fatalf("error does not name the variable: %s", errOut)
+	}
+	if n := len(e.llm.Requests()); n != 0 {
+		t.Fatalf("made %d model calls without a key", n)
+	}
+}
+
+func TestPrintRetriesRateLimit(t *testing.T) {
+	e := newEnv(t, llmtest.Reply{Text: "after retry", FailTimes: 2, RetryAfter: llmtest.Seconds(0)})
+	out, errOut, code := e.runZot(e.args("-p", "hi")...)
+	if code != 0 || !strings.Contains(out, "after retry") {
+		t.Fatalf("exit %d out %q err %s", code, out, errOut)
+	}
+	if n := len(e.llm.Requests()); n != 3 {
+		t.Fatalf("attempts = %d, want 3 (two 429s, then success)", n)
+	}
+}
+
+func TestPrintProviderErrorIsReadable(t *testing.T) {
+	e := newEnv(t, llmtest.ErrorReply(400, "prompt is too long"))
+	_, errOut, code := e.runZot(e.args("-p", "hi")...)
+	if code == 0 || !strings.Contains(errOut, "prompt is too long") {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+}
+
+func TestOpenAIProviderThroughBaseURL(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("read", map[string]any{"path": "notes.txt"}),
+		llmtest.TextReply("The note says hi."),
+	)
+	e.write("notes.txt", "hi\n")
+	out, errOut, code := e.runZot("-p", "read notes", "--provider", "openai", "--model", "qwen2.5-coder:7b",
+		"--api-key", "k", "--base-url", e.llm.OpenAIURL(), "--cwd", e.cwd)
+	if code != 0 || !strings.Contains(out, "The note says hi.") {
+		t.Fatalf("exit %d out %q err %s", code, out, errOut)
+	}
+	if reqs := e.llm.Requests(); len(reqs) != 2 || !strings.Contains(reqs[0].Path, "chat/completions") {
+		t.Fatalf("requests: %+v", reqs)
+	}
+}
+
+// A kill -9 while a tool runs loses nothing already finished, and the next
+// run resumes the session with the orphaned tool call repaired.
+func TestKill9LosesNoFinishedMessage(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "echo $$ > started.pid; sleep 300"}),
+		llmtest.TextReply("resumed fine"),
+	)
+	cmd := e.command(e.args("-p", "run the long thing")...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(e.cwd, "started.pid")
+	var bashPID int
+	for i := 0; i < 600 && bashPID == 0; i++ {
+		if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+			bashPID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if bashPID == 0 {
+		t.Fatal("bash never started")
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	syscall.Kill(-bashPID, syscall.SIGKILL) // the orphaned tool process group, as closing a terminal would
+
+	infos, err := session.List(session.Dir(e.home, e.cwd))
+	if err != nil || len(infos) != 1 {
+		t.Fatalf("sessions: %v %v", infos, err)
+	}
+	l, err := session.Load(infos[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// user prompt + assistant tool call survived; the orphan was repaired.
+	if len(l.Messages) < 2 || l.Messages[0].Role != "user" || len(l.Messages[1].ToolCalls()) != 1 || l.Repaired != 1 {
+		t.Fatalf("after kill -9: %d messages, repaired %d: %+v", len(l.Messages), l.Repaired, l.Messages)
+	}
+
+	out, errOut, code := e.runZot(e.args("-c", "-p", "go on")...)
+	if code != 0 || !strings.Contains(out, "resumed fine") {
+		t.Fatalf("resume: exit %d out %q err %s", code, out, errOut)
+	}
+	body, _ := json.Marshal(e.llm.Requests()[1].Body)
+	for _, want := range []string{"run the long thing", "go on", "did not finish"} {
+		if !strings.Contains(string(body), want) {
+			t.Fatalf("resumed request lacks %q: %s", want, body)
+		}
+	}
+}

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zot-editors/zot/agent/llmtest"
+)
+
+func TestRPCPromptStreamsEvents(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("read", map[string]any{"path": "a.txt"}),
+		llmtest.Reply{Deltas: []string{"It ", "says ", "hi."}},
+	)
+	e.write("a.txt", "hi\n")
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "0", "type": "hello"})
+	hello := p.until(isResponse("0"))[0]
+	data := hello["data"].(map[string]any)
+	if hello["success"] != true || data["protocol_version"].(float64) != 1 || data["provider"] != "anthropic" {
+		t.Fatalf("hello: %v", hello)
+	}
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "what does a.txt say?"})
+	frames := p.until(isType("done"))
+	got := strings.Join(types(frames), " ")
+	want := "response user_message turn_start assistant_start usage assistant_message tool_call tool_result turn_end " +
+		"turn_start assistant_start text_delta text_delta text_delta usage assistant_message turn_end done"
+	if got != want {
+		t.Fatalf("frames:\n got %s\nwant %s", got, want)
+	}
+	if r := frames[0]; r["id"] != "1" || r["command"] != "prompt" || r["data"].(map[string]any)["started"] != true {
+		t.Fatalf("prompt response: %v", r)
+	}
+	tr := find(frames, "tool_result")
+	if tr["is_error"] != false || !strings.Contains(toJSON(tr["content"]), "hi") {
+		t.Fatalf("tool_result: %v", tr)
+	}
+	tc := find(frames, "tool_call")
+	if tc["name"] != "read" || tc["args"].(map[string]any)["path"] != "a.txt" || tc["id"] == "" {
+		t.Fatalf("tool_call: %v", tc)
+	}
+	u := find(frames, "usage")
+	for _, k := range []string{"input", "output", "cache_read", "cache_write", "cost_usd", "cumulative"} {
+		if _, ok := u[k]; !ok {
+			t.Fatalf("usage lacks %s: %v", k, u)
+		}
+	}
+	var ends []string
+	for _, f := range frames {
+		if f["type"] == "turn_end" {
+			ends = append(ends, f["stop"].(string))
+		}
+	}
+	if strings.Join(ends, ",") != "tool_use,end_turn" {
+		t.Fatalf("turn_end stops = %v", ends)
+	}
+
+	p.send(map[string]any{"id": 2, "type": "get_state"})
+	st := p.until(isType("response"))[0]
+	sd := st["data"].(map[string]any)
+	if st["id"] != float64(2) || sd["message_count"].(float64) != 4 || sd["busy"] != false || sd["cwd"] != e.cwd {
+		t.Fatalf("get_state: %v", st)
+	}
+	p.send(map[string]any{"id": "3", "type": "get_messages"})
+	msgs := p.until(isResponse("3"))[0]["data"].(map[string]any)["messages"].([]any)
+	if len(msgs) != 4 {
+		t.Fatalf("messages: %d", len(msgs))
+	}
+	js := toJSON(msgs)
+	for _, want := range []string{`"type":"tool_call"`, `"type":"tool_result"`, `"call_id"`, `"role":"assistant"`} {
+		if !strings.Contains(js, want) {
+			t.Fatalf("messages lack %s: %s", want, js)
+		}
+	}
+}
+
+func TestRPCCommandsAndErrors(t *testing.T) {
+	e := newEnv(t)
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "p", "type": "ping"})
+	if r := p.until(isResponse("p"))[0]; r["data"].(map[string]any)["pong"] != true {
+		t.Fatalf("ping: %v", r)
+	}
+	p.send(map[string]any{"id": "m", "type": "get_models"})
+	models := p.until(isResponse("m"))[0]["data"].(map[string]any)["models"].([]any)
+	if len(models) == 0 {
+		t.Fatal("no models")
+	}
+	first := models[0].(map[string]any)
+	for _, k := range []string{"id", "provider", "context_window", "max_output"} {
+		if _, ok := first[k]; !ok {
+			t.Fatalf("model lacks %s: %v", k, first)
+		}
+	}
+	p.send(map[string]any{"id": "s", "type": "set_model", "model": first["id"]})
+	if r := p.until(isResponse("s"))[0]; r["success"] != true {
+		t.Fatalf("set_model: %v", r)
+	}
+	// With --base-url an unknown model is accepted with default limits
+	// (local servers name models freely); without a model it is an error.
+	p.send(map[string]any{"id": "local", "type": "set_model", "model": "qwen2.5-coder:7b"})
+	if r := p.until(isResponse("local"))[0]; r["success"] != true {
+		t.Fatalf("set_model on a base URL: %v", r)
+	}
+	p.send(map[string]any{"id": "bad", "type": "set_model"})
+	if r := p.until(isResponse("bad"))[0]; r["success"] != false || !strings.Contains(r["error"].(string), "get_models") {
+		t.Fatalf("bad set_model: %v", r)
+	}
+	p.send(map[string]any{"id": "u", "type": "frobnicate"})
+	if r := p.until(isResponse("u"))[0]; r["success"] != false || !strings.Contains(r["error"].(string), "unknown command") {
+		t.Fatalf("unknown: %v", r)
+	}
+	p.in.Write([]byte("this is not json\n"))
+	if r := p.until(isType("response"))[0]; r["success"] != false || !strings.Contains(r["error"].(string), "parse error") {
+		t.Fatalf("garbage: %v", r)
+	}
+	p.send(map[string]any{"id": "e", "type": "prompt", "message": "  "})
+	if r := p.until(isResponse("e"))[0]; r["success"] != false {
+		t.Fatalf("empty prompt: %v", r)
+	}
+	p.send(map[string]any{"id": "c", "type": "clear"})
+	if r := p.until(isResponse("c"))[0]; r["success"] != true {
+		t.Fatalf("clear: %v", r)
+	}
+	// Still alive after all that.
+	p.send(map[string]any{"id": "p2", "type": "ping"})
+	p.until(isResponse("p2"))
+}
+
+func TestRPCTokenAuth(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("ok"))
+	p := e.startRPC([]string{"ZOTCORE_RPC_TOKEN=s3cret"})
+	p.send(map[string]any{"id": "0", "type": "hello", "token": "s3cret"})
+	if r := p.until(isResponse("0"))[0]; r["success"] != true {
+		t.Fatalf("hello: %v", r)
+	}
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "hi"})
+	p.until(isType("done"))
+
+	bad := e.startRPC([]string{"ZOTCORE_RPC_TOKEN=s3cret"})
+	bad.send(map[string]any{"id": "0", "type": "ping"})
+	if r := bad.until(isResponse("0"))[0]; r["success"] != false {
+		t.Fatalf("unauthenticated ping: %v", r)
+	}
+	if err := bad.cmd.Wait(); err == nil {
+		t.Fatal("want a non-zero exit after failed auth")
+	}
+}
+
+func TestRPCQueuesSecondPrompt(t *testing.T) {
+	e := newEnv(t,
+		llmtest.Reply{Text: "first answer", DelayMS: 20},
+		llmtest.TextReply("second answer"),
+	)
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "one"})
+	p.send(map[string]any{"id": "2", "type": "prompt", "message": "two"})
+	frames := p.until(isType("done"))
+	frames = append(frames, p.until(isType("done"))...)
+	var r2 map[string]any
+	dones := 0
+	for _, f := range frames {
+		if f["type"] == "response" && f["id"] == "2" {
+			r2 = f
+		}
+		if f["type"] == "done" {
+			dones++
+		}
+	}
+	if r2 == nil || r2["data"].(map[string]any)["queued"] != true {
+		t.Fatalf("second prompt not reported queued: %v", r2)
+	}
+	var text string
+	for _, f := range frames {
+		if f["type"] == "text_delta" {
+			text += f["delta"].(string)
+		}
+	}
+	if text != "first answersecond answer" {
+		t.Fatalf("runs interleaved or lost: %q", text)
+	}
+}
+
+func TestRPCAbortMidStream(t *testing.T) {
+	e := newEnv(t, llmtest.Reply{RepeatText: &llmtest.Repeat{Text: "x", Count: 100000}, DelayMS: 5})
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "talk forever"})
+	p.until(isType("text_delta"))
+	p.send(map[string]any{"id": "2", "type": "abort"})
+	frames := p.until(isType("done"))
+	end := find(frames, "turn_end")
+	if end == nil || end["stop"] != "aborted" {
+		t.Fatalf("want turn_end aborted, got %v", types(frames))
+	}
+	// The runtime is usable afterwards, with a valid transcript.
+	p.send(map[string]any{"id": "3", "type": "get_state"})
+	if r := p.until(isResponse("3"))[0]; r["data"].(map[string]any)["busy"] != false {
+		t.Fatalf("still busy after abort: %v", r)
+	}
+}
+
+func TestRPCAbortMidBashKillsProcessGroup(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "sleep 300 & echo $! > child.pid; echo $$ > shell.pid; wait"}),
+		llmtest.TextReply("after abort"),
+	)
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "run it"})
+	p.until(isType("tool_call"))
+	child := waitPIDFile(t, filepath.Join(e.cwd, "child.pid"))
+	shell := waitPIDFile(t, filepath.Join(e.cwd, "shell.pid"))
+	p.send(map[string]any{"id": "2", "type": "abort"})
+	frames := p.until(isType("done"))
+	tr := find(frames, "tool_result")
+	if tr == nil || tr["is_error"] != true {
+		t.Fatalf("want an error tool_result, got %v", types(frames))
+	}
+	var last map[string]any
+	for _, f := range frames {
+		if f["type"] == "turn_end" {
+			last = f
+		}
+	}
+	if last["stop"] != "aborted" {
+		t.Fatalf("turn_end = %v", last)
+	}
+	if !waitGone(child) || !waitGone(shell) {
+		t.Fatalf("processes survived the abort: child %v shell %v", pidAlive(child), pidAlive(shell))
+	}
+	// The transcript is valid: the next prompt goes through.
+	p.send(map[string]any{"id": "3", "type": "prompt", "message": "still there?"})
+	next := p.until(isType("done"))
+	if find(next, "error") != nil {
+		t.Fatalf("prompt after abort failed: %v", next)
+	}
+}
+
+func TestRPCExitsOnStdinEOF(t *testing.T) {
+	e := newEnv(t)
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "1", "type": "ping"})
+	p.until(isResponse("1"))
+	p.in.Close()
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("zot rpc did not exit on stdin EOF")
+	}
+}
+
+func TestRPCCompactCountsItsUsage(t *testing.T) {
+	e := newEnv(t,
+		llmtest.Reply{Text: "answer", Usage: &llmtest.Usage{Input: 100, Output: 10}},
+		llmtest.Reply{Text: "the summary", Usage: &llmtest.Usage{Input: 200, Output: 20}},
+	)
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "hi"})
+	p.until(isType("done"))
+	p.send(map[string]any{"id": "2", "type": "compact"})
+	frames := p.until(isType("done"))
+	cd := find(frames, "compact_done")
+	if cd == nil || cd["summary"] != "the summary" {
+		t.Fatalf("compact: %v", types(frames))
+	}
+	p.send(map[string]any{"id": "3", "type": "get_state"})
+	st := p.until(isResponse("3"))[0]["data"].(map[string]any)
+	u := st["usage"].(map[string]any)
+	if u["input"].(float64) != 300 || u["output"].(float64) != 30 || st["message_count"].(float64) != 1 {
+		t.Fatalf("state after compaction: %v", st)
+	}
+}
+
+func waitPIDFile(t *testing.T, path string) int {
+	t.Helper()
+	for i := 0; i < 600; i++ {
+		if b, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(b), "\n") {
+			n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err == nil {
+				return n
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s never appeared", path)
+	return 0
+}
+
+func toJSON(v any) string {
+	b, _ := jsonMarshal(v)
+	return string(b)
+}

@@ -1,0 +1,109 @@
+package extensions
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Sources of an extension, in precedence order.
+const (
+	SourceExplicit = "ext"     // --ext/-e PATH
+	SourceProject  = "project" // <cwd>/.zot/extensions/<name>
+	SourceGlobal   = "global"  // $ZOT_HOME/extensions/<name>
+)
+
+// Candidate is one extension directory found by discovery.
+type Candidate struct {
+	Name     string // the manifest's name; the directory name if unreadable
+	Dir      string // absolute
+	Source   string
+	Manifest Manifest
+	Raw      []byte // manifest bytes
+	Err      error  // unreadable or invalid manifest
+	// ShadowedBy is the directory of the same-named candidate that wins.
+	ShadowedBy string
+}
+
+// ProjectRoot is where project-local extensions live for a workspace.
+func ProjectRoot(cwd string) string { return filepath.Join(cwd, ".zot", "extensions") }
+
+// GlobalRoot is where installed extensions live.
+func GlobalRoot(home string) string { return filepath.Join(home, "extensions") }
+
+// Discover lists extension directories in load order: the --ext paths in
+// the order given, then project-local ones, then global ones (each sorted
+// by directory name). A name taken by an earlier candidate shadows later
+// ones (ShadowedBy set). Candidates with a broken manifest are listed with
+// Err and take no name.
+func Discover(cwd, home string, extPaths []string) []Candidate {
+	var out []Candidate
+	for _, p := range extPaths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			abs = p
+		}
+		if st, err := os.Stat(abs); err == nil && !st.IsDir() && filepath.Base(abs) == ManifestFile {
+			abs = filepath.Dir(abs)
+		}
+		out = append(out, readCandidate(abs, SourceExplicit))
+	}
+	if cwd != "" {
+		out = append(out, scanRoot(ProjectRoot(cwd), SourceProject)...)
+	}
+	if home != "" {
+		out = append(out, scanRoot(GlobalRoot(home), SourceGlobal)...)
+	}
+	winner := map[string]string{}
+	for i := range out {
+		c := &out[i]
+		if c.Err != nil {
+			continue
+		}
+		if w, ok := winner[c.Name]; ok {
+			c.ShadowedBy = w
+			continue
+		}
+		winner[c.Name] = c.Dir
+	}
+	return out
+}
+
+func scanRoot(root, source string) []Candidate {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue // our own install staging dirs, editor droppings
+		}
+		p := filepath.Join(root, e.Name())
+		st, err := os.Stat(p) // follows symlinked directories
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(p, ManifestFile)); err != nil {
+			continue // not an extension (yet)
+		}
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	out := make([]Candidate, 0, len(names))
+	for _, n := range names {
+		out = append(out, readCandidate(filepath.Join(root, n), source))
+	}
+	return out
+}
+
+func readCandidate(dir, source string) Candidate {
+	c := Candidate{Dir: filepath.Clean(dir), Source: source, Name: filepath.Base(dir)}
+	m, raw, err := ReadManifest(dir)
+	c.Manifest, c.Raw, c.Err = m, raw, err
+	if err == nil {
+		c.Name = m.Name
+	}
+	return c
+}

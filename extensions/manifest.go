@@ -1,0 +1,222 @@
+package extensions
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// ManifestFile is the manifest's file name inside an extension directory.
+const ManifestFile = "extension.json"
+
+// Manifest is extension.json, as in zot, plus an optional per-extension
+// tool timeout.
+type Manifest struct {
+	Name        string   `json:"name"`
+	Version     string   `json:"version,omitempty"`
+	Exec        string   `json:"exec"`
+	Args        []string `json:"args,omitempty"`
+	Language    string   `json:"language,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Enabled     *bool    `json:"enabled,omitempty"`
+	// Timeout is the tool-call and command timeout in seconds; 0 means
+	// the host's default (60 s).
+	Timeout float64 `json:"timeout,omitempty"`
+}
+
+// IsEnabled reports the effective enabled flag (default true).
+func (m Manifest) IsEnabled() bool { return m.Enabled == nil || *m.Enabled }
+
+// CallTimeout is the manifest timeout, or def when unset.
+func (m Manifest) CallTimeout(def time.Duration) time.Duration {
+	if m.Timeout > 0 {
+		return time.Duration(m.Timeout * float64(time.Second))
+	}
+	return def
+}
+
+var (
+	extNameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	cmdNameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]{0,63}$`)
+)
+
+// ValidExtensionName reports whether s may name an extension: it becomes
+// part of a log file name, so no separators and no leading dot.
+func ValidExtensionName(s string) bool { return extNameRE.MatchString(s) }
+
+// ValidToolName is the name rule both Anthropic and OpenAI impose.
+func ValidToolName(s string) bool { return toolNameRE.MatchString(s) }
+
+// ValidCommandName is a slash command name without the slash.
+func ValidCommandName(s string) bool { return cmdNameRE.MatchString(s) }
+
+// Validate checks the fields the host needs.
+func (m Manifest) Validate() error {
+	switch {
+	case m.Name == "":
+		return errors.New("manifest: name is required")
+	case !ValidExtensionName(m.Name):
+		return fmt.Errorf("manifest: invalid name %q (letters, digits, '.', '_', '-'; at most 64)", m.Name)
+	case strings.TrimSpace(m.Exec) == "":
+		return errors.New("manifest: exec is required")
+	case m.Timeout < 0:
+		return errors.New("manifest: timeout must be a positive number of seconds")
+	}
+	return nil
+}
+
+// ReadManifest reads and validates dir/extension.json. It also returns
+// the raw bytes (they are part of the trust hash).
+func ReadManifest(dir string) (Manifest, []byte, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return Manifest{}, nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return Manifest{}, raw, fmt.Errorf("manifest: %s: %w", ManifestFile, err)
+	}
+	if err := m.Validate(); err != nil {
+		return m, raw, err
+	}
+	return m, raw, nil
+}
+
+// ExecPath resolves the manifest's exec against dir: absolute paths stay,
+// paths with a separator are relative to dir, and a bare name is a file in
+// dir if one exists, else looked up on $PATH (python3, node, …).
+func (m Manifest) ExecPath(dir string) (string, error) {
+	e := m.Exec
+	switch {
+	case filepath.IsAbs(e):
+		return e, nil
+	case strings.ContainsAny(e, `/\`) || e == "." || e == "..":
+		return filepath.Join(dir, e), nil
+	}
+	if st, err := os.Stat(filepath.Join(dir, e)); err == nil && !st.IsDir() {
+		return filepath.Join(dir, e), nil
+	}
+	p, err := exec.LookPath(e)
+	if err != nil {
+		return "", fmt.Errorf("exec %q: not in the extension directory and not on $PATH", e)
+	}
+	return p, nil
+}
+
+// codeFiles lists the files inside dir whose change should reload the
+// extension and whose bytes go into its trust hash: the exec when it lives
+// in dir, and every arg naming a regular file in dir (node index.js,
+// python3 main.py).
+func (m Manifest) codeFiles(dir string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		p = filepath.Clean(p)
+		if seen[p] || !within(dir, p) {
+			return
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	if p, err := m.ExecPath(dir); err == nil {
+		add(p)
+	}
+	for _, a := range m.Args {
+		if a == "" || strings.HasPrefix(a, "-") {
+			continue
+		}
+		if filepath.IsAbs(a) {
+			add(a)
+		} else {
+			add(filepath.Join(dir, a))
+		}
+	}
+	return out
+}
+
+// within reports whether p is dir or below it.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// SetEnabled rewrites dir/extension.json with enabled set. The file keeps
+// its layout and every other field (unknown ones included): an existing
+// "enabled" value is replaced in place, else the field is appended.
+func SetEnabled(dir string, enabled bool) error {
+	path := filepath.Join(dir, ManifestFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	val := fmt.Sprint(enabled)
+	var out []byte
+	if _, ok := fields["enabled"]; ok {
+		out = enabledRE.ReplaceAll(raw, []byte(`${1}`+val))
+	} else if i := bytes.LastIndexByte(raw, '}'); i > 0 {
+		head := bytes.TrimRight(raw[:i], " \t\r\n")
+		sep := ","
+		if len(head) > 0 && head[len(head)-1] == '{' {
+			sep = ""
+		}
+		out = append(append([]byte{}, head...), []byte(sep+"\n  \"enabled\": "+val+"\n")...)
+		out = append(out, raw[i:]...)
+	}
+	var check Manifest
+	if json.Unmarshal(out, &check) != nil || check.IsEnabled() != enabled {
+		// Unusual layout: fall back to re-encoding (sorted keys).
+		fields["enabled"] = json.RawMessage(val)
+		if out, err = json.MarshalIndent(fields, "", "  "); err != nil {
+			return err
+		}
+		out = append(out, '\n')
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, out, st.Mode().Perm())
+}
+
+var enabledRE = regexp.MustCompile(`("enabled"\s*:\s*)(true|false|null)`)
+
+// writeFileAtomic writes via a temporary file and a rename.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, perm); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

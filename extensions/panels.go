@@ -1,0 +1,272 @@
+package extensions
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/zot-editors/zot/extensions/wire"
+)
+
+// panelKeys are the key names panel_key may carry.
+var panelKeys = []string{
+	wire.KeyUp, wire.KeyDown, wire.KeyLeft, wire.KeyRight, wire.KeyEnter, wire.KeyEsc, wire.KeyTab,
+	wire.KeyPageUp, wire.KeyPageDown, wire.KeyHome, wire.KeyEnd, wire.KeyBackspace, wire.KeyDelete, wire.KeyRune,
+}
+
+// panelOpened records that p owns a panel and shows it. Panel ids are the
+// extension's; if another extension already owns the id, that panel is
+// closed first (the newest owner wins).
+func (h *Host) panelOpened(p *proc, v wire.PanelView) {
+	if v.Lines == nil {
+		v.Lines = []string{}
+	}
+	h.panelMu.Lock()
+	prev := h.panels[v.ID]
+	h.panels[v.ID] = p
+	h.panelMu.Unlock()
+	if prev != nil && prev != p {
+		prev.mu.Lock()
+		delete(prev.panels, v.ID)
+		prev.mu.Unlock()
+		prev.send(wire.Frame{Type: wire.TypePanelClose, PanelID: v.ID}, false)
+		prev.ui.closePanel(v.ID)
+	}
+	p.mu.Lock()
+	p.panels[v.ID] = true
+	p.mu.Unlock()
+	p.ui.open(v)
+}
+
+// panelRender forwards a panel_render for a panel the extension owns.
+func (h *Host) panelRender(p *proc, f wire.Frame) {
+	h.panelMu.Lock()
+	owner := h.panels[f.PanelID]
+	h.panelMu.Unlock()
+	if owner != p {
+		p.logBad("skipped panel_render for panel %q it has not opened", f.PanelID)
+		return
+	}
+	if f.Lines == nil {
+		f.Lines = []string{}
+	}
+	p.ui.render(f)
+}
+
+// panelClosedByExt handles the extension's panel_close.
+func (h *Host) panelClosedByExt(p *proc, id string) {
+	h.panelMu.Lock()
+	if h.panels[id] != p {
+		h.panelMu.Unlock()
+		p.logBad("skipped panel_close for panel %q it has not opened", id)
+		return
+	}
+	delete(h.panels, id)
+	h.panelMu.Unlock()
+	p.mu.Lock()
+	delete(p.panels, id)
+	p.mu.Unlock()
+	p.ui.closePanel(id)
+}
+
+// closePanelsOf closes every panel of a dead process.
+func (h *Host) closePanelsOf(p *proc) {
+	h.panelMu.Lock()
+	var ids []string
+	for id, owner := range h.panels {
+		if owner == p {
+			ids = append(ids, id)
+			delete(h.panels, id)
+		}
+	}
+	h.panelMu.Unlock()
+	slices.Sort(ids)
+	for _, id := range ids {
+		p.ui.closePanel(id)
+	}
+}
+
+// PanelKey forwards a key to the extension owning the panel. key is one of
+// zot's key names; for "rune", text is the character typed.
+func (h *Host) PanelKey(panelID, key, text string) error {
+	if !slices.Contains(panelKeys, key) {
+		return fmt.Errorf("unknown panel key %q", key)
+	}
+	h.panelMu.Lock()
+	p := h.panels[panelID]
+	h.panelMu.Unlock()
+	if p == nil {
+		return fmt.Errorf("no open panel %q", panelID)
+	}
+	f := wire.Frame{Type: wire.TypePanelKey, PanelID: panelID, Key: key}
+	if key == wire.KeyRune {
+		if text == "" {
+			return fmt.Errorf("key rune needs its text")
+		}
+		f.Text = text
+	}
+	p.send(f, false)
+	return nil
+}
+
+// PanelClosed tells the owning extension the user closed the panel.
+func (h *Host) PanelClosed(panelID string) error {
+	h.panelMu.Lock()
+	p := h.panels[panelID]
+	delete(h.panels, panelID)
+	h.panelMu.Unlock()
+	if p == nil {
+		return fmt.Errorf("no open panel %q", panelID)
+	}
+	p.mu.Lock()
+	delete(p.panels, panelID)
+	p.mu.Unlock()
+	p.send(wire.Frame{Type: wire.TypePanelClose, PanelID: panelID}, false)
+	return nil
+}
+
+// uiQueue delivers one extension's notifications and panel frames to the
+// UI on its own goroutine, in order, so neither a slow UI nor a flooding
+// extension stalls the reader or anyone else. Notifications are rate
+// limited (burst 50, then 20/s; excess dropped and logged); consecutive
+// renders of one panel coalesce to the newest.
+type uiQueue struct {
+	h      *Host
+	p      *proc
+	mu     sync.Mutex
+	items  []uiItem
+	closed bool
+	signal chan struct{}
+
+	tokens  float64
+	last    time.Time
+	dropped int64
+}
+
+type uiItem struct {
+	kind  int
+	level string
+	msg   string
+	view  wire.PanelView
+	frame wire.Frame
+	id    string
+}
+
+const (
+	uiNotify = iota
+	uiOpen
+	uiRender
+	uiClose
+)
+
+const (
+	notifyBurst = 50
+	notifyRate  = 20 // per second
+	uiQueueMax  = 1024
+)
+
+func newUIQueue(h *Host, p *proc) *uiQueue {
+	return &uiQueue{h: h, p: p, signal: make(chan struct{}, 1), tokens: notifyBurst, last: time.Now()}
+}
+
+func (q *uiQueue) push(it uiItem) {
+	q.mu.Lock()
+	if q.closed && it.kind != uiClose {
+		q.mu.Unlock()
+		return
+	}
+	switch it.kind {
+	case uiNotify:
+		now := time.Now()
+		q.tokens = min(notifyBurst, q.tokens+now.Sub(q.last).Seconds()*notifyRate)
+		q.last = now
+		if q.tokens < 1 || len(q.items) >= uiQueueMax {
+			q.dropped++
+			n := q.dropped
+			q.mu.Unlock()
+			if n <= 5 || n%1000 == 0 {
+				q.p.log.printf("notify flood: dropped a notification (%d dropped so far)", n)
+			}
+			return
+		}
+		q.tokens--
+	case uiRender:
+		// Coalesce with a queued render of the same panel (nothing of
+		// that panel behind it, so order is kept).
+		for i := len(q.items) - 1; i >= 0; i-- {
+			x := q.items[i]
+			if x.kind == uiNotify {
+				continue
+			}
+			if x.kind == uiRender && x.frame.PanelID == it.frame.PanelID {
+				q.items[i] = it
+				q.mu.Unlock()
+				return
+			}
+			if x.frame.PanelID == it.frame.PanelID || x.view.ID == it.frame.PanelID || x.id == it.frame.PanelID {
+				break
+			}
+		}
+	}
+	q.items = append(q.items, it)
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *uiQueue) notify(level, msg string) {
+	switch level {
+	case wire.LevelInfo, wire.LevelSuccess, wire.LevelWarn, wire.LevelError:
+	default:
+		level = wire.LevelInfo
+	}
+	q.push(uiItem{kind: uiNotify, level: level, msg: msg})
+}
+
+func (q *uiQueue) open(v wire.PanelView) { q.push(uiItem{kind: uiOpen, view: v}) }
+func (q *uiQueue) render(f wire.Frame)    { q.push(uiItem{kind: uiRender, frame: f}) }
+func (q *uiQueue) closePanel(id string)   { q.push(uiItem{kind: uiClose, id: id}) }
+
+// close ends the queue once what is queued has been delivered.
+func (q *uiQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *uiQueue) run() {
+	ui, ext := q.h.o.UI, q.p.name
+	for range q.signal {
+		for {
+			q.mu.Lock()
+			if len(q.items) == 0 {
+				closed := q.closed
+				q.mu.Unlock()
+				if closed {
+					return
+				}
+				break
+			}
+			it := q.items[0]
+			q.items = q.items[1:]
+			q.mu.Unlock()
+			switch it.kind {
+			case uiNotify:
+				ui.Notify(ext, it.level, it.msg)
+			case uiOpen:
+				ui.PanelOpen(ext, it.view)
+			case uiRender:
+				ui.PanelRender(ext, it.frame)
+			case uiClose:
+				ui.PanelClose(ext, it.id)
+			}
+		}
+	}
+}

@@ -1,0 +1,613 @@
+package extensions
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/zot-editors/zot/extensions/wire"
+)
+
+// Process timings fixed by the protocol.
+const (
+	shutdownAckWait = 2 * time.Second // shutdown → shutdown_ack / exit
+	termWait        = 1 * time.Second // SIGTERM → SIGKILL (3 s in total)
+	exitDrainWait   = 200 * time.Millisecond
+	logRotateBytes  = 16 << 20
+)
+
+// errStopped marks a process the host stopped on purpose.
+var errStopped = errors.New("stopped by the host")
+
+// proc is one running extension subprocess.
+type proc struct {
+	s       *slot
+	name    string
+	dir     string
+	log     *extLog
+	cmd     *exec.Cmd
+	pid     int
+	stdout  *os.File
+	out     *outQueue
+	ui      *uiQueue
+	timeout time.Duration
+
+	helloCh   chan struct{}
+	readyCh   chan struct{}
+	readyOnce sync.Once
+	activity  chan struct{}
+	ackCh     chan struct{}
+	ackOnce   sync.Once
+	dead      chan struct{}
+	deadOnce  sync.Once
+	deadErr   error // written before dead is closed
+	exited    chan struct{}
+	exitErr   error // written before exited is closed
+	readDone  chan struct{}
+
+	stopping     atomic.Bool
+	crashHandled atomic.Bool
+	seq          atomic.Uint64
+	badLines     atomic.Int64
+
+	mu        sync.Mutex
+	hello     wire.Frame
+	gotHello  bool
+	ready     bool
+	autoReady bool
+	tools     []*toolReg
+	commands  []cmdReg
+	events    map[string]bool
+	intercept map[string]bool
+	pending   map[string]chan wire.Frame
+	panels    map[string]bool
+	diags     []string
+	inflight  int
+	idle      chan struct{}
+}
+
+// spawn starts the extension's process and its reader, writer and waiter
+// goroutines. The hello handshake continues asynchronously; see
+// slot.startProc for the waits.
+func spawn(s *slot, c Candidate) (*proc, error) {
+	h := s.h
+	execPath, err := c.Manifest.ExecPath(c.Dir)
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := s.log.openForChild()
+	if err != nil {
+		return nil, fmt.Errorf("open log: %w", err)
+	}
+	defer stderr.Close()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	var cmd *exec.Cmd
+	for attempt := 0; ; attempt++ {
+		cmd = exec.Command(execPath, c.Manifest.Args...)
+		cmd.Dir = c.Dir
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
+		setProcGroup(cmd)
+		err = cmd.Start()
+		// A freshly rebuilt binary can still be open for writing for a
+		// moment (ETXTBSY); retry briefly instead of failing the reload.
+		if err == nil || !errors.Is(err, syscall.ETXTBSY) || attempt >= 20 {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	p := &proc{
+		s:         s,
+		name:      c.Name,
+		dir:       c.Dir,
+		log:       s.log,
+		cmd:       cmd,
+		pid:       cmd.Process.Pid,
+		stdout:    outR,
+		timeout:   c.Manifest.CallTimeout(h.o.ToolTimeout),
+		helloCh:   make(chan struct{}),
+		readyCh:   make(chan struct{}),
+		activity:  make(chan struct{}, 1),
+		ackCh:     make(chan struct{}),
+		dead:      make(chan struct{}),
+		exited:    make(chan struct{}),
+		readDone:  make(chan struct{}),
+		events:    map[string]bool{},
+		intercept: map[string]bool{},
+		pending:   map[string]chan wire.Frame{},
+		panels:    map[string]bool{},
+	}
+	p.out = newOutQueue(inW, h.o.EventQueue, p)
+	p.ui = newUIQueue(h, p)
+	s.log.printf("started %s (pid %d): %s %s", c.Name, p.pid, execPath, strings.Join(c.Manifest.Args, " "))
+	go p.out.run()
+	go p.ui.run()
+	go p.readLoop()
+	go p.waitLoop()
+	return p, nil
+}
+
+// waitLoop reaps the process. Frames it wrote just before exiting are
+// still read (briefly), then the pipe is closed so a grandchild holding
+// it open cannot keep the reader alive.
+func (p *proc) waitLoop() {
+	err := p.cmd.Wait()
+	p.exitErr = err
+	close(p.exited)
+	killGroup(p.pid, syscall.SIGKILL) // whatever it left behind
+	select {
+	case <-p.readDone:
+	case <-time.After(exitDrainWait):
+		p.stdout.Close()
+		<-p.readDone
+	}
+	p.markDead(fmt.Errorf("exited (%s)", exitText(err)))
+	p.out.close(false)
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// readLoop reads frames until stdout closes.
+func (p *proc) readLoop() {
+	defer close(p.readDone)
+	lr := newLineReader(p.stdout, p.s.h.o.MaxLineBytes)
+	for {
+		line, err := lr.next()
+		if errors.Is(err, ErrLineTooLong) {
+			p.logBad("dropped a line longer than %d bytes", p.s.h.o.MaxLineBytes)
+			lr.shrink()
+			continue
+		}
+		if err != nil {
+			break
+		}
+		select {
+		case p.activity <- struct{}{}:
+		default:
+		}
+		if len(strings.TrimSpace(string(line))) == 0 {
+			continue
+		}
+		f, err := DecodeFrame(line)
+		lr.shrink()
+		if err != nil {
+			p.logBad("skipped: %v", err)
+			continue
+		}
+		p.handle(f)
+	}
+	// stdout is closed. If the process is still running it can never
+	// answer again: treat it as dead and make sure it goes away.
+	select {
+	case <-p.exited:
+		p.markDead(fmt.Errorf("exited (%s)", exitText(p.exitErr)))
+	case <-time.After(100 * time.Millisecond):
+		p.markDead(errors.New("closed its stdout"))
+		go p.terminate()
+	}
+}
+
+// logBad logs a bad line, rate-limited so a garbage flood cannot fill
+// the disk: the first 20, then one in 1000.
+func (p *proc) logBad(format string, args ...any) {
+	n := p.badLines.Add(1)
+	if n <= 20 || n%1000 == 0 {
+		p.log.printf("(bad line #%d) "+format, append([]any{n}, args...)...)
+	}
+}
+
+// markDead fails every pending call at once and reports the death to the
+// slot (which restarts crashed extensions).
+func (p *proc) markDead(err error) {
+	p.deadOnce.Do(func() {
+		p.mu.Lock()
+		p.deadErr = err
+		close(p.dead)
+		p.mu.Unlock()
+		if !p.stopping.Load() {
+			p.log.printf("extension died: %v", err)
+		}
+		go p.s.procDied(p, err)
+	})
+}
+
+func (p *proc) isDead() bool {
+	select {
+	case <-p.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// deadError is the error pending calls see.
+func (p *proc) deadError() error {
+	if p.stopping.Load() {
+		return fmt.Errorf("extension %q was stopped", p.name)
+	}
+	return fmt.Errorf("extension %q crashed: %v", p.name, p.deadErr)
+}
+
+// terminate ends the process group: SIGTERM, then SIGKILL after 1 s.
+func (p *proc) terminate() {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	killGroup(p.pid, syscall.SIGTERM)
+	select {
+	case <-p.exited:
+		return
+	case <-time.After(termWait):
+	}
+	killGroup(p.pid, syscall.SIGKILL)
+	select {
+	case <-p.exited:
+	case <-time.After(2 * time.Second):
+		p.log.printf("process %d did not exit after SIGKILL", p.pid)
+	}
+}
+
+// stop shuts the process down: pending calls fail at once, shutdown is
+// sent (stdin closed after it), and a process that has not exited within
+// 2 s is sent SIGTERM, then SIGKILL a second later.
+func (p *proc) stop() {
+	if !p.stopping.CompareAndSwap(false, true) {
+		<-p.exited
+		return
+	}
+	p.markDead(errStopped)
+	b, _ := EncodeFrame(wire.Frame{Type: wire.TypeShutdown})
+	p.out.push(b, false)
+	p.out.close(true)
+	deadline := time.NewTimer(shutdownAckWait)
+	defer deadline.Stop()
+	select {
+	case <-p.exited:
+		return
+	case <-p.ackCh:
+		select {
+		case <-p.exited:
+			return
+		case <-deadline.C:
+		}
+	case <-deadline.C:
+	}
+	p.log.printf("no exit within %s of shutdown; sending SIGTERM", shutdownAckWait)
+	p.terminate()
+}
+
+// begin registers an in-flight call; false if the process is dead.
+func (p *proc) begin() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.isDead() {
+		return false
+	}
+	p.inflight++
+	return true
+}
+
+// end finishes an in-flight call.
+func (p *proc) end() {
+	p.mu.Lock()
+	p.inflight--
+	if p.inflight == 0 && p.idle != nil {
+		close(p.idle)
+		p.idle = nil
+	}
+	p.mu.Unlock()
+}
+
+// waitIdle waits until no call is in flight (or the process died).
+func (p *proc) waitIdle(ctx context.Context) error {
+	for {
+		p.mu.Lock()
+		if p.inflight == 0 {
+			p.mu.Unlock()
+			return nil
+		}
+		if p.idle == nil {
+			p.idle = make(chan struct{})
+		}
+		ch := p.idle
+		p.mu.Unlock()
+		select {
+		case <-ch:
+		case <-p.dead:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Errors of request.
+var (
+	errTimeout = errors.New("timed out")
+)
+
+// request sends a frame that expects a reply with the same id and waits
+// for it, the timeout, ctx, or the process's death, whichever comes
+// first. On timeout or cancellation with cancel set, tool_cancel is sent.
+func (p *proc) request(ctx context.Context, f wire.Frame, timeout time.Duration, cancel bool) (wire.Frame, error) {
+	f.ID = fmt.Sprintf("%s-%d", f.Type, p.seq.Add(1))
+	ch := make(chan wire.Frame, 1)
+	p.mu.Lock()
+	if p.isDead() {
+		p.mu.Unlock()
+		return wire.Frame{}, p.deadError()
+	}
+	p.pending[f.ID] = ch
+	p.mu.Unlock()
+	b, err := EncodeFrame(f)
+	if err != nil {
+		p.forget(f.ID)
+		return wire.Frame{}, err
+	}
+	p.out.push(b, false)
+	var tc <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		tc = t.C
+	}
+	var rerr error
+	select {
+	case r := <-ch:
+		return r, nil
+	case <-p.dead:
+		select {
+		case r := <-ch: // answered just before dying
+			return r, nil
+		default:
+		}
+		p.forget(f.ID)
+		return wire.Frame{}, p.deadError()
+	case <-tc:
+		rerr = errTimeout
+	case <-ctx.Done():
+		rerr = ctx.Err()
+	}
+	p.forget(f.ID)
+	select {
+	case r := <-ch:
+		return r, nil
+	default:
+	}
+	if cancel {
+		if b, err := EncodeFrame(wire.Frame{Type: wire.TypeToolCancel, ID: f.ID}); err == nil {
+			p.out.push(b, false)
+		}
+	}
+	return wire.Frame{}, rerr
+}
+
+func (p *proc) forget(id string) {
+	p.mu.Lock()
+	delete(p.pending, id)
+	p.mu.Unlock()
+}
+
+// send queues a one-way frame.
+func (p *proc) send(f wire.Frame, droppable bool) {
+	b, err := EncodeFrame(f)
+	if err != nil {
+		p.log.printf("cannot encode %s frame: %v", f.Type, err)
+		return
+	}
+	p.out.push(b, droppable)
+}
+
+// outQueue is the per-extension writer: frames reach the extension in the
+// order they were queued. One-way events are droppable: past the bound the
+// oldest queued event is dropped (and logged). Requests and replies are
+// never dropped; their callers' timeouts bound them.
+type outQueue struct {
+	w      *os.File
+	p      *proc
+	max    int
+	mu     sync.Mutex
+	items  []outItem
+	events int
+	drain  bool
+	closed bool
+	signal chan struct{}
+	drops  int64
+}
+
+type outItem struct {
+	b         []byte
+	droppable bool
+}
+
+func newOutQueue(w *os.File, max int, p *proc) *outQueue {
+	return &outQueue{w: w, p: p, max: max, signal: make(chan struct{}, 1)}
+}
+
+func (q *outQueue) push(b []byte, droppable bool) bool {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return false
+	}
+	var dropped bool
+	if droppable && q.events >= q.max {
+		for i, it := range q.items {
+			if it.droppable {
+				q.items = append(q.items[:i], q.items[i+1:]...)
+				q.events--
+				dropped = true
+				q.drops++
+				break
+			}
+		}
+	}
+	q.items = append(q.items, outItem{b, droppable})
+	if droppable {
+		q.events++
+	}
+	drops := q.drops
+	q.mu.Unlock()
+	if dropped && (drops <= 10 || drops%1000 == 0) {
+		q.p.log.printf("event queue full (%d events): dropped the oldest queued event (%d dropped so far)", q.max, drops)
+	}
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// close stops the queue; with drain, what is queued is still written,
+// then stdin is closed.
+func (q *outQueue) close(drain bool) {
+	q.mu.Lock()
+	if !q.closed {
+		q.closed, q.drain = true, drain
+	}
+	if !drain {
+		q.items, q.events = nil, 0
+	}
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *outQueue) run() {
+	defer q.w.Close()
+	bw := bufio.NewWriterSize(q.w, 64<<10)
+	failed := false
+	for range q.signal {
+		for {
+			q.mu.Lock()
+			items := q.items
+			q.items, q.events = nil, 0
+			closed := q.closed
+			q.mu.Unlock()
+			if len(items) == 0 {
+				if closed {
+					return
+				}
+				break
+			}
+			if failed {
+				continue
+			}
+			for _, it := range items {
+				if _, err := bw.Write(it.b); err != nil {
+					failed = true
+					break
+				}
+			}
+			if !failed && bw.Flush() != nil {
+				failed = true
+			}
+			if failed {
+				go q.p.stdinFailed()
+			}
+		}
+	}
+}
+
+// stdinFailed: the extension stopped reading its stdin. If it has not
+// died on its own shortly after, it cannot be talked to: kill it.
+func (p *proc) stdinFailed() {
+	select {
+	case <-p.dead:
+	case <-time.After(exitDrainWait):
+		p.markDead(errors.New("closed its stdin"))
+		p.terminate()
+	}
+}
+
+// extLog is an extension's log file: its stderr plus the host's lines.
+type extLog struct {
+	path string
+	mu   sync.Mutex
+	f    *os.File
+}
+
+func newExtLog(home, name string) *extLog {
+	return &extLog{path: filepath.Join(home, "logs", "ext-"+name+".log")}
+}
+
+// openForChild opens the file for a child's stderr (append mode), rotating
+// a log past 16 MiB to .1 first.
+func (l *extLog) openForChild() (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	if st, err := os.Stat(l.path); err == nil && st.Size() > logRotateBytes {
+		if l.f != nil {
+			l.f.Close()
+			l.f = nil
+		}
+		os.Rename(l.path, l.path+".1")
+	}
+	l.mu.Unlock()
+	return os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+}
+
+// printf appends one host line. Never pass environment values here.
+func (l *extLog) printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+			return
+		}
+		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return
+		}
+		l.f = f
+	}
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintf(l.f, "[zot] %s %s\n", time.Now().Format("2006-01-02T15:04:05.000Z07:00"), strings.TrimRight(msg, "\n"))
+}
+
+func (l *extLog) close() {
+	l.mu.Lock()
+	if l.f != nil {
+		l.f.Close()
+		l.f = nil
+	}
+	l.mu.Unlock()
+}
+
+var _ io.Closer = (*os.File)(nil)

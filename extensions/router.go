@@ -1,0 +1,278 @@
+package extensions
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/zot-editors/zot/extensions/wire"
+)
+
+// toolReg is a register_tool as accepted.
+type toolReg struct {
+	name, desc string
+	schema     json.RawMessage
+	compiled   *jsonschema.Schema
+}
+
+// cmdReg is a register_command as accepted.
+type cmdReg struct {
+	name, desc string
+}
+
+// Event names an extension may observe, and the subset it may intercept.
+var (
+	observable    = []string{wire.EventSessionStart, wire.EventTurnStart, wire.EventTurnEnd, wire.EventToolCall, wire.EventAssistantMessage}
+	interceptable = []string{wire.EventToolCall, wire.EventTurnStart, wire.EventAssistantMessage}
+)
+
+// handle routes one frame from the extension.
+func (p *proc) handle(f wire.Frame) {
+	p.mu.Lock()
+	gotHello := p.gotHello
+	p.mu.Unlock()
+	if !gotHello {
+		if f.Type != wire.TypeHello {
+			p.log.printf("skipped %q frame before hello", f.Type)
+			return
+		}
+		p.onHello(f)
+		return
+	}
+	changed := false
+	switch f.Type {
+	case wire.TypeHello:
+		p.log.printf("skipped a second hello frame")
+	case wire.TypeRegisterCommand:
+		changed = p.addCommand(f)
+	case wire.TypeRegisterTool:
+		changed = p.addTool(f)
+	case wire.TypeSubscribe:
+		changed = p.addSubscribe(f)
+	case wire.TypeReady:
+		p.markReady(false)
+	case wire.TypeToolResult, wire.TypeCommandResponse, wire.TypeEventInterceptResponse:
+		p.deliver(f)
+	case wire.TypePanelRender:
+		p.s.h.panelRender(p, f)
+	case wire.TypePanelClose:
+		p.s.h.panelClosedByExt(p, f.PanelID)
+	case wire.TypeNotify:
+		p.ui.notify(f.Level, f.Message)
+	case wire.TypeShutdownAck:
+		p.ackOnce.Do(func() { close(p.ackCh) })
+	default:
+		p.logBad("skipped unknown frame type %q", f.Type)
+	}
+	if changed {
+		p.mu.Lock()
+		ready := p.ready
+		p.mu.Unlock()
+		if ready { // a late registration: offer it at the next model call
+			p.s.h.rebuild()
+		}
+	}
+}
+
+func (p *proc) onHello(f wire.Frame) {
+	p.mu.Lock()
+	p.hello, p.gotHello = f, true
+	p.mu.Unlock()
+	if f.Name != "" && f.Name != p.name {
+		p.log.printf("hello names %q but the manifest says %q; using the manifest's name", f.Name, p.name)
+	}
+	h := p.s.h
+	p.send(wire.Frame{
+		Type:            wire.TypeHelloAck,
+		ProtocolVersion: wire.ProtocolVersion,
+		ZotVersion:      h.o.ZotVersion,
+		Provider:        h.o.Provider,
+		Model:           h.o.Model,
+		Cwd:             h.o.Cwd,
+		ExtensionDir:    p.dir,
+		DataDir:         p.dir,
+	}, false)
+	close(p.helloCh)
+}
+
+func (p *proc) markReady(auto bool) {
+	p.readyOnce.Do(func() {
+		p.mu.Lock()
+		p.ready, p.autoReady = true, auto
+		p.mu.Unlock()
+		close(p.readyCh)
+	})
+}
+
+func (p *proc) diag(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	p.log.printf("%s", msg)
+	p.mu.Lock()
+	if len(p.diags) < 50 {
+		p.diags = append(p.diags, msg)
+	}
+	p.mu.Unlock()
+}
+
+func (p *proc) addCommand(f wire.Frame) bool {
+	name := strings.TrimPrefix(strings.TrimSpace(f.Name), "/")
+	if !ValidCommandName(name) {
+		p.diag("register_command: invalid name %q (letters, digits, ':', '.', '_', '-'); ignored", f.Name)
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.commands {
+		if strings.EqualFold(c.name, name) {
+			p.log.printf("register_command: /%s registered twice; keeping the first", name)
+			return false
+		}
+	}
+	p.commands = append(p.commands, cmdReg{name: name, desc: f.Description})
+	return true
+}
+
+func (p *proc) addTool(f wire.Frame) bool {
+	if !ValidToolName(f.Name) {
+		p.diag("register_tool: invalid name %q (1-64 of letters, digits, '_', '-'); ignored", f.Name)
+		return false
+	}
+	schema := bytes.TrimSpace(f.Schema)
+	if len(schema) == 0 || bytes.Equal(schema, []byte("null")) {
+		schema = []byte(`{"type":"object","properties":{}}`)
+	}
+	compiled, err := compileSchema(schema)
+	if err != nil {
+		p.diag("register_tool %s: invalid schema (%v); ignored", f.Name, err)
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, t := range p.tools {
+		if t.name == f.Name {
+			p.log.printf("register_tool: %s registered twice; keeping the first", f.Name)
+			return false
+		}
+	}
+	p.tools = append(p.tools, &toolReg{name: f.Name, desc: f.Description, schema: json.RawMessage(schema), compiled: compiled})
+	return true
+}
+
+func (p *proc) addSubscribe(f wire.Frame) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range f.Events {
+		if !slices.Contains(observable, e) {
+			p.log.printf("subscribe: unknown event %q ignored", e)
+			continue
+		}
+		p.events[e] = true
+	}
+	for _, e := range f.Intercept {
+		if !slices.Contains(interceptable, e) {
+			p.log.printf("subscribe: event %q cannot be intercepted; ignored", e)
+			continue
+		}
+		p.intercept[e] = true
+	}
+	return true
+}
+
+// deliver hands a reply to the call waiting for its id.
+func (p *proc) deliver(f wire.Frame) {
+	p.mu.Lock()
+	ch, ok := p.pending[f.ID]
+	delete(p.pending, f.ID)
+	p.mu.Unlock()
+	if !ok {
+		p.log.printf("skipped %s for unknown or expired id %q", f.Type, f.ID)
+		return
+	}
+	if f.Type == wire.TypeCommandResponse && f.Action == wire.ActionOpenPanel && f.OpenPanel != nil && f.Error == "" {
+		// Opened here, on the reader goroutine, so the open reaches the
+		// UI before any panel_render the extension sends after it.
+		p.s.h.panelOpened(p, *f.OpenPanel)
+	}
+	ch <- f
+}
+
+// toolNamed returns the registration of a tool this process offers.
+func (p *proc) toolNamed(name string) *toolReg {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, t := range p.tools {
+		if t.name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// regs snapshots what the process registered.
+func (p *proc) regs() (tools []*toolReg, cmds []cmdReg, events, intercept map[string]bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.tools), slices.Clone(p.commands), clone(p.events), clone(p.intercept)
+}
+
+func clone(m map[string]bool) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// noLoader refuses every external schema reference: a tool schema must be
+// self-contained (the model gets no $ref resolution either).
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external $ref %q not allowed in a tool schema", url)
+}
+
+const schemaURL = "mem://zot/tool-schema.json"
+
+func compileSchema(raw []byte) (*jsonschema.Schema, error) {
+	if raw[0] != '{' {
+		return nil, fmt.Errorf("schema must be a JSON object")
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(schemaURL)
+}
+
+// validateArgs checks the model's args against the tool's schema and
+// returns a message the model can act on.
+func (t *toolReg) validateArgs(args json.RawMessage) error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return fmt.Errorf("arguments are not valid JSON: %v", err)
+	}
+	if t.compiled == nil {
+		return nil
+	}
+	if err := t.compiled.Validate(inst); err != nil {
+		msg := err.Error()
+		if ve, ok := err.(*jsonschema.ValidationError); ok {
+			// Drop the first line (it names our internal schema URL).
+			lines := strings.Split(ve.Error(), "\n")
+			if len(lines) > 1 {
+				msg = strings.TrimSpace(strings.Join(lines[1:], "\n"))
+			}
+		}
+		return fmt.Errorf("%s", msg)
+	}
+	return nil
+}

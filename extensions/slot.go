@@ -1,0 +1,564 @@
+package extensions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// slot is one discovered extension across its process lifetimes: it keeps
+// its place in load order, its log, its crash count and its state while
+// processes come and go (crash restarts, reloads).
+type slot struct {
+	h   *Host
+	key string
+	log *extLog
+	op  sync.Mutex // serialises load / restart / stop
+
+	mu       sync.Mutex
+	cand     Candidate
+	fp       string // fingerprint of the candidate last scheduled
+	state    string
+	reason   string
+	cur      *proc         // the running, ready process
+	adv      *proc         // whose registrations the registry offers
+	gate     chan struct{} // open (closed channel) unless a reload is swapping processes
+	crashes  int
+	gen      int
+	timer    *time.Timer
+	asked    string // hash the trust question was asked for
+	shadowed []string
+	removed  bool
+}
+
+var openGate = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func newSlot(h *Host, key string, c Candidate) *slot {
+	return &slot{h: h, key: key, cand: c, log: newExtLog(h.o.Home, c.Name), state: StateStopped, gate: openGate}
+}
+
+func (s *slot) name() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cand.Name
+}
+
+func (s *slot) setState(state, reason string) {
+	s.mu.Lock()
+	s.state, s.reason = state, reason
+	s.mu.Unlock()
+}
+
+// fingerprint captures everything whose change reloads an extension.
+func (h *Host) fingerprint(c Candidate, hash string) string {
+	errText := ""
+	if c.Err != nil {
+		errText = c.Err.Error()
+	}
+	trusted := !needsTrust(c.Source) || (hash != "" && IsTrusted(h.o.Home, h.o.Cwd, c.Name, hash))
+	return strings.Join([]string{c.Dir, c.Source, fmt.Sprint(c.Manifest.IsEnabled()), c.ShadowedBy, errText, hash, fmt.Sprint(trusted)}, "\x00")
+}
+
+// rediscover scans the extension directories and reconciles the slots:
+// new candidates load, vanished ones stop, changed ones (fingerprint)
+// reload — only those. With force every candidate reloads and crash counts
+// reset. With wait it returns after the loads finished.
+func (h *Host) rediscover(ctx context.Context, force, wait bool) {
+	h.discMu.Lock()
+	defer h.discMu.Unlock()
+	if h.watch != nil {
+		h.watch.sync()
+	}
+	cands := Discover(h.o.Cwd, h.o.Home, h.o.ExtPaths)
+	type job struct {
+		s    *slot
+		c    Candidate
+		hash string
+	}
+	// Hash outside the locks: it reads every code file.
+	hashes := make([]string, len(cands))
+	fps := make([]string, len(cands))
+	for i := range cands {
+		c := &cands[i]
+		if c.Err == nil {
+			var err error
+			if hashes[i], err = TrustHash(c.Dir, c.Manifest, c.Raw); err != nil {
+				c.Err = err
+			}
+		}
+		fps[i] = h.fingerprint(*c, hashes[i])
+	}
+	var jobs []job
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	old := map[string]*slot{}
+	for _, s := range h.slots {
+		old[s.key] = s
+	}
+	slots := make([]*slot, 0, len(cands))
+	for i, c := range cands {
+		key := c.Name
+		switch {
+		case c.Err != nil:
+			key = "invalid:" + c.Dir
+		case c.ShadowedBy != "":
+			key = "shadowed:" + c.Dir
+		}
+		hash, fp := hashes[i], fps[i]
+		s, ok := old[key]
+		delete(old, key)
+		if !ok {
+			s = newSlot(h, key, c)
+		}
+		slots = append(slots, s)
+		s.mu.Lock()
+		if !ok || force || s.fp != fp {
+			s.fp = fp
+			jobs = append(jobs, job{s, c, hash})
+		}
+		s.mu.Unlock()
+	}
+	h.slots = slots
+	h.mu.Unlock()
+
+	var wg sync.WaitGroup
+	run := func(fn func()) {
+		h.mu.Lock()
+		closed := h.closed
+		if !closed {
+			h.bg.Add(1)
+		}
+		h.mu.Unlock()
+		if closed {
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer h.bg.Done()
+			defer wg.Done()
+			fn()
+		}()
+	}
+	for _, s := range old { // gone from disk
+		s.mu.Lock()
+		s.removed = true
+		s.gen++
+		s.mu.Unlock()
+		s.log.printf("extension directory gone; stopping")
+		run(func() {
+			s.stopAndDrain(h.ctx)
+			s.setState(StateStopped, "removed")
+		})
+	}
+	for _, j := range jobs {
+		run(func() { j.s.load(ctx, j.c, j.hash, force) })
+	}
+	if wait {
+		wg.Wait()
+	}
+	h.rebuild()
+	h.changed()
+}
+
+// load (re)starts the slot with candidate c, or parks it in a non-running
+// state (invalid, shadowed, disabled, untrusted).
+func (s *slot) load(ctx context.Context, c Candidate, hash string, resetCrashes bool) {
+	s.op.Lock()
+	defer s.op.Unlock()
+	h := s.h
+	s.mu.Lock()
+	if s.removed {
+		s.mu.Unlock()
+		return
+	}
+	s.gen++
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	s.cand = c
+	if resetCrashes {
+		s.crashes = 0
+	}
+	s.mu.Unlock()
+
+	var state, reason string
+	switch {
+	case c.Err != nil:
+		state, reason = StateInvalid, c.Err.Error()
+	case c.ShadowedBy != "":
+		state, reason = StateShadowed, "shadowed by "+c.ShadowedBy
+	case !c.Manifest.IsEnabled():
+		state, reason = StateDisabled, fmt.Sprintf("disabled in %s; run `zot ext enable %s`", ManifestFile, c.Name)
+	case needsTrust(c.Source) && !IsTrusted(h.o.Home, h.o.Cwd, c.Name, hash):
+		state, reason = StateUntrusted, fmt.Sprintf("project-local extension not trusted (new or changed); run `zot ext trust %s`", c.Name)
+	}
+	if state != "" {
+		s.stopAndDrain(h.ctx)
+		s.setState(state, reason)
+		if state != StateShadowed {
+			s.log.printf("not started: %s", reason)
+		}
+		h.rebuild()
+		h.changed()
+		if state == StateUntrusted {
+			s.askTrust(hash)
+		}
+		return
+	}
+	if h.isClosed() {
+		return
+	}
+
+	// Swap: hold new calls at the gate, let in-flight ones finish on the
+	// old process, stop it, start the new one, open the gate.
+	s.mu.Lock()
+	gate := make(chan struct{})
+	s.gate = gate
+	old := s.cur
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.gate == gate {
+			s.gate = openGate
+		}
+		s.mu.Unlock()
+		close(gate)
+	}()
+	if old != nil {
+		old.waitIdle(h.ctx)
+		s.mu.Lock()
+		s.cur = nil
+		s.mu.Unlock()
+		old.stop()
+	}
+	s.setState(StateStarting, "")
+	p, err := s.startProc(ctx)
+	s.mu.Lock()
+	if err != nil {
+		s.cur, s.adv = nil, nil
+		s.state, s.reason = StateFailed, err.Error()
+		s.mu.Unlock()
+		s.log.printf("failed to start: %v", err)
+	} else {
+		s.cur, s.adv = p, p
+		s.state, s.reason = StateReady, ""
+		s.mu.Unlock()
+		s.checkDiedEarly(p)
+	}
+	h.rebuild()
+	h.changed()
+}
+
+// checkDiedEarly handles a process that died between becoming ready and
+// being installed as cur (its procDied saw a different cur).
+func (s *slot) checkDiedEarly(p *proc) {
+	if p.isDead() {
+		go s.procDied(p, p.deadErr)
+	}
+}
+
+// stopAndDrain stops the running process after its in-flight calls.
+func (s *slot) stopAndDrain(ctx context.Context) {
+	s.mu.Lock()
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	p := s.cur
+	if p == nil {
+		p = s.adv
+	}
+	s.cur, s.adv = nil, nil
+	s.mu.Unlock()
+	if p != nil {
+		p.waitIdle(ctx)
+		p.stop()
+	}
+	s.h.rebuild()
+}
+
+// shutdown is Close's part: stop now, no draining.
+func (s *slot) shutdown() {
+	s.mu.Lock()
+	s.gen++
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	p := s.cur
+	if p == nil {
+		p = s.adv
+	}
+	s.mu.Unlock()
+	if p != nil {
+		p.stop()
+	}
+	s.mu.Lock()
+	s.cur, s.adv = nil, nil
+	if s.state == StateReady || s.state == StateStarting || s.state == StateRestarting {
+		s.state, s.reason = StateStopped, "host closed"
+	}
+	s.mu.Unlock()
+}
+
+// startProc spawns a process and waits for hello and ready: no hello
+// within HelloTimeout kills it; after hello, ready (or ReadyFallback of
+// silence, zot's rule for extensions that never send ready; at most
+// HelloTimeout) makes it ready.
+func (s *slot) startProc(ctx context.Context) (*proc, error) {
+	h := s.h
+	s.mu.Lock()
+	c := s.cand
+	s.mu.Unlock()
+	p, err := spawn(s, c)
+	if err != nil {
+		return nil, fmt.Errorf("cannot start %s: %v (log: %s)", c.Manifest.Exec, err, s.log.path)
+	}
+	fail := func(err error) (*proc, error) {
+		p.stopping.Store(true)
+		p.markDead(err)
+		p.terminate()
+		p.log.printf("%v", err)
+		return nil, err
+	}
+	helloT := time.NewTimer(h.o.HelloTimeout)
+	defer helloT.Stop()
+	select {
+	case <-p.helloCh:
+	case <-p.dead:
+		<-p.readDone
+		p.mu.Lock()
+		got := p.gotHello
+		p.mu.Unlock()
+		if !got {
+			return nil, fmt.Errorf("%s before sending hello (log: %s)", p.deadErr, s.log.path)
+		}
+	case <-helloT.C:
+		return fail(fmt.Errorf("no hello within %s; killed (log: %s)", h.o.HelloTimeout, s.log.path))
+	case <-ctx.Done():
+		return fail(fmt.Errorf("start cancelled: %v", ctx.Err()))
+	case <-h.ctx.Done():
+		return fail(errors.New("host closed"))
+	}
+	silence := time.NewTimer(h.o.ReadyFallback)
+	defer silence.Stop()
+	for {
+		select {
+		case <-p.readyCh:
+			return p, nil
+		case <-p.activity:
+			if !silence.Stop() {
+				select {
+				case <-silence.C:
+				default:
+				}
+			}
+			silence.Reset(h.o.ReadyFallback)
+		case <-silence.C:
+			p.log.printf("no ready frame; ready after %s of silence", h.o.ReadyFallback)
+			p.markReady(true)
+		case <-helloT.C:
+			p.log.printf("still registering after %s; treating as ready", h.o.HelloTimeout)
+			p.markReady(true)
+		case <-p.dead:
+			return nil, fmt.Errorf("%s while registering (log: %s)", p.deadErr, s.log.path)
+		case <-ctx.Done():
+			return fail(fmt.Errorf("start cancelled: %v", ctx.Err()))
+		case <-h.ctx.Done():
+			return fail(errors.New("host closed"))
+		}
+	}
+}
+
+// procDied is called once per process death. A crash of the running
+// process takes its tools out of the registry at once and schedules a
+// restart.
+func (s *slot) procDied(p *proc, err error) {
+	s.h.closePanelsOf(p)
+	p.ui.close()
+	if p.stopping.Load() {
+		return
+	}
+	s.mu.Lock()
+	if s.cur != p || !p.crashHandled.CompareAndSwap(false, true) {
+		s.mu.Unlock()
+		return
+	}
+	s.cur, s.adv = nil, nil
+	s.mu.Unlock()
+	s.h.rebuild()
+	s.onCrash(err)
+}
+
+// onCrash counts a crash and schedules the next restart, or gives up.
+func (s *slot) onCrash(err error) {
+	h := s.h
+	s.mu.Lock()
+	s.crashes++
+	n := s.crashes
+	if n > len(h.o.RestartBackoff) || h.isClosed() {
+		s.state = StateFailed
+		s.reason = fmt.Sprintf("crashed %d times, last: %v; not restarting (fix it and save, or reload)", n, err)
+		s.mu.Unlock()
+		s.log.printf("%s", s.reason)
+		h.changed()
+		return
+	}
+	delay := h.o.RestartBackoff[n-1]
+	s.state = StateRestarting
+	s.reason = fmt.Sprintf("crashed (%v); restart %d of %d in %s", err, n, len(h.o.RestartBackoff), delay)
+	gen := s.gen
+	s.timer = time.AfterFunc(delay, func() { h.goBG(func() { s.restartAfterCrash(gen) }) })
+	s.mu.Unlock()
+	s.log.printf("%s", s.reason)
+	h.changed()
+}
+
+func (s *slot) restartAfterCrash(gen int) {
+	s.op.Lock()
+	defer s.op.Unlock()
+	s.mu.Lock()
+	if s.gen != gen || s.removed || s.state != StateRestarting {
+		s.mu.Unlock()
+		return
+	}
+	s.timer = nil
+	s.mu.Unlock()
+	p, err := s.startProc(s.h.ctx)
+	if err != nil {
+		s.onCrash(err)
+		return
+	}
+	s.mu.Lock()
+	s.cur, s.adv = p, p
+	s.state, s.reason = StateReady, fmt.Sprintf("restarted after %d crash(es)", s.crashes)
+	s.mu.Unlock()
+	s.log.printf("restarted")
+	s.checkDiedEarly(p)
+	s.h.rebuild()
+	s.h.changed()
+}
+
+// acquire returns the running process for a call, waiting while a reload
+// swaps processes; the caller must call end on it.
+func (s *slot) acquire(ctx context.Context) (*proc, error) {
+	for {
+		s.mu.Lock()
+		gate := s.gate
+		select {
+		case <-gate:
+			p := s.cur
+			name, state, reason := s.cand.Name, s.state, s.reason
+			if p != nil {
+				ok := p.begin()
+				s.mu.Unlock()
+				if ok {
+					return p, nil
+				}
+				return nil, p.deadError()
+			}
+			s.mu.Unlock()
+			if reason != "" {
+				return nil, fmt.Errorf("extension %q is %s: %s", name, state, reason)
+			}
+			return nil, fmt.Errorf("extension %q is %s", name, state)
+		default:
+		}
+		s.mu.Unlock()
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// askTrust asks the front (once per hash) whether to trust the extension.
+func (s *slot) askTrust(hash string) {
+	h := s.h
+	if h.o.AskTrust == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.asked == hash {
+		s.mu.Unlock()
+		return
+	}
+	s.asked = hash
+	s.mu.Unlock()
+	st := s.status()
+	h.goBG(func() {
+		if !h.o.AskTrust(h.ctx, st) {
+			s.log.printf("trust declined")
+			return
+		}
+		s.mu.Lock()
+		c := s.cand
+		s.mu.Unlock()
+		if err := RecordTrust(h.o.Home, h.o.Cwd, c.Name, hash); err != nil {
+			s.log.printf("cannot record trust: %v", err)
+			return
+		}
+		s.log.printf("trusted")
+		h.rediscover(h.ctx, false, true)
+	})
+}
+
+func (s *slot) setShadowed(list []string) {
+	s.mu.Lock()
+	prev := s.shadowed
+	s.shadowed = list
+	s.mu.Unlock()
+	for _, x := range list {
+		if !slices.Contains(prev, x) {
+			s.log.printf("shadowed: %s", x)
+		}
+	}
+}
+
+func (s *slot) status() Status {
+	s.mu.Lock()
+	c := s.cand
+	st := Status{
+		Name:        c.Name,
+		Version:     c.Manifest.Version,
+		Description: c.Manifest.Description,
+		Language:    c.Manifest.Language,
+		Dir:         c.Dir,
+		Source:      c.Source,
+		State:       s.state,
+		Reason:      s.reason,
+		Shadowed:    slices.Clone(s.shadowed),
+		Crashes:     s.crashes,
+		LogPath:     s.log.path,
+	}
+	p := s.adv
+	if s.cur != nil {
+		st.PID = s.cur.pid
+	}
+	s.mu.Unlock()
+	if p != nil {
+		ts, cs, _, _ := p.regs()
+		for _, t := range ts {
+			st.Tools = append(st.Tools, t.name)
+		}
+		for _, c := range cs {
+			st.Commands = append(st.Commands, c.name)
+		}
+		p.mu.Lock()
+		st.Diagnostics = slices.Clone(p.diags)
+		if p.autoReady {
+			st.Diagnostics = append(st.Diagnostics, "no ready frame; ready after silence")
+		}
+		p.mu.Unlock()
+	}
+	return st
+}

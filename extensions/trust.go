@@ -1,0 +1,143 @@
+package extensions
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+)
+
+// TrustFile is the trust store's name inside $ZOT_HOME.
+const TrustFile = "trust.json"
+
+// trustDoc is $ZOT_HOME/trust.json: workspace path → extension name →
+// the hash that was trusted.
+type trustDoc struct {
+	Version    int                                `json:"version"`
+	Workspaces map[string]map[string]trustedEntry `json:"workspaces"`
+}
+
+type trustedEntry struct {
+	SHA256    string    `json:"sha256"`
+	TrustedAt time.Time `json:"trusted_at"`
+}
+
+// trustMu serialises read-modify-write of trust files in this process.
+var trustMu sync.Mutex
+
+// TrustHash is the hash trust is recorded against: sha256 over the
+// manifest (canonical JSON without "enabled", so enable/disable does not
+// revoke trust) and every code file (the exec and script args inside the
+// extension directory), each with its relative path.
+func TrustHash(dir string, m Manifest, raw []byte) (string, error) {
+	h := sha256.New()
+	var fields map[string]any
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return "", err
+	}
+	delete(fields, "enabled")
+	canon, _ := json.Marshal(fields) // map keys are sorted
+	fmt.Fprintf(h, "manifest %d\n", len(canon))
+	h.Write(canon)
+	files := m.codeFiles(dir)
+	sort.Strings(files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(dir, f)
+		fmt.Fprintf(h, "\nfile %s %d\n", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// workspaceKey is the canonical form of a workspace path.
+func workspaceKey(cwd string) string {
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		abs = cwd
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	return filepath.Clean(abs)
+}
+
+func readTrust(home string) (trustDoc, error) {
+	doc := trustDoc{Version: 1, Workspaces: map[string]map[string]trustedEntry{}}
+	b, err := os.ReadFile(filepath.Join(home, TrustFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return doc, nil
+	}
+	if err != nil {
+		return doc, err
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return doc, fmt.Errorf("%s: %w", TrustFile, err)
+	}
+	if doc.Workspaces == nil {
+		doc.Workspaces = map[string]map[string]trustedEntry{}
+	}
+	return doc, nil
+}
+
+// IsTrusted reports whether name, with this hash, is trusted in the
+// workspace cwd.
+func IsTrusted(home, cwd, name, hash string) bool {
+	trustMu.Lock()
+	defer trustMu.Unlock()
+	doc, err := readTrust(home)
+	if err != nil {
+		return false
+	}
+	e, ok := doc.Workspaces[workspaceKey(cwd)][name]
+	return ok && e.SHA256 == hash
+}
+
+// RecordTrust marks name with hash trusted in the workspace cwd.
+func RecordTrust(home, cwd, name, hash string) error {
+	trustMu.Lock()
+	defer trustMu.Unlock()
+	doc, err := readTrust(home)
+	if err != nil {
+		return err
+	}
+	ws := workspaceKey(cwd)
+	if doc.Workspaces[ws] == nil {
+		doc.Workspaces[ws] = map[string]trustedEntry{}
+	}
+	doc.Workspaces[ws][name] = trustedEntry{SHA256: hash, TrustedAt: time.Now().UTC()}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(home, TrustFile), append(b, '\n'), 0o600)
+}
+
+// TrustCandidate records trust for a discovered project-local candidate.
+func TrustCandidate(home, cwd string, c Candidate) error {
+	if c.Err != nil {
+		return c.Err
+	}
+	h, err := TrustHash(c.Dir, c.Manifest, c.Raw)
+	if err != nil {
+		return err
+	}
+	return RecordTrust(home, cwd, c.Name, h)
+}
+
+// needsTrust reports whether a candidate's source requires trust: only
+// project-local extensions do; global installs and --ext paths are the
+// user's own act.
+func needsTrust(source string) bool { return source == SourceProject }

@@ -1,0 +1,175 @@
+package server
+
+import (
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+)
+
+// encoding is the unit of protocol.Position.Character: UTF-16 code units
+// unless the client negotiated otherwise (LSP 3.17 general.positionEncodings).
+type encoding int
+
+const (
+	encUTF16 encoding = iota
+	encUTF8
+	encUTF32
+)
+
+func (e encoding) String() string {
+	switch e {
+	case encUTF8:
+		return "utf-8"
+	case encUTF32:
+		return "utf-32"
+	}
+	return "utf-16"
+}
+
+// pickEncoding chooses the first encoding of the client's list that zot
+// supports, preferring utf-16 when the client offers nothing.
+func pickEncoding(offered []string) encoding {
+	for _, o := range offered {
+		switch o {
+		case "utf-16":
+			return encUTF16
+		case "utf-8":
+			return encUTF8
+		case "utf-32":
+			return encUTF32
+		}
+	}
+	return encUTF16
+}
+
+// lineIndex maps between byte offsets and LSP positions of one text. Lines
+// end at "\n", "\r\n" or a lone "\r", as LSP defines them.
+type lineIndex struct {
+	text   string
+	starts []int // byte offset of each line's first byte
+}
+
+func newLineIndex(text string) *lineIndex {
+	starts := make([]int, 1, 64)
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '\n':
+			starts = append(starts, i+1)
+		case '\r':
+			if i+1 < len(text) && text[i+1] == '\n' {
+				i++
+			}
+			starts = append(starts, i+1)
+		}
+	}
+	return &lineIndex{text: text, starts: starts}
+}
+
+// lineEnd is the byte offset where line l's content ends (before its
+// terminator).
+func (li *lineIndex) lineEnd(l int) int {
+	if l+1 >= len(li.starts) {
+		return len(li.text)
+	}
+	end := li.starts[l+1]
+	if end > 0 && li.text[end-1] == '\n' {
+		end--
+	}
+	if end > li.starts[l] && li.text[end-1] == '\r' {
+		end--
+	}
+	return end
+}
+
+// offset turns a position into a byte offset. Positions past the end of a
+// line clamp to the line's end, positions past the last line to the end
+// of the text, as LSP asks; a position inside a surrogate pair or a
+// multi-byte rune rounds down to the rune's start.
+func (li *lineIndex) offset(p protocol.Position, enc encoding) int {
+	l := int(p.Line)
+	if l >= len(li.starts) {
+		return len(li.text)
+	}
+	start, end := li.starts[l], li.lineEnd(l)
+	want := int(p.Character)
+	if enc == encUTF8 {
+		off := start + want
+		if off > end {
+			off = end
+		}
+		for off > start && off < len(li.text) && !utf8.RuneStart(li.text[off]) {
+			off--
+		}
+		return off
+	}
+	units := 0
+	for i := start; i < end; {
+		if units >= want {
+			return i
+		}
+		r, size := utf8.DecodeRuneInString(li.text[i:end])
+		n := 1
+		if enc == encUTF16 && r >= 0x10000 {
+			n = 2
+		}
+		if units+n > want {
+			return i // inside a surrogate pair: round down
+		}
+		units += n
+		i += size
+	}
+	return end
+}
+
+// position turns a byte offset into a position.
+func (li *lineIndex) position(off int, enc encoding) protocol.Position {
+	if off > len(li.text) {
+		off = len(li.text)
+	}
+	if off < 0 {
+		off = 0
+	}
+	// Binary search the line.
+	lo, hi := 0, len(li.starts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if li.starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return protocol.Position{Line: uint32(lo), Character: uint32(columnOf(li.text[li.starts[lo]:off], enc))}
+}
+
+// columnOf measures s in the encoding's units.
+func columnOf(s string, enc encoding) int {
+	switch enc {
+	case encUTF8:
+		return len(s)
+	case encUTF32:
+		return utf8.RuneCountInString(s)
+	}
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+		i += size
+	}
+	return n
+}
+
+// endPosition is the position just past the last character of text.
+func endPosition(text string, enc encoding) protocol.Position {
+	return newLineIndex(text).position(len(text), enc)
+}

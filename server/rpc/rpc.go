@@ -1,0 +1,246 @@
+// Package rpc is the `zot rpc` front: zot's newline-delimited JSON protocol
+// (shared/seeds/001) over stdin/stdout, on the same runtime as every other
+// front. One prompt or compaction runs at a time; later ones queue; abort
+// fires at once; stdin EOF ends the process.
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/message"
+)
+
+// ProtocolVersion is the RPC schema's major version.
+const ProtocolVersion = 1
+
+// maxLine bounds one command line (images arrive base64 inline).
+const maxLine = 64 << 20
+
+// Command is one client → server line.
+type Command struct {
+	ID      json.RawMessage `json:"id,omitempty"`
+	Type    string          `json:"type"`
+	Token   string          `json:"token,omitempty"`
+	Message string          `json:"message,omitempty"`
+	Images  []Image         `json:"images,omitempty"`
+	Model   string          `json:"model,omitempty"`
+}
+
+// Image is a prompt attachment.
+type Image struct {
+	MimeType string `json:"mime_type"`
+	Data     string `json:"data"`
+}
+
+// Response answers one command; ID echoes the command's id.
+type Response struct {
+	Type    string          `json:"type"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Command string          `json:"command"`
+	Success bool            `json:"success"`
+	Data    any             `json:"data,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// Options configures a Server.
+type Options struct {
+	// Token, when set, must arrive in a hello command as the first line.
+	Token string
+}
+
+// Server serves one runtime over one pair of streams.
+type Server struct {
+	rt   *agent.Runtime
+	opts Options
+	out  *writer
+
+	jobs    chan job
+	mu      sync.Mutex
+	pending int // queued + running jobs
+}
+
+type job struct {
+	start func(context.Context) (<-chan agent.Event, error)
+}
+
+// New makes a server for rt.
+func New(rt *agent.Runtime, opts Options) *Server {
+	return &Server{rt: rt, opts: opts, jobs: make(chan job, 1024)}
+}
+
+// ErrUnauthorized ends a session whose first line was not a valid hello.
+var ErrUnauthorized = errors.New("rpc: unauthorized: the first command must be hello with the ZOTCORE_RPC_TOKEN token")
+
+// Serve reads commands from in and writes responses and events to out
+// until in reaches EOF (nil) or authentication fails.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	s.out = newWriter(out)
+	defer s.out.close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); s.worker(ctx) }()
+	defer func() {
+		// stdin closed: stop the running prompt and drain the queue.
+		s.rt.Abort()
+		close(s.jobs)
+		cancel()
+		wg.Wait()
+	}()
+
+	r := bufio.NewReaderSize(in, 64*1024)
+	authed := s.opts.Token == ""
+	for {
+		line, err := readLine(r)
+		if len(line) > 0 {
+			var c Command
+			if jerr := json.Unmarshal(line, &c); jerr != nil {
+				if !authed {
+					s.reply(Response{Command: "hello", Error: ErrUnauthorized.Error()})
+					return ErrUnauthorized
+				}
+				s.reply(Response{Command: "", Error: "parse error: each line must be one JSON object: " + jerr.Error()})
+			} else if !authed {
+				if c.Type != "hello" || c.Token != s.opts.Token {
+					s.reply(Response{ID: c.ID, Command: c.Type, Error: ErrUnauthorized.Error()})
+					return ErrUnauthorized
+				}
+				authed = true
+				s.handle(ctx, c)
+			} else {
+				s.handle(ctx, c)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			if errors.Is(err, errLineTooLong) {
+				s.reply(Response{Error: fmt.Sprintf("line longer than %d bytes dropped", maxLine)})
+				continue
+			}
+			return err
+		}
+	}
+}
+
+func (s *Server) handle(ctx context.Context, c Command) {
+	ok := func(data any) { s.reply(Response{ID: c.ID, Command: c.Type, Success: true, Data: data}) }
+	fail := func(err error) { s.reply(Response{ID: c.ID, Command: c.Type, Error: err.Error()}) }
+	switch c.Type {
+	case "hello":
+		st := s.rt.State()
+		ok(map[string]any{"protocol_version": ProtocolVersion, "version": agent.Version, "provider": st.Provider, "model": st.Model})
+	case "ping":
+		ok(map[string]any{"pong": true})
+	case "prompt":
+		if strings.TrimSpace(c.Message) == "" && len(c.Images) == 0 {
+			fail(errors.New("prompt needs a non-empty message (or images)"))
+			return
+		}
+		imgs := make([]message.Content, 0, len(c.Images))
+		for i, im := range c.Images {
+			if im.MimeType == "" || im.Data == "" {
+				fail(fmt.Errorf("images[%d] needs mime_type and data (base64)", i))
+				return
+			}
+			imgs = append(imgs, message.Image(im.MimeType, im.Data))
+		}
+		// Reply before the run can emit, so the response precedes its events.
+		ok(startedData(s.reserve()))
+		s.jobs <- job{start: func(ctx context.Context) (<-chan agent.Event, error) {
+			return s.rt.Prompt(ctx, c.Message, imgs)
+		}}
+	case "compact":
+		ok(startedData(s.reserve()))
+		s.jobs <- job{start: s.rt.Compact}
+	case "abort":
+		s.rt.Abort()
+		ok(nil)
+	case "get_state":
+		ok(s.rt.State())
+	case "get_messages":
+		msgs := s.rt.Messages()
+		wire := make([]message.WireMessage, 0, len(msgs))
+		for _, m := range msgs {
+			wire = append(wire, message.MessageToWire(m))
+		}
+		ok(map[string]any{"messages": wire})
+	case "clear":
+		if err := s.rt.Clear(); err != nil {
+			fail(err)
+			return
+		}
+		ok(nil)
+	case "set_model":
+		if c.Model == "" {
+			fail(errors.New("set_model needs a model id; list them with get_models"))
+			return
+		}
+		if err := s.rt.SetModel(c.Model); err != nil {
+			fail(err)
+			return
+		}
+		ok(map[string]any{"model": c.Model})
+	case "get_models":
+		ok(map[string]any{"models": s.rt.Models()})
+	case "":
+		fail(errors.New(`missing "type"; commands: hello, prompt, abort, compact, get_state, get_messages, clear, set_model, get_models, ping`))
+	default:
+		fail(fmt.Errorf("unknown command %q; commands: hello, prompt, abort, compact, get_state, get_messages, clear, set_model, get_models, ping", c.Type))
+	}
+}
+
+// startedData answers prompt/compact at once: started means accepted; queued
+// says it waits behind the running one.
+func startedData(queued bool) map[string]any {
+	if queued {
+		return map[string]any{"started": true, "queued": true}
+	}
+	return map[string]any{"started": true}
+}
+
+// reserve counts a run about to be queued and reports whether it has to
+// wait behind another.
+func (s *Server) reserve() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	queued := s.pending > 0
+	s.pending++
+	return queued
+}
+
+// worker runs queued prompts one at a time and streams their events.
+func (s *Server) worker(ctx context.Context) {
+	for j := range s.jobs {
+		if ctx.Err() == nil {
+			ch, err := j.start(ctx)
+			if err != nil {
+				s.out.event(agent.Event{Type: agent.EventError, Message: err.Error()})
+				s.out.event(agent.Event{Type: agent.EventDone})
+			} else {
+				for ev := range ch {
+					s.out.event(ev)
+				}
+			}
+		}
+		s.mu.Lock()
+		s.pending--
+		s.mu.Unlock()
+	}
+}
+
+func (s *Server) reply(r Response) {
+	r.Type = "response"
+	s.out.write(r)
+}
