@@ -137,7 +137,8 @@ func (r *Runtime) endTurn(emit func(Event), stop, errText string) {
 func (r *Runtime) emitAssistant(ctx context.Context, m message.Message, emit func(Event)) {
 	visible := m.Content
 	text := message.TextOf(m.Content)
-	if h := r.cfg.Hooks; h != nil && text != "" {
+	h := r.cfg.Hooks
+	if h != nil && text != "" {
 		d := h.BeforeAssistantMessage(ctx, text)
 		if d.Block {
 			visible = withoutText(m.Content)
@@ -147,6 +148,8 @@ func (r *Runtime) emitAssistant(ctx context.Context, m message.Message, emit fun
 		} else if d.ReplaceText != nil {
 			visible = append([]message.Content{message.Text(*d.ReplaceText)}, withoutText(m.Content)...)
 		}
+	}
+	if h != nil {
 		h.Observe(Lifecycle{Event: "assistant_message", Text: message.TextOf(visible)})
 	}
 	emit(Event{Type: EventAssistantMessage, Content: visible, Time: m.Time})

@@ -81,6 +81,7 @@ func TestBashStreamsProgress(t *testing.T) {
 }
 
 func TestBashCoalescesProgress(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir()) // the saved full output goes away with it
 	tool := NewBash(NewDiskWorkspace(t.TempDir()))
 	var c collector
 	mustOK(t, runCtx(t, context.Background(), tool, map[string]any{"command": "seq 1 200000"}, c.progress))
@@ -94,6 +95,8 @@ func TestBashCoalescesProgress(t *testing.T) {
 }
 
 func TestBashTruncatesAndSavesFullOutput(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	tool := NewBash(NewDiskWorkspace(t.TempDir()))
 	cases := []struct {
 		name, command string
@@ -118,7 +121,9 @@ func TestBashTruncatesAndSavesFullOutput(t *testing.T) {
 			if m == nil {
 				t.Fatalf("no saved-output path in %q", out[max(0, len(out)-300):])
 			}
-			t.Cleanup(func() { os.Remove(m[1]) })
+			if filepath.Dir(m[1]) != tmp {
+				t.Fatalf("saved to %s, not in $TMPDIR", m[1])
+			}
 			full := readFile(t, m[1])
 			ref := runRef(t, strings.TrimSuffix(c.command, "; exit 2"))
 			if full != ref {

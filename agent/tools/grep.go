@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"regexp/syntax"
 	"runtime"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Grep tool tuning.
@@ -149,9 +151,9 @@ func (t *grepTool) Run(ctx context.Context, call Call) Result {
 		}
 	}
 
-	// A literal prefix every match must contain lets most files be
-	// rejected with one fast substring search.
-	prefix, _ := re.LiteralPrefix()
+	// A literal every match must contain lets most files be rejected with
+	// one fast substring search instead of a regex scan of every line.
+	lit := requiredLiteral(src)
 
 	var b strings.Builder
 	matched, skippedBig := 0, 0
@@ -172,7 +174,7 @@ func (t *grepTool) Run(ctx context.Context, call Call) Result {
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				if bin := t.searchFile(ctx, f, re, prefix, limit); bin && single {
+				if bin := t.searchFile(ctx, f, re, lit, limit); bin && single {
 					singleBinary = true
 				}
 			}()
@@ -190,14 +192,14 @@ func (t *grepTool) Run(ctx context.Context, call Call) Result {
 				continue
 			}
 			take := min(len(f.matches), limit-matched)
-			if !renderFile(&b, f, take, ctxLines, &wroteGroup) {
+			if !renderFile(&b, f, re, take, ctxLines, &wroteGroup) {
 				hitBytes = true
 				break
 			}
 			matched += take
 			f.lines = nil // let the batch's text go
 			if matched >= limit {
-				hitLimit = i+grepBatch < len(files) || take < len(f.matches) || moreMatches(batch, f)
+				hitLimit = take < len(f.matches) || i+grepBatch < len(files) || moreMatches(batch, f)
 				break
 			}
 		}
@@ -211,7 +213,7 @@ func (t *grepTool) Run(ctx context.Context, call Call) Result {
 		out = fmt.Sprintf("No matches for %q in %s.", a.Pattern, displayOrRoot(shownStart))
 	}
 	if hitLimit {
-		out += fmt.Sprintf("\n\n[limit of %d matches reached; there may be more. Narrow the pattern, path or glob, or raise limit]", limit)
+		out += fmt.Sprintf("\n\n[limit of %s reached; there may be more. Narrow the pattern, path or glob, or raise limit]", plural(limit, "match"))
 	}
 	if hitBytes {
 		out += fmt.Sprintf("\n\n[output truncated at %s after %s; narrow the pattern, path or glob]", formatSize(MaxOutputBytes), plural(matched, "match"))
@@ -245,7 +247,7 @@ func moreMatches(batch []*grepFile, f *grepFile) bool {
 
 // searchFile reads f through the workspace and records up to limit
 // matching lines. It reports whether the file was binary.
-func (t *grepTool) searchFile(ctx context.Context, f *grepFile, re *regexp.Regexp, prefix string, limit int) bool {
+func (t *grepTool) searchFile(ctx context.Context, f *grepFile, re *regexp.Regexp, lit literal, limit int) bool {
 	if ctx.Err() != nil {
 		return false
 	}
@@ -257,7 +259,7 @@ func (t *grepTool) searchFile(ctx context.Context, f *grepFile, re *regexp.Regex
 		return true
 	}
 	text := string(data)
-	if prefix != "" && !strings.Contains(text, prefix) {
+	if !lit.mayMatch(text) {
 		return false
 	}
 	var matches []int
@@ -271,7 +273,7 @@ func (t *grepTool) searchFile(ctx context.Context, f *grepFile, re *regexp.Regex
 		}
 		if re.MatchString(strings.TrimSuffix(line, "\r")) {
 			matches = append(matches, n)
-			if len(matches) >= limit {
+			if len(matches) > limit { // one more tells there is more
 				break
 			}
 		}
@@ -285,7 +287,7 @@ func (t *grepTool) searchFile(ctx context.Context, f *grepFile, re *regexp.Regex
 
 // renderFile writes the first take matches of f with context. It returns
 // false, writing nothing more, once the output would pass MaxOutputBytes.
-func renderFile(b *strings.Builder, f *grepFile, take, ctxLines int, wroteGroup *bool) bool {
+func renderFile(b *strings.Builder, f *grepFile, re *regexp.Regexp, take, ctxLines int, wroteGroup *bool) bool {
 	isMatch := make(map[int]bool, len(f.matches))
 	for _, m := range f.matches {
 		isMatch[m] = true
@@ -303,7 +305,11 @@ func renderFile(b *strings.Builder, f *grepFile, take, ctxLines int, wroteGroup 
 			if isMatch[i] {
 				sep = ":"
 			}
-			line := cutLine(strings.TrimSuffix(f.lines[i], "\r"), MaxGrepLineLength)
+			line := strings.TrimSuffix(f.lines[i], "\r")
+			if isMatch[i] {
+				line = matchWindow(line, re)
+			}
+			line = cutLine(line, MaxGrepLineLength)
 			s := fmt.Sprintf("%s%s%d%s %s\n", f.shown, sep, i+1, sep, line)
 			if b.Len()+len(s) > MaxOutputBytes {
 				return false
@@ -314,4 +320,102 @@ func renderFile(b *strings.Builder, f *grepFile, take, ctxLines int, wroteGroup 
 		*wroteGroup = true
 	}
 	return true
+}
+
+// matchWindow makes sure a long line shows its match: when the match ends
+// past MaxGrepLineLength characters, the line is shown from shortly before
+// the match, after a marker.
+func matchWindow(line string, re *regexp.Regexp) string {
+	if len(line) <= MaxGrepLineLength {
+		return line
+	}
+	loc := re.FindStringIndex(line)
+	if loc == nil || utf8.RuneCountInString(line[:loc[1]]) <= MaxGrepLineLength {
+		return line
+	}
+	from := loc[0]
+	for n := 0; from > 0 && n < 100; n++ {
+		_, size := utf8.DecodeLastRuneInString(line[:from])
+		from -= size
+	}
+	return fmt.Sprintf("[%d chars cut] …", utf8.RuneCountInString(line[:from])) + line[from:]
+}
+
+// literal is text every match of a pattern contains, possibly up to ASCII
+// case. The zero literal rules nothing out.
+type literal struct {
+	text string
+	fold bool // compare ASCII letters case-insensitively (text is lower case)
+}
+
+// requiredLiteral finds the longest literal that every match of the
+// pattern src must contain: a literal at the top, or one of the parts of a
+// top-level concatenation (through groups and x+ / x{n,} with n ≥ 1).
+// Case-folded literals are used only when ASCII, where folding is exact.
+func requiredLiteral(src string) literal {
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return literal{}
+	}
+	var walk func(re *syntax.Regexp) literal
+	walk = func(re *syntax.Regexp) literal {
+		switch re.Op {
+		case syntax.OpLiteral:
+			s := string(re.Rune)
+			if re.Flags&syntax.FoldCase == 0 {
+				return literal{text: s}
+			}
+			for i := 0; i < len(s); i++ {
+				if s[i] >= utf8.RuneSelf {
+					return literal{}
+				}
+			}
+			return literal{text: strings.ToLower(s), fold: true}
+		case syntax.OpCapture, syntax.OpPlus:
+			return walk(re.Sub[0])
+		case syntax.OpRepeat:
+			if re.Min >= 1 {
+				return walk(re.Sub[0])
+			}
+		case syntax.OpConcat:
+			var best literal
+			for _, sub := range re.Sub {
+				if l := walk(sub); len(l.text) > len(best.text) {
+					best = l
+				}
+			}
+			return best
+		}
+		return literal{}
+	}
+	return walk(re)
+}
+
+// mayMatch reports whether text contains the literal.
+func (l literal) mayMatch(text string) bool {
+	switch {
+	case l.text == "":
+		return true
+	case !l.fold:
+		return strings.Contains(text, l.text)
+	}
+	// Two non-ASCII runes fold to ASCII letters: ſ (U+017F) to s and the
+	// Kelvin sign (U+212A) to k. A text holding them gets the full scan.
+	if strings.Contains(text, "\u017f") || strings.Contains(text, "\u212a") {
+		return true
+	}
+	return strings.Contains(asciiLower(text), l.text)
+}
+
+// asciiLower lower-cases ASCII letters only.
+func asciiLower(s string) string {
+	b := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return string(b)
 }

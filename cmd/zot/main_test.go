@@ -55,7 +55,7 @@ func newEnv(t testing.TB, replies ...llmtest.Reply) *env {
 func (e *env) environ() []string {
 	var out []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "ANTHROPIC_") || strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ZOT") {
+		if strings.HasPrefix(kv, "ANTHROPIC_") || strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "ZOT") && !strings.HasPrefix(kv, "ZOT_CPUPROFILE=") {
 			continue
 		}
 		out = append(out, kv)

@@ -91,7 +91,9 @@ func (w *writer) write(v any) {
 	w.send(append(b, '\n'))
 }
 
-func (w *writer) event(ev agent.Event) { w.write(ev) }
+func (w *writer) event(ev agent.Event) {
+	w.send(append(ev.AppendJSON(make([]byte, 0, 96), ""), '\n'))
+}
 
 func (w *writer) send(b []byte) {
 	w.mu.Lock()

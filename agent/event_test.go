@@ -1,0 +1,67 @@
+package agent
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zot-editors/zot/agent/message"
+)
+
+// The hand-written encoder must agree with encoding/json on every string.
+func TestEventJSONMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", "quote\" back\\slash", "nl\n cr\r tab\t", "ctl\x00\x01\x1f", "cjk 中文 emoji 😀",
+		"bad utf8 \xff\xfe end", "seps \u2028 \u2029", "<html>&amp;"} {
+		ev := Event{Type: EventTextDelta, Delta: s}
+		got, _ := ev.MarshalJSON()
+		var back map[string]any
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Fatalf("%q: invalid JSON %s: %v", s, got, err)
+		}
+		var want string
+		std, _ := json.Marshal(s)
+		json.Unmarshal(std, &want)
+		if back["delta"] != want || back["type"] != "text_delta" {
+			t.Fatalf("%q: round trip gave %q", s, back["delta"])
+		}
+	}
+}
+
+func TestEventWireFields(t *testing.T) {
+	cases := []struct {
+		ev   Event
+		want string
+	}{
+		{Event{Type: EventTurnStart, Step: 2}, `{"type":"turn_start","step":2}`},
+		{Event{Type: EventTurnEnd, Stop: "error", Error: "boom"}, `{"type":"turn_end","stop":"error","error":"boom"}`},
+		{Event{Type: EventTurnEnd, Stop: "end_turn"}, `{"type":"turn_end","stop":"end_turn"}`},
+		{Event{Type: EventDone}, `{"type":"done"}`},
+		{Event{Type: EventToolProgress, ID: "t1", Text: "line"}, `{"type":"tool_progress","id":"t1","text":"line"}`},
+		{Event{Type: EventToolCall, ID: "t1", Name: "read"}, `{"args":{},"id":"t1","name":"read","type":"tool_call"}`},
+		{Event{Type: EventToolResult, ID: "t1", Content: []message.Content{message.Text("x")}}, `{"content":[{"type":"text","text":"x"}],"id":"t1","is_error":false,"type":"tool_result"}`},
+		{Event{Type: EventUsage, Usage: message.Usage{Input: 1}, Cumulative: message.Usage{Input: 3}}, `{"cache_read":0,"cache_write":0,"cost_usd":0,"cumulative":{"input":3,"output":0,"cache_read":0,"cache_write":0,"cost_usd":0},"input":1,"output":0,"type":"usage"}`},
+	}
+	for _, c := range cases {
+		got, _ := json.Marshal(c.ev)
+		if string(got) != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.ev.Type, got, c.want)
+		}
+	}
+	withRun := Event{Type: EventTextDelta, Delta: "d"}.AppendJSON(nil, "r1")
+	if string(withRun) != `{"type":"text_delta","delta":"d","runId":"r1"}` {
+		t.Errorf("runId: %s", withRun)
+	}
+	um := Event{Type: EventUserMessage, Content: []message.Content{message.Text("hi")}, Time: time.Unix(0, 0).UTC()}.AppendJSON(nil, "r1")
+	if !strings.Contains(string(um), `"runId":"r1"`) {
+		t.Errorf("runId on the slow path: %s", um)
+	}
+}
+
+func BenchmarkEventTextDelta(b *testing.B) {
+	ev := Event{Type: EventTextDelta, Delta: "some streamed words "}
+	buf := make([]byte, 0, 256)
+	for i := 0; i < b.N; i++ {
+		buf = ev.AppendJSON(buf[:0], "")
+	}
+}

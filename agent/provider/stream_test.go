@@ -1,0 +1,484 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/agent/message"
+)
+
+func TestStreamTextInOrder(t *testing.T) {
+	const text = "Hello there,\nbrave new world. Ünïcödé \"quoted\" \\ back\tslash"
+	for _, prov := range providers {
+		t.Run(prov, func(t *testing.T) {
+			srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{llmtest.TextReply(text)}})
+			defer srv.Close()
+			resp, col, err := stream(t, newTestClient(t, prov, srv, nil, nil), simpleRequest(t, prov))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := llmtest.SplitText(text); !reflect.DeepEqual(col.deltas, want) {
+				t.Fatalf("deltas = %q, want %q", col.deltas, want)
+			}
+			if len(resp.Content) != 1 || resp.Content[0].Type != message.TypeText || resp.Content[0].Text != text {
+				t.Fatalf("content = %+v", resp.Content)
+			}
+			if resp.Stop != StopEndTurn {
+				t.Fatalf("stop = %q", resp.Stop)
+			}
+			if len(col.calls) != 0 {
+				t.Fatalf("calls = %+v", col.calls)
+			}
+		})
+	}
+}
+
+func TestStreamToolCalls(t *testing.T) {
+	longArgs := `{"path":"a/very/long/path/to/some/file/ünïcödé/name.go","lines":[1,2,3],"opts":{"deep":{"x":"y"}}}`
+	for _, prov := range providers {
+		t.Run(prov, func(t *testing.T) {
+			srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{{
+				Text: "Let me look.",
+				ToolCalls: []llmtest.ToolCall{
+					{ID: "call_A", Name: "read", Args: json.RawMessage(longArgs)},
+					{Name: "ls"}, // no args: {}
+				},
+			}}})
+			defer srv.Close()
+			resp, col, err := stream(t, newTestClient(t, prov, srv, nil, nil), simpleRequest(t, prov))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []string{"text", "call:read", "call:ls"}; !reflect.DeepEqual(col.order, want) {
+				t.Fatalf("event order = %v, want %v", col.order, want)
+			}
+			if col.calls[0].ID != "call_A" || col.calls[1].ID == "" || col.calls[1].ID == "call_A" {
+				t.Fatalf("ids = %q, %q", col.calls[0].ID, col.calls[1].ID)
+			}
+			jsonEqual(t, col.calls[0].Args, longArgs)
+			if string(col.calls[1].Args) != "{}" {
+				t.Fatalf("empty args = %s", col.calls[1].Args)
+			}
+			if resp.Stop != StopToolUse {
+				t.Fatalf("stop = %q", resp.Stop)
+			}
+			if len(resp.Content) != 3 || resp.Content[0].Text != "Let me look." ||
+				resp.Content[1].Type != message.TypeToolCall || resp.Content[1].Name != "read" || resp.Content[2].Name != "ls" {
+				t.Fatalf("content = %+v", resp.Content)
+			}
+		})
+	}
+}
+
+func TestUsageAndCost(t *testing.T) {
+	u := &llmtest.Usage{Input: 1000, Output: 500, CacheRead: 2000, CacheWrite: 300}
+	for _, prov := range providers {
+		t.Run(prov, func(t *testing.T) {
+			srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{{Text: "ok", Usage: u}}})
+			defer srv.Close()
+			req := simpleRequest(t, prov)
+			resp, _, err := stream(t, newTestClient(t, prov, srv, nil, nil), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := message.Usage{Input: 1000, Output: 500, CacheRead: 2000, CacheWrite: 300}
+			if prov == OpenAI {
+				want.CacheWrite = 0 // Chat Completions does not report cache writes
+			}
+			want.CostUSD = req.Model.Cost(want)
+			if resp.Usage != want {
+				t.Fatalf("usage = %+v, want %+v", resp.Usage, want)
+			}
+			if resp.Usage.CostUSD <= 0 {
+				t.Fatal("no cost")
+			}
+		})
+	}
+}
+
+func TestCostFromCatalogWhenModelHasNoPrices(t *testing.T) {
+	srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{{Text: "ok", Usage: &llmtest.Usage{Input: 1_000_000}}}})
+	defer srv.Close()
+	c := newTestClient(t, Anthropic, srv, nil, func(o *Options) { o.Catalog = Builtin() })
+	resp, _, err := stream(t, c, Request{Model: Model{ID: "claude-haiku-4-5", Provider: Anthropic}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Usage.CostUSD != 1 {
+		t.Fatalf("cost = %v, want 1 (haiku input price)", resp.Usage.CostUSD)
+	}
+}
+
+func TestStopMapping(t *testing.T) {
+	cases := []struct {
+		reply llmtest.Reply
+		want  string
+	}{
+		{llmtest.Reply{Text: "done"}, StopEndTurn},
+		{llmtest.Reply{Text: "trunc", Stop: "length"}, StopLength},
+		{llmtest.ToolReply("ls", nil), StopToolUse},
+		{llmtest.Reply{Text: "x", Stop: "end_turn"}, StopEndTurn},
+	}
+	for _, prov := range providers {
+		t.Run(prov, func(t *testing.T) {
+			var replies []llmtest.Reply
+			for _, c := range cases {
+				replies = append(replies, c.reply)
+			}
+			srv := llmtest.New(llmtest.Script{Replies: replies})
+			defer srv.Close()
+			c := newTestClient(t, prov, srv, nil, nil)
+			for i, tc := range cases {
+				resp, _, err := stream(t, c, simpleRequest(t, prov))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if resp.Stop != tc.want {
+					t.Errorf("case %d: stop = %q, want %q", i, resp.Stop, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestRetry429HonoursRetryAfter(t *testing.T) {
+	for _, prov := range providers {
+		t.Run(prov, func(t *testing.T) {
+			srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{
+				{FailTimes: 2, RetryAfter: llmtest.Seconds(3), Text: "finally"},
+			}})
+			defer srv.Close()
+			w := &waits{}
+			resp, _, err := stream(t, newTestClient(t, prov, srv, w, nil), simpleRequest(t, prov))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(srv.Requests()); n != 3 {
+				t.Fatalf("attempts = %d, want 3", n)
+			}
+			if got := w.all(); !reflect.DeepEqual(got, []time.Duration{3 * time.Second, 3 * time.Second}) {
+				t.Fatalf("waits = %v, want Retry-After 3s twice", got)
+			}
+			if message.TextOf(resp.Content) != "finally" {
+				t.Fatalf("content = %+v", resp.Content)
+			}
+		})
+	}
+}
+
+func TestRetryBackoffWithoutRetryAfter(t *testing.T) {
+	for _, prov := range providers {
+		t.Run(prov, func(t *testing.T) {
+			srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{
+				llmtest.ErrorReply(503, "busy"), llmtest.ErrorReply(529, "Overloaded"), llmtest.TextReply("ok"),
+			}})
+			defer srv.Close()
+			w := &waits{}
+			if _, _, err := stream(t, newTestClient(t, prov, srv, w, nil), simpleRequest(t, prov)); err != nil {
+				t.Fatal(err)
+			}
+			if got := w.all(); !reflect.DeepEqual(got, []time.Duration{500 * time.Millisecond, time.Second}) {
+				t.Fatalf("waits = %v", got)
+			}
+		})
+	}
+}
+
+func TestServerErrorsExhaustRetries(t *testing.T) {
+	for _, prov := range providers {
+		t.Run(prov, func(t *testing.T) {
+			r := llmtest.ErrorReply(500, "internal trouble")
+			srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{r, r, r, r, r}})
+			defer srv.Close()
+			w := &waits{}
+			_, col, err := stream(t, newTestClient(t, prov, srv, w, nil), simpleRequest(t, prov))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			want := prov + ": 500 internal trouble (gave up after 4 attempts)"
+			if err.Error() != want {
+				t.Fatalf("error = %q, want %q", err, want)
+			}
+			if n := len(srv.Requests()); n != 4 {
+				t.Fatalf("attempts = %d, want 4 (1 + MaxRetries 3)", n)
+			}
+			if len(col.deltas) != 0 {
+				t.Fatal("deltas delivered")
+			}
+			var ae *APIError
+			if !errors.As(err, &ae) || ae.Status != 500 {
+				t.Fatalf("not an APIError: %#v", err)
+			}
+		})
+	}
+}
+
+func TestScriptExhaustedIsReadableAndNotRetried(t *testing.T) {
+	for _, prov := range providers {
+		t.Run(prov, func(t *testing.T) {
+			srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{llmtest.TextReply("one")}})
+			defer srv.Close()
+			c := newTestClient(t, prov, srv, &waits{}, nil)
+			if _, _, err := stream(t, c, simpleRequest(t, prov)); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := stream(t, c, simpleRequest(t, prov))
+			want := prov + ": 500 llmtest: script exhausted after 1 replies"
+			if err == nil || err.Error() != want {
+				t.Fatalf("error = %v, want %q", err, want)
+			}
+			if n := len(srv.Requests()); n != 2 {
+				t.Fatalf("requests = %d, want 2 (x-should-retry: false)", n)
+			}
+		})
+	}
+}
+
+func TestClientErrorsAreReadableAndNotRetried(t *testing.T) {
+	for _, prov := range providers {
+		t.Run(prov, func(t *testing.T) {
+			srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{llmtest.ErrorReply(401, "invalid x-api-key")}})
+			defer srv.Close()
+			_, _, err := stream(t, newTestClient(t, prov, srv, &waits{}, nil), simpleRequest(t, prov))
+			if want := prov + ": 401 invalid x-api-key"; err == nil || err.Error() != want {
+				t.Fatalf("error = %v, want %q", err, want)
+			}
+			if n := len(srv.Requests()); n != 1 {
+				t.Fatalf("requests = %d", n)
+			}
+		})
+	}
+}
+
+func TestConnectionRefusedIsRetriedThenReadable(t *testing.T) {
+	srv := llmtest.New(llmtest.Script{})
+	url := srv.URL()
+	srv.Close()
+	w := &waits{}
+	c, err := New(Options{Provider: Anthropic, APIKey: "k", BaseURL: url, Wait: w.wait, MaxRetries: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Stream(context.Background(), simpleRequest(t, Anthropic), func(StreamEvent) {})
+	if err == nil || !strings.HasPrefix(err.Error(), "anthropic: cannot reach ") {
+		t.Fatalf("error = %v", err)
+	}
+	if len(w.all()) != 2 {
+		t.Fatalf("waits = %v, want 2 retries", w.all())
+	}
+}
+
+func TestCancelDuringSlowStream(t *testing.T) {
+	for _, prov := range providers {
+		t.Run(prov, func(t *testing.T) {
+			srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{
+				{RepeatText: &llmtest.Repeat{Text: "tick ", Count: 10000}, DelayMS: 20},
+			}})
+			defer srv.Close()
+			c := newTestClient(t, prov, srv, &waits{}, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			n := 0
+			resp, err := c.Stream(ctx, simpleRequest(t, prov), func(ev StreamEvent) {
+				if n++; n == 3 {
+					cancel()
+				}
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v, want context.Canceled", err)
+			}
+			if resp.Stop != StopAborted || !strings.HasPrefix(message.TextOf(resp.Content), "tick tick tick ") {
+				t.Fatalf("partial response = %+v", resp)
+			}
+		})
+	}
+}
+
+func TestCancelDuringHangingStream(t *testing.T) {
+	for _, prov := range providers {
+		t.Run(prov, func(t *testing.T) {
+			srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{{Hang: true}}})
+			defer srv.Close()
+			st := &signalTransport{headers: make(chan struct{})}
+			c := newTestClient(t, prov, srv, &waits{}, func(o *Options) { o.HTTPClient = &http.Client{Transport: st} })
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				<-st.headers // the stream is open and silent
+				cancel()
+			}()
+			done := make(chan error, 1)
+			go func() {
+				_, err := c.Stream(ctx, simpleRequest(t, prov), func(StreamEvent) {})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("err = %v, want context.Canceled", err)
+				}
+			case <-time.After(time.Minute): // deadlock guard, not a speed assertion
+				t.Fatal("Stream did not return after cancel")
+			}
+		})
+	}
+}
+
+func TestCancelWhileWaitingToRetry(t *testing.T) {
+	srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{{FailTimes: 1, RetryAfter: llmtest.Seconds(3600), Text: "x"}}})
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	// The real wait: a one-hour Retry-After (capped at a minute) that
+	// cancel must cut short.
+	c := newTestClient(t, OpenAI, srv, nil, func(o *Options) {
+		o.Wait = func(wctx context.Context, d time.Duration) error {
+			if d != maxRetryAfter {
+				t.Errorf("wait = %v, want the %v cap", d, maxRetryAfter)
+			}
+			cancel()
+			return sleepCtx(wctx, d)
+		}
+	})
+	_, err := c.Stream(ctx, simpleRequest(t, OpenAI), func(StreamEvent) {})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestBothBaseURLFormsWork(t *testing.T) {
+	srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{{Text: "a"}}, Loop: true})
+	defer srv.Close()
+	for _, prov := range providers {
+		for _, base := range []string{srv.URL(), srv.URL() + "/", srv.URL() + "/v1", srv.AnthropicURL(), srv.OpenAIURL()} {
+			c := newTestClient(t, prov, srv, nil, func(o *Options) { o.BaseURL = base })
+			if _, _, err := stream(t, c, simpleRequest(t, prov)); err != nil {
+				t.Fatalf("%s with %s: %v", prov, base, err)
+			}
+		}
+	}
+	for _, r := range srv.Requests() {
+		if r.Path != "/v1/messages" && r.Path != "/v1/chat/completions" {
+			t.Errorf("path %s", r.Path)
+		}
+	}
+}
+
+func TestModelBaseURLUsedWithoutOption(t *testing.T) {
+	srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{{Text: "a"}}, Loop: true})
+	defer srv.Close()
+	for _, prov := range providers {
+		c, err := New(Options{Provider: prov}) // no key, no base URL
+		if err == nil {
+			t.Fatalf("%s: New without key and base URL succeeded", prov)
+		}
+		c, err = New(Options{Provider: prov, APIKey: "k"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := simpleRequest(t, prov)
+		req.Model, _ = Builtin().Resolve(prov, "local-model", srv.URL())
+		if _, _, err := stream(t, c, req); err != nil {
+			t.Fatalf("%s: %v", prov, err)
+		}
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Fatalf("requests = %d", n)
+	}
+}
+
+func TestLoopbackNeedsNoKey(t *testing.T) {
+	srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{{Text: "a"}}})
+	defer srv.Close()
+	c, err := New(Options{Provider: OpenAI, BaseURL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := stream(t, c, simpleRequest(t, OpenAI)); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.Requests()[0].Header.Get("Authorization"); got != "Bearer "+LocalPlaceholderKey {
+		t.Fatalf("Authorization = %q", got)
+	}
+}
+
+// A stream that fails before its first delta is retried; one that fails
+// after is not.
+func TestStreamErrorEventRetriedOnlyBeforeFirstDelta(t *testing.T) {
+	overloaded := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5}}}\n\n" +
+		"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"
+	_, delivered, err := readAnthropic(strings.NewReader(overloaded), func(StreamEvent) {})
+	var ae *APIError
+	if delivered || !errors.As(err, &ae) || !ae.Retryable() || err.Error() != "anthropic: Overloaded (overloaded_error)" {
+		t.Fatalf("delivered=%v err=%v", delivered, err)
+	}
+
+	attempts := 0
+	r := retrier{provider: Anthropic, max: 3, wait: (&waits{}).wait}
+	_, err = r.run(context.Background(), func() (Response, bool, error) {
+		attempts++
+		return Response{}, true, ae // after a delta: no retry
+	})
+	if attempts != 1 || err != ae {
+		t.Fatalf("attempts = %d, err = %v", attempts, err)
+	}
+	attempts = 0
+	_, err = r.run(context.Background(), func() (Response, bool, error) {
+		attempts++
+		if attempts < 3 {
+			return Response{}, false, ae
+		}
+		return Response{Stop: StopEndTurn}, false, nil
+	})
+	if attempts != 3 || err != nil {
+		t.Fatalf("attempts = %d, err = %v", attempts, err)
+	}
+}
+
+func TestTruncatedStreamIsAnError(t *testing.T) {
+	body := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{}}}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n"
+	resp, delivered, err := readAnthropic(strings.NewReader(body), func(StreamEvent) {})
+	if err == nil || !delivered || message.TextOf(resp.Content) != "Hi" {
+		t.Fatalf("resp=%+v delivered=%v err=%v", resp, delivered, err)
+	}
+	if !strings.HasPrefix(err.Error(), "anthropic: stream ended") {
+		t.Fatalf("err = %v", err)
+	}
+	_, _, err = readOpenAI(strings.NewReader("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\n"), func(StreamEvent) {})
+	if err == nil {
+		t.Fatal("openai: no error for a stream without finish")
+	}
+}
+
+func TestRetryAfterParsing(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	h := http.Header{}
+	if _, ok := retryAfter(h, now); ok {
+		t.Fatal("no header: ok")
+	}
+	h.Set("Retry-After", "7")
+	if d, _ := retryAfter(h, now); d != 7*time.Second {
+		t.Fatalf("seconds: %v", d)
+	}
+	h.Set("Retry-After", now.Add(90*time.Second).Format(http.TimeFormat))
+	if d, _ := retryAfter(h, now); d != 90*time.Second {
+		t.Fatalf("date: %v", d)
+	}
+	h.Set("retry-after-ms", "250")
+	if d, _ := retryAfter(h, now); d != 250*time.Millisecond {
+		t.Fatalf("ms: %v", d)
+	}
+}
+
+func TestUnknownProvider(t *testing.T) {
+	if _, err := New(Options{Provider: "gemini", APIKey: "k"}); err == nil || !strings.Contains(err.Error(), `unknown provider "gemini"`) {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,185 @@
+package tools
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestGitignoreRules(t *testing.T) {
+	cases := []struct {
+		name    string
+		rules   string
+		path    string
+		isDir   bool
+		ignored bool
+	}{
+		{"basename any depth", "*.log", "a/b/x.log", false, true},
+		{"basename no match", "*.log", "a/b/x.txt", false, false},
+		{"comment", "#x", "#x", false, false},
+		{"escaped hash", `\#x`, "#x", false, true},
+		{"escaped bang", `\!x`, "!x", false, true},
+		{"blank lines", "\n\n", "a", false, false},
+		{"negation", "*.log\n!keep.log", "keep.log", false, false},
+		{"negation then re-ignore", "*.log\n!keep.log\nkeep.log", "keep.log", false, true},
+		{"dir only matches dir", "build/", "build", true, true},
+		{"dir only skips file", "build/", "build", false, false},
+		{"dir only nested", "build/", "src/build", true, true},
+		{"anchored leading slash", "/root.txt", "root.txt", false, true},
+		{"anchored leading slash not nested", "/root.txt", "sub/root.txt", false, false},
+		{"anchored middle slash", "doc/frotz", "doc/frotz", false, true},
+		{"anchored middle slash not nested", "doc/frotz", "a/doc/frotz", false, false},
+		{"star does not cross slash", "a/*.go", "a/b/c.go", false, false},
+		{"star in anchored", "a/*.go", "a/c.go", false, true},
+		{"leading doublestar", "**/foo", "x/y/foo", false, true},
+		{"leading doublestar top", "**/foo", "foo", false, true},
+		{"leading doublestar path", "**/foo/bar", "x/foo/bar", false, true},
+		{"trailing doublestar", "abc/**", "abc/x/y", false, true},
+		{"trailing doublestar not the dir itself", "abc/**", "abc", true, false},
+		{"middle doublestar zero dirs", "a/**/b", "a/b", false, true},
+		{"middle doublestar many dirs", "a/**/b", "a/x/y/b", false, true},
+		{"char class", "file[0-9].txt", "file7.txt", false, true},
+		{"negated char class", "file[!0-9].txt", "file7.txt", false, false},
+		{"negated char class match", "file[!0-9].txt", "filex.txt", false, true},
+		{"question mark", "?.c", "a.c", false, true},
+		{"trailing spaces dropped", "foo.txt   ", "foo.txt", false, true},
+		{"escaped trailing space kept", `foo\ `, "foo ", false, true},
+		{"crlf file", "*.tmp\r\n!a.tmp\r\n", "a.tmp", false, false},
+		{"malformed pattern ignored", "[\n*.x", "a.x", false, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := ignoreStack{}.push(parseGitignore("", []byte(c.rules)))
+			if got := st.ignored(c.path, c.isDir); got != c.ignored {
+				t.Fatalf("rules %q path %q dir=%v: ignored=%v, want %v", c.rules, c.path, c.isDir, got, c.ignored)
+			}
+		})
+	}
+}
+
+func TestGitignoreNestedPrecedence(t *testing.T) {
+	st := ignoreStack{}.
+		push(parseGitignore("", []byte("*.gen\n/top.txt\n"))).
+		push(parseGitignore("sub", []byte("!keep.gen\n/local.txt\nonly-here\n")))
+	cases := []struct {
+		path    string
+		ignored bool
+	}{
+		{"a.gen", true},
+		{"sub/a.gen", true},
+		{"sub/keep.gen", false}, // deeper file wins
+		{"keep.gen", true},      // the nested rule does not reach up
+		{"top.txt", true},
+		{"sub/top.txt", false}, // anchored to the root file's directory
+		{"sub/local.txt", true},
+		{"local.txt", false},
+		{"sub/x/only-here", true},
+		{"only-here", false},
+	}
+	for _, c := range cases {
+		if got := st.ignored(c.path, false); got != c.ignored {
+			t.Errorf("%s: ignored=%v, want %v", c.path, got, c.ignored)
+		}
+	}
+}
+
+func TestWalkTree(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		".gitignore":           "*.log\nbuild/\n!important.log\nsecret/\n",
+		".git/config":          "x",
+		".git/info/exclude":    "excluded.txt\n",
+		"excluded.txt":         "",
+		"a.go":                 "",
+		"debug.log":            "",
+		"important.log":        "",
+		"build/out.bin":        "",
+		"src/build/x":          "",
+		"src/main.go":          "",
+		"src/.gitignore":       "gen_*\n!gen_keep.go\n",
+		"src/gen_a.go":         "",
+		"src/gen_keep.go":      "",
+		"secret/important.log": "", // inside an ignored dir: stays ignored
+		".hidden":              "",
+	})
+	var got []string
+	err := walkTree(context.Background(), NewDiskWorkspace(dir), dir, func(e walkEntry) error {
+		p := e.rel
+		if e.isDir {
+			p += "/"
+		}
+		got = append(got, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{".gitignore", ".hidden", "a.go", "important.log", "src/", "src/.gitignore", "src/gen_keep.go", "src/main.go"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("walk:\n got %q\nwant %q", got, want)
+	}
+
+	// Starting in a subdirectory still applies the root's .gitignore.
+	got = nil
+	walkTree(context.Background(), NewDiskWorkspace(dir), filepath.Join(dir, "src"), func(e walkEntry) error {
+		got = append(got, e.rel)
+		return nil
+	})
+	if want := []string{"src/.gitignore", "src/gen_keep.go", "src/main.go"}; !slices.Equal(got, want) {
+		t.Fatalf("walk from src: got %q want %q", got, want)
+	}
+}
+
+func TestGitignoreReadThroughWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{".gitignore": "", "a.tmp": "", "b.txt": ""})
+	ws := newOverlay(dir)
+	ws.open(filepath.Join(dir, ".gitignore"), "*.tmp\n") // unsaved edit
+	var got []string
+	walkTree(context.Background(), ws, dir, func(e walkEntry) error {
+		got = append(got, e.rel)
+		return nil
+	})
+	if want := []string{".gitignore", "b.txt"}; !slices.Equal(got, want) {
+		t.Fatalf("got %q want %q", got, want)
+	}
+}
+
+func TestGlob(t *testing.T) {
+	cases := []struct {
+		pattern, path string
+		match         bool
+	}{
+		{"*.go", "main.go", true},
+		{"*.go", "a/b/main.go", true},
+		{"*.go", "main.go.txt", false},
+		{"src/*.go", "src/a.go", true},
+		{"src/*.go", "src/x/a.go", false},
+		{"src/**/*.go", "src/a.go", true},
+		{"src/**/*.go", "src/x/y/a.go", true},
+		{"src/**", "src/x/y", true},
+		{"**/test/*", "a/test/b", true},
+		{"*.{ts,tsx}", "x/y.tsx", true},
+		{"*.{ts,tsx}", "x/y.js", false},
+		{"{cmd,pkg}/**/*.go", "pkg/a/b.go", true},
+		{"{a,{b,c}}.txt", "c.txt", true},
+		{"{x}.txt", "{x}.txt", true},
+		{"./src/*.go", "src/a.go", true},
+		{"Makefile", "sub/Makefile", true},
+		{"[!a]*.go", "b.go", true},
+		{"[!a]*.go", "a.go", false},
+	}
+	for _, c := range cases {
+		set, err := compileGlobSet(c.pattern)
+		if err != nil {
+			t.Fatalf("%q: %v", c.pattern, err)
+		}
+		if got := set.match(c.path); got != c.match {
+			t.Errorf("glob %q on %q = %v, want %v", c.pattern, c.path, got, c.match)
+		}
+	}
+	if _, err := compileGlobSet("[abc"); err == nil {
+		t.Error("unterminated class should not compile")
+	}
+}

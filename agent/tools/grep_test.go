@@ -1,0 +1,178 @@
+package tools
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func grepTree(t testing.TB) string {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		".gitignore":     "*.log\nbuild/\n!keep.log\n",
+		".git/config":    "needle in git",
+		"a.go":           "package a\n\nfunc Needle() {}\n// needle lower\n",
+		"b.txt":          "one\ntwo needle\nthree\nfour\nfive\nsix\nseven needle\n",
+		"crlf.txt":       "x\r\nneedle crlf\r\n",
+		"debug.log":      "needle in log\n",
+		"keep.log":       "needle kept\n",
+		"build/out.go":   "needle built\n",
+		"bin.dat":        "needle\x00binary",
+		"sub/.gitignore": "gen.go\n",
+		"sub/gen.go":     "needle generated\n",
+		"sub/deep/c.go":  "var x = \"needle.(*\"\n",
+		"long.txt":       strings.Repeat("z", 1000) + "needle" + strings.Repeat("z", 1000) + "\n",
+	})
+	return dir
+}
+
+func TestGrep(t *testing.T) {
+	dir := grepTree(t)
+	tool := NewGrep(NewDiskWorkspace(dir))
+	cases := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"basic respects gitignore and skips binary", map[string]any{"pattern": "needle", "glob": "*.{go,log}"},
+			"a.go:4: // needle lower\nkeep.log:1: needle kept\nsub/deep/c.go:1: var x = \"needle.(*\""},
+		{"ignoreCase", map[string]any{"pattern": "NEEDLE", "ignoreCase": true, "path": "a.go"},
+			"a.go:3: func Needle() {}\na.go:4: // needle lower"},
+		{"regex", map[string]any{"pattern": `^func \w+\(`, "path": "a.go"}, "a.go:3: func Needle() {}"},
+		{"literal", map[string]any{"pattern": "needle.(*", "literal": true}, "sub/deep/c.go:1: var x = \"needle.(*\""},
+		{"glob with path", map[string]any{"pattern": "needle", "glob": "deep/*.go", "path": "sub"}, "sub/deep/c.go:1: var x = \"needle.(*\""},
+		{"crlf lines and $", map[string]any{"pattern": "crlf$"}, "crlf.txt:2: needle crlf"},
+		{"context", map[string]any{"pattern": "needle", "path": "b.txt", "context": 1},
+			"b.txt-1- one\nb.txt:2: two needle\nb.txt-3- three\n--\nb.txt-6- six\nb.txt:7: seven needle"},
+		{"context merges groups", map[string]any{"pattern": "needle", "path": "b.txt", "context": 3},
+			"b.txt-1- one\nb.txt:2: two needle\nb.txt-3- three\nb.txt-4- four\nb.txt-5- five\nb.txt-6- six\nb.txt:7: seven needle"},
+		{"limit", map[string]any{"pattern": "needle", "path": "b.txt", "limit": 1},
+			"b.txt:2: two needle\n\n[limit of 1 match reached; there may be more. Narrow the pattern, path or glob, or raise limit]"},
+		{"no match", map[string]any{"pattern": "haystack"}, `No matches for "haystack" in the workspace root.`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := mustOK(t, run(t, tool, c.args)); got != c.want {
+				t.Fatalf("got:\n%s\nwant:\n%s", got, c.want)
+			}
+		})
+	}
+}
+
+func TestGrepLongLinesAndErrors(t *testing.T) {
+	dir := grepTree(t)
+	tool := NewGrep(NewDiskWorkspace(dir))
+	out := mustOK(t, run(t, tool, map[string]any{"pattern": "needle", "path": "long.txt"}))
+	contains(t, out, "long.txt:1: [900 chars cut] …zzz", "zneedlez", "[line truncated:")
+	if len(out) > MaxGrepLineLength+100 {
+		t.Fatalf("line not cut: %d bytes", len(out))
+	}
+	// A match far into a long line is still shown.
+	writeFiles(t, dir, map[string]string{"far.txt": strings.Repeat("y", 5000) + "FAR" + strings.Repeat("y", 5000) + "\n"})
+	out = mustOK(t, run(t, tool, map[string]any{"pattern": "FAR"}))
+	contains(t, out, "far.txt:1: [4900 chars cut] …yyy", "yFARy", "[line truncated:")
+	mustErr(t, run(t, tool, map[string]any{"pattern": "a(b"}), "Invalid regular expression", "literal")
+	mustErr(t, run(t, tool, map[string]any{"pattern": ""}), "grep needs a pattern")
+	mustErr(t, run(t, tool, map[string]any{"pattern": "x", "path": "nope"}), "Path not found")
+	mustErr(t, run(t, tool, map[string]any{"pattern": "x", "glob": "[a"}), "Invalid glob")
+	mustErr(t, run(t, tool, map[string]any{"pattern": "needle", "path": "bin.dat"}), "binary")
+}
+
+func TestGrepLimitAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 150 {
+		files[fmt.Sprintf("f%03d.txt", i)] = "match me\n"
+	}
+	writeFiles(t, dir, files)
+	out := mustOK(t, run(t, NewGrep(NewDiskWorkspace(dir)), map[string]any{"pattern": "match"}))
+	if n := strings.Count(out, ": match me"); n != DefaultGrepLimit {
+		t.Fatalf("%d matches, want %d", n, DefaultGrepLimit)
+	}
+	contains(t, out, "f000.txt:1:", "f099.txt:1:", "[limit of 100 matches reached")
+	notContains(t, out, "f100.txt")
+}
+
+func TestGrepSeesOverlay(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.go": "old text on disk\n", "b.go": "untouched needle\n"})
+	ws := newOverlay(dir)
+	ws.open(filepath.Join(dir, "a.go"), "first\nneedle only in the buffer\n")
+	out := mustOK(t, run(t, NewGrep(ws), map[string]any{"pattern": "needle"}))
+	if want := "a.go:2: needle only in the buffer\nb.go:1: untouched needle"; out != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", out, want)
+	}
+	contains(t, mustOK(t, run(t, NewGrep(ws), map[string]any{"pattern": "on disk"})), "No matches")
+}
+
+func BenchmarkGrep(b *testing.B) {
+	dir := b.TempDir()
+	files := map[string]string{".gitignore": "ignored/\n"}
+	var sb strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&sb, "func handler%d(w http.ResponseWriter, r *http.Request) { serve(w, r, %d) }\n", i, i)
+	}
+	body := sb.String()
+	for i := range 500 {
+		files[fmt.Sprintf("pkg%02d/file%03d.go", i%25, i)] = body
+		files[fmt.Sprintf("ignored/file%03d.go", i)] = body
+	}
+	files["pkg07/target.go"] = body + "// TODO(zot): find me\n"
+	writeFiles(b, dir, files)
+	tool := NewGrep(NewDiskWorkspace(dir))
+	for _, c := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"literal", map[string]any{"pattern": "TODO(zot)", "literal": true}},
+		{"regex", map[string]any{"pattern": `TODO\(\w+\): find`}},
+		{"ignoreCase", map[string]any{"pattern": "todo(zot)", "literal": true, "ignoreCase": true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				r := run(b, tool, c.args)
+				if r.IsError || !strings.Contains(text(r), "pkg07/target.go:401:") {
+					b.Fatalf("unexpected result: %s", text(r))
+				}
+			}
+		})
+	}
+}
+
+func TestRequiredLiteral(t *testing.T) {
+	cases := []struct {
+		src  string
+		want literal
+	}{
+		{"needle", literal{"needle", false}},
+		{`\w+Handler\(`, literal{"Handler(", false}},
+		{"(?i)Needle", literal{"needle", true}},
+		{"(?i)straße", literal{}},
+		{"a|b", literal{}},
+		{"foo?", literal{"fo", false}},
+		{"(abc)+x", literal{"abc", false}},
+		{"x*", literal{}},
+	}
+	for _, c := range cases {
+		if got := requiredLiteral(c.src); got != c.want {
+			t.Errorf("requiredLiteral(%q) = %+v, want %+v", c.src, got, c.want)
+		}
+	}
+	// Folding ASCII is exact except for two runes that fold to s and k.
+	l := requiredLiteral("(?i)ks")
+	for _, s := range []string{"xKSx", "\u212as", "k\u017f"} {
+		if !l.mayMatch(s) {
+			t.Errorf("mayMatch(%q) = false", s)
+		}
+	}
+	if l.mayMatch("k s") {
+		t.Error("mayMatch(\"k s\") = true")
+	}
+}
+
+func TestGrepFoldsSpecialRunes(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.txt": "the \u212aelvin sign\n"})
+	contains(t, mustOK(t, run(t, NewGrep(NewDiskWorkspace(dir)), map[string]any{"pattern": "kelvin", "ignoreCase": true})), "a.txt:1:")
+}

@@ -1,0 +1,590 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/tools"
+)
+
+// editorWorkspace is the tools.Workspace of zot lsp: reads see the
+// editor's unsaved buffers; writes become workspace/applyEdit with minimal
+// edits (so they land in the buffers, undoable) when the client can apply
+// edits, atomic disk writes otherwise; Sync asks the client to save
+// (zot/save) before a process reads the disk.
+type editorWorkspace struct {
+	s *Server
+
+	mu     sync.Mutex
+	root   string
+	callID string // the tool call running now (tools run one at a time)
+	tool   string
+	// known is the text of each open document as the agent last read or
+	// wrote it: the base a write is re-based from when the user typed
+	// since.
+	known map[string]string
+	// pending are documents the agent changed in the editor and the
+	// client has not saved yet (path → uri).
+	pending map[string]string
+	// shadow is the text of documents changed through applyEdit that are
+	// not (yet) open in the overlay, until the client opens or saves them.
+	shadow map[string]string
+	// notes tell the model what the user changed in review, per call.
+	notes map[string]string
+}
+
+var _ tools.Workspace = (*editorWorkspace)(nil)
+
+func newEditorWorkspace(s *Server) *editorWorkspace {
+	wd, _ := os.Getwd()
+	return &editorWorkspace{s: s, root: wd, known: map[string]string{}, pending: map[string]string{},
+		shadow: map[string]string{}, notes: map[string]string{}}
+}
+
+func (w *editorWorkspace) setRoot(root string) {
+	w.mu.Lock()
+	w.root = filepath.Clean(root)
+	w.mu.Unlock()
+}
+
+// Root is the workspace directory.
+func (w *editorWorkspace) Root() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.root
+}
+
+// beginCall records the tool call now running.
+func (w *editorWorkspace) beginCall(id, tool string) {
+	w.mu.Lock()
+	w.callID, w.tool = id, tool
+	w.mu.Unlock()
+}
+
+func (w *editorWorkspace) currentCall() (string, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.callID, w.tool
+}
+
+func (w *editorWorkspace) takeNote(id string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := w.notes[id]
+	delete(w.notes, id)
+	return n
+}
+
+// opened is called on didOpen: the overlay now has the text.
+func (w *editorWorkspace) opened(path string) {
+	w.mu.Lock()
+	delete(w.shadow, path)
+	w.mu.Unlock()
+}
+
+// saved is called on didSave.
+func (w *editorWorkspace) saved(path string) {
+	w.mu.Lock()
+	delete(w.pending, path)
+	delete(w.shadow, path)
+	w.mu.Unlock()
+}
+
+// ReadFile returns the open buffer's text, else what zot last put in an
+// unopened editor document, else the disk.
+func (w *editorWorkspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if d, ok := w.s.overlay.get(path); ok {
+		w.mu.Lock()
+		if w.tool != "write" { // write reads only to see if the file exists
+			w.known[path] = d.text
+		}
+		w.mu.Unlock()
+		return []byte(d.text), nil
+	}
+	w.mu.Lock()
+	sh, ok := w.shadow[path]
+	w.mu.Unlock()
+	if ok {
+		return []byte(sh), nil
+	}
+	return os.ReadFile(path)
+}
+
+// WriteFile replaces path with data. When the user typed in the buffer
+// since the agent last read it, the write is re-based onto their text or
+// refused; it never silently drops their typing.
+func (w *editorWorkspace) WriteFile(ctx context.Context, path string, data []byte) error {
+	snap := w.snapshot(path)
+	base := snap.text
+	if snap.open {
+		w.mu.Lock()
+		if k, ok := w.known[path]; ok {
+			base = k
+		}
+		w.mu.Unlock()
+	}
+	return w.change(ctx, path, base, string(data), snap.exists || snap.open)
+}
+
+// EditFile turns oldData → newData into a minimal edit of the buffer.
+func (w *editorWorkspace) EditFile(ctx context.Context, path string, oldData, newData []byte) error {
+	return w.change(ctx, path, string(oldData), string(newData), true)
+}
+
+// Sync asks the client to save the documents the agent changed, so a
+// process (bash) sees them on disk.
+func (w *editorWorkspace) Sync(ctx context.Context) error {
+	return w.flushSaves(ctx)
+}
+
+// snap is a document's state at one moment.
+type snap struct {
+	text    string
+	exists  bool // on disk (or in the shadow)
+	open    bool // in the overlay
+	version int32
+	uri     string
+}
+
+func (w *editorWorkspace) snapshot(path string) snap {
+	if d, ok := w.s.overlay.get(path); ok {
+		_, err := os.Stat(path)
+		return snap{text: d.text, open: true, exists: err == nil, version: d.version, uri: d.uri}
+	}
+	u := string(uri.File(path))
+	w.mu.Lock()
+	sh, ok := w.shadow[path]
+	w.mu.Unlock()
+	if ok {
+		return snap{text: sh, exists: true, uri: u}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return snap{uri: u}
+	}
+	return snap{text: string(b), exists: true, uri: u}
+}
+
+// maxEditAttempts bounds re-basing when the buffer keeps moving.
+const maxEditAttempts = 4
+
+// change applies base → proposed to path: review (ask mode), re-base onto
+// the user's typing, then the editor (applyEdit) or the disk.
+func (w *editorWorkspace) change(ctx context.Context, path, base, proposed string, existed bool) error {
+	s := w.s
+	shown := w.display(path)
+	if s.permissionMode() == ModeReadonly {
+		return fmt.Errorf("zot is in readonly mode: %s was not changed. Tell the user what you would change instead", shown)
+	}
+	final, err := s.reviewChange(ctx, path, base, proposed)
+	if err != nil {
+		return err
+	}
+	if final != proposed {
+		id, _ := w.currentCall()
+		w.mu.Lock()
+		w.notes[id] = userEditNote(shown, proposed, final)
+		w.mu.Unlock()
+	}
+	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cur := w.snapshot(path)
+		target := final
+		if cur.exists || cur.open {
+			if !existed && cur.text != "" {
+				return fmt.Errorf("%s was created in the meantime (the editor or another process wrote it); no change was made. Read it and redo the change", shown)
+			}
+			if cur.text != base {
+				target, err = rebase(base, final, cur.text)
+				if err != nil {
+					return fmt.Errorf("%s changed in the editor while you were working: %v. No change was made; read the file again and redo the edit", shown, err)
+				}
+			}
+		} else if existed {
+			return fmt.Errorf("%s was deleted in the meantime; no change was made", shown)
+		}
+		if target == cur.text && (cur.exists || cur.open) {
+			w.remember(path, cur.open, target)
+			return nil
+		}
+		applied, reason, err := w.applyInEditor(ctx, path, cur, target)
+		if err != nil {
+			return err
+		}
+		if applied {
+			if cur.open {
+				// The client sends didChange for the edit; wait for it so
+				// the next read sees the result.
+				s.overlay.waitChange(ctx, path, cur.version, 5*time.Second)
+			}
+			w.remember(path, cur.open, target)
+			return nil
+		}
+		if reason == "" {
+			if err := writeFileAtomic(path, []byte(target)); err != nil {
+				return err
+			}
+			w.remember(path, false, target)
+			return nil
+		}
+		// Refused: most likely the version moved (the user typed) between
+		// our snapshot and the client applying. Wait for the overlay to
+		// catch up and re-base.
+		if attempt+1 >= maxEditAttempts || !cur.open {
+			return fmt.Errorf("the editor did not apply the change to %s: %s. No change was made", shown, reason)
+		}
+		s.overlay.waitChange(ctx, path, cur.version, time.Second)
+	}
+}
+
+func (w *editorWorkspace) remember(path string, open bool, text string) {
+	w.mu.Lock()
+	if open {
+		w.known[path] = text
+	}
+	w.mu.Unlock()
+}
+
+// applyInEditor sends workspace/applyEdit. It reports applied=false with an
+// empty reason when the client cannot take the edit (no applyEdit, or a
+// new file without create support): the caller writes the disk instead.
+func (w *editorWorkspace) applyInEditor(ctx context.Context, path string, cur snap, target string) (bool, string, error) {
+	s := w.s
+	s.mu.Lock()
+	caps, enc := s.caps, s.enc
+	s.mu.Unlock()
+	if !caps.applyEdit {
+		return false, "", nil
+	}
+	create := !cur.exists && !cur.open
+	if create && !(caps.documentChanges && caps.createFiles) {
+		return false, "", nil
+	}
+	var edit workspaceEdit
+	var edits []protocol.TextEdit
+	if create {
+		edits = []protocol.TextEdit{{NewText: target}}
+	} else {
+		edits = toTextEdits(cur.text, computeEdits(cur.text, target), enc)
+	}
+	if caps.documentChanges {
+		var ver *int32
+		if cur.open {
+			v := cur.version
+			ver = &v
+		}
+		if create {
+			edit.DocumentChanges = append(edit.DocumentChanges, createFile{Kind: "create", URI: cur.uri, Options: &createFileOptions{IgnoreIfExists: true}})
+		}
+		edit.DocumentChanges = append(edit.DocumentChanges, textDocumentEdit{
+			TextDocument: versionedDoc{URI: cur.uri, Version: ver}, Edits: edits})
+	} else {
+		edit.Changes = map[string][]protocol.TextEdit{cur.uri: edits}
+	}
+	var res applyEditResult
+	err := s.call(ctx, protocol.MethodWorkspaceApplyEdit, &applyEditParams{Label: "zot: " + w.display(path), Edit: edit}, &res)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, "", ctx.Err()
+		}
+		return false, "", fmt.Errorf("the editor failed to apply the change to %s: %v", w.display(path), err)
+	}
+	if !res.Applied {
+		reason := res.FailureReason
+		if reason == "" {
+			reason = "the editor refused it"
+		}
+		return false, reason, nil
+	}
+	w.mu.Lock()
+	w.pending[path] = cur.uri
+	if !cur.open {
+		w.shadow[path] = target
+	}
+	w.mu.Unlock()
+	return true, "", nil
+}
+
+// flushSaves asks the client to save what the agent changed (zot/save);
+// a client without zot/save gets the text written to disk by zot.
+func (w *editorWorkspace) flushSaves(ctx context.Context) error {
+	w.mu.Lock()
+	if len(w.pending) == 0 {
+		w.mu.Unlock()
+		return nil
+	}
+	paths := make([]string, 0, len(w.pending))
+	for p := range w.pending {
+		paths = append(paths, p)
+	}
+	pending := w.pending
+	w.mu.Unlock()
+	sort.Strings(paths)
+	uris := make([]string, len(paths))
+	for i, p := range paths {
+		uris[i] = pending[p]
+	}
+
+	s := w.s
+	s.mu.Lock()
+	useSave := s.caps.zot.Save
+	s.mu.Unlock()
+	failed := map[string]string{}
+	if useSave {
+		var res SaveResult
+		err := s.call(ctx, "zot/save", &SaveParams{URIs: uris}, &res)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("the editor could not save %s: %v", strings.Join(uris, ", "), err)
+		}
+		savedSet := map[string]bool{}
+		for _, u := range res.Saved {
+			savedSet[u] = true
+		}
+		for _, f := range res.Failed {
+			failed[f.URI] = f.Reason
+		}
+		for _, u := range uris {
+			if !savedSet[u] && failed[u] == "" {
+				failed[u] = "not saved"
+			}
+		}
+	} else {
+		for i, p := range paths {
+			snap := w.snapshot(p)
+			if err := writeFileAtomic(p, []byte(snap.text)); err != nil {
+				failed[uris[i]] = err.Error()
+			}
+		}
+	}
+	w.mu.Lock()
+	for i, p := range paths {
+		if _, bad := failed[uris[i]]; !bad {
+			delete(w.pending, p)
+			delete(w.shadow, p)
+		}
+	}
+	w.mu.Unlock()
+	if len(failed) > 0 {
+		var parts []string
+		for u, r := range failed {
+			parts = append(parts, u+": "+r)
+		}
+		sort.Strings(parts)
+		return errors.New("the editor did not save: " + strings.Join(parts, "; "))
+	}
+	return nil
+}
+
+func (w *editorWorkspace) display(path string) string {
+	root := w.Root()
+	if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+// userEditNote is what the model is told when the user changed its
+// proposal in review before accepting it.
+func userEditNote(shown, proposed, final string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The user reviewed your change to %s and edited it before accepting. What was applied (and is now in the file) differs from your proposal.\n", shown)
+	edits := computeEdits(proposed, final)
+	li := newLineIndex(proposed)
+	for i, e := range edits {
+		if i == 20 {
+			fmt.Fprintf(&b, "… and %d more differences; read the file.\n", len(edits)-i)
+			break
+		}
+		p := li.position(e.start, encUTF32)
+		fmt.Fprintf(&b, "- line %d: %q → %q\n", p.Line+1, proposed[e.start:e.end], e.text)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// Wire types of workspace/applyEdit. go.lsp.dev/protocol v0.12's
+// WorkspaceEdit.DocumentChanges holds only TextDocumentEdits; creating a
+// file needs a CreateFile among them.
+type applyEditParams struct {
+	Label string        `json:"label,omitempty"`
+	Edit  workspaceEdit `json:"edit"`
+}
+
+type workspaceEdit struct {
+	Changes         map[string][]protocol.TextEdit `json:"changes,omitempty"`
+	DocumentChanges []any                          `json:"documentChanges,omitempty"`
+}
+
+type textDocumentEdit struct {
+	TextDocument versionedDoc        `json:"textDocument"`
+	Edits        []protocol.TextEdit `json:"edits"`
+}
+
+type versionedDoc struct {
+	URI     string `json:"uri"`
+	Version *int32 `json:"version"` // null: the document as on disk
+}
+
+type createFile struct {
+	Kind    string             `json:"kind"`
+	URI     string             `json:"uri"`
+	Options *createFileOptions `json:"options,omitempty"`
+}
+
+type createFileOptions struct {
+	Overwrite      bool `json:"overwrite,omitempty"`
+	IgnoreIfExists bool `json:"ignoreIfExists,omitempty"`
+}
+
+type applyEditResult struct {
+	Applied       bool   `json:"applied"`
+	FailureReason string `json:"failureReason,omitempty"`
+}
+
+// SaveParams is zot/save's params (server → client).
+type SaveParams struct {
+	URIs []string `json:"uris"`
+}
+
+// SaveResult is zot/save's result.
+type SaveResult struct {
+	Saved  []string     `json:"saved"`
+	Failed []SaveFailed `json:"failed,omitempty"`
+}
+
+// SaveFailed is one document the client could not save.
+type SaveFailed struct {
+	URI    string `json:"uri"`
+	Reason string `json:"reason"`
+}
+
+// writeFileAtomic replaces path with data (temp file, fsync, rename),
+// creating parent directories and keeping an existing file's mode.
+func writeFileAtomic(path string, data []byte) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		if fi.IsDir() {
+			return fmt.Errorf("%s is a directory", path)
+		}
+		mode = fi.Mode().Perm()
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".zot-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
+
+// editorTool wraps the built-in write and edit tools so that, when the
+// user changed a proposal in review, the model is told what was really
+// applied instead of its own diff.
+type editorTool struct {
+	tools.Tool
+	s *Server
+}
+
+func (t *editorTool) Run(ctx context.Context, call tools.Call) tools.Result {
+	t.s.ws.beginCall(call.ID, t.Name())
+	res := t.Tool.Run(ctx, call)
+	if note := t.s.ws.takeNote(call.ID); note != "" && !res.IsError {
+		return tools.TextResult(note)
+	}
+	return res
+}
+
+// withEditorTools routes write and edit through editorTool: they leave the
+// built-in set (cfg.Tools) and come back as extra tools, which the runtime
+// consults before every model call together with the extensions' tools.
+func (s *Server) withEditorTools(cfg agent.Config) agent.Config {
+	cfg.ExtraTools = s.extraTools
+	if cfg.NoTools {
+		return cfg
+	}
+	allowed := map[string]bool{}
+	for _, n := range cfg.Tools {
+		allowed[n] = true
+	}
+	var keep []string
+	var wrapped []tools.Tool
+	for _, t := range tools.Builtins(s.ws) {
+		if len(allowed) > 0 && !allowed[t.Name()] {
+			continue
+		}
+		if t.Name() == "write" || t.Name() == "edit" {
+			wrapped = append(wrapped, &editorTool{Tool: t, s: s})
+		} else {
+			keep = append(keep, t.Name())
+		}
+	}
+	if len(keep) == 0 || len(wrapped) == 0 {
+		return cfg // nothing to wrap, or no way to say "no other built-ins"
+	}
+	cfg.Tools = keep
+	s.mu.Lock()
+	s.editorTools = wrapped
+	s.mu.Unlock()
+	return cfg
+}
+
+// extraTools is agent.Config.ExtraTools: the wrapped write/edit, then the
+// extensions' tools.
+func (s *Server) extraTools() []tools.Tool {
+	s.mu.Lock()
+	out := append([]tools.Tool(nil), s.editorTools...)
+	host := s.host
+	s.mu.Unlock()
+	if host != nil {
+		out = append(out, host.Tools()...)
+	}
+	return out
+}

@@ -1,0 +1,158 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// handler builds the chain by hand (not protocol.NewServer):
+//
+//	canceller      $/cancelRequest, numeric and string ids (cancel.go)
+//	AsyncHandler   one request at a time, in order; each replies at once
+//	guard          panics become InternalError; errors never reach the conn
+//	dispatch       initialize, shutdown, exit, didChange and zot/*
+//	ServerHandler  the standard LSP methods, onto *Server
+//
+// protocol.ServerHandler ignores its fallback handler and sends every
+// method it does not know to Server.Request, so zot/* must be answered
+// before it. initialize, shutdown, exit and didChange are answered here
+// too: v0.12's types lack LSP 3.17's positionEncoding, reject
+// "params": null on shutdown/exit, and cannot tell a full-text change from
+// an edit at 0:0 (Range is not a pointer).
+func (s *Server) handler() jsonrpc2.Handler {
+	h := protocol.ServerHandler(s, jsonrpc2.MethodNotFoundHandler)
+	h = s.dispatch(h)
+	h = s.guard(h)
+	h = jsonrpc2.AsyncHandler(h)
+	return s.cancels.middleware(h)
+}
+
+// zotHandler serves one zot/* method.
+type zotHandler func(s *Server, ctx context.Context, params json.RawMessage) (any, error)
+
+// zotMethods are the client → server zot/* methods. zot/panel/key and
+// zot/panel/closed are notifications; the rest are requests.
+var zotMethods = map[string]zotHandler{
+	"zot/prompt":                (*Server).zotPrompt,
+	"zot/abort":                 (*Server).zotAbort,
+	"zot/state":                 (*Server).zotState,
+	"zot/messages":              (*Server).zotMessages,
+	"zot/clear":                 (*Server).zotClear,
+	"zot/compact":               (*Server).zotCompact,
+	"zot/models":                (*Server).zotModels,
+	"zot/setModel":              (*Server).zotSetModel,
+	"zot/setPermissionMode":     (*Server).zotSetPermissionMode,
+	"zot/commands":              (*Server).zotCommands,
+	"zot/command":               (*Server).zotCommand,
+	"zot/sessions":              (*Server).zotSessions,
+	"zot/session/resume":        (*Server).zotSessionResume,
+	"zot/session/new":           (*Server).zotSessionNew,
+	"zot/extensions":            (*Server).zotExtensions,
+	"zot/extensions/reload":     (*Server).zotExtensionsReload,
+	"zot/panel/key":             (*Server).zotPanelKey,
+	"zot/panel/closed":          (*Server).zotPanelClosed,
+	"zot/ping":                  (*Server).zotPing,
+}
+
+func zotMethodNames() []string {
+	out := make([]string, 0, len(zotMethods))
+	for m := range zotMethods {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *Server) dispatch(std jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		_, isCall := req.(*jsonrpc2.Call)
+		if ctx.Err() != nil {
+			return reply(context.WithoutCancel(ctx), nil, rpcError(CodeRequestCancelled, "%s was cancelled", req.Method()))
+		}
+		method := req.Method()
+		switch method {
+		case protocol.MethodInitialize:
+			res, err := s.initialize(ctx, req.Params())
+			return reply(ctx, res, err)
+		case protocol.MethodShutdown:
+			return reply(ctx, nil, s.shutdown(ctx))
+		case protocol.MethodExit:
+			s.exit()
+			return reply(ctx, nil, nil)
+		}
+		s.mu.Lock()
+		st := s.state
+		s.mu.Unlock()
+		switch st {
+		case stateNew:
+			if isCall {
+				return reply(ctx, nil, errNotInitialized())
+			}
+			return reply(ctx, nil, nil) // notifications before initialize are dropped
+		case stateShutdown:
+			if isCall {
+				return reply(ctx, nil, rpcError(jsonrpc2.InvalidRequest, "zot lsp is shutting down: only exit is accepted"))
+			}
+			return reply(ctx, nil, nil)
+		}
+		if method == protocol.MethodTextDocumentDidChange {
+			s.didChange(req.Params())
+			return reply(ctx, nil, nil)
+		}
+		if strings.HasPrefix(method, "zot/") {
+			h, ok := zotMethods[method]
+			if !ok {
+				return reply(ctx, nil, errMethodNotFound(method))
+			}
+			res, err := h(s, ctx, req.Params())
+			if err != nil {
+				return reply(ctx, nil, errFailed(err))
+			}
+			return reply(ctx, res, nil)
+		}
+		return std(ctx, reply, req)
+	}
+}
+
+// guard turns a panic into an InternalError reply (so AsyncHandler, which
+// waits for each reply, never stalls) and swallows handler errors, which
+// jsonrpc2 would answer by closing the connection.
+func (s *Server) guard(next jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) (err error) {
+		var replied atomic.Bool
+		once := func(ctx context.Context, result any, rerr error) error {
+			if replied.Swap(true) {
+				return nil
+			}
+			return reply(ctx, result, rerr)
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				s.logf("panic in %s: %v\n%s", req.Method(), p, debug.Stack())
+				once(ctx, nil, rpcError(jsonrpc2.InternalError, "internal error in %s: %v (please report it)", req.Method(), p))
+			}
+			if !replied.Load() {
+				once(ctx, nil, nil)
+			}
+			err = nil
+		}()
+		if herr := next(ctx, once, req); herr != nil {
+			s.logf("%s: %v", req.Method(), herr)
+		}
+		return nil
+	}
+}
+
+func (s *Server) zotPing(ctx context.Context, _ json.RawMessage) (any, error) {
+	return map[string]any{"pong": true}, nil
+}
+
+var _ = fmt.Sprint

@@ -1,0 +1,341 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/zot-editors/zot/agent"
+)
+
+// initializeParams is the part of LSP's InitializeParams zot reads,
+// decoded by hand (see handler.go for why not protocol.InitializeParams).
+type initializeParams struct {
+	ProcessID             *int64          `json:"processId"`
+	RootURI               string          `json:"rootUri"`
+	RootPath              string          `json:"rootPath"`
+	WorkspaceFolders      []wsFolder      `json:"workspaceFolders"`
+	InitializationOptions json.RawMessage `json:"initializationOptions"`
+	Capabilities          struct {
+		General struct {
+			PositionEncodings []string `json:"positionEncodings"`
+		} `json:"general"`
+		Workspace struct {
+			ApplyEdit     bool `json:"applyEdit"`
+			WorkspaceEdit struct {
+				DocumentChanges    bool     `json:"documentChanges"`
+				ResourceOperations []string `json:"resourceOperations"`
+			} `json:"workspaceEdit"`
+		} `json:"workspace"`
+		Window struct {
+			WorkDoneProgress bool `json:"workDoneProgress"`
+		} `json:"window"`
+		Experimental json.RawMessage `json:"experimental"`
+	} `json:"capabilities"`
+	ClientInfo *struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"clientInfo"`
+}
+
+type wsFolder struct {
+	URI  string `json:"uri"`
+	Name string `json:"name"`
+}
+
+// InitOptions is initializationOptions: each set field overrides the
+// command line.
+type InitOptions struct {
+	Provider           string   `json:"provider"`
+	Model              string   `json:"model"`
+	APIKey             string   `json:"apiKey"`
+	BaseURL            string   `json:"baseUrl"`
+	PermissionMode     string   `json:"permissionMode"`
+	Ext                []string `json:"ext"`
+	MaxSteps           int      `json:"maxSteps"`
+	AppendSystemPrompt string   `json:"appendSystemPrompt"`
+	Resume             string   `json:"resume"`
+}
+
+// clientZot is capabilities.experimental.zot: what the client implements
+// of zot's server → client requests.
+type clientZot struct {
+	ReviewEdit bool `json:"reviewEdit"`
+	Save       bool `json:"save"`
+	Panels     bool `json:"panels"`
+}
+
+// clientCaps is what the server needs to know about the client.
+type clientCaps struct {
+	applyEdit        bool
+	documentChanges  bool
+	createFiles      bool
+	workDoneProgress bool
+	zot              clientZot
+	name             string
+}
+
+// InitializeResult is initialize's answer.
+type InitializeResult struct {
+	Capabilities ServerCapabilities `json:"capabilities"`
+	ServerInfo   ServerInfo         `json:"serverInfo"`
+}
+
+// ServerInfo names the server.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// ServerCapabilities is the subset zot advertises.
+type ServerCapabilities struct {
+	PositionEncoding string          `json:"positionEncoding"`
+	TextDocumentSync TextSyncOptions `json:"textDocumentSync"`
+	Experimental     struct {
+		Zot ZotInfo `json:"zot"`
+	} `json:"experimental"`
+}
+
+// TextSyncOptions is textDocumentSync: open/close and incremental changes.
+type TextSyncOptions struct {
+	OpenClose bool                          `json:"openClose"`
+	Change    protocol.TextDocumentSyncKind `json:"change"`
+	Save      *struct {
+		IncludeText bool `json:"includeText"`
+	} `json:"save,omitempty"`
+}
+
+// ZotInfo is experimental.zot in the initialize result.
+type ZotInfo struct {
+	ProtocolVersion int           `json:"protocolVersion"`
+	Version         string        `json:"version"`
+	Provider        string        `json:"provider"`
+	Model           string        `json:"model"`
+	Cwd             string        `json:"cwd"`
+	PermissionMode  string        `json:"permissionMode"`
+	Commands        []CommandInfo `json:"commands"`
+	// Error is why the agent cannot run (no API key …), shown as is.
+	Error string `json:"error,omitempty"`
+}
+
+func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
+	const method = "initialize"
+	s.mu.Lock()
+	if s.state != stateNew {
+		s.mu.Unlock()
+		return nil, rpcError(jsonrpc2.InvalidRequest, "initialize was already received")
+	}
+	s.mu.Unlock()
+
+	var p initializeParams
+	if err := decodeParams(method, raw, &p); err != nil {
+		return nil, err
+	}
+	var opts InitOptions
+	if len(p.InitializationOptions) > 0 {
+		if err := decodeParams(method, p.InitializationOptions, &opts); err != nil {
+			return nil, prefixField(err, "initializationOptions")
+		}
+	}
+	mode := ModeAuto
+	if opts.PermissionMode != "" {
+		m, ok := parseMode(opts.PermissionMode)
+		if !ok {
+			return nil, fieldError(method, "initializationOptions.permissionMode", "must be auto, ask or readonly, not %q", opts.PermissionMode)
+		}
+		mode = m
+	}
+	var zc clientZot
+	if len(p.Capabilities.Experimental) > 0 {
+		var ex struct {
+			Zot json.RawMessage `json:"zot"`
+		}
+		if json.Unmarshal(p.Capabilities.Experimental, &ex) == nil && len(ex.Zot) > 0 {
+			_ = json.Unmarshal(ex.Zot, &zc)
+		}
+	}
+	caps := clientCaps{
+		applyEdit:        p.Capabilities.Workspace.ApplyEdit,
+		documentChanges:  p.Capabilities.Workspace.WorkspaceEdit.DocumentChanges,
+		workDoneProgress: p.Capabilities.Window.WorkDoneProgress,
+		zot:              zc,
+	}
+	for _, op := range p.Capabilities.Workspace.WorkspaceEdit.ResourceOperations {
+		if op == "create" {
+			caps.createFiles = true
+		}
+	}
+	if p.ClientInfo != nil {
+		caps.name = p.ClientInfo.Name
+	}
+	enc := pickEncoding(p.Capabilities.General.PositionEncodings)
+
+	cfg := s.opts.Config
+	cwd := workspaceDir(cfg.Cwd, p)
+	cfg.Cwd = cwd
+	if opts.Provider != "" {
+		cfg.Provider = opts.Provider
+	}
+	if opts.Model != "" {
+		cfg.Model = opts.Model
+	}
+	if opts.APIKey != "" {
+		cfg.APIKey = opts.APIKey
+	}
+	if opts.BaseURL != "" {
+		cfg.BaseURL = opts.BaseURL
+	}
+	if opts.MaxSteps > 0 {
+		cfg.MaxSteps = opts.MaxSteps
+	}
+	if opts.AppendSystemPrompt != "" {
+		if cfg.AppendSystemPrompt != "" {
+			cfg.AppendSystemPrompt += "\n\n"
+		}
+		cfg.AppendSystemPrompt += opts.AppendSystemPrompt
+	}
+	if opts.Resume != "" {
+		cfg.Resume, cfg.Sessions = opts.Resume, true
+	}
+	s.ws.setRoot(cwd)
+	cfg.Workspace = s.ws
+	cfg.Hooks = hooks{s}
+	cfg = s.withEditorTools(cfg)
+	exts := append(append([]string(nil), s.opts.Exts...), opts.Ext...)
+
+	rt, err := s.opts.NewRuntime(cfg)
+
+	s.mu.Lock()
+	s.caps, s.enc, s.cwd, s.cfg, s.exts, s.mode = caps, enc, cwd, cfg, exts, mode
+	if err != nil {
+		s.rtErr = err
+		s.logf("the agent cannot start: %v", err)
+	} else {
+		s.rt = rt
+	}
+	s.state = stateInitialized
+	s.mu.Unlock()
+
+	res := &InitializeResult{ServerInfo: ServerInfo{Name: "zot", Version: agent.Version}}
+	res.Capabilities.PositionEncoding = enc.String()
+	res.Capabilities.TextDocumentSync = TextSyncOptions{OpenClose: true, Change: protocol.TextDocumentSyncKindIncremental}
+	res.Capabilities.TextDocumentSync.Save = &struct {
+		IncludeText bool `json:"includeText"`
+	}{}
+	res.Capabilities.Experimental.Zot = s.info()
+	return res, nil
+}
+
+// info is experimental.zot: the server's identity and state.
+func (s *Server) info() ZotInfo {
+	s.mu.Lock()
+	rt, rtErr, cfg, mode, cwd := s.rt, s.rtErr, s.cfg, s.mode, s.cwd
+	s.mu.Unlock()
+	z := ZotInfo{ProtocolVersion: ProtocolVersion, Version: agent.Version, Provider: cfg.Provider, Model: cfg.Model,
+		Cwd: cwd, PermissionMode: string(mode), Commands: s.commandList()}
+	if rt != nil {
+		st := rt.State()
+		z.Provider, z.Model = st.Provider, st.Model
+	}
+	if rtErr != nil {
+		z.Error = errNoRuntime(rtErr).Error()
+	}
+	return z
+}
+
+// workspaceDir picks the working directory: --cwd if given, else the first
+// workspace folder, rootUri, rootPath, the process's directory.
+func workspaceDir(flagCwd string, p initializeParams) string {
+	if flagCwd != "" {
+		if abs, err := filepath.Abs(flagCwd); err == nil {
+			return abs
+		}
+		return flagCwd
+	}
+	for _, f := range p.WorkspaceFolders {
+		if d := uriPath(f.URI); d != "" {
+			return d
+		}
+	}
+	if d := uriPath(p.RootURI); d != "" {
+		return d
+	}
+	if p.RootPath != "" {
+		return filepath.Clean(p.RootPath)
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// uriPath is the file system path of a file: URI ("" if it is not one).
+func uriPath(u string) string {
+	if !strings.HasPrefix(u, "file:") {
+		return ""
+	}
+	pu, err := uri.Parse(u)
+	if err != nil {
+		return ""
+	}
+	p := pu.FsPath()
+	if p == "" {
+		return ""
+	}
+	return filepath.Clean(p)
+}
+
+// prefixField rewrites an InvalidParams error so the field is named from
+// the top of params.
+func prefixField(err error, prefix string) error {
+	re, ok := err.(*jsonrpc2.Error)
+	if !ok {
+		return err
+	}
+	msg := strings.Replace(re.Message, "initialize: \"", "initialize: \""+prefix+".", 1)
+	msg = strings.Replace(msg, "initialize: params ", "initialize: \""+prefix+"\" ", 1)
+	return &jsonrpc2.Error{Code: re.Code, Message: msg}
+}
+
+// Initialized starts the extension host in the background (it may ask the
+// user to trust project extensions, which must not hold up the editor) and
+// tells the user when the agent cannot run.
+func (s *Server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
+	s.mu.Lock()
+	rtErr := s.rtErr
+	s.mu.Unlock()
+	if rtErr != nil {
+		s.showMessage(protocol.MessageTypeError, errNoRuntime(rtErr).Error())
+	}
+	go s.startHost()
+	return nil
+}
+
+func (s *Server) shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if s.state == stateNew {
+		s.mu.Unlock()
+		return errNotInitialized()
+	}
+	s.state = stateShutdown
+	s.mu.Unlock()
+	s.teardown()
+	return nil
+}
+
+func (s *Server) exit() {
+	s.exitOnce.Do(func() { close(s.exited) })
+}
+
+// SetTrace accepts $/setTrace; zot logs to stderr regardless.
+func (s *Server) SetTrace(context.Context, *protocol.SetTraceParams) error { return nil }
+
+// DidChangeConfiguration is accepted and ignored: zot is configured by
+// initializationOptions and zot/* requests.
+func (s *Server) DidChangeConfiguration(context.Context, *protocol.DidChangeConfigurationParams) error {
+	return nil
+}

@@ -1,0 +1,253 @@
+// Package server is `zot lsp`: the zot runtime and extension host behind a
+// language server. It speaks the LSP base protocol (Content-Length framed
+// JSON-RPC 2.0) on stdio with go.lsp.dev/protocol and go.lsp.dev/jsonrpc2;
+// docs/protocol.md is the contract editors follow.
+//
+// The package is a thin adapter, one file per area, modelled on gopls's
+// internal/server: lifecycle.go (initialize … exit), textsync.go (the
+// overlay of unsaved buffers), prompt.go (runs and zot/event), edits.go
+// (the editor-backed tools.Workspace), review.go (permission modes and
+// approvals), progress.go, commands.go, panels.go, extensions.go,
+// sessions.go, cancel.go, handler.go (the handler chain) and
+// unimplemented.go.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/provider"
+	"github.com/zot-editors/zot/agent/session"
+)
+
+// ProtocolVersion is the major version of the zot/* contract
+// (docs/protocol.md), reported in experimental.zot.protocolVersion.
+const ProtocolVersion = 1
+
+// Runtime is the part of *agent.Runtime the server drives; tests may
+// substitute a fake.
+type Runtime interface {
+	Prompt(ctx context.Context, text string, images []message.Content) (<-chan agent.Event, error)
+	Compact(ctx context.Context) (<-chan agent.Event, error)
+	Abort()
+	State() agent.State
+	Messages() []message.Message
+	Clear() error
+	SetModel(id string) error
+	Models() []provider.Model
+	Sessions() ([]session.Info, error)
+	Resume(which string) error
+	NewSession() error
+	Close() error
+}
+
+// Options configures a Server.
+type Options struct {
+	// Config is the runtime configuration from the command line (the
+	// flags of `zot rpc`). initialize's workspace and initializationOptions
+	// override parts of it; Workspace, Hooks and ExtraTools are the
+	// server's own.
+	Config agent.Config
+	// Exts are the --ext paths; initializationOptions.ext adds more.
+	Exts []string
+	// NewRuntime builds the runtime; default: agent.New.
+	NewRuntime func(cfg agent.Config) (Runtime, error)
+	// NewHost starts the extension host after initialized; nil runs
+	// without extensions.
+	NewHost HostFactory
+	// Log receives diagnostics (stderr); nil discards them.
+	Log io.Writer
+}
+
+// ErrNoShutdown is returned by Serve when the client left (exit or end of
+// input) without a shutdown request first; the process should exit 1.
+var ErrNoShutdown = errors.New("the client left without a shutdown request")
+
+type lifecycle int
+
+const (
+	stateNew lifecycle = iota
+	stateInitialized
+	stateShutdown
+)
+
+// Server is one LSP connection's zot.
+type Server struct {
+	unimplemented
+
+	opts Options
+	log  *log.Logger
+
+	ctx    context.Context // the connection's lifetime
+	conn   jsonrpc2.Conn
+	client protocol.Client // kept here, not in a context (see DESIGN.md)
+
+	cancels *canceller
+	overlay *overlay
+	ws      *editorWorkspace
+	runs    *runQueue
+
+	mu        sync.Mutex
+	state     lifecycle
+	caps      clientCaps
+	enc       encoding
+	cwd       string
+	rt        Runtime
+	rtErr     error
+	cfg       agent.Config
+	exts      []string
+	host      Host
+	hostErr   error
+	hostReady chan struct{}
+	mode      PermissionMode
+	allowBash bool // "Always allow for this session"
+	panels    map[string]string
+	trust     map[string]bool
+	exited    chan struct{}
+	exitOnce  sync.Once
+}
+
+// New returns a server; Serve runs it.
+func New(opts Options) *Server {
+	if opts.NewRuntime == nil {
+		opts.NewRuntime = func(cfg agent.Config) (Runtime, error) { return agent.New(cfg) }
+	}
+	logw := opts.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	s := &Server{
+		opts:      opts,
+		log:       log.New(logw, "zot lsp: ", log.LstdFlags|log.Lmsgprefix),
+		cancels:   newCanceller(),
+		mode:      ModeAuto,
+		panels:    map[string]string{},
+		trust:     map[string]bool{},
+		exited:    make(chan struct{}),
+		hostReady: make(chan struct{}),
+	}
+	s.overlay = newOverlay()
+	s.ws = newEditorWorkspace(s)
+	s.runs = newRunQueue(s)
+	return s
+}
+
+func (s *Server) logf(format string, args ...any) { s.log.Printf(format, args...) }
+
+// Serve speaks LSP on in/out until the client exits or in ends. It then
+// aborts any run, shuts the extensions down (no child process outlives
+// it) and closes the runtime.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.ctx = ctx
+	stream := newFrameStream(in, out, s.logf)
+	s.conn = jsonrpc2.NewConn(stream)
+	s.client = protocol.ClientDispatcher(s.conn, zap.NewNop())
+	go s.runs.loop(ctx)
+	s.conn.Go(ctx, s.handler())
+
+	select {
+	case <-s.conn.Done():
+	case <-s.exited:
+	case <-ctx.Done():
+	}
+	s.teardown()
+	cancel()
+	stream.out.close()
+	s.mu.Lock()
+	clean := s.state == stateShutdown
+	s.mu.Unlock()
+	if !clean {
+		return ErrNoShutdown
+	}
+	return nil
+}
+
+// teardown stops runs, extensions and the runtime. Safe to call twice.
+func (s *Server) teardown() {
+	s.runs.stop(5 * time.Second)
+	s.mu.Lock()
+	host, rt := s.host, s.rt
+	s.host = nil
+	s.mu.Unlock()
+	if host != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := host.Close(ctx); err != nil {
+			s.logf("extensions: shutdown: %v", err)
+		}
+		cancel()
+	}
+	if rt != nil {
+		rt.Close()
+	}
+}
+
+// runtime returns the runtime, or the error that kept it from starting.
+func (s *Server) runtime() (Runtime, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rt == nil {
+		if s.rtErr != nil {
+			return nil, errNoRuntime(s.rtErr)
+		}
+		return nil, errNotInitialized()
+	}
+	return s.rt, nil
+}
+
+// notify sends a notification to the client; errors (a client gone) are
+// logged, never fatal.
+func (s *Server) notify(method string, params any) {
+	if s.conn == nil {
+		return
+	}
+	if err := s.conn.Notify(s.ctx, method, params); err != nil && s.ctx.Err() == nil {
+		s.logf("notify %s: %v", method, err)
+	}
+}
+
+// call sends a request to the client and waits for its answer.
+func (s *Server) call(ctx context.Context, method string, params, result any) error {
+	if s.conn == nil {
+		return errors.New("no client connection")
+	}
+	_, err := s.conn.Call(ctx, method, params, result)
+	return err
+}
+
+func (s *Server) showMessage(typ protocol.MessageType, msg string) {
+	s.notify(protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: typ, Message: msg})
+}
+
+// ask shows a window/showMessageRequest and returns the chosen title ("" if
+// the user dismissed it or the client failed).
+func (s *Server) ask(ctx context.Context, typ protocol.MessageType, msg string, actions ...string) string {
+	items := make([]protocol.MessageActionItem, len(actions))
+	for i, a := range actions {
+		items[i] = protocol.MessageActionItem{Title: a}
+	}
+	var res *protocol.MessageActionItem
+	err := s.call(ctx, protocol.MethodWindowShowMessageRequest, &protocol.ShowMessageRequestParams{Type: typ, Message: msg, Actions: items}, &res)
+	if err != nil {
+		s.logf("showMessageRequest: %v", err)
+		return ""
+	}
+	if res == nil {
+		return ""
+	}
+	return res.Title
+}
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
