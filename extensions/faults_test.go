@@ -41,7 +41,7 @@ func TestFaultCrashFailsPendingAtOnce(t *testing.T) {
 	e.global("ok", "-tools", "ok")
 	h := e.start(func(o *Options) {
 		o.RestartBackoff = []time.Duration{time.Hour, time.Hour, time.Hour} // stay down
-		o.ToolTimeout = time.Hour                                             // "at once" cannot be a timeout
+		o.ToolTimeout = time.Hour                                           // "at once" cannot be a timeout
 		o.InterceptTimeout = time.Hour
 	})
 	done := make(chan tools.Result, 1)
@@ -176,6 +176,15 @@ func TestFaultGarbageAndHugeLines(t *testing.T) {
 	e.global("junk", "-tools", "echo", "-garbage", "200", "-huge", "17000000")
 	e.global("big", "-huge", "15000000")
 	h := e.start(nil)
+	defer func() {
+		if t.Failed() {
+			l := e.logOf("junk")
+			if len(l) > 3000 {
+				l = l[:3000]
+			}
+			t.Log(l)
+		}
+	}()
 	eventually(t, "huge line dropped and logged", func() bool {
 		return strings.Contains(e.logOf("junk"), "dropped a line longer than 16777216 bytes")
 	})

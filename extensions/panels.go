@@ -227,8 +227,8 @@ func (q *uiQueue) notify(level, msg string) {
 }
 
 func (q *uiQueue) open(v wire.PanelView) { q.push(uiItem{kind: uiOpen, view: v}) }
-func (q *uiQueue) render(f wire.Frame)    { q.push(uiItem{kind: uiRender, frame: f}) }
-func (q *uiQueue) closePanel(id string)   { q.push(uiItem{kind: uiClose, id: id}) }
+func (q *uiQueue) render(f wire.Frame)   { q.push(uiItem{kind: uiRender, frame: f}) }
+func (q *uiQueue) closePanel(id string)  { q.push(uiItem{kind: uiClose, id: id}) }
 
 // close ends the queue once what is queued has been delivered.
 func (q *uiQueue) close() {

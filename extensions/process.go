@@ -59,6 +59,7 @@ type proc struct {
 	crashHandled atomic.Bool
 	seq          atomic.Uint64
 	badLines     atomic.Int64
+	hugeLines    atomic.Int64
 
 	mu        sync.Mutex
 	hello     wire.Frame
@@ -184,7 +185,9 @@ func (p *proc) readLoop() {
 	for {
 		line, err := lr.next()
 		if errors.Is(err, ErrLineTooLong) {
-			p.logBad("dropped a line longer than %d bytes", p.s.h.o.MaxLineBytes)
+			if n := p.hugeLines.Add(1); n <= 20 || n%100 == 0 {
+				p.log.printf("dropped a line longer than %d bytes (%d so far)", p.s.h.o.MaxLineBytes, n)
+			}
 			lr.shrink()
 			continue
 		}

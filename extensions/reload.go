@@ -11,7 +11,8 @@ import (
 )
 
 // watcher turns file changes into reloads. It watches the two extension
-// roots (and their parents, so a root created later is noticed), every
+// roots (and their parents and the workspace, so a root created later is
+// noticed), every
 // directory inside them, every --ext directory and the directory of each
 // code file. Only changes to a manifest or a code file (the exec, script
 // args) count; an extension writing its own state files does not reload
@@ -65,6 +66,9 @@ func (w *watcher) roots() []string {
 // a directory is watched before it is scanned.
 func (w *watcher) sync() {
 	want := map[string]bool{}
+	if w.h.o.Cwd != "" {
+		want[w.h.o.Cwd] = true // so a new .zot/ is noticed
+	}
 	for _, root := range w.roots() {
 		want[filepath.Dir(root)] = true
 		want[root] = true

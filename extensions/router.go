@@ -189,7 +189,7 @@ func (p *proc) deliver(f wire.Frame) {
 	delete(p.pending, f.ID)
 	p.mu.Unlock()
 	if !ok {
-		p.log.printf("skipped %s for unknown or expired id %q", f.Type, f.ID)
+		p.logBad("skipped %s for unknown or expired id %q", f.Type, f.ID)
 		return
 	}
 	if f.Type == wire.TypeCommandResponse && f.Action == wire.ActionOpenPanel && f.OpenPanel != nil && f.Error == "" {

@@ -407,8 +407,9 @@ func (s *slot) onCrash(err error) {
 	if n > len(h.o.RestartBackoff) || h.isClosed() {
 		s.state = StateFailed
 		s.reason = fmt.Sprintf("crashed %d times, last: %v; not restarting (fix it and save, or reload)", n, err)
+		reason := s.reason
 		s.mu.Unlock()
-		s.log.printf("%s", s.reason)
+		s.log.printf("%s", reason)
 		h.changed()
 		return
 	}
@@ -417,8 +418,9 @@ func (s *slot) onCrash(err error) {
 	s.reason = fmt.Sprintf("crashed (%v); restart %d of %d in %s", err, n, len(h.o.RestartBackoff), delay)
 	gen := s.gen
 	s.timer = time.AfterFunc(delay, func() { h.goBG(func() { s.restartAfterCrash(gen) }) })
+	reason := s.reason
 	s.mu.Unlock()
-	s.log.printf("%s", s.reason)
+	s.log.printf("%s", reason)
 	h.changed()
 }
 

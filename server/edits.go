@@ -404,21 +404,41 @@ func (w *editorWorkspace) display(path string) string {
 }
 
 // userEditNote is what the model is told when the user changed its
-// proposal in review before accepting it.
+// proposal in review before accepting it: the changed lines, yours and
+// theirs.
 func userEditNote(shown, proposed, final string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The user reviewed your change to %s and edited it before accepting. What was applied (and is now in the file) differs from your proposal.\n", shown)
-	edits := computeEdits(proposed, final)
-	li := newLineIndex(proposed)
-	for i, e := range edits {
-		if i == 20 {
-			fmt.Fprintf(&b, "… and %d more differences; read the file.\n", len(edits)-i)
+	fmt.Fprintf(&b, "The user reviewed your change to %s and edited it before accepting. What was applied (and is now in the file) differs from your proposal:\n", shown)
+	hunks := lineHunks(proposed, final)
+	for i, h := range hunks {
+		if i == 10 {
+			fmt.Fprintf(&b, "… and %d more changed blocks; read the file.\n", len(hunks)-i)
 			break
 		}
-		p := li.position(e.start, encUTF32)
-		fmt.Fprintf(&b, "- line %d: %q → %q\n", p.Line+1, proposed[e.start:e.end], e.text)
+		lines := linesOf(proposed, h)
+		fmt.Fprintf(&b, "- %s of your version:\n%s  became:\n%s", lineRange(lines), indent(clip(proposed[h.start:h.end])), indent(clip(h.text)))
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+func clip(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "…\n"
+	}
+	return s
+}
+
+func indent(s string) string {
+	if s == "" {
+		return "    (nothing)\n"
+	}
+	var b strings.Builder
+	for _, l := range splitLines(s) {
+		b.WriteString("    ")
+		b.WriteString(strings.TrimRight(l, "\r\n"))
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // Wire types of workspace/applyEdit. go.lsp.dev/protocol v0.12's

@@ -240,14 +240,14 @@ func (s *frameStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, e
 	return s.out.writeFrame(data)
 }
 
-// Close closes the input (ending Read) and flushes the output.
+// Close closes the input, ending Read. jsonrpc2 calls it when the input
+// ends; the output stays open so answers to what was read still go out
+// (Serve closes it last).
 func (s *frameStream) Close() error {
-	var err error
 	if s.closer != nil {
-		err = s.closer.Close()
+		return s.closer.Close()
 	}
-	s.out.close()
-	return err
+	return nil
 }
 
 // outQueue frames bodies and writes them from one goroutine, coalescing

@@ -15,6 +15,7 @@ import (
 
 // handler builds the chain by hand (not protocol.NewServer):
 //
+//	count          tracks messages until answered (for a clean end of input)
 //	canceller      $/cancelRequest, numeric and string ids (cancel.go)
 //	AsyncHandler   one request at a time, in order; each replies at once
 //	guard          panics become InternalError; errors never reach the conn
@@ -32,7 +33,24 @@ func (s *Server) handler() jsonrpc2.Handler {
 	h = s.dispatch(h)
 	h = s.guard(h)
 	h = jsonrpc2.AsyncHandler(h)
-	return s.cancels.middleware(h)
+	h = s.cancels.middleware(h)
+	return s.count(h)
+}
+
+// count tracks every message from its arrival (on the read goroutine) to
+// its reply, so the answers to what arrived before the input ended still
+// go out (Serve waits for them).
+func (s *Server) count(next jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		s.handling.Add(1)
+		var done atomic.Bool
+		return next(ctx, func(ctx context.Context, result any, err error) error {
+			if !done.Swap(true) {
+				defer s.handling.Done()
+			}
+			return reply(ctx, result, err)
+		}, req)
+	}
 }
 
 // zotHandler serves one zot/* method.
@@ -41,25 +59,25 @@ type zotHandler func(s *Server, ctx context.Context, params json.RawMessage) (an
 // zotMethods are the client → server zot/* methods. zot/panel/key and
 // zot/panel/closed are notifications; the rest are requests.
 var zotMethods = map[string]zotHandler{
-	"zot/prompt":                (*Server).zotPrompt,
-	"zot/abort":                 (*Server).zotAbort,
-	"zot/state":                 (*Server).zotState,
-	"zot/messages":              (*Server).zotMessages,
-	"zot/clear":                 (*Server).zotClear,
-	"zot/compact":               (*Server).zotCompact,
-	"zot/models":                (*Server).zotModels,
-	"zot/setModel":              (*Server).zotSetModel,
-	"zot/setPermissionMode":     (*Server).zotSetPermissionMode,
-	"zot/commands":              (*Server).zotCommands,
-	"zot/command":               (*Server).zotCommand,
-	"zot/sessions":              (*Server).zotSessions,
-	"zot/session/resume":        (*Server).zotSessionResume,
-	"zot/session/new":           (*Server).zotSessionNew,
-	"zot/extensions":            (*Server).zotExtensions,
-	"zot/extensions/reload":     (*Server).zotExtensionsReload,
-	"zot/panel/key":             (*Server).zotPanelKey,
-	"zot/panel/closed":          (*Server).zotPanelClosed,
-	"zot/ping":                  (*Server).zotPing,
+	"zot/prompt":            (*Server).zotPrompt,
+	"zot/abort":             (*Server).zotAbort,
+	"zot/state":             (*Server).zotState,
+	"zot/messages":          (*Server).zotMessages,
+	"zot/clear":             (*Server).zotClear,
+	"zot/compact":           (*Server).zotCompact,
+	"zot/models":            (*Server).zotModels,
+	"zot/setModel":          (*Server).zotSetModel,
+	"zot/setPermissionMode": (*Server).zotSetPermissionMode,
+	"zot/commands":          (*Server).zotCommands,
+	"zot/command":           (*Server).zotCommand,
+	"zot/sessions":          (*Server).zotSessions,
+	"zot/session/resume":    (*Server).zotSessionResume,
+	"zot/session/new":       (*Server).zotSessionNew,
+	"zot/extensions":        (*Server).zotExtensions,
+	"zot/extensions/reload": (*Server).zotExtensionsReload,
+	"zot/panel/key":         (*Server).zotPanelKey,
+	"zot/panel/closed":      (*Server).zotPanelClosed,
+	"zot/ping":              (*Server).zotPing,
 }
 
 func zotMethodNames() []string {
@@ -114,6 +132,12 @@ func (s *Server) dispatch(std jsonrpc2.Handler) jsonrpc2.Handler {
 			}
 			res, err := h(s, ctx, req.Params())
 			if err != nil {
+				if ctx.Err() != nil {
+					err = rpcError(CodeRequestCancelled, "%s was cancelled", method)
+				}
+				if !isCall {
+					s.logf("%s: %v", method, err)
+				}
 				return reply(ctx, nil, errFailed(err))
 			}
 			return reply(ctx, res, nil)

@@ -307,11 +307,15 @@ func prefixField(err error, prefix string) error {
 func (s *Server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
 	s.mu.Lock()
 	rtErr := s.rtErr
+	already := s.hostStarted
+	s.hostStarted = true
 	s.mu.Unlock()
 	if rtErr != nil {
 		s.showMessage(protocol.MessageTypeError, errNoRuntime(rtErr).Error())
 	}
-	go s.startHost()
+	if !already {
+		go s.startHost()
+	}
 	return nil
 }
 

@@ -29,6 +29,7 @@ import (
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/agent/tools"
 )
 
 // ProtocolVersion is the major version of the zot/* contract
@@ -91,6 +92,7 @@ type Server struct {
 
 	ctx    context.Context // the connection's lifetime
 	conn   jsonrpc2.Conn
+	out    *outQueue
 	client protocol.Client // kept here, not in a context (see DESIGN.md)
 
 	cancels *canceller
@@ -114,8 +116,16 @@ type Server struct {
 	allowBash bool // "Always allow for this session"
 	panels    map[string]string
 	trust     map[string]bool
-	exited    chan struct{}
-	exitOnce  sync.Once
+	// progressToken maps live work-done progress tokens to their run.
+	progressToken map[string]string
+	editorTools   []tools.Tool
+	exited        chan struct{}
+	// handling counts requests being handled, so the answers to what
+	// arrived before the input ended still go out.
+	handling sync.WaitGroup
+	// hostStarted: startHost was launched (hostReady will close).
+	hostStarted bool
+	exitOnce    sync.Once
 }
 
 // New returns a server; Serve runs it.
@@ -128,14 +138,15 @@ func New(opts Options) *Server {
 		logw = io.Discard
 	}
 	s := &Server{
-		opts:      opts,
-		log:       log.New(logw, "zot lsp: ", log.LstdFlags|log.Lmsgprefix),
-		cancels:   newCanceller(),
-		mode:      ModeAuto,
-		panels:    map[string]string{},
-		trust:     map[string]bool{},
-		exited:    make(chan struct{}),
-		hostReady: make(chan struct{}),
+		opts:          opts,
+		log:           log.New(logw, "zot lsp: ", log.LstdFlags|log.Lmsgprefix),
+		cancels:       newCanceller(),
+		mode:          ModeAuto,
+		panels:        map[string]string{},
+		trust:         map[string]bool{},
+		progressToken: map[string]string{},
+		exited:        make(chan struct{}),
+		hostReady:     make(chan struct{}),
 	}
 	s.overlay = newOverlay()
 	s.ws = newEditorWorkspace(s)
@@ -153,6 +164,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	defer cancel()
 	s.ctx = ctx
 	stream := newFrameStream(in, out, s.logf)
+	s.out = stream.out
 	s.conn = jsonrpc2.NewConn(stream)
 	s.client = protocol.ClientDispatcher(s.conn, zap.NewNop())
 	go s.runs.loop(ctx)
@@ -163,8 +175,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	case <-s.exited:
 	case <-ctx.Done():
 	}
+	waitTimeout(&s.handling, 2*time.Second)
+	cancel() // ends runs, trust prompts and a host still starting
 	s.teardown()
-	cancel()
 	stream.out.close()
 	s.mu.Lock()
 	clean := s.state == stateShutdown
@@ -179,8 +192,20 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 func (s *Server) teardown() {
 	s.runs.stop(5 * time.Second)
 	s.mu.Lock()
+	starting := s.hostStarted
+	s.mu.Unlock()
+	if starting {
+		// A host still starting is closed by startHost itself once it
+		// sees the shutdown; wait for that so no extension outlives us.
+		select {
+		case <-s.hostReady:
+		case <-time.After(15 * time.Second):
+			s.logf("extensions: still starting after 15s; leaving")
+		}
+	}
+	s.mu.Lock()
 	host, rt := s.host, s.rt
-	s.host = nil
+	s.host, s.rt = nil, nil
 	s.mu.Unlock()
 	if host != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -218,6 +243,17 @@ func (s *Server) notify(method string, params any) {
 	}
 }
 
+// sendRaw writes one complete JSON-RPC message as it is. It shares the
+// output queue with the connection, so messages never interleave.
+func (s *Server) sendRaw(body []byte) {
+	if s.out == nil {
+		return
+	}
+	if _, err := s.out.writeFrame(body); err != nil && s.ctx.Err() == nil {
+		s.logf("write: %v", err)
+	}
+}
+
 // call sends a request to the client and waits for its answer.
 func (s *Server) call(ctx context.Context, method string, params, result any) error {
 	if s.conn == nil {
@@ -251,3 +287,15 @@ func (s *Server) ask(ctx context.Context, typ protocol.MessageType, msg string, 
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// waitTimeout waits for wg, at most d.
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}

@@ -14,6 +14,14 @@
 //	defer srv.Close()
 //	// --base-url srv.URL() works for both providers.
 //
+// Helpers: TextReply, ToolReply, ErrorReply, Seconds (for RetryAfter);
+// srv.Requests() for what was sent, srv.Append to add replies, Serve for
+// `zot mock-llm --script FILE` (LoadScript reads the file).
+//
+// A scripted 5xx without retry_after makes zot's client back off for real
+// (0.5 s, 1 s, 2 s): give such replies "retry_after": 0, or set
+// provider.Options.Wait / MaxRetries -1 in the test.
+//
 // # Base URLs
 //
 // The Anthropic SDK appends "v1/messages" to its base URL; the OpenAI SDK

@@ -273,5 +273,3 @@ func splitArgs(s string, n int) []string {
 	}
 	return out
 }
-
-

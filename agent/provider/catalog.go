@@ -110,6 +110,9 @@ func (c *Catalog) merge(data []byte) error {
 			Models []json.RawMessage `json:"models"`
 		}
 		if err := strictDecode(data, &wrap); err != nil {
+			if strings.HasPrefix(err.Error(), "json: unknown field") {
+				return fmt.Errorf(`want a JSON array of models or {"models": [...]}, found %s`, strings.TrimPrefix(err.Error(), "json: unknown "))
+			}
 			return jsonError(data, err, `{"models": [...]}`)
 		}
 		entries = wrap.Models
@@ -122,7 +125,7 @@ func (c *Catalog) merge(data []byte) error {
 			Provider string `json:"provider"`
 		}
 		if err := json.Unmarshal(raw, &key); err != nil {
-			return fmt.Errorf("model %d: %v", i+1, jsonError(raw, err, "a model object"))
+			return fmt.Errorf("model %d: %v", i+1, jsonError(nil, err, "a model object"))
 		}
 		switch {
 		case key.ID == "":
@@ -140,7 +143,7 @@ func (c *Catalog) merge(data []byte) error {
 			}
 		}
 		if err := strictDecode(raw, &m); err != nil {
-			return fmt.Errorf("model %d (%s): %v", i+1, key.ID, jsonError(raw, err, "a model object"))
+			return fmt.Errorf("model %d (%s): %v", i+1, key.ID, jsonError(nil, err, "a model object"))
 		}
 		if m.ContextWindow <= 0 || m.MaxOutput <= 0 {
 			return fmt.Errorf("model %d (%s): context_window and max_output must be positive", i+1, key.ID)
@@ -169,7 +172,8 @@ func strictDecode(data []byte, v any) error {
 	return nil
 }
 
-// jsonError says where and what: "line 3, column 7: invalid character…".
+// jsonError says where (when data is given) and what: "line 3, column 7:
+// invalid character…".
 func jsonError(data []byte, err error, want string) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -180,6 +184,9 @@ func jsonError(data []byte, err error, want string) error {
 	case errors.As(err, &te):
 		if te.Field == "" {
 			return fmt.Errorf("want %s, found a JSON %s", want, te.Value)
+		}
+		if data == nil {
+			return fmt.Errorf("%q must not be a JSON %s", te.Field, te.Value)
 		}
 		l, c := lineCol(data, te.Offset)
 		return fmt.Errorf("line %d, column %d: %q must not be a JSON %s", l, c, te.Field, te.Value)

@@ -1,7 +1,9 @@
 package provider
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -115,4 +117,16 @@ func maxTokens(req Request) int64 {
 		return int64(req.Model.MaxOutput)
 	}
 	return defaultMaxOutput
+}
+
+// encodeJSON marshals a request body without HTML escaping (code is full of
+// <, > and &; escaping them costs time and bytes for nothing).
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -11,8 +12,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/shared"
 	"github.com/tidwall/gjson"
 
 	"github.com/zot-editors/zot/agent/message"
@@ -54,10 +53,13 @@ func (c *openaiClient) Stream(ctx context.Context, req Request, onEvent func(Str
 		base = normalizeBaseURL(OpenAI, req.Model.BaseURL)
 		opts = append(opts, option.WithBaseURL(base+"/"))
 	}
-	params := openaiParams(req, base == "" || strings.HasPrefix(base, "https://api.openai.com"))
+	body, err := openaiBody(req, base == "" || strings.HasPrefix(base, "https://api.openai.com"))
+	if err != nil {
+		return Response{}, fmt.Errorf("openai: encoding the request: %w", err)
+	}
 	resp, err := c.retry.run(ctx, func() (Response, bool, error) {
 		var raw *http.Response
-		if err := c.sdk.Post(ctx, "chat/completions", params, &raw, opts...); err != nil {
+		if err := c.sdk.Post(ctx, "chat/completions", body, &raw, opts...); err != nil {
 			return Response{}, false, fromSDK(OpenAI, err)
 		}
 		defer raw.Body.Close()
@@ -67,51 +69,98 @@ func (c *openaiClient) Stream(ctx context.Context, req Request, onEvent func(Str
 	return resp, err
 }
 
-// openaiParams maps a request to Chat Completions. official selects
+// The request body is built from small wire types with encoding/json, as
+// for Anthropic (see anthropic.go); the SDK sends it.
+
+type oaiRequest struct {
+	Model               string       `json:"model"`
+	Messages            []oaiMessage `json:"messages"`
+	Tools               []oaiTool    `json:"tools,omitempty"`
+	Stream              bool         `json:"stream"`
+	StreamOptions       oaiStreamOpt `json:"stream_options"`
+	MaxTokens           int64        `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int64        `json:"max_completion_tokens,omitempty"`
+}
+
+type oaiStreamOpt struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type oaiMessage struct {
+	Role       string        `json:"role"`
+	Content    any           `json:"content,omitempty"` // string or []oaiPart
+	ToolCalls  []oaiToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string        `json:"tool_call_id,omitempty"`
+}
+
+type oaiPart struct {
+	Type     string       `json:"type"`
+	Text     string       `json:"text,omitempty"`
+	ImageURL *oaiImageURL `json:"image_url,omitempty"`
+}
+
+type oaiImageURL struct {
+	URL string `json:"url"`
+}
+
+type oaiTool struct {
+	Type     string      `json:"type"`
+	Function oaiFunction `json:"function"`
+}
+
+type oaiFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+type oaiToolCall struct {
+	ID       string          `json:"id"`
+	Type     string          `json:"type"`
+	Function oaiFunctionCall `json:"function"`
+}
+
+type oaiFunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// openaiBody maps a request to Chat Completions. official selects
 // max_completion_tokens (api.openai.com) over max_tokens (what compatible
 // servers understand).
-func openaiParams(req Request, official bool) openai.ChatCompletionNewParams {
-	p := openai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(req.Model.ID),
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
-		Messages:      make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1),
+func openaiBody(req Request, official bool) ([]byte, error) {
+	p := oaiRequest{
+		Model:         req.Model.ID,
+		Stream:        true,
+		StreamOptions: oaiStreamOpt{IncludeUsage: true},
+		Messages:      make([]oaiMessage, 0, len(req.Messages)+1),
 	}
-	p.SetExtraFields(map[string]any{"stream": true})
 	if n := maxTokens(req); official {
-		p.MaxCompletionTokens = openai.Int(n)
+		p.MaxCompletionTokens = n
 	} else {
-		p.MaxTokens = openai.Int(n)
+		p.MaxTokens = n
 	}
 	if req.System != "" {
-		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
+		p.Messages = append(p.Messages, oaiMessage{Role: "system", Content: req.System})
 	}
 	for _, t := range req.Tools {
-		schema := t.Schema
-		if len(bytes.TrimSpace(schema)) == 0 {
-			schema = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		def, _ := json.Marshal(struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description,omitempty"`
-			Parameters  json.RawMessage `json:"parameters"`
-		}{t.Name, t.Description, schema})
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(param.Override[shared.FunctionDefinitionParam](json.RawMessage(def))))
+		p.Tools = append(p.Tools, oaiTool{Type: "function",
+			Function: oaiFunction{Name: t.Name, Description: t.Description, Parameters: schemaOrEmpty(t.Schema)}})
 	}
 	for _, m := range req.Messages {
 		if m.Role == message.RoleAssistant {
-			a := openai.ChatCompletionAssistantMessageParam{}
+			a := oaiMessage{Role: "assistant"}
 			if text := message.TextOf(m.Content); text != "" {
-				a.Content.OfString = openai.String(text)
+				a.Content = text
 			}
 			for _, c := range m.Content {
 				if c.Type == message.TypeToolCall {
-					a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-						OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: c.ID,
-							Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: string(argsOrEmpty(c.Args))}}})
+					a.ToolCalls = append(a.ToolCalls, oaiToolCall{ID: c.ID, Type: "function",
+						Function: oaiFunctionCall{Name: c.Name, Arguments: string(argsOrEmpty(c.Args))}})
 				}
 			}
-			if a.Content.OfString.Valid() || len(a.ToolCalls) > 0 {
-				p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+			if a.Content != nil || len(a.ToolCalls) > 0 {
+				p.Messages = append(p.Messages, a)
 			}
 			continue
 		}
@@ -119,12 +168,12 @@ func openaiParams(req Request, official bool) openai.ChatCompletionNewParams {
 		// follow the assistant message at once; images in tool results (a
 		// tool message holds text only) go in a user message after them,
 		// with the message's own text and images.
-		var parts, toolImages []openai.ChatCompletionContentPartUnionParam
+		var parts, toolImages []oaiPart
 		for _, c := range m.Content {
 			switch c.Type {
 			case message.TypeText:
 				if c.Text != "" {
-					parts = append(parts, openai.TextContentPart(c.Text))
+					parts = append(parts, oaiPart{Type: "text", Text: c.Text})
 				}
 			case message.TypeImage:
 				parts = append(parts, openaiImage(c))
@@ -143,39 +192,35 @@ func openaiParams(req Request, official bool) openai.ChatCompletionNewParams {
 				if text == "" {
 					text = "(no output)"
 				}
-				p.Messages = append(p.Messages, openai.ToolMessage(text, c.CallID))
+				p.Messages = append(p.Messages, oaiMessage{Role: "tool", Content: text, ToolCallID: c.CallID})
 			}
 		}
 		if len(toolImages) > 0 {
-			parts = append(append([]openai.ChatCompletionContentPartUnionParam{openai.TextContentPart("Images from the tool results above:")}, toolImages...), parts...)
+			parts = append(append([]oaiPart{{Type: "text", Text: "Images from the tool results above:"}}, toolImages...), parts...)
 		}
 		if len(parts) == 0 {
 			continue
 		}
 		allText := true
 		for _, pt := range parts {
-			allText = allText && pt.OfText != nil
+			allText = allText && pt.Type == "text"
 		}
 		if allText {
 			// Plain string content: what every compatible server accepts.
-			var b strings.Builder
+			texts := make([]string, len(parts))
 			for i, pt := range parts {
-				if i > 0 {
-					b.WriteString("\n")
-				}
-				b.WriteString(pt.OfText.Text)
+				texts[i] = pt.Text
 			}
-			p.Messages = append(p.Messages, openai.UserMessage(b.String()))
+			p.Messages = append(p.Messages, oaiMessage{Role: "user", Content: strings.Join(texts, "\n")})
 		} else {
-			p.Messages = append(p.Messages, openai.UserMessage(parts))
+			p.Messages = append(p.Messages, oaiMessage{Role: "user", Content: parts})
 		}
 	}
-	return p
+	return encodeJSON(p)
 }
 
-func openaiImage(c message.Content) openai.ChatCompletionContentPartUnionParam {
-	return openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
-		URL: "data:" + c.MimeType + ";base64," + c.Data})
+func openaiImage(c message.Content) oaiPart {
+	return oaiPart{Type: "image_url", ImageURL: &oaiImageURL{URL: "data:" + c.MimeType + ";base64," + c.Data}}
 }
 
 // readOpenAI reads one Chat Completions chunk stream. Tool calls arrive in

@@ -482,3 +482,27 @@ func TestUnknownProvider(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestFastTextDelta(t *testing.T) {
+	cases := []struct {
+		in   string
+		idx  int
+		text string
+		ok   bool
+	}{
+		{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}`, 0, "Hello", true},
+		{`{"type":"content_block_delta","index":12,"delta":{"type":"text_delta","text":" wörld"}}`, 12, " wörld", true},
+		{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}`, 0, "", true},
+		{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\nb"}}`, 0, "", false},
+		{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","x":"b"}}`, 0, "", false},
+		{`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{"}}`, 0, "", false},
+		{`{"index":0,"type":"content_block_delta","delta":{"type":"text_delta","text":"a"}}`, 0, "", false},
+		{`{"type":"content_block_delta","index":,"delta":{"type":"text_delta","text":"a"}}`, 0, "", false},
+	}
+	for _, c := range cases {
+		i, txt, ok := fastTextDelta(c.in)
+		if ok != c.ok || (ok && (i != c.idx || txt != c.text)) {
+			t.Errorf("%s: %d %q %v", c.in, i, txt, ok)
+		}
+	}
+}

@@ -1,12 +1,14 @@
 package tools
 
-// .gitignore matching, written here rather than imported. The candidates on
-// the module proxy were weighed: go-git's plumbing/format/gitignore is good
-// but lives in the go-git/v5 module, whose go.mod drags in some thirty
-// modules (crypto, ssh, billy, …) for one small package; sabhiram and
-// denormal/go-gitignore are unmaintained and get nested files or `**` edge
-// cases wrong; monochromegane/go-gitignore likewise. The rules (gitignore(5))
-// are small enough to implement and test here:
+// .gitignore matching, written here rather than imported. go-git's
+// plumbing/format/gitignore is the well-kept option, but it lives in the
+// go-git/v5 module, whose go.mod brings a few dozen requirements (ssh,
+// crypto, billy, gcfg, …) into ours for one small package. The small
+// stand-alone modules (sabhiram/go-gitignore, denormal/go-gitignore,
+// monochromegane/go-gitignore) have been unmaintained for years and mostly
+// match a single file, leaving nested .gitignore precedence to the caller.
+// The rules of gitignore(5) that matter here are few, so they are
+// implemented and table-tested in this package:
 //
 //   - blank lines and lines starting with # are skipped; \# and \! escape;
 //     trailing spaces are dropped unless escaped with a backslash;

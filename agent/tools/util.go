@@ -178,7 +178,7 @@ func (f *flexBool) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// tool is the shared implementation of the Tool metadata methods.
+// toolInfo is the shared implementation of the Tool metadata methods.
 type toolInfo struct {
 	name        string
 	description string

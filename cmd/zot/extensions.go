@@ -9,6 +9,10 @@ import (
 
 // runExtra dispatches subcommands that live outside the core (lsp, ext).
 func runExtra(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bool) {
+	switch args[0] {
+	case "lsp":
+		return cmdLSP(args[1:], stdin, stdout, stderr), true
+	}
 	return 0, false
 }
 

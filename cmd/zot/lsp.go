@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os/signal"
+	"syscall"
+
+	"github.com/zot-editors/zot/server"
+)
+
+// cmdLSP is `zot lsp`: the language server editors start. It takes the
+// flags of `zot rpc`; the editor's initializationOptions override them
+// (docs/protocol.md). Sessions are saved unless --no-session.
+func cmdLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("zot lsp", stderr)
+	var c common
+	c.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "zot lsp: unexpected argument %q (the editor talks to zot lsp on stdin/stdout)\n", fs.Arg(0))
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	logger := log.New(stderr, "zot lsp: ", log.LstdFlags|log.Lmsgprefix)
+	srv := server.New(server.Options{
+		Config:  c.config(true),
+		Exts:    c.exts,
+		NewHost: server.ExtensionHost(logger.Printf),
+		Log:     stderr,
+	})
+	if err := srv.Serve(ctx, stdin, stdout); err != nil {
+		if !errors.Is(err, server.ErrNoShutdown) {
+			fmt.Fprintln(stderr, "zot lsp:", err)
+		}
+		return 1
+	}
+	return 0
+}

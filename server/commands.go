@@ -1,0 +1,245 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/zot-editors/zot/agent"
+)
+
+// builtinCommands are zot's own slash commands; they win over extension
+// commands of the same name.
+var builtinCommands = []CommandInfo{
+	{Name: "help", Description: "list the slash commands"},
+	{Name: "clear", Description: "drop the conversation"},
+	{Name: "compact", Description: "summarise the conversation to free context"},
+	{Name: "model", Description: "show the models, or switch: /model <id>"},
+	{Name: "mode", Description: "show or set the permission mode: /mode auto|ask|readonly"},
+	{Name: "new", Description: "start a new session"},
+	{Name: "sessions", Description: "list the saved sessions of this workspace"},
+	{Name: "resume", Description: "resume a session: /resume <id>|latest"},
+	{Name: "reload-ext", Description: "reload the extensions from disk"},
+}
+
+func init() {
+	for i := range builtinCommands {
+		builtinCommands[i].Source = "builtin"
+	}
+}
+
+// commandList is the built-in commands, then the extensions' (sorted).
+func (s *Server) commandList() []CommandInfo {
+	out := append([]CommandInfo(nil), builtinCommands...)
+	taken := map[string]bool{}
+	for _, c := range out {
+		taken[c.Name] = true
+	}
+	if host := s.currentHost(); host != nil {
+		ext := host.Commands()
+		sort.SliceStable(ext, func(i, j int) bool { return ext[i].Name < ext[j].Name })
+		for _, c := range ext {
+			if taken[c.Name] {
+				continue
+			}
+			taken[c.Name] = true
+			c.Source = "extension"
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (s *Server) zotCommands(ctx context.Context, _ json.RawMessage) (any, error) {
+	return map[string]any{"commands": s.commandList()}, nil
+}
+
+// CommandParams is zot/command's params.
+type CommandParams struct {
+	Name string `json:"name"`
+	Args string `json:"args"`
+}
+
+// CommandResult is zot/command's result: what the editor should do.
+type CommandResult struct {
+	// Action: prompt (a run started: RunID), insert (put Insert in the
+	// input box), display (show Display in the chat), open_panel (a
+	// zot/panel/open was sent: PanelID), noop.
+	Action  string `json:"action"`
+	Prompt  string `json:"prompt,omitempty"`
+	Insert  string `json:"insert,omitempty"`
+	Display string `json:"display,omitempty"`
+	PanelID string `json:"panelId,omitempty"`
+	RunID   string `json:"runId,omitempty"`
+	Queued  bool   `json:"queued,omitempty"`
+	// Error is the extension's error text, shown as an error line
+	// whatever the action.
+	Error string `json:"error,omitempty"`
+}
+
+func (s *Server) zotCommand(ctx context.Context, raw json.RawMessage) (any, error) {
+	const method = "zot/command"
+	var p CommandParams
+	if err := decodeParams(method, raw, &p); err != nil {
+		return nil, err
+	}
+	name := strings.TrimPrefix(strings.TrimSpace(p.Name), "/")
+	args := strings.TrimSpace(p.Args)
+	if name == "" {
+		return nil, fieldError(method, "name", "is required: a command from zot/commands")
+	}
+	for _, c := range builtinCommands {
+		if c.Name == name {
+			return s.builtinCommand(ctx, name, args)
+		}
+	}
+	host := s.currentHost()
+	if host != nil {
+		for _, c := range host.Commands() {
+			if c.Name == name {
+				resp, err := host.RunCommand(ctx, name, args)
+				if err != nil {
+					return nil, err
+				}
+				return s.commandAction(resp)
+			}
+		}
+	}
+	return nil, fieldError(method, "name", "names no command (%q); zot/commands lists them", name)
+}
+
+// commandAction maps an extension's command_response onto the editor.
+func (s *Server) commandAction(resp CommandResponse) (any, error) {
+	res := CommandResult{Action: resp.Action, Error: resp.Error}
+	switch resp.Action {
+	case "prompt":
+		rt, err := s.runtime()
+		if err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(resp.Prompt) == "" {
+			res.Action, res.Error = "noop", strings.TrimSpace(res.Error+" (the command returned an empty prompt)")
+			return res, nil
+		}
+		text := resp.Prompt
+		started := s.runs.enqueue(&run{kind: "prompt", title: firstLine(text), start: func(ctx context.Context) (<-chan agent.Event, error) {
+			return rt.Prompt(ctx, text, nil)
+		}})
+		res.Prompt, res.RunID, res.Queued = text, started.RunID, started.Queued
+	case "insert":
+		res.Insert = resp.Insert
+	case "display":
+		res.Display = resp.Display
+	case "open_panel":
+		// The host has opened the panel (HostUI.OpenPanel sends
+		// zot/panel/open); the result only names it.
+		if resp.Panel == nil {
+			res.Action = "noop"
+			break
+		}
+		res.PanelID = resp.Panel.PanelID
+	case "noop", "":
+		res.Action = "noop"
+	default:
+		res.Error = strings.TrimSpace(res.Error + fmt.Sprintf(" (unknown action %q)", resp.Action))
+		res.Action = "noop"
+	}
+	return res, nil
+}
+
+func (s *Server) builtinCommand(ctx context.Context, name, args string) (any, error) {
+	display := func(format string, a ...any) (any, error) {
+		return CommandResult{Action: "display", Display: fmt.Sprintf(format, a...)}, nil
+	}
+	switch name {
+	case "help":
+		var b strings.Builder
+		for _, c := range s.commandList() {
+			fmt.Fprintf(&b, "/%s — %s\n", c.Name, c.Description)
+		}
+		return display("%s", strings.TrimRight(b.String(), "\n"))
+	case "mode":
+		if args == "" {
+			return display("Permission mode: %s (auto | ask | readonly)", s.permissionMode())
+		}
+		m, ok := parseMode(args)
+		if !ok {
+			return nil, fieldError("zot/command", "args", "must be auto, ask or readonly, not %q", args)
+		}
+		s.setMode(m)
+		return display("Permission mode: %s", m)
+	case "reload-ext":
+		if _, err := s.zotExtensionsReload(ctx, nil); err != nil {
+			return nil, err
+		}
+		res := s.extensionsResult()
+		loaded := 0
+		for _, e := range res.Extensions {
+			if e.State == "loaded" {
+				loaded++
+			}
+		}
+		return display("Reloaded extensions: %d loaded of %d.", loaded, len(res.Extensions))
+	}
+	rt, err := s.runtime()
+	if err != nil {
+		return nil, err
+	}
+	switch name {
+	case "clear":
+		if err := rt.Clear(); err != nil {
+			return nil, err
+		}
+		return display("Cleared the conversation.")
+	case "compact":
+		started := s.runs.enqueue(&run{kind: "compact", title: "compacting the conversation", start: rt.Compact})
+		return CommandResult{Action: "noop", RunID: started.RunID, Queued: started.Queued}, nil
+	case "model":
+		if args == "" {
+			var b strings.Builder
+			cur := rt.State().Model
+			for _, m := range rt.Models() {
+				mark := "  "
+				if m.ID == cur {
+					mark = "* "
+				}
+				fmt.Fprintf(&b, "%s%s\n", mark, m.ID)
+			}
+			return display("Models (current: %s):\n%s", cur, strings.TrimRight(b.String(), "\n"))
+		}
+		if err := rt.SetModel(args); err != nil {
+			return nil, err
+		}
+		return display("Model: %s", rt.State().Model)
+	case "new":
+		if err := rt.NewSession(); err != nil {
+			return nil, err
+		}
+		return display("Started a new session.")
+	case "sessions":
+		infos, err := rt.Sessions()
+		if err != nil {
+			return nil, err
+		}
+		if len(infos) == 0 {
+			return display("No saved sessions for this workspace.")
+		}
+		var b strings.Builder
+		for _, in := range infos {
+			fmt.Fprintf(&b, "%s  %s  %d messages  %s\n", in.ID, in.Modified.Format("2006-01-02 15:04"), in.Messages, in.Title)
+		}
+		return display("%s", strings.TrimRight(b.String(), "\n"))
+	case "resume":
+		which := args
+		if which == "" {
+			which = "latest"
+		}
+		if err := rt.Resume(which); err != nil {
+			return nil, err
+		}
+		return display("Resumed session %s (%d messages).", rt.State().SessionID, rt.State().MessageCount)
+	}
+	return nil, fieldError("zot/command", "name", "names no command (%q)", name)
+}

@@ -1,0 +1,265 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/tools"
+)
+
+// Host is the extension host as the server uses it: the agent hooks
+// (interceptors and lifecycle events), the extensions' tools and commands,
+// panels, state and reload. extensions.Host plugs in through an adapter
+// (exthost.go); tests use a fake.
+type Host interface {
+	agent.Hooks
+	// Tools are the extension tools current now.
+	Tools() []tools.Tool
+	// Commands are the extension slash commands.
+	Commands() []CommandInfo
+	// RunCommand invokes an extension command (command_invoked) and
+	// returns its command_response. For open_panel the host shows the
+	// panel itself (HostUI.OpenPanel); Panel only names it.
+	RunCommand(ctx context.Context, name, args string) (CommandResponse, error)
+	// PanelKey forwards a key to an open panel (panel_key).
+	PanelKey(panelID, key, text string) error
+	// PanelClosed tells the owner the user closed a panel (panel_close).
+	PanelClosed(panelID string) error
+	// Status lists every extension: loaded, failed, untrusted … and why.
+	Status() []ExtensionStatus
+	// Reload restarts every extension from disk.
+	Reload(ctx context.Context) error
+	// Close shuts every extension down (shutdown, then kill).
+	Close(ctx context.Context) error
+}
+
+// HostUI is how the host reaches the editor; the server implements it.
+type HostUI interface {
+	Notify(extension, level, message string)
+	OpenPanel(p Panel)
+	RenderPanel(p Panel)
+	ClosePanel(extension, panelID string)
+	// Changed is called after any (hot) reload.
+	Changed()
+}
+
+// HostConfig is what a HostFactory gets.
+type HostConfig struct {
+	Cwd      string
+	Home     string   // $ZOT_HOME ("" = the default)
+	Exts     []string // --ext paths, then initializationOptions.ext
+	Provider string
+	Model    string
+	UI       HostUI
+	// AskTrust asks the user whether to run an untrusted project
+	// extension; the answer is asked once per extension and process.
+	AskTrust func(ctx context.Context, req TrustRequest) bool
+}
+
+// HostFactory starts the extension host.
+type HostFactory func(ctx context.Context, cfg HostConfig) (Host, error)
+
+// TrustRequest describes an extension that needs the user's trust.
+type TrustRequest struct {
+	Name        string
+	Dir         string
+	Source      string
+	Description string
+}
+
+// CommandInfo is one slash command.
+type CommandInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Source      string `json:"source"` // builtin | extension
+	Extension   string `json:"extension,omitempty"`
+}
+
+// CommandResponse is an extension's command_response.
+type CommandResponse struct {
+	Action  string // prompt | insert | display | open_panel | noop
+	Prompt  string
+	Insert  string
+	Display string
+	Panel   *Panel
+	Error   string
+}
+
+// Panel is an extension panel's content.
+type Panel struct {
+	PanelID   string   `json:"panelId"`
+	Extension string   `json:"extension"`
+	Title     string   `json:"title"`
+	Lines     []string `json:"lines"`
+	Footer    string   `json:"footer"`
+}
+
+// ExtensionStatus is one extension as zot/extensions lists it.
+type ExtensionStatus struct {
+	Name     string   `json:"name"`
+	Version  string   `json:"version,omitempty"`
+	Source   string   `json:"source"` // ext | project | global
+	Dir      string   `json:"dir"`
+	State    string   `json:"state"` // loaded | failed | untrusted | disabled | shadowed | starting
+	Reason   string   `json:"reason,omitempty"`
+	PID      int      `json:"pid,omitempty"`
+	Commands []string `json:"commands"`
+	Tools    []string `json:"tools"`
+}
+
+func (s *Server) currentHost() Host {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.host
+}
+
+// startHost starts the extension host after initialized.
+func (s *Server) startHost() {
+	defer close(s.hostReady)
+	if s.opts.NewHost == nil {
+		return
+	}
+	s.mu.Lock()
+	cfg := HostConfig{Cwd: s.cwd, Home: s.cfg.Home, Exts: s.exts, Provider: s.cfg.Provider, Model: s.cfg.Model, UI: hostUI{s}, AskTrust: s.askTrust}
+	if s.rt != nil {
+		st := s.rt.State()
+		cfg.Provider, cfg.Model = st.Provider, st.Model
+	}
+	s.mu.Unlock()
+	host, err := s.opts.NewHost(s.ctx, cfg)
+	if err != nil {
+		s.mu.Lock()
+		s.hostErr = err
+		s.mu.Unlock()
+		s.logf("extensions: %v", err)
+		s.showMessage(protocol.MessageTypeWarning, "zot: extensions could not start: "+err.Error())
+		return
+	}
+	s.mu.Lock()
+	gone := s.state == stateShutdown || s.ctx.Err() != nil
+	if !gone {
+		s.host = host
+	}
+	s.mu.Unlock()
+	if gone {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		host.Close(ctx)
+		cancel()
+		return
+	}
+	s.sendChanged()
+}
+
+// askTrust asks the editor, once per extension directory, whether to run
+// an untrusted project extension.
+func (s *Server) askTrust(ctx context.Context, req TrustRequest) bool {
+	key := req.Name + "\x00" + req.Dir
+	s.mu.Lock()
+	if ans, ok := s.trust[key]; ok {
+		s.mu.Unlock()
+		return ans
+	}
+	s.mu.Unlock()
+	msg := fmt.Sprintf("Trust and run the project extension %q (%s)? It runs with your permissions.", req.Name, s.ws.display(req.Dir))
+	if req.Description != "" {
+		msg += " " + req.Description
+	}
+	yes := s.ask(ctx, protocol.MessageTypeWarning, msg, TrustYes, TrustNo) == TrustYes
+	s.mu.Lock()
+	s.trust[key] = yes
+	s.mu.Unlock()
+	return yes
+}
+
+// Trust dialog choices.
+const (
+	TrustYes = "Trust and run"
+	TrustNo  = "Don't run"
+)
+
+// ExtensionsResult is zot/extensions and zot/extensions/changed.
+type ExtensionsResult struct {
+	Extensions []ExtensionStatus `json:"extensions"`
+	Commands   []CommandInfo     `json:"commands"`
+	// Loading: the host is still starting.
+	Loading bool   `json:"loading,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+func (s *Server) extensionsResult() ExtensionsResult {
+	s.mu.Lock()
+	host, herr := s.host, s.hostErr
+	loading := s.opts.NewHost != nil && host == nil && herr == nil && s.state == stateInitialized
+	s.mu.Unlock()
+	res := ExtensionsResult{Extensions: []ExtensionStatus{}, Commands: s.commandList(), Loading: loading}
+	if host != nil {
+		if st := host.Status(); st != nil {
+			res.Extensions = st
+		}
+	}
+	if herr != nil {
+		res.Error = herr.Error()
+	}
+	return res
+}
+
+func (s *Server) sendChanged() { s.notify("zot/extensions/changed", s.extensionsResult()) }
+
+func (s *Server) zotExtensions(ctx context.Context, _ json.RawMessage) (any, error) {
+	return s.extensionsResult(), nil
+}
+
+func (s *Server) zotExtensionsReload(ctx context.Context, _ json.RawMessage) (any, error) {
+	host := s.currentHost()
+	if host == nil {
+		return nil, rpcError(CodeRequestFailed, "no extension host is running%s", s.hostErrSuffix())
+	}
+	if err := host.Reload(ctx); err != nil {
+		return nil, err
+	}
+	return s.extensionsResult(), nil
+}
+
+func (s *Server) hostErrSuffix() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hostErr != nil {
+		return ": " + s.hostErr.Error()
+	}
+	if s.opts.NewHost != nil && s.state == stateInitialized {
+		return " yet: it is still starting"
+	}
+	return ""
+}
+
+// hostUI implements HostUI for the server.
+type hostUI struct{ s *Server }
+
+// NotifyParams is zot/notify.
+type NotifyParams struct {
+	Extension string `json:"extension"`
+	Level     string `json:"level"`
+	Message   string `json:"message"`
+}
+
+func (u hostUI) Notify(extension, level, message string) {
+	u.s.notify("zot/notify", NotifyParams{Extension: extension, Level: level, Message: message})
+	switch level {
+	case "warn", "warning":
+		u.s.showMessage(protocol.MessageTypeWarning, "["+extension+"] "+message)
+	case "error":
+		u.s.showMessage(protocol.MessageTypeError, "["+extension+"] "+message)
+	}
+}
+
+func (u hostUI) OpenPanel(p Panel)   { u.s.openPanel(p) }
+func (u hostUI) RenderPanel(p Panel) { u.s.renderPanel(p) }
+func (u hostUI) ClosePanel(extension, panelID string) {
+	u.s.closePanel(extension, panelID)
+}
+func (u hostUI) Changed() { u.s.sendChanged() }

@@ -1,0 +1,104 @@
+package server
+
+import (
+	"context"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/tools"
+	"github.com/zot-editors/zot/extensions"
+	"github.com/zot-editors/zot/extensions/wire"
+)
+
+// ExtensionHost is the HostFactory of zot's extension host (package
+// extensions), with hot reload on file changes. logf receives host-level
+// messages; per-extension logs go to $ZOT_HOME/logs.
+func ExtensionHost(logf func(format string, args ...any)) HostFactory {
+	return func(ctx context.Context, cfg HostConfig) (Host, error) {
+		var builtinTools []string
+		for _, t := range tools.Builtins(tools.NewDiskWorkspace(cfg.Cwd)) {
+			builtinTools = append(builtinTools, t.Name())
+		}
+		var builtinCmds []string
+		for _, c := range builtinCommands {
+			builtinCmds = append(builtinCmds, c.Name)
+		}
+		o := extensions.Options{
+			Cwd: cfg.Cwd, Home: cfg.Home, ZotVersion: agent.Version, Provider: cfg.Provider, Model: cfg.Model,
+			ExtPaths: cfg.Exts, BuiltinTools: builtinTools, BuiltinCommands: builtinCmds,
+			UI: extUI{cfg.UI}, Watch: true, Logf: logf,
+		}
+		if cfg.AskTrust != nil {
+			o.AskTrust = func(ctx context.Context, st extensions.Status) bool {
+				return cfg.AskTrust(ctx, TrustRequest{Name: st.Name, Dir: st.Dir, Source: st.Source, Description: st.Description})
+			}
+		}
+		h := extensions.NewHost(o)
+		if err := h.Start(ctx); err != nil {
+			h.Close(context.WithoutCancel(ctx))
+			return nil, err
+		}
+		return extHost{h}, nil
+	}
+}
+
+// extHost adapts *extensions.Host to Host.
+type extHost struct{ *extensions.Host }
+
+func (h extHost) Commands() []CommandInfo {
+	cs := h.Host.Commands()
+	out := make([]CommandInfo, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, CommandInfo{Name: c.Name, Description: c.Description, Source: "extension", Extension: c.Extension})
+	}
+	return out
+}
+
+func (h extHost) RunCommand(ctx context.Context, name, args string) (CommandResponse, error) {
+	r, err := h.Host.RunCommand(ctx, name, args)
+	if err != nil {
+		return CommandResponse{}, err
+	}
+	resp := CommandResponse{Action: r.Action, Prompt: r.Prompt, Insert: r.Insert, Display: r.Display, Error: r.Error}
+	if r.Panel != nil {
+		resp.Panel = panelOf(r.Extension, *r.Panel)
+	}
+	return resp, nil
+}
+
+func (h extHost) Status() []ExtensionStatus {
+	st := h.Host.Status()
+	out := make([]ExtensionStatus, 0, len(st))
+	for _, s := range st {
+		state := s.State
+		if state == extensions.StateReady {
+			state = "loaded"
+		}
+		e := ExtensionStatus{Name: s.Name, Version: s.Version, Source: s.Source, Dir: s.Dir, State: state, Reason: s.Reason, PID: s.PID,
+			Commands: s.Commands, Tools: s.Tools}
+		if e.Commands == nil {
+			e.Commands = []string{}
+		}
+		if e.Tools == nil {
+			e.Tools = []string{}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func panelOf(ext string, v wire.PanelView) *Panel {
+	return &Panel{PanelID: v.ID, Extension: ext, Title: v.Title, Lines: v.Lines, Footer: v.Footer}
+}
+
+// extUI adapts HostUI to extensions.UI.
+type extUI struct{ ui HostUI }
+
+func (u extUI) Notify(ext, level, msg string) { u.ui.Notify(ext, level, msg) }
+func (u extUI) PanelOpen(ext string, v wire.PanelView) {
+	u.ui.OpenPanel(*panelOf(ext, v))
+}
+func (u extUI) PanelRender(ext string, f wire.Frame) {
+	u.ui.RenderPanel(Panel{PanelID: f.PanelID, Extension: ext, Title: f.Title, Lines: f.Lines, Footer: f.Footer})
+}
+func (u extUI) PanelClose(ext, panelID string) { u.ui.ClosePanel(ext, panelID) }
+func (u extUI) Changed()                       { u.ui.Changed() }

@@ -1,0 +1,493 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/message"
+)
+
+// PromptParams is zot/prompt's params.
+type PromptParams struct {
+	Text    string         `json:"text"`
+	Images  []ImageParam   `json:"images,omitempty"`
+	Context *PromptContext `json:"context,omitempty"`
+}
+
+// ImageParam is one attached image (base64).
+type ImageParam struct {
+	MimeType string `json:"mimeType"`
+	Data     string `json:"data"`
+	// MimeTypeRPC accepts the RPC spelling mime_type too.
+	MimeTypeRPC string `json:"mime_type,omitempty"`
+}
+
+// PromptContext is what the user is looking at.
+type PromptContext struct {
+	URI           string          `json:"uri"`
+	Range         *protocol.Range `json:"range,omitempty"`
+	SelectionText string          `json:"selectionText,omitempty"`
+}
+
+// RunStarted answers zot/prompt, zot/compact and prompt commands at once.
+type RunStarted struct {
+	RunID string `json:"runId"`
+	// Queued: another run is in progress; this one starts after it (and
+	// after Ahead-1 other queued runs).
+	Queued bool `json:"queued"`
+	Ahead  int  `json:"ahead,omitempty"`
+}
+
+func (s *Server) zotPrompt(ctx context.Context, raw json.RawMessage) (any, error) {
+	const method = "zot/prompt"
+	var p PromptParams
+	if err := decodeParams(method, raw, &p); err != nil {
+		return nil, err
+	}
+	imgs := make([]message.Content, 0, len(p.Images))
+	for i, im := range p.Images {
+		mt := im.MimeType
+		if mt == "" {
+			mt = im.MimeTypeRPC
+		}
+		if !strings.HasPrefix(mt, "image/") {
+			return nil, fieldError(method, fmt.Sprintf("images[%d].mimeType", i), "must be an image type such as \"image/png\", not %q", mt)
+		}
+		if im.Data == "" {
+			return nil, fieldError(method, fmt.Sprintf("images[%d].data", i), "must be the base64 image data")
+		}
+		imgs = append(imgs, message.Image(mt, im.Data))
+	}
+	if strings.TrimSpace(p.Text) == "" && len(imgs) == 0 {
+		return nil, fieldError(method, "text", "must not be empty (or attach images)")
+	}
+	if p.Context != nil && p.Context.URI == "" {
+		return nil, fieldError(method, "context.uri", "is required when context is given")
+	}
+	rt, err := s.runtime()
+	if err != nil {
+		return nil, err
+	}
+	text := s.withContext(p.Text, p.Context)
+	r := &run{kind: "prompt", title: firstLine(p.Text), start: func(ctx context.Context) (<-chan agent.Event, error) {
+		return rt.Prompt(ctx, text, imgs)
+	}}
+	return s.runs.enqueue(r), nil
+}
+
+// withContext appends the editor context (file, selection) to a prompt.
+func (s *Server) withContext(text string, c *PromptContext) string {
+	if c == nil {
+		return text
+	}
+	path := uriPath(c.URI)
+	shown := c.URI
+	if path != "" {
+		shown = s.ws.display(path)
+	}
+	sel := c.SelectionText
+	if sel == "" && c.Range != nil && path != "" {
+		if d, ok := s.overlay.get(path); ok {
+			s.mu.Lock()
+			enc := s.enc
+			s.mu.Unlock()
+			li := newLineIndex(d.text)
+			a, b := li.offset(c.Range.Start, enc), li.offset(c.Range.End, enc)
+			if a < b {
+				sel = d.text[a:b]
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	b.WriteString("\n\n")
+	switch {
+	case c.Range != nil && sel != "":
+		fmt.Fprintf(&b, "(Editor context: %s, lines %d–%d selected:)\n```\n%s\n```", shown, c.Range.Start.Line+1, c.Range.End.Line+1, strings.TrimRight(sel, "\n"))
+	case sel != "":
+		fmt.Fprintf(&b, "(Editor context: selected in %s:)\n```\n%s\n```", shown, strings.TrimRight(sel, "\n"))
+	case c.Range != nil:
+		fmt.Fprintf(&b, "(Editor context: the cursor is in %s at line %d.)", shown, c.Range.Start.Line+1)
+	default:
+		fmt.Fprintf(&b, "(Editor context: the user is looking at %s.)", shown)
+	}
+	return b.String()
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len([]rune(s)) > 60 {
+		s = string([]rune(s)[:60]) + "…"
+	}
+	return s
+}
+
+// AbortParams is zot/abort's params.
+type AbortParams struct {
+	// ClearQueue also drops the queued runs.
+	ClearQueue bool `json:"clearQueue,omitempty"`
+}
+
+// AbortResult says what was stopped.
+type AbortResult struct {
+	Aborted *string  `json:"aborted"`
+	Dropped []string `json:"dropped"`
+}
+
+func (s *Server) zotAbort(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p AbortParams
+	if err := decodeParams("zot/abort", raw, &p); err != nil {
+		return nil, err
+	}
+	return s.runs.abort(p.ClearQueue), nil
+}
+
+// StateResult is zot/state: the RPC get_state object plus the server's own
+// fields.
+type StateResult struct {
+	agent.State
+	PermissionMode string `json:"permissionMode"`
+	RunID          string `json:"runId,omitempty"`
+	Queued         int    `json:"queued"`
+}
+
+func (s *Server) zotState(ctx context.Context, _ json.RawMessage) (any, error) {
+	rt, err := s.runtime()
+	if err != nil {
+		return nil, err
+	}
+	cur, queued := s.runs.status()
+	return StateResult{State: rt.State(), PermissionMode: string(s.permissionMode()), RunID: cur, Queued: queued}, nil
+}
+
+func (s *Server) zotMessages(ctx context.Context, _ json.RawMessage) (any, error) {
+	rt, err := s.runtime()
+	if err != nil {
+		return nil, err
+	}
+	msgs := rt.Messages()
+	wire := make([]message.WireMessage, 0, len(msgs))
+	for _, m := range msgs {
+		wire = append(wire, message.MessageToWire(m))
+	}
+	return map[string]any{"messages": wire}, nil
+}
+
+func (s *Server) zotClear(ctx context.Context, _ json.RawMessage) (any, error) {
+	rt, err := s.runtime()
+	if err != nil {
+		return nil, err
+	}
+	if err := rt.Clear(); err != nil {
+		return nil, err
+	}
+	return map[string]any{"cleared": true}, nil
+}
+
+func (s *Server) zotCompact(ctx context.Context, _ json.RawMessage) (any, error) {
+	rt, err := s.runtime()
+	if err != nil {
+		return nil, err
+	}
+	return s.runs.enqueue(&run{kind: "compact", title: "compacting the conversation", start: rt.Compact}), nil
+}
+
+func (s *Server) zotModels(ctx context.Context, _ json.RawMessage) (any, error) {
+	rt, err := s.runtime()
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"models": rt.Models(), "current": rt.State().Model}, nil
+}
+
+// SetModelParams is zot/setModel's params.
+type SetModelParams struct {
+	Model string `json:"model"`
+}
+
+func (s *Server) zotSetModel(ctx context.Context, raw json.RawMessage) (any, error) {
+	const method = "zot/setModel"
+	var p SetModelParams
+	if err := decodeParams(method, raw, &p); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.Model) == "" {
+		return nil, fieldError(method, "model", "is required: a model id from zot/models")
+	}
+	rt, err := s.runtime()
+	if err != nil {
+		return nil, err
+	}
+	if err := rt.SetModel(p.Model); err != nil {
+		return nil, err
+	}
+	return map[string]any{"model": rt.State().Model}, nil
+}
+
+// run is one prompt or compaction, queued or in progress.
+type run struct {
+	id    string
+	kind  string // prompt | compact
+	title string
+	start func(ctx context.Context) (<-chan agent.Event, error)
+
+	// guarded by runQueue.mu
+	aborted bool
+	started bool
+}
+
+// runQueue runs prompts and compactions one at a time, in order, and
+// streams their events as zot/event notifications.
+type runQueue struct {
+	s *Server
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	seq     int
+	queue   []*run
+	current *run
+	stopped bool
+	done    chan struct{}
+
+	// fwd are the tool calls of the current run already on the wire;
+	// fwdCh is closed and replaced whenever one is added.
+	fwd   map[string]bool
+	fwdCh chan struct{}
+}
+
+func newRunQueue(s *Server) *runQueue {
+	q := &runQueue{s: s, done: make(chan struct{}), fwd: map[string]bool{}, fwdCh: make(chan struct{})}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// enqueue adds a run and says whether it waits behind others.
+func (q *runQueue) enqueue(r *run) RunStarted {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.seq++
+	r.id = fmt.Sprintf("run-%d", q.seq)
+	ahead := len(q.queue)
+	if q.current != nil {
+		ahead++
+	}
+	if q.stopped {
+		// Shutting down: answer, then end the run at once.
+		go q.s.endUnstarted(r, "zot lsp is shutting down")
+		return RunStarted{RunID: r.id}
+	}
+	q.queue = append(q.queue, r)
+	q.cond.Signal()
+	return RunStarted{RunID: r.id, Queued: ahead > 0, Ahead: ahead}
+}
+
+func (q *runQueue) status() (current string, queued int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.current != nil {
+		current = q.current.id
+	}
+	return current, len(q.queue)
+}
+
+// abort stops the current run and, with clearQueue, drops the queued ones.
+func (q *runQueue) abort(clearQueue bool) AbortResult {
+	q.mu.Lock()
+	res := AbortResult{Dropped: []string{}}
+	cur := q.current
+	started := false
+	if cur != nil {
+		id := cur.id
+		res.Aborted = &id
+		cur.aborted = true
+		started = cur.started
+	}
+	var dropped []*run
+	if clearQueue {
+		dropped = q.queue
+		q.queue = nil
+	}
+	q.mu.Unlock()
+	if started {
+		if rt, err := q.s.runtime(); err == nil {
+			rt.Abort()
+		}
+	}
+	for _, r := range dropped {
+		res.Dropped = append(res.Dropped, r.id)
+		q.s.endUnstarted(r, "dropped from the queue by zot/abort")
+	}
+	return res
+}
+
+// endUnstarted ends a run that never started: error, then done.
+func (s *Server) endUnstarted(r *run, why string) {
+	s.notify("zot/event", map[string]any{"type": agent.EventError, "message": why, "runId": r.id})
+	s.notify("zot/event", map[string]any{"type": agent.EventDone, "runId": r.id})
+}
+
+// loop is the queue's worker.
+func (q *runQueue) loop(ctx context.Context) {
+	defer close(q.done)
+	for {
+		q.mu.Lock()
+		for len(q.queue) == 0 && !q.stopped {
+			q.cond.Wait()
+		}
+		if q.stopped {
+			rest := q.queue
+			q.queue = nil
+			q.mu.Unlock()
+			for _, r := range rest {
+				q.s.endUnstarted(r, "zot lsp is shutting down")
+			}
+			return
+		}
+		r := q.queue[0]
+		q.queue = q.queue[1:]
+		q.current = r
+		q.fwd = map[string]bool{}
+		q.mu.Unlock()
+
+		q.execute(ctx, r)
+
+		q.mu.Lock()
+		q.current = nil
+		q.mu.Unlock()
+	}
+}
+
+// stop aborts the current run, drops the queue and waits (bounded) for
+// the worker, so tools such as bash can clean up their processes.
+func (q *runQueue) stop(wait time.Duration) {
+	q.mu.Lock()
+	already := q.stopped
+	q.stopped = true
+	cur := q.current
+	started := false
+	if cur != nil {
+		cur.aborted = true
+		started = cur.started
+	}
+	q.cond.Broadcast()
+	q.mu.Unlock()
+	if started {
+		if rt, err := q.s.runtime(); err == nil {
+			rt.Abort()
+		}
+	}
+	if already {
+		return
+	}
+	select {
+	case <-q.done:
+	case <-time.After(wait):
+		q.s.logf("a run did not stop within %v", wait)
+	}
+}
+
+// execute runs one job and forwards its events.
+func (q *runQueue) execute(ctx context.Context, r *run) {
+	s := q.s
+	q.mu.Lock()
+	if r.aborted {
+		q.mu.Unlock()
+		s.endUnstarted(r, "aborted before it started")
+		return
+	}
+	q.mu.Unlock()
+
+	prog := s.startProgress(r)
+	ch, err := r.start(ctx)
+	if err != nil {
+		prog.end("failed")
+		s.endUnstarted(r, err.Error())
+		return
+	}
+	q.mu.Lock()
+	r.started = true
+	aborted := r.aborted
+	q.mu.Unlock()
+	if aborted {
+		if rt, err := s.runtime(); err == nil {
+			rt.Abort()
+		}
+	}
+
+	stop := ""
+	var buf []byte
+	for ev := range ch {
+		if ev.Type == agent.EventDone {
+			// Disk agrees with the buffers before the client hears done.
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			if err := s.ws.flushSaves(sctx); err != nil {
+				s.notify("zot/event", map[string]any{"type": agent.EventError, "message": err.Error(), "runId": r.id})
+			}
+			cancel()
+		}
+		buf = ev.AppendJSON(append(buf[:0], eventPrefix...), r.id)
+		s.sendRaw(append(buf, '}'))
+		switch ev.Type {
+		case agent.EventToolCall:
+			q.mu.Lock()
+			q.fwd[ev.ID] = true
+			close(q.fwdCh)
+			q.fwdCh = make(chan struct{})
+			q.mu.Unlock()
+			prog.report("running " + ev.Name)
+		case agent.EventAssistantStart:
+			prog.report("thinking")
+		case agent.EventTextDelta:
+			prog.report("writing")
+		case agent.EventTurnEnd:
+			stop = ev.Stop
+		case agent.EventCompactDone:
+			prog.report("compacted")
+		}
+	}
+	switch stop {
+	case "aborted":
+		prog.end("aborted")
+	case "error":
+		prog.end("failed")
+	default:
+		prog.end("done")
+	}
+}
+
+// eventPrefix starts a zot/event notification; the event's JSON and "}"
+// follow. Events are framed by hand: a run can stream 100k deltas.
+const eventPrefix = `{"jsonrpc":"2.0","method":"zot/event","params":`
+
+// waitForwarded waits until the tool_call event of id is on the wire, so
+// the editor knows a call before any dialog about it.
+func (q *runQueue) waitForwarded(ctx context.Context, id string, max time.Duration) {
+	t := time.NewTimer(max)
+	defer t.Stop()
+	for {
+		q.mu.Lock()
+		ok := q.fwd[id] || q.current == nil
+		ch := q.fwdCh
+		q.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			return
+		}
+	}
+}

@@ -1,0 +1,270 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/zot-editors/zot/agent"
+)
+
+// PermissionMode decides what the agent may do without asking.
+type PermissionMode string
+
+const (
+	// ModeAuto: edits and commands run without asking.
+	ModeAuto PermissionMode = "auto"
+	// ModeAsk: edits go to review (zot/reviewEdit or a dialog) and each
+	// bash command needs approval.
+	ModeAsk PermissionMode = "ask"
+	// ModeReadonly: write, edit and bash are refused.
+	ModeReadonly PermissionMode = "readonly"
+)
+
+func parseMode(s string) (PermissionMode, bool) {
+	switch m := PermissionMode(strings.ToLower(strings.TrimSpace(s))); m {
+	case ModeAuto, ModeAsk, ModeReadonly:
+		return m, true
+	}
+	return "", false
+}
+
+func (s *Server) permissionMode() PermissionMode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
+}
+
+// setMode switches the permission mode; leaving ask forgets "always allow".
+func (s *Server) setMode(m PermissionMode) {
+	s.mu.Lock()
+	if m != s.mode {
+		s.allowBash = false
+	}
+	s.mode = m
+	s.mu.Unlock()
+}
+
+// Bash approval choices (window/showMessageRequest actions).
+const (
+	AllowOnce    = "Allow once"
+	AllowSession = "Always allow for this session"
+	Deny         = "Deny"
+)
+
+// Edit review choices of the showMessageRequest fallback.
+const (
+	ReviewApply  = "Apply"
+	ReviewReject = "Reject"
+)
+
+// writingTools are refused in readonly mode.
+var writingTools = map[string]bool{"write": true, "edit": true, "bash": true}
+
+// permit applies the permission mode to a tool call: readonly refuses the
+// writing tools; ask asks the user before bash. write and edit are
+// reviewed later, in the workspace, where the new text is known.
+func (s *Server) permit(ctx context.Context, call agent.ToolCallInfo) agent.ToolDecision {
+	s.mu.Lock()
+	mode, allow := s.mode, s.allowBash
+	s.mu.Unlock()
+	switch mode {
+	case ModeReadonly:
+		if writingTools[call.Name] {
+			return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("zot is in readonly mode: %s is not allowed. Tell the user what you would do instead.", call.Name)}
+		}
+	case ModeAsk:
+		if call.Name != "bash" || allow {
+			return agent.ToolDecision{}
+		}
+		var a struct {
+			Command string `json:"command"`
+		}
+		_ = json.Unmarshal(call.Args, &a)
+		cmd := a.Command
+		if len(cmd) > 400 {
+			cmd = cmd[:400] + "…"
+		}
+		choice := s.ask(ctx, protocol.MessageTypeWarning, "zot wants to run a command:\n\n"+cmd, AllowOnce, AllowSession, Deny)
+		switch choice {
+		case AllowOnce:
+			return agent.ToolDecision{}
+		case AllowSession:
+			s.mu.Lock()
+			s.allowBash = true
+			s.mu.Unlock()
+			return agent.ToolDecision{}
+		case "":
+			if ctx.Err() != nil {
+				return agent.ToolDecision{Block: true, Reason: "the run was aborted while waiting for the user's approval; the command did not run."}
+			}
+			return agent.ToolDecision{Block: true, Reason: "the user dismissed the approval prompt (no decision, treated as \"Deny\"); the command did not run. Ask the user how to proceed."}
+		default:
+			return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("the user denied running this command (chose %q); it did not run. Ask the user how to proceed.", choice)}
+		}
+	}
+	return agent.ToolDecision{}
+}
+
+// ReviewEditParams is zot/reviewEdit's params (server → client).
+type ReviewEditParams struct {
+	URI        string `json:"uri"`
+	OldText    string `json:"oldText"`
+	NewText    string `json:"newText"`
+	ToolCallID string `json:"toolCallId"`
+	Tool       string `json:"tool,omitempty"`
+}
+
+// ReviewEditResult is the client's answer.
+type ReviewEditResult struct {
+	Decision string  `json:"decision"` // accept | reject
+	Text     *string `json:"text,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// reviewChange asks the user about an edit in ask mode and returns the
+// text they accepted (their own version if they changed it).
+func (s *Server) reviewChange(ctx context.Context, path, oldText, newText string) (string, error) {
+	if s.permissionMode() != ModeAsk {
+		return newText, nil
+	}
+	s.mu.Lock()
+	useReview := s.caps.zot.ReviewEdit
+	s.mu.Unlock()
+	shown := s.ws.display(path)
+	id, tool := s.ws.currentCall()
+	if useReview {
+		var res ReviewEditResult
+		err := s.call(ctx, "zot/reviewEdit", &ReviewEditParams{URI: string(uri.File(path)), OldText: oldText, NewText: newText, ToolCallID: id, Tool: tool}, &res)
+		if err == nil {
+			switch strings.ToLower(res.Decision) {
+			case "accept":
+				if res.Text != nil {
+					return *res.Text, nil
+				}
+				return newText, nil
+			case "reject":
+				msg := fmt.Sprintf("the user rejected this change to %s in review (decision: reject); no change was made", shown)
+				if res.Message != "" {
+					msg += ". The user said: " + res.Message
+				}
+				return "", fmt.Errorf("%s", msg)
+			default:
+				return "", fmt.Errorf("the review of the change to %s gave no valid decision (%q); no change was made", shown, res.Decision)
+			}
+		}
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("the run was aborted during the review of %s; no change was made", shown)
+		}
+		s.logf("zot/reviewEdit failed (%v); asking with showMessageRequest", err)
+	}
+	added, removed := lineDelta(oldText, newText)
+	msg := fmt.Sprintf("zot wants to change %s (+%d −%d lines). Apply the change?", shown, added, removed)
+	if oldText == "" {
+		msg = fmt.Sprintf("zot wants to create %s (%d lines). Create it?", shown, added)
+	}
+	switch choice := s.ask(ctx, protocol.MessageTypeInfo, msg, ReviewApply, ReviewReject); choice {
+	case ReviewApply:
+		return newText, nil
+	case "":
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("the run was aborted during the review of %s; no change was made", shown)
+		}
+		return "", fmt.Errorf("the user dismissed the review of the change to %s (treated as reject); no change was made", shown)
+	default:
+		return "", fmt.Errorf("the user rejected this change to %s (chose %q); no change was made", shown, choice)
+	}
+}
+
+// lineDelta counts added and removed lines between two texts.
+func lineDelta(a, b string) (added, removed int) {
+	for _, h := range lineHunks(a, b) {
+		old := a[h.start:h.end]
+		removed += countLines(old)
+		added += countLines(h.text)
+	}
+	return
+}
+
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+// hooks is the agent.Hooks the runtime sees: it orders the editor's view
+// (tool_call is on the wire before any dialog about it), consults the
+// extensions, then applies the permission mode.
+type hooks struct{ s *Server }
+
+var _ agent.Hooks = hooks{}
+
+func (h hooks) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.ToolDecision {
+	s := h.s
+	s.runs.waitForwarded(ctx, call.ID, 5*time.Second)
+	s.ws.beginCall(call.ID, call.Name)
+	var modified json.RawMessage
+	if host := s.currentHost(); host != nil {
+		d := host.BeforeTool(ctx, call)
+		if d.Block {
+			return d
+		}
+		if len(d.ModifiedArgs) > 0 {
+			modified = d.ModifiedArgs
+			call.Args = d.ModifiedArgs
+		}
+	}
+	if d := s.permit(ctx, call); d.Block {
+		return d
+	}
+	return agent.ToolDecision{ModifiedArgs: modified}
+}
+
+func (h hooks) BeforeTurn(ctx context.Context, step int) agent.TurnDecision {
+	if host := h.s.currentHost(); host != nil {
+		return host.BeforeTurn(ctx, step)
+	}
+	return agent.TurnDecision{}
+}
+
+func (h hooks) BeforeAssistantMessage(ctx context.Context, text string) agent.AssistantDecision {
+	if host := h.s.currentHost(); host != nil {
+		return host.BeforeAssistantMessage(ctx, text)
+	}
+	return agent.AssistantDecision{}
+}
+
+func (h hooks) Observe(ev agent.Lifecycle) {
+	if host := h.s.currentHost(); host != nil {
+		host.Observe(ev)
+	}
+}
+
+// SetPermissionModeParams is zot/setPermissionMode's params.
+type SetPermissionModeParams struct {
+	Mode string `json:"mode"`
+}
+
+func (s *Server) zotSetPermissionMode(ctx context.Context, raw json.RawMessage) (any, error) {
+	const method = "zot/setPermissionMode"
+	var p SetPermissionModeParams
+	if err := decodeParams(method, raw, &p); err != nil {
+		return nil, err
+	}
+	m, ok := parseMode(p.Mode)
+	if !ok {
+		return nil, fieldError(method, "mode", "must be auto, ask or readonly, not %q", p.Mode)
+	}
+	s.setMode(m)
+	return map[string]any{"mode": m}, nil
+}

@@ -1,0 +1,52 @@
+package servertest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// ModuleRoot is the directory of zot's go.mod.
+func ModuleRoot() (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", fmt.Errorf("servertest: cannot locate the module")
+	}
+	dir := filepath.Dir(file)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("servertest: go.mod not found above %s", file)
+		}
+		dir = parent
+	}
+}
+
+// Build compiles a package of the module (e.g. "./cmd/zot") to out, with
+// the race detector when race is set (tests run with -race build the
+// server with it too, so its races fail the tests). Test binaries call it
+// once, from TestMain.
+func Build(pkg, out string, race bool) error {
+	root, err := ModuleRoot()
+	if err != nil {
+		return err
+	}
+	args := []string{"build", "-o", out}
+	if race {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, pkg)...)
+	cmd.Dir = root
+	cmd.Env = os.Environ()
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, strings.TrimSpace(string(b)))
+	}
+	return nil
+}

@@ -1,0 +1,246 @@
+package servertest_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/server/servertest"
+)
+
+func editReply(path, old, new string) llmtest.Reply {
+	return llmtest.ToolReply("edit", map[string]any{"path": path, "edits": []map[string]string{{"oldText": old, "newText": new}}})
+}
+
+// The tools read what the user sees: read, grep and edit all see the
+// unsaved buffer.
+func TestToolsSeeUnsavedBuffers(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("read", map[string]any{"path": "notes.txt"}),
+		llmtest.ToolReply("grep", map[string]any{"pattern": "UNSAVED"}),
+		editReply("notes.txt", "UNSAVED line", "UNSAVED line, edited"),
+		llmtest.TextReply("done"))
+	ed := e.start(nil)
+	ed.WriteFile("notes.txt", "on disk\n")
+	ed.Open("notes.txt", "on disk\n")
+	ed.Type("notes.txt", 1, 0, "UNSAVED line\n")
+	evs := ed.WaitDone(ed.Prompt("look").RunID)
+	var results []string
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" {
+			if ev["is_error"] != false {
+				t.Fatalf("tool failed: %v", ev)
+			}
+			results = append(results, servertest.ResultText(ev))
+		}
+	}
+	if len(results) != 3 || !strings.Contains(results[0], "UNSAVED line") || !strings.Contains(results[1], "UNSAVED line") {
+		t.Fatalf("tools did not see the buffer:\n%s", strings.Join(results, "\n---\n"))
+	}
+	if buf, _ := ed.Buffer("notes.txt"); buf != "on disk\nUNSAVED line, edited\n" {
+		t.Fatalf("buffer = %q", buf)
+	}
+}
+
+// The agent's edit lands in the buffer, next to the user's unsaved text,
+// as a minimal edit; zot/save then makes the disk agree.
+func TestEditLandsNextToUnsavedTyping(t *testing.T) {
+	var src strings.Builder
+	for i := 1; i <= 200; i++ {
+		fmt.Fprintf(&src, "line %d\n", i)
+	}
+	e := newEnv(t, editReply("big.txt", "line 150\n", "line 150 (edited by zot)\n"), llmtest.TextReply("done"))
+	ed := e.start(nil)
+	ed.WriteFile("big.txt", src.String())
+	ed.Open("big.txt", src.String())
+	ed.Type("big.txt", 0, 0, "// user's unsaved note\n")
+	run := ed.Prompt("edit line 150")
+	evs := ed.WaitDone(run.RunID)
+	if tr := servertest.Find(evs, "tool_result"); tr["is_error"] != false {
+		t.Fatalf("edit failed: %s", servertest.ResultText(tr))
+	}
+	want := "// user's unsaved note\n" + strings.Replace(src.String(), "line 150\n", "line 150 (edited by zot)\n", 1)
+	if buf, _ := ed.Buffer("big.txt"); buf != want {
+		t.Fatalf("buffer:\n%s", buf)
+	}
+	edits := ed.ApplyEdits()
+	if len(edits) != 1 || len(edits[0].Edit.DocumentChanges) != 1 {
+		t.Fatalf("applyEdit requests: %+v", edits)
+	}
+	dc := edits[0].Edit.DocumentChanges[0]
+	if dc.TextDocument == nil || dc.TextDocument.Version == nil || *dc.TextDocument.Version != 2 {
+		t.Fatalf("edit not versioned against the buffer: %+v", dc)
+	}
+	// Minimal: one insertion on line 151 (the user's line shifted it).
+	if len(dc.Edits) != 1 || dc.Edits[0].Range.Start.Line != 150 || dc.Edits[0].NewText != " (edited by zot)" {
+		t.Fatalf("not a minimal edit: %s", jsonString(dc.Edits))
+	}
+	// Saved before done: the disk agrees with the buffer.
+	if len(ed.Requests("zot/save")) == 0 || ed.ReadFile("big.txt") != want {
+		t.Fatalf("not saved: %d zot/save, disk:\n%s", len(ed.Requests("zot/save")), ed.ReadFile("big.txt"))
+	}
+}
+
+// Positions are UTF-16 code units: CJK, emoji (surrogate pairs) and CRLF
+// line endings survive an edit byte for byte.
+func TestEditUTF16CJKEmojiCRLF(t *testing.T) {
+	text := "第一行 🙂 hello\r\n二行目 👍🏽 world\r\nlast 🎉 line\r\n"
+	e := newEnv(t, editReply("u.txt", "👍🏽 world", "👍🏽 wörld 🌍"), editReply("u.txt", "last 🎉", "最后 🎉"), llmtest.TextReply("done"))
+	ed := e.start(nil)
+	ed.WriteFile("u.txt", text)
+	ed.Open("u.txt", text)
+	ed.Type("u.txt", 0, 6, "✨") // after "第一行 🙂": 3 + 1 + 2 units
+	ed.WaitDone(ed.Prompt("edit").RunID)
+	want := "第一行 🙂✨ hello\r\n二行目 👍🏽 wörld 🌍\r\n最后 🎉 line\r\n"
+	if buf, _ := ed.Buffer("u.txt"); buf != want {
+		t.Fatalf("buffer:\n got %q\nwant %q", buf, want)
+	}
+	for _, ae := range ed.ApplyEdits() {
+		for _, te := range ae.Edit.DocumentChanges[0].Edits {
+			if strings.Contains(te.NewText, "\r\n") || te.Range.Start.Line != te.Range.End.Line {
+				t.Fatalf("edit is not confined to the changed characters: %s", jsonString(te))
+			}
+		}
+	}
+}
+
+// A new file is created through the editor: documentChanges CreateFile,
+// then its text.
+func TestWriteNewFileUsesCreateFile(t *testing.T) {
+	e := newEnv(t, llmtest.ToolReply("write", map[string]any{"path": "pkg/new.go", "content": "package pkg\n"}), llmtest.TextReply("done"))
+	ed := e.start(nil)
+	evs := ed.WaitDone(ed.Prompt("create").RunID)
+	if tr := servertest.Find(evs, "tool_result"); tr["is_error"] != false {
+		t.Fatalf("write failed: %s", servertest.ResultText(tr))
+	}
+	edits := ed.ApplyEdits()
+	if len(edits) != 1 || len(edits[0].Edit.DocumentChanges) != 2 || edits[0].Edit.DocumentChanges[0].Kind != "create" ||
+		edits[0].Edit.DocumentChanges[0].URI != ed.URI("pkg/new.go") {
+		t.Fatalf("applyEdit: %s", jsonString(edits))
+	}
+	if buf, ok := ed.Buffer("pkg/new.go"); !ok || buf != "package pkg\n" {
+		t.Fatalf("buffer %q (open %v)", buf, ok)
+	}
+	if ed.ReadFile("pkg/new.go") != "package pkg\n" {
+		t.Fatalf("not saved: %q", ed.ReadFile("pkg/new.go"))
+	}
+}
+
+// An edit of a file the editor has not open also goes through applyEdit
+// (the editor opens it), unversioned.
+func TestEditOfUnopenedFileGoesThroughEditor(t *testing.T) {
+	e := newEnv(t, editReply("closed.txt", "b\n", "B\n"), llmtest.TextReply("done"))
+	ed := e.start(nil)
+	ed.WriteFile("closed.txt", "a\nb\nc\n")
+	ed.WaitDone(ed.Prompt("edit").RunID)
+	edits := ed.ApplyEdits()
+	if len(edits) != 1 || edits[0].Edit.DocumentChanges[0].TextDocument.Version != nil {
+		t.Fatalf("applyEdit: %s", jsonString(edits))
+	}
+	if buf, _ := ed.Buffer("closed.txt"); buf != "a\nB\nc\n" || ed.ReadFile("closed.txt") != "a\nB\nc\n" {
+		t.Fatalf("buffer %q disk %q", buf, ed.ReadFile("closed.txt"))
+	}
+}
+
+// Clients without applyEdit get atomic disk writes.
+func TestNoApplyEditWritesDisk(t *testing.T) {
+	e := newEnv(t, editReply("f.txt", "old", "new"), llmtest.ToolReply("write", map[string]any{"path": "g.txt", "content": "fresh\n"}), llmtest.TextReply("done"))
+	ed := e.start(func(c *servertest.Config) { c.NoApplyEdit = true })
+	ed.WriteFile("f.txt", "old\n")
+	ed.WaitDone(ed.Prompt("edit").RunID)
+	if len(ed.ApplyEdits()) != 0 {
+		t.Fatalf("applyEdit sent to a client without it")
+	}
+	if ed.ReadFile("f.txt") != "new\n" || ed.ReadFile("g.txt") != "fresh\n" {
+		t.Fatalf("disk: %q %q", ed.ReadFile("f.txt"), ed.ReadFile("g.txt"))
+	}
+}
+
+// The user types between the agent's snapshot and the editor applying the
+// edit: the editor refuses the stale version, zot re-bases and retries.
+func TestVersionMovedIsRebased(t *testing.T) {
+	e := newEnv(t, editReply("r.txt", "three\n", "THREE\n"), llmtest.TextReply("done"))
+	ed := e.start(nil)
+	ed.WriteFile("r.txt", "one\ntwo\nthree\n")
+	ed.Open("r.txt", "one\ntwo\nthree\n")
+	typed := false
+	ed.BeforeApply = func(json.RawMessage) {
+		if !typed {
+			typed = true
+			ed.Type("r.txt", 0, 0, "zero\n") // lands before the edit is applied
+		}
+	}
+	evs := ed.WaitDone(ed.Prompt("edit").RunID)
+	if tr := servertest.Find(evs, "tool_result"); tr["is_error"] != false {
+		t.Fatalf("edit failed: %s", servertest.ResultText(tr))
+	}
+	if buf, _ := ed.Buffer("r.txt"); buf != "zero\none\ntwo\nTHREE\n" {
+		t.Fatalf("buffer %q", buf)
+	}
+	if n := len(ed.ApplyEdits()); n != 2 {
+		t.Fatalf("%d applyEdit requests, want 2 (refused, then re-based)", n)
+	}
+}
+
+// The user edits the very lines the agent changes: the edit is refused with
+// a clear tool error and the user's typing is kept.
+func TestOverlappingTypingIsNeverClobbered(t *testing.T) {
+	e := newEnv(t, editReply("c.txt", "two\n", "TWO\n"), llmtest.TextReply("ok"))
+	ed := e.start(func(c *servertest.Config) {
+		c.ReviewEdit = true
+		c.InitOptions = map[string]any{"permissionMode": "ask"}
+	})
+	ed.WriteFile("c.txt", "one\ntwo\nthree\n")
+	ed.Open("c.txt", "one\ntwo\nthree\n")
+	ed.Review = func(p servertest.ReviewEdit) servertest.ReviewResult {
+		ed.Replace("c.txt", 1, 0, 1, 3, "two, as the user wants it") // while the user reviews
+		return servertest.ReviewResult{Decision: "accept"}
+	}
+	evs := ed.WaitDone(ed.Prompt("edit").RunID)
+	tr := servertest.Find(evs, "tool_result")
+	if tr["is_error"] != true || !strings.Contains(servertest.ResultText(tr), "changed in the editor") {
+		t.Fatalf("tool_result: %v", tr)
+	}
+	if buf, _ := ed.Buffer("c.txt"); buf != "one\ntwo, as the user wants it\nthree\n" {
+		t.Fatalf("buffer %q", buf)
+	}
+}
+
+// A full-content didChange (no range) replaces the overlay.
+func TestFullTextChange(t *testing.T) {
+	e := newEnv(t, llmtest.ToolReply("read", map[string]any{"path": "x.txt"}), llmtest.TextReply("ok"))
+	ed := e.start(nil)
+	ed.WriteFile("x.txt", "disk\n")
+	ed.Open("x.txt", "first\n")
+	ed.SetText("x.txt", "replaced wholesale\n")
+	evs := ed.WaitDone(ed.Prompt("read").RunID)
+	if got := servertest.ResultText(servertest.Find(evs, "tool_result")); !strings.Contains(got, "replaced wholesale") {
+		t.Fatalf("read: %s", got)
+	}
+	ed.Close("x.txt")
+	e.llm.Append(llmtest.ToolReply("read", map[string]any{"path": "x.txt"}), llmtest.TextReply("ok"))
+	evs = ed.WaitDone(ed.Prompt("read again").RunID)
+	if got := servertest.ResultText(servertest.Find(evs, "tool_result")); !strings.Contains(got, "disk") {
+		t.Fatalf("read after close: %s", got)
+	}
+}
+
+// bash sees the agent's edits on disk: zot/save comes first.
+func TestBashSeesSavedEdits(t *testing.T) {
+	e := newEnv(t, editReply("s.txt", "before", "after"), llmtest.ToolReply("bash", map[string]any{"command": "cat s.txt"}), llmtest.TextReply("ok"))
+	ed := e.start(nil)
+	ed.WriteFile("s.txt", "before\n")
+	ed.Open("s.txt", "before\n")
+	evs := ed.WaitDone(ed.Prompt("edit then cat").RunID)
+	var bash servertest.Event
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" {
+			bash = ev
+		}
+	}
+	if !strings.Contains(servertest.ResultText(bash), "after") {
+		t.Fatalf("bash saw: %s", servertest.ResultText(bash))
+	}
+}

@@ -1,0 +1,277 @@
+package servertest_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/server/servertest"
+)
+
+type extStatus struct {
+	Name     string   `json:"name"`
+	State    string   `json:"state"`
+	Reason   string   `json:"reason"`
+	Source   string   `json:"source"`
+	PID      int      `json:"pid"`
+	Commands []string `json:"commands"`
+	Tools    []string `json:"tools"`
+}
+
+type extList struct {
+	Extensions []extStatus `json:"extensions"`
+	Commands   []struct {
+		Name      string `json:"name"`
+		Source    string `json:"source"`
+		Extension string `json:"extension"`
+	} `json:"commands"`
+}
+
+// waitExt waits for a zot/extensions/changed that shows name in state.
+func waitExt(ed *servertest.Editor, name, state string) extStatus {
+	var got extStatus
+	ed.Wait("extension "+name+" "+state, func() bool {
+		notes := ed.Notes("zot/extensions/changed")
+		for i := len(notes) - 1; i >= 0; i-- {
+			var l extList
+			json.Unmarshal(notes[i].Params, &l)
+			for _, x := range l.Extensions {
+				if x.Name == name {
+					if x.State == state {
+						got = x
+						return true
+					}
+					return false
+				}
+			}
+		}
+		return false
+	})
+	return got
+}
+
+func startWithExt(t *testing.T, e *env, tweak func(*servertest.Config)) *servertest.Editor {
+	dir := e.installExt(filepath.Join(e.home, "dev", "lspext"), "lspext")
+	cfg := e.config("--ext", dir)
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	ed := servertest.Start(t, cfg)
+	ed.Initialize(nil)
+	waitExt(ed, "lspext", "loaded")
+	return ed
+}
+
+type commandResult struct {
+	Action  string `json:"action"`
+	Prompt  string `json:"prompt"`
+	Insert  string `json:"insert"`
+	Display string `json:"display"`
+	PanelID string `json:"panelId"`
+	RunID   string `json:"runId"`
+	Error   string `json:"error"`
+}
+
+func TestCommands(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("Hi, Ada!"))
+	ed := startWithExt(t, e, nil)
+
+	var l extList
+	ed.MustCall("zot/commands", nil, &l)
+	var names []string
+	for _, c := range l.Commands {
+		names = append(names, c.Name+":"+c.Source)
+	}
+	joined := strings.Join(names, " ")
+	for _, want := range []string{"help:builtin", "clear:builtin", "reload-ext:builtin", "hi:extension", "list:extension"} {
+		if !strings.Contains(joined, want) {
+			t.Fatalf("zot/commands lacks %s: %s", want, joined)
+		}
+	}
+
+	var r commandResult
+	ed.MustCall("zot/command", map[string]any{"name": "/hi", "args": "Ada"}, &r)
+	if r.Action != "prompt" || r.Prompt != "Say hi to Ada" || r.RunID == "" {
+		t.Fatalf("prompt action: %+v", r)
+	}
+	if evs := ed.WaitDone(r.RunID); !strings.Contains(jsonString(servertest.Find(evs, "assistant_message")), "Hi, Ada!") {
+		t.Fatalf("the command's run: %s", servertest.Types(evs))
+	}
+	ed.MustCall("zot/command", map[string]any{"name": "ins", "args": "x"}, &r)
+	if r.Action != "insert" || r.Insert != "inserted: x" {
+		t.Fatalf("insert: %+v", r)
+	}
+	ed.MustCall("zot/command", map[string]any{"name": "disp", "args": "y"}, &r)
+	if r.Action != "display" || r.Display != "displayed: y" {
+		t.Fatalf("display: %+v", r)
+	}
+	ed.MustCall("zot/command", map[string]any{"name": "oops"}, &r)
+	if r.Action != "noop" || r.Error != "it went wrong" {
+		t.Fatalf("error: %+v", r)
+	}
+	ed.MustCall("zot/command", map[string]any{"name": "help"}, &r)
+	if r.Action != "display" || !strings.Contains(r.Display, "/list") {
+		t.Fatalf("help: %+v", r)
+	}
+	ed.MustCall("zot/command", map[string]any{"name": "mode", "args": "ask"}, &r)
+	var st map[string]any
+	ed.MustCall("zot/state", nil, &st)
+	if st["permissionMode"] != "ask" {
+		t.Fatalf("/mode ask: %v", st)
+	}
+	if err := ed.Call("zot/command", map[string]any{"name": "nosuch"}, nil); err == nil || err.Code != -32602 || !strings.Contains(err.Message, `"name"`) {
+		t.Fatalf("unknown command: %v", err)
+	}
+
+	// notify → zot/notify, and window/showMessage for warnings.
+	ed.MustCall("zot/command", map[string]any{"name": "warn", "args": "hot"}, &r)
+	n := ed.WaitNote("zot/notify", func(p json.RawMessage) bool { return strings.Contains(string(p), "careful: hot") })
+	if !strings.Contains(string(n.Params), `"extension":"lspext"`) || !strings.Contains(string(n.Params), `"level":"warn"`) {
+		t.Fatalf("zot/notify: %s", n.Params)
+	}
+	ed.WaitNote("window/showMessage", func(p json.RawMessage) bool { return strings.Contains(string(p), "[lspext] careful: hot") })
+}
+
+// A panel round trip: open, keys, render, close by the user.
+func TestPanelRoundTrip(t *testing.T) {
+	e := newEnv(t)
+	ed := startWithExt(t, e, nil)
+	var r commandResult
+	ed.MustCall("zot/command", map[string]any{"name": "list"}, &r)
+	if r.Action != "open_panel" || r.PanelID != "list" {
+		t.Fatalf("open_panel: %+v", r)
+	}
+	open := ed.WaitNote("zot/panel/open", nil)
+	var p struct {
+		PanelID   string   `json:"panelId"`
+		Extension string   `json:"extension"`
+		Title     string   `json:"title"`
+		Lines     []string `json:"lines"`
+		Footer    string   `json:"footer"`
+	}
+	json.Unmarshal(open.Params, &p)
+	if p.PanelID != "list" || p.Extension != "lspext" || p.Title != "List" || len(p.Lines) != 3 || p.Lines[0] != "> alpha" {
+		t.Fatalf("zot/panel/open: %s", open.Params)
+	}
+	ed.Notify("zot/panel/key", map[string]any{"panelId": "list", "key": "down"})
+	render := ed.WaitNote("zot/panel/render", nil)
+	json.Unmarshal(render.Params, &p)
+	if p.Lines[1] != "> beta" || p.Footer != "item 2" {
+		t.Fatalf("zot/panel/render: %s", render.Params)
+	}
+	ed.Notify("zot/panel/key", map[string]any{"panelId": "list", "key": "rune", "text": "z"})
+	ed.WaitNote("zot/panel/render", func(raw json.RawMessage) bool { return strings.Contains(string(raw), "  z") })
+	ed.Notify("zot/panel/key", map[string]any{"panelId": "list", "key": "esc"})
+	cl := ed.WaitNote("zot/panel/close", nil)
+	if !strings.Contains(string(cl.Params), `"panelId":"list"`) {
+		t.Fatalf("zot/panel/close: %s", cl.Params)
+	}
+	// Reopen, and the user closes it.
+	ed.MustCall("zot/command", map[string]any{"name": "list"}, &r)
+	ed.Wait("a second open", func() bool { return len(ed.Notes("zot/panel/open")) == 2 })
+	ed.Notify("zot/panel/closed", map[string]any{"panelId": "list"})
+	ed.WaitNote("zot/notify", func(p json.RawMessage) bool { return strings.Contains(string(p), "panel list closed by the user") })
+	// A bad key sent as a request is an InvalidParams naming the field.
+	if err := ed.Call("zot/panel/key", map[string]any{"panelId": "list", "key": "F13"}, nil); err == nil || err.Code != -32602 || !strings.Contains(err.Message, `"key"`) {
+		t.Fatalf("bad key: %v", err)
+	}
+}
+
+// The extension's tool_call interceptor blocks bash; the model sees why.
+func TestGuardBlocks(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "rm -rf /tmp/nothing-here"}),
+		llmtest.ToolReply("shout", map[string]any{"text": "quiet"}),
+		llmtest.TextReply("ok"))
+	ed := startWithExt(t, e, nil)
+	evs := ed.WaitDone(ed.Prompt("clean up").RunID)
+	var results []servertest.Event
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" {
+			results = append(results, ev)
+		}
+	}
+	if len(results) != 2 || results[0]["is_error"] != true || !strings.Contains(servertest.ResultText(results[0]), "lspext guard: refusing rm -rf") {
+		t.Fatalf("guard: %v", results)
+	}
+	if results[1]["is_error"] != false || servertest.ResultText(results[1]) != "QUIET" {
+		t.Fatalf("extension tool: %v", results[1])
+	}
+}
+
+// Hot reload: a changed manifest reloads the extension and the editor
+// hears zot/extensions/changed; zot/extensions/reload works on demand.
+func TestHotReloadNotifiesEditor(t *testing.T) {
+	e := newEnv(t)
+	ed := startWithExt(t, e, nil)
+	before := len(ed.Notes("zot/extensions/changed"))
+	pid := waitExt(ed, "lspext", "loaded").PID
+	manifest := filepath.Join(e.home, "dev", "lspext", "extension.json")
+	b, _ := os.ReadFile(manifest)
+	os.WriteFile(manifest, []byte(strings.Replace(string(b), `"description": "test extension"`, `"description": "changed"`, 1)), 0o644)
+	ed.Wait("a reload to be announced with a new process", func() bool {
+		notes := ed.Notes("zot/extensions/changed")
+		if len(notes) <= before {
+			return false
+		}
+		var l extList
+		json.Unmarshal(notes[len(notes)-1].Params, &l)
+		return len(l.Extensions) == 1 && l.Extensions[0].State == "loaded" && l.Extensions[0].PID != pid
+	})
+	var l extList
+	ed.MustCall("zot/extensions/reload", nil, &l)
+	if len(l.Extensions) != 1 || l.Extensions[0].Name != "lspext" {
+		t.Fatalf("zot/extensions/reload: %+v", l)
+	}
+}
+
+// An untrusted project extension: the editor is asked once; the answer
+// is recorded.
+func TestUntrustedProjectExtensionAsksOnce(t *testing.T) {
+	e := newEnv(t)
+	e.installExt(filepath.Join(e.root, ".zot", "extensions", "proj"), "proj")
+	asked := make(chan string, 4)
+	ed := servertest.Start(t, e.config())
+	ed.Choose = func(msg string, actions []string) string {
+		asked <- msg + " | " + strings.Join(actions, "/")
+		if strings.Contains(msg, "Trust and run") {
+			return "Trust and run"
+		}
+		return ""
+	}
+	ed.Initialize(nil)
+	x := waitExt(ed, "proj", "loaded")
+	if x.Source != "project" {
+		t.Fatalf("status: %+v", x)
+	}
+	if q := <-asked; !strings.Contains(q, `"proj"`) || !strings.Contains(q, "Trust and run/Don't run") {
+		t.Fatalf("trust question: %s", q)
+	}
+	ed.Shutdown()
+
+	// The answer was recorded: a second session does not ask.
+	ed2 := servertest.Start(t, e.config())
+	ed2.Choose = func(msg string, actions []string) string {
+		t.Errorf("asked again: %s", msg)
+		return ""
+	}
+	ed2.Initialize(nil)
+	waitExt(ed2, "proj", "loaded")
+}
+
+func TestUntrustedProjectExtensionDeclined(t *testing.T) {
+	e := newEnv(t)
+	e.installExt(filepath.Join(e.root, ".zot", "extensions", "proj"), "proj")
+	ed := servertest.Start(t, e.config())
+	ed.Choose = func(msg string, actions []string) string { return "Don't run" }
+	ed.Initialize(nil)
+	ed.Wait("the trust question", func() bool { return len(ed.Requests("window/showMessageRequest")) == 1 })
+	var l extList
+	ed.Wait("the extension to stay untrusted", func() bool {
+		ed.MustCall("zot/extensions", nil, &l)
+		return len(l.Extensions) == 1 && l.Extensions[0].State == "untrusted"
+	})
+}

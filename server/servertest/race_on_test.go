@@ -1,0 +1,5 @@
+//go:build race
+
+package servertest_test
+
+const raceEnabled = true

@@ -1,0 +1,196 @@
+package servertest_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/server/servertest"
+)
+
+func askMode(review bool) func(*servertest.Config) {
+	return func(c *servertest.Config) {
+		c.ReviewEdit = review
+		c.InitOptions = map[string]any{"permissionMode": "ask"}
+	}
+}
+
+// In ask mode the user reviews the edit and may change it: what they
+// accept is what is applied and what the model is told.
+func TestReviewEditUserChangesProposal(t *testing.T) {
+	e := newEnv(t, editReply("a.go", "return 1", "return 2"), llmtest.TextReply("ok"))
+	ed := e.start(askMode(true))
+	ed.WriteFile("a.go", "func f() int {\n\treturn 1\n}\n")
+	ed.Open("a.go", "func f() int {\n\treturn 1\n}\n")
+	var got servertest.ReviewEdit
+	ed.Review = func(p servertest.ReviewEdit) servertest.ReviewResult {
+		got = p
+		return servertest.ReviewResult{Decision: "accept", Text: ptr("func f() int {\n\treturn 42\n}\n")}
+	}
+	evs := ed.WaitDone(ed.Prompt("change it").RunID)
+	call := servertest.Find(evs, "tool_call")
+	if got.URI != ed.URI("a.go") || got.OldText != "func f() int {\n\treturn 1\n}\n" || got.NewText != "func f() int {\n\treturn 2\n}\n" ||
+		got.ToolCallID != call.Str("id") || got.Tool != "edit" {
+		t.Fatalf("zot/reviewEdit params: %+v (tool call %v)", got, call)
+	}
+	if buf, _ := ed.Buffer("a.go"); buf != "func f() int {\n\treturn 42\n}\n" {
+		t.Fatalf("buffer %q", buf)
+	}
+	tr := servertest.Find(evs, "tool_result")
+	if txt := servertest.ResultText(tr); tr["is_error"] != false || !strings.Contains(txt, "edited it before accepting") || !strings.Contains(txt, "42") {
+		t.Fatalf("the model was not told: %v", tr)
+	}
+}
+
+func TestReviewEditRejected(t *testing.T) {
+	e := newEnv(t, editReply("a.txt", "x", "y"), llmtest.TextReply("ok"))
+	ed := e.start(askMode(true))
+	ed.WriteFile("a.txt", "x\n")
+	ed.Review = func(servertest.ReviewEdit) servertest.ReviewResult {
+		return servertest.ReviewResult{Decision: "reject", Message: "not like that"}
+	}
+	evs := ed.WaitDone(ed.Prompt("change it").RunID)
+	tr := servertest.Find(evs, "tool_result")
+	if txt := servertest.ResultText(tr); tr["is_error"] != true || !strings.Contains(txt, "rejected") || !strings.Contains(txt, "reject") || !strings.Contains(txt, "not like that") {
+		t.Fatalf("tool_result: %v", tr)
+	}
+	if ed.ReadFile("a.txt") != "x\n" || len(ed.ApplyEdits()) != 0 {
+		t.Fatalf("a rejected edit was applied")
+	}
+}
+
+// Clients without experimental.zot.reviewEdit are asked with
+// window/showMessageRequest.
+func TestReviewFallsBackToShowMessageRequest(t *testing.T) {
+	e := newEnv(t, editReply("a.txt", "x", "y"), editReply("a.txt", "y", "z"), llmtest.TextReply("ok"))
+	ed := e.start(askMode(false))
+	ed.WriteFile("a.txt", "x\n")
+	var mu sync.Mutex
+	var asked []string
+	n := 0
+	ed.Choose = func(msg string, actions []string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, msg+" "+strings.Join(actions, "/"))
+		n++
+		if n == 1 {
+			return "Apply"
+		}
+		return "Reject"
+	}
+	evs := ed.WaitDone(ed.Prompt("change it twice").RunID)
+	if len(asked) != 2 || !strings.Contains(asked[0], "a.txt") || !strings.Contains(asked[0], "Apply/Reject") {
+		t.Fatalf("asked: %q", asked)
+	}
+	var results []servertest.Event
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" {
+			results = append(results, ev)
+		}
+	}
+	if results[0]["is_error"] != false || results[1]["is_error"] != true || !strings.Contains(servertest.ResultText(results[1]), `"Reject"`) {
+		t.Fatalf("results: %v", results)
+	}
+	if buf, _ := ed.Buffer("a.txt"); buf != "y\n" {
+		t.Fatalf("buffer %q", buf)
+	}
+}
+
+// bash in ask mode: "Allow once", "Always allow for this session", "Deny".
+func TestBashApproval(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "echo one"}),
+		llmtest.ToolReply("bash", map[string]any{"command": "echo two"}),
+		llmtest.ToolReply("bash", map[string]any{"command": "echo three"}),
+		llmtest.ToolReply("bash", map[string]any{"command": "echo four"}),
+		llmtest.TextReply("ok"))
+	ed := e.start(askMode(true))
+	answers := []string{"Deny", "Allow once", "Always allow for this session"}
+	var mu sync.Mutex
+	var asked [][]string
+	ed.Choose = func(msg string, actions []string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, append([]string{msg}, actions...))
+		a := answers[0]
+		answers = answers[1:]
+		return a
+	}
+	evs := ed.WaitDone(ed.Prompt("run things").RunID)
+	if len(asked) != 3 {
+		t.Fatalf("asked %d times, want 3 (the fourth is always allowed): %q", len(asked), asked)
+	}
+	if strings.Join(asked[0][1:], "|") != "Allow once|Always allow for this session|Deny" || !strings.Contains(asked[0][0], "echo one") {
+		t.Fatalf("dialog: %q", asked[0])
+	}
+	var results []servertest.Event
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" {
+			results = append(results, ev)
+		}
+	}
+	if results[0]["is_error"] != true || !strings.Contains(servertest.ResultText(results[0]), `"Deny"`) {
+		t.Fatalf("denied command: %v", results[0])
+	}
+	for i, want := range []string{"two", "three", "four"} {
+		if r := results[i+1]; r["is_error"] != false || !strings.Contains(servertest.ResultText(r), want) {
+			t.Fatalf("command %d: %v", i+2, r)
+		}
+	}
+	// Each tool call reached the editor before the dialog about it.
+	dialogs := ed.Requests("window/showMessageRequest")
+	var calls []int
+	for _, m := range ed.Notes("zot/event") {
+		if strings.Contains(string(m.Params), `"type":"tool_call"`) {
+			calls = append(calls, m.Seq)
+		}
+	}
+	for i, d := range dialogs {
+		if calls[i] > d.Seq {
+			t.Fatalf("dialog %d arrived before its tool_call", i)
+		}
+	}
+}
+
+func TestReadonlyMode(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("write", map[string]any{"path": "x.txt", "content": "no"}),
+		llmtest.ToolReply("bash", map[string]any{"command": "touch y"}),
+		llmtest.ToolReply("read", map[string]any{"path": "r.txt"}),
+		llmtest.TextReply("ok"))
+	ed := e.start(func(c *servertest.Config) { c.InitOptions = map[string]any{"permissionMode": "readonly"} })
+	ed.WriteFile("r.txt", "readable\n")
+	evs := ed.WaitDone(ed.Prompt("try").RunID)
+	var results []servertest.Event
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" {
+			results = append(results, ev)
+		}
+	}
+	if results[0]["is_error"] != true || !strings.Contains(servertest.ResultText(results[0]), "readonly") ||
+		results[1]["is_error"] != true || results[2]["is_error"] != false {
+		t.Fatalf("results: %v", results)
+	}
+	if ed.ReadFile("x.txt") != "" || ed.ReadFile("y") != "" {
+		t.Fatalf("readonly mode wrote files")
+	}
+}
+
+// The permission mode can be switched at run time.
+func TestSetPermissionMode(t *testing.T) {
+	e := newEnv(t, llmtest.ToolReply("write", map[string]any{"path": "x.txt", "content": "yes\n"}), llmtest.TextReply("ok"))
+	ed := e.start(func(c *servertest.Config) { c.InitOptions = map[string]any{"permissionMode": "readonly"} })
+	var res map[string]string
+	ed.MustCall("zot/setPermissionMode", map[string]any{"mode": "auto"}, &res)
+	if res["mode"] != "auto" {
+		t.Fatalf("zot/setPermissionMode: %v", res)
+	}
+	ed.WaitDone(ed.Prompt("write").RunID)
+	if ed.ReadFile("x.txt") != "yes\n" {
+		t.Fatalf("write in auto mode did not land: %q", ed.ReadFile("x.txt"))
+	}
+	if err := ed.Call("zot/setPermissionMode", map[string]any{"mode": "sometimes"}, nil); err == nil || err.Code != -32602 || !strings.Contains(err.Message, `"mode"`) {
+		t.Fatalf("bad mode: %v", err)
+	}
+}
