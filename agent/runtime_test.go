@@ -280,3 +280,39 @@ func TestExtraToolsConsultedEachCall(t *testing.T) {
 		t.Fatalf("ExtraTools consulted %d times for %d calls", calls, len(srv.Requests()))
 	}
 }
+
+// Readers may call State, Messages and Cost while a run streams.
+func TestConcurrentCallersDuringRun(t *testing.T) {
+	rt, _ := newRuntime(t, nil,
+		llmtest.Reply{RepeatText: &llmtest.Repeat{Text: "x", Count: 200}, DelayMS: 1},
+	)
+	ch, err := rt.Prompt(context.Background(), "go", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+					_ = rt.State()
+					_ = rt.Messages()
+					_ = rt.Cost()
+					_ = rt.Busy()
+				}
+			}
+		}()
+	}
+	drain(t, ch, nil)
+	close(done)
+	wg.Wait()
+	if rt.Busy() || len(rt.Messages()) != 2 {
+		t.Fatalf("busy %v, %d messages", rt.Busy(), len(rt.Messages()))
+	}
+}

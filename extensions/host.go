@@ -34,6 +34,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -135,6 +136,8 @@ type Host struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	closing atomic.Bool // set first thing in Close; read under slot locks
+
 	mu      sync.Mutex
 	slots   []*slot // load order
 	started bool
@@ -157,6 +160,11 @@ var _ agent.Hooks = (*Host)(nil)
 func NewHost(o Options) *Host {
 	if o.Home == "" {
 		o.Home = home.Dir()
+	}
+	if o.Cwd != "" {
+		if abs, err := filepath.Abs(o.Cwd); err == nil {
+			o.Cwd = abs
+		}
 	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
@@ -220,6 +228,7 @@ func (h *Host) Close(ctx context.Context) error {
 		return nil
 	}
 	h.closed = true
+	h.closing.Store(true)
 	slots := slices.Clone(h.slots)
 	h.mu.Unlock()
 	h.cancel()

@@ -99,13 +99,15 @@ func TestReloadWaitsForInFlightCall(t *testing.T) {
 	if err := h.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// Had the reload stopped the old process mid-call, the call would
+	// have failed with "was stopped".
 	select {
 	case r := <-done:
 		if r.IsError || resultText(r) != "slow done: x" {
 			t.Fatalf("the in-flight call was disturbed by the reload: %+v", r)
 		}
-	default:
-		t.Fatal("Reload returned before the in-flight call finished")
+	case <-time.After(wait):
+		t.Fatal("the in-flight call never finished")
 	}
 	if st := statusOf(h, "busy"); st.PID == pid || st.State != StateReady {
 		t.Fatalf("not reloaded: %+v", st)

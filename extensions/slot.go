@@ -67,17 +67,27 @@ func (h *Host) fingerprint(c Candidate, hash string) string {
 // new candidates load, vanished ones stop, changed ones (fingerprint)
 // reload — only those. With force every candidate reloads and crash counts
 // reset. With wait it returns after the loads finished.
+//
+// Only the scan and reconciliation are serialised; the loads run after
+// discMu is released (each slot's loads are serialised by its op lock,
+// and a load superseded by a newer scan does nothing), so a UI.Changed
+// callback may call Reload without deadlocking.
 func (h *Host) rediscover(ctx context.Context, force, wait bool) {
 	h.discMu.Lock()
-	defer h.discMu.Unlock()
+	locked := true
+	defer func() {
+		if locked {
+			h.discMu.Unlock()
+		}
+	}()
 	if h.watch != nil {
 		h.watch.sync()
 	}
 	cands := Discover(h.o.Cwd, h.o.Home, h.o.ExtPaths)
 	type job struct {
-		s    *slot
-		c    Candidate
-		hash string
+		s        *slot
+		c        Candidate
+		hash, fp string
 	}
 	// Hash outside the locks: it reads every code file.
 	hashes := make([]string, len(cands))
@@ -121,12 +131,14 @@ func (h *Host) rediscover(ctx context.Context, force, wait bool) {
 		s.mu.Lock()
 		if !ok || force || s.fp != fp {
 			s.fp = fp
-			jobs = append(jobs, job{s, c, hash})
+			jobs = append(jobs, job{s, c, hash, fp})
 		}
 		s.mu.Unlock()
 	}
 	h.slots = slots
 	h.mu.Unlock()
+	h.discMu.Unlock()
+	locked = false
 
 	var wg sync.WaitGroup
 	run := func(fn func()) {
@@ -151,14 +163,17 @@ func (h *Host) rediscover(ctx context.Context, force, wait bool) {
 		s.removed = true
 		s.gen++
 		s.mu.Unlock()
-		s.log.printf("extension directory gone; stopping")
+		s.log.printf("no longer loaded from %s (removed, renamed, shadowed or invalid); stopping", s.cand.Dir)
 		run(func() {
+			s.op.Lock() // after any load in progress
+			defer s.op.Unlock()
 			s.stopAndDrain(h.ctx)
 			s.setState(StateStopped, "removed")
+			s.log.close()
 		})
 	}
 	for _, j := range jobs {
-		run(func() { j.s.load(ctx, j.c, j.hash, force) })
+		run(func() { j.s.load(ctx, j.c, j.hash, j.fp) })
 	}
 	if wait {
 		wg.Wait()
@@ -168,15 +183,16 @@ func (h *Host) rediscover(ctx context.Context, force, wait bool) {
 }
 
 // load (re)starts the slot with candidate c, or parks it in a non-running
-// state (invalid, shadowed, disabled, untrusted).
-func (s *slot) load(ctx context.Context, c Candidate, hash string, resetCrashes bool) {
+// state (invalid, shadowed, disabled, untrusted). A (re)load is new code or
+// an explicit reload, so the crash count starts over.
+func (s *slot) load(ctx context.Context, c Candidate, hash, fp string) {
 	s.op.Lock()
 	defer s.op.Unlock()
 	h := s.h
 	s.mu.Lock()
-	if s.removed {
+	if s.removed || s.fp != fp {
 		s.mu.Unlock()
-		return
+		return // gone, or superseded by a newer scan's load
 	}
 	s.gen++
 	if s.timer != nil {
@@ -184,9 +200,7 @@ func (s *slot) load(ctx context.Context, c Candidate, hash string, resetCrashes 
 		s.timer = nil
 	}
 	s.cand = c
-	if resetCrashes {
-		s.crashes = 0
-	}
+	s.crashes = 0
 	s.mu.Unlock()
 
 	var state, reason string
@@ -247,6 +261,10 @@ func (s *slot) load(ctx context.Context, c Candidate, hash string, resetCrashes 
 		s.state, s.reason = StateFailed, err.Error()
 		s.mu.Unlock()
 		s.log.printf("failed to start: %v", err)
+	} else if h.closing.Load() || s.removed {
+		s.mu.Unlock()
+		p.stop() // Close (or a removal) overtook the start
+		return
 	} else {
 		s.cur, s.adv = p, p
 		s.state, s.reason = StateReady, ""
@@ -440,6 +458,11 @@ func (s *slot) restartAfterCrash(gen int) {
 		return
 	}
 	s.mu.Lock()
+	if s.h.closing.Load() || s.removed {
+		s.mu.Unlock()
+		p.stop()
+		return
+	}
 	s.cur, s.adv = p, p
 	s.state, s.reason = StateReady, fmt.Sprintf("restarted after %d crash(es)", s.crashes)
 	s.mu.Unlock()

@@ -195,6 +195,9 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 	if err != nil {
 		return err
 	}
+	if final != proposed || s.permissionMode() == ModeAsk {
+		s.barrier(ctx, 5*time.Second) // typing during the review
+	}
 	if final != proposed {
 		id, _ := w.currentCall()
 		w.mu.Lock()
@@ -229,11 +232,9 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 			return err
 		}
 		if applied {
-			if cur.open {
-				// The client sends didChange for the edit; wait for it so
-				// the next read sees the result.
-				s.overlay.waitChange(ctx, path, cur.version, 5*time.Second)
-			}
+			// The client sent didOpen/didChange for the edit before its
+			// answer: let them land so the next read sees the result.
+			s.barrier(ctx, 5*time.Second)
 			w.remember(path, cur.open, target)
 			return nil
 		}
@@ -250,6 +251,7 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 		if attempt+1 >= maxEditAttempts || !cur.open {
 			return fmt.Errorf("the editor did not apply the change to %s: %s. No change was made", shown, reason)
 		}
+		s.barrier(ctx, 5*time.Second)
 		s.overlay.waitChange(ctx, path, cur.version, time.Second)
 	}
 }

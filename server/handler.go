@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -43,13 +44,51 @@ func (s *Server) handler() jsonrpc2.Handler {
 func (s *Server) count(next jsonrpc2.Handler) jsonrpc2.Handler {
 	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		s.handling.Add(1)
+		s.arrived.Add(1)
 		var done atomic.Bool
 		return next(ctx, func(ctx context.Context, result any, err error) error {
 			if !done.Swap(true) {
 				defer s.handling.Done()
+				defer s.markProcessed()
 			}
 			return reply(ctx, result, err)
 		}, req)
+	}
+}
+
+func (s *Server) markProcessed() {
+	s.procMu.Lock()
+	s.processed++
+	close(s.procCh)
+	s.procCh = make(chan struct{})
+	s.procMu.Unlock()
+}
+
+// barrier waits until every message the client sent before now has been
+// handled (bounded by max). After a call to the client returns, this
+// makes the buffer changes the client sent before its answer (didOpen and
+// didChange of an applied edit, the user's typing during a review) visible
+// in the overlay: jsonrpc2 hands answers over at once but handles
+// notifications in order, behind the requests before them.
+func (s *Server) barrier(ctx context.Context, max time.Duration) {
+	target := s.arrived.Load()
+	t := time.NewTimer(max)
+	defer t.Stop()
+	for {
+		s.procMu.Lock()
+		done, ch := s.processed >= target, s.procCh
+		s.procMu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.logf("barrier: messages still unhandled after %v", max)
+			return
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"io"
 	"log"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -123,6 +124,12 @@ type Server struct {
 	// handling counts requests being handled, so the answers to what
 	// arrived before the input ended still go out.
 	handling sync.WaitGroup
+	// arrived counts messages read; processed those answered (in order,
+	// see barrier).
+	arrived   atomic.Int64
+	procMu    sync.Mutex
+	processed int64
+	procCh    chan struct{}
 	// hostStarted: startHost was launched (hostReady will close).
 	hostStarted bool
 	exitOnce    sync.Once

@@ -2,9 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"sync"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/home"
+	"github.com/zot-editors/zot/agent/tools"
+	"github.com/zot-editors/zot/extensions"
+	"github.com/zot-editors/zot/extensions/wire"
 )
 
 // runExtra dispatches subcommands that live outside the core (lsp, ext).
@@ -12,15 +18,64 @@ func runExtra(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bo
 	switch args[0] {
 	case "lsp":
 		return cmdLSP(args[1:], stdin, stdout, stderr), true
+	case "ext":
+		return cmdExt(args[1:], stdout, stderr), true
 	}
 	return 0, false
 }
 
-// newRuntime builds the runtime with the extension host wired in.
+// newRuntime builds the runtime with the extension host wired in: its
+// tools join the registry, its interceptors see every run. Notifications
+// go to stderr (print and RPC modes have no panel UI).
 func newRuntime(ctx context.Context, c *common, cfg agent.Config, stderr io.Writer) (*agent.Runtime, func(), error) {
-	rt, err := agent.New(cfg)
-	if err != nil {
+	if cfg.Home == "" {
+		cfg.Home = home.Dir()
+	}
+	var builtin []string
+	for _, t := range tools.Builtins(tools.NewDiskWorkspace(".")) {
+		builtin = append(builtin, t.Name())
+	}
+	cwd := cfg.Cwd
+	if cwd == "" {
+		cwd = "."
+	}
+	host := extensions.NewHost(extensions.Options{
+		Cwd: cwd, Home: cfg.Home, ZotVersion: agent.Version, Provider: cfg.Provider, Model: cfg.Model,
+		ExtPaths: c.exts, BuiltinTools: builtin, UI: &stderrUI{w: stderr},
+	})
+	if err := host.Start(ctx); err != nil {
+		host.Close(context.WithoutCancel(ctx))
 		return nil, func() {}, err
 	}
-	return rt, func() {}, nil
+	for _, st := range host.Status() {
+		if st.State == extensions.StateFailed || st.State == extensions.StateUntrusted || st.State == extensions.StateInvalid {
+			fmt.Fprintf(stderr, "extension %s: %s: %s\n", st.Name, st.State, st.Reason)
+		}
+	}
+	cfg.Hooks = host
+	cfg.ExtraTools = host.Tools
+	rt, err := agent.New(cfg)
+	if err != nil {
+		host.Close(context.WithoutCancel(ctx))
+		return nil, func() {}, err
+	}
+	return rt, func() { host.Close(context.WithoutCancel(ctx)) }, nil
 }
+
+// stderrUI prints extension notifications; panels need an editor.
+type stderrUI struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (u *stderrUI) Notify(ext, level, msg string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	fmt.Fprintf(u.w, "[%s] %s: %s\n", ext, level, msg)
+}
+func (u *stderrUI) PanelOpen(ext string, p wire.PanelView) {
+	u.Notify(ext, "info", "panel "+p.Title+" needs an editor (zot lsp)")
+}
+func (u *stderrUI) PanelRender(string, wire.Frame) {}
+func (u *stderrUI) PanelClose(string, string)      {}
+func (u *stderrUI) Changed()                       {}

@@ -1,0 +1,188 @@
+// The chat side panel (a WebviewView): forwards zot/event to the webview in
+// batches, runs what the user types (prompts and slash commands).
+
+import * as vscode from "vscode";
+import type { ChatToHost, HostToChat, NoticeLevel, ChatStatus } from "./webview/protocol";
+import type * as ext from "./lsp_ext";
+import { chatHtml } from "./html";
+
+export const CHAT_VIEW_ID = "zot.chat";
+
+/** What the chat needs from the rest of the extension. */
+export interface ChatHost {
+    send(text: string): Promise<void>;
+    abort(): Promise<void>;
+    setModel(model: string): Promise<void>;
+    newSession(): Promise<void>;
+    pickSession(): Promise<void>;
+    /** State for a fresh webview: status, commands, models, transcript. */
+    snapshot(): Promise<HostToChat[]>;
+}
+
+/** Events wait at most this long before going to the webview. */
+const BATCH_MS = 16;
+/** …or go at once when this many are waiting. */
+const BATCH_MAX = 2000;
+
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+    private view?: vscode.WebviewView;
+    private ready = false;
+    private queue: HostToChat[] = [];
+    private events: ext.ZotEvent[] = [];
+    private timer?: NodeJS.Timeout;
+    private disposables: vscode.Disposable[] = [];
+
+    constructor(
+        private readonly extensionUri: vscode.Uri,
+        private readonly host: ChatHost,
+        private readonly log: (s: string) => void,
+    ) {}
+
+    get visible(): boolean {
+        return !!this.view?.visible;
+    }
+
+    resolveWebviewView(view: vscode.WebviewView): void {
+        this.view = view;
+        this.ready = false;
+        const dist = vscode.Uri.joinPath(this.extensionUri, "dist");
+        view.webview.options = { enableScripts: true, localResourceRoots: [dist] };
+        view.webview.html = chatHtml(view.webview, dist);
+        this.disposables.push(
+            view.webview.onDidReceiveMessage((m: ChatToHost) => this.onMessage(m)),
+            view.onDidDispose(() => {
+                if (this.view === view) {
+                    this.view = undefined;
+                    this.ready = false;
+                }
+            }),
+        );
+    }
+
+    private async onMessage(m: ChatToHost): Promise<void> {
+        try {
+            switch (m.type) {
+                case "ready": {
+                    const snap = await this.host.snapshot();
+                    this.ready = true;
+                    for (const s of snap) {
+                        void this.view?.webview.postMessage(s);
+                    }
+                    this.flushQueue();
+                    break;
+                }
+                case "send":
+                    await this.host.send(m.text);
+                    break;
+                case "abort":
+                    await this.host.abort();
+                    break;
+                case "setModel":
+                    await this.host.setModel(m.model);
+                    break;
+                case "newSession":
+                    await this.host.newSession();
+                    break;
+                case "history":
+                    await this.host.pickSession();
+                    break;
+                case "command":
+                    await vscode.commands.executeCommand(m.command);
+                    break;
+            }
+        } catch (e) {
+            this.notice("error", e instanceof Error ? e.message : String(e));
+        }
+    }
+
+    /** Sends a message to the webview (queued until it is ready). */
+    post(m: HostToChat): void {
+        if (m.type !== "events") {
+            this.flushEvents();
+        }
+        if (!this.view || !this.ready) {
+            // Only the latest status matters; keep the queue bounded.
+            if (m.type === "status" || m.type === "commands" || m.type === "models") {
+                this.queue = this.queue.filter((q) => q.type !== m.type);
+            }
+            if (this.queue.length < 5000) {
+                this.queue.push(m);
+            }
+            return;
+        }
+        void this.view.webview.postMessage(m);
+    }
+
+    private flushQueue(): void {
+        const q = this.queue;
+        this.queue = [];
+        for (const m of q) {
+            void this.view?.webview.postMessage(m);
+        }
+        this.flushEvents();
+    }
+
+    /** Forwards one zot/event; deltas are batched (BATCH_MS). */
+    event(ev: ext.ZotEvent): void {
+        this.events.push(ev);
+        if (this.events.length >= BATCH_MAX) {
+            this.flushEvents();
+        } else if (!this.timer) {
+            this.timer = setTimeout(() => this.flushEvents(), BATCH_MS);
+        }
+    }
+
+    private flushEvents(): void {
+        if (this.timer) {
+            clearTimeout(this.timer);
+            this.timer = undefined;
+        }
+        if (this.events.length === 0) {
+            return;
+        }
+        if (!this.view || !this.ready) {
+            // Not shown yet: the transcript is fetched when it is (zot/messages);
+            // keep only the current run's events.
+            const lastDone = this.events.map((e) => e.type).lastIndexOf("done");
+            this.events = lastDone >= 0 ? this.events.slice(lastDone + 1) : this.events;
+            if (this.events.length > 50000) {
+                this.events = this.events.slice(-50000);
+            }
+            return;
+        }
+        const batch = this.events;
+        this.events = [];
+        void this.view.webview.postMessage({ type: "events", events: batch } satisfies HostToChat);
+    }
+
+    /** Drops events held for a webview not shown yet (its snapshot has them). */
+    dropHeldEvents(): void {
+        if (!this.ready) {
+            this.events = [];
+        }
+    }
+
+    notice(level: NoticeLevel, text: string, source?: string): void {
+        this.post({ type: "notice", level, text, source });
+    }
+
+    status(status: ChatStatus): void {
+        this.post({ type: "status", status });
+    }
+
+    async reveal(focusInput = false): Promise<void> {
+        await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+        if (focusInput) {
+            this.post({ type: "focusInput" });
+        }
+    }
+
+    dispose(): void {
+        if (this.timer) {
+            clearTimeout(this.timer);
+        }
+        for (const d of this.disposables) {
+            d.dispose();
+        }
+    }
+}

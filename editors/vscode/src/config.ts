@@ -1,0 +1,85 @@
+// Settings (zot.*) → how `zot lsp` is started and its initializationOptions.
+
+import * as vscode from "vscode";
+import * as path from "path";
+import * as os from "os";
+import type { InitializationOptions, PermissionMode } from "./lsp_ext";
+
+export interface ServerLaunch {
+    command: string;
+    args: string[];
+    env: NodeJS.ProcessEnv;
+    cwd?: string;
+    initializationOptions: InitializationOptions;
+}
+
+/** Settings whose change needs a restart of the server. */
+export const restartSettings = [
+    "zot.serverPath",
+    "zot.serverArgs",
+    "zot.serverEnv",
+    "zot.provider",
+    "zot.baseUrl",
+    "zot.apiKey",
+    "zot.extensions",
+    "zot.maxSteps",
+    "zot.appendSystemPrompt",
+];
+
+function expandHome(p: string): string {
+    if (p === "~" || p.startsWith("~/")) {
+        return path.join(os.homedir(), p.slice(1));
+    }
+    return p;
+}
+
+/** Resolves a path setting against the first workspace folder. */
+function resolvePath(p: string): string {
+    p = expandHome(p.trim());
+    if (path.isAbsolute(p) || !p.includes(path.sep)) {
+        return p; // absolute, or a bare command name looked up on PATH
+    }
+    const ws = vscode.workspace.workspaceFolders?.[0];
+    return ws ? path.join(ws.uri.fsPath, p) : p;
+}
+
+export function launch(): ServerLaunch {
+    const c = vscode.workspace.getConfiguration("zot");
+    const command = resolvePath(c.get<string>("serverPath") || "zot");
+    const args = ["lsp", ...(c.get<string[]>("serverArgs") ?? [])];
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const [k, v] of Object.entries(c.get<Record<string, string>>("serverEnv") ?? {})) {
+        env[k] = String(v);
+    }
+    const opts: InitializationOptions = {};
+    const str = (k: string) => (c.get<string>(k) ?? "").trim();
+    if (str("provider")) {
+        opts.provider = str("provider");
+    }
+    if (str("model")) {
+        opts.model = str("model");
+    }
+    if (str("baseUrl")) {
+        opts.baseUrl = str("baseUrl");
+    }
+    if (str("apiKey")) {
+        opts.apiKey = str("apiKey");
+    }
+    const mode = str("permissionMode") as PermissionMode;
+    if (mode) {
+        opts.permissionMode = mode;
+    }
+    const exts = (c.get<string[]>("extensions") ?? []).filter((e) => e.trim() !== "").map(resolvePath);
+    if (exts.length) {
+        opts.ext = exts;
+    }
+    const steps = c.get<number>("maxSteps") ?? 0;
+    if (steps > 0) {
+        opts.maxSteps = steps;
+    }
+    if (str("appendSystemPrompt")) {
+        opts.appendSystemPrompt = str("appendSystemPrompt");
+    }
+    const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    return { command, args, env, cwd, initializationOptions: opts };
+}

@@ -1,0 +1,337 @@
+// The zot/* extensions of LSP, declared once and typed: every method of
+// docs/protocol.md (protocol version 1) with its params and result. The
+// rest of the extension uses only these constants (the model is
+// rust-analyzer's editors/code/src/lsp_ext.ts).
+//
+// This file imports only vscode-languageclient's message-type classes
+// (re-exported from vscode-jsonrpc), so the webview-free tests can load it.
+
+import * as lc from "vscode-languageclient";
+
+/** The major version of the zot/* contract this client speaks. */
+export const PROTOCOL_VERSION = 1;
+
+// ---------------------------------------------------------------- shared
+
+export interface Position {
+    line: number;
+    character: number;
+}
+export interface Range {
+    start: Position;
+    end: Position;
+}
+
+export interface Usage {
+    input: number;
+    output: number;
+    cache_read: number;
+    cache_write: number;
+    cost_usd: number;
+}
+
+/** A content block of a message, as the server sends it (snake_case as zot rpc). */
+export interface WireContent {
+    type: "text" | "image" | "tool_call" | "tool_result" | string;
+    text?: string;
+    mime_type?: string;
+    bytes?: number;
+    id?: string;
+    name?: string;
+    args?: unknown;
+    call_id?: string;
+    is_error?: boolean;
+    content?: WireContent[];
+}
+
+export interface WireMessage {
+    role: "user" | "assistant" | string;
+    content: WireContent[];
+    time: string;
+}
+
+/** Slash command (built-in or from an extension). */
+export interface CommandInfo {
+    name: string;
+    description: string;
+    source: "builtin" | "extension" | string;
+    extension?: string;
+}
+
+/** experimental.zot in the initialize result. */
+export interface ServerInfo {
+    protocolVersion: number;
+    version: string;
+    provider: string;
+    model: string;
+    cwd: string;
+    permissionMode: PermissionMode;
+    commands: CommandInfo[];
+    /** Why the agent cannot run (no API key …), meant for the user as is. */
+    error?: string;
+}
+
+/** capabilities.experimental.zot the client sends in initialize. */
+export interface ClientCapabilities {
+    reviewEdit: boolean;
+    save: boolean;
+    panels: boolean;
+}
+
+export type PermissionMode = "auto" | "ask" | "readonly";
+
+/** initializationOptions: each set field overrides the server's command line. */
+export interface InitializationOptions {
+    provider?: string;
+    model?: string;
+    apiKey?: string;
+    baseUrl?: string;
+    permissionMode?: PermissionMode;
+    ext?: string[];
+    maxSteps?: number;
+    appendSystemPrompt?: string;
+    resume?: string;
+}
+
+// ---------------------------------------------------------------- runs
+
+export interface ImageParam {
+    mimeType: string;
+    data: string;
+}
+
+export interface PromptContext {
+    uri: string;
+    range?: Range;
+    selectionText?: string;
+}
+
+export interface PromptParams {
+    text: string;
+    images?: ImageParam[];
+    context?: PromptContext;
+}
+
+/** The answer to zot/prompt, zot/compact and prompt commands: the run's id. */
+export interface RunStarted {
+    runId: string;
+    queued: boolean;
+    ahead?: number;
+}
+export const prompt = new lc.RequestType<PromptParams, RunStarted, void>("zot/prompt");
+
+export interface AbortParams {
+    clearQueue?: boolean;
+}
+export interface AbortResult {
+    aborted: string | null;
+    dropped: string[];
+}
+export const abort = new lc.RequestType<AbortParams, AbortResult, void>("zot/abort");
+
+export interface StateResult {
+    provider: string;
+    model: string;
+    cwd: string;
+    message_count: number;
+    busy: boolean;
+    usage: Usage;
+    session_id?: string;
+    permissionMode: PermissionMode;
+    runId?: string;
+    queued: number;
+}
+export const state = new lc.RequestType0<StateResult, void>("zot/state");
+
+export const messages = new lc.RequestType0<{ messages: WireMessage[] }, void>("zot/messages");
+export const clear = new lc.RequestType0<{ cleared: boolean }, void>("zot/clear");
+export const compact = new lc.RequestType0<RunStarted, void>("zot/compact");
+
+export interface Model {
+    id: string;
+    provider: string;
+    baseUrl?: string;
+    context_window: number;
+    max_output: number;
+    reasoning: boolean;
+    input_price?: number;
+    output_price?: number;
+    cache_read_price?: number;
+    cache_write_price?: number;
+}
+export const models = new lc.RequestType0<{ models: Model[]; current: string }, void>("zot/models");
+export const setModel = new lc.RequestType<{ model: string }, { model: string }, void>("zot/setModel");
+export const setPermissionMode = new lc.RequestType<{ mode: PermissionMode }, { mode: PermissionMode }, void>(
+    "zot/setPermissionMode",
+);
+
+// ---------------------------------------------------------------- commands
+
+export const commands = new lc.RequestType0<{ commands: CommandInfo[] }, void>("zot/commands");
+
+export interface CommandParams {
+    name: string;
+    args?: string;
+}
+/** What the editor should do after a slash command. */
+export interface CommandResult {
+    action: "prompt" | "insert" | "display" | "open_panel" | "noop";
+    prompt?: string;
+    insert?: string;
+    display?: string;
+    panelId?: string;
+    runId?: string;
+    queued?: boolean;
+    /** An extension's error text, shown whatever the action. */
+    error?: string;
+}
+export const command = new lc.RequestType<CommandParams, CommandResult, void>("zot/command");
+
+// ---------------------------------------------------------------- sessions
+
+export interface SessionInfo {
+    id: string;
+    path: string;
+    cwd: string;
+    created: string;
+    modified: string;
+    title: string;
+    messages: number;
+}
+export const sessions = new lc.RequestType0<{ sessions: SessionInfo[]; current: string }, void>("zot/sessions");
+export interface SessionResult {
+    sessionId: string;
+    messageCount: number;
+}
+export const sessionResume = new lc.RequestType<{ id: string }, SessionResult, void>("zot/session/resume");
+export const sessionNew = new lc.RequestType0<SessionResult, void>("zot/session/new");
+
+// ---------------------------------------------------------------- extensions
+
+export interface ExtensionStatus {
+    name: string;
+    version?: string;
+    source: "ext" | "project" | "global" | string;
+    dir: string;
+    state: "loaded" | "failed" | "untrusted" | "disabled" | "shadowed" | "starting" | string;
+    reason?: string;
+    pid?: number;
+    commands: string[];
+    tools: string[];
+}
+export interface ExtensionsResult {
+    extensions: ExtensionStatus[];
+    commands: CommandInfo[];
+    loading?: boolean;
+    error?: string;
+}
+export const extensions = new lc.RequestType0<ExtensionsResult, void>("zot/extensions");
+export const extensionsReload = new lc.RequestType0<ExtensionsResult, void>("zot/extensions/reload");
+/** Server → client: the extensions or their commands changed (start, reload, crash). */
+export const extensionsChanged = new lc.NotificationType<ExtensionsResult>("zot/extensions/changed");
+
+export const ping = new lc.RequestType0<{ pong: boolean }, void>("zot/ping");
+
+// ---------------------------------------------------------------- panels
+
+export interface Panel {
+    panelId: string;
+    extension: string;
+    title: string;
+    lines: string[];
+    footer: string;
+}
+export interface PanelCloseParams {
+    panelId: string;
+    extension?: string;
+}
+/** zot's panel key names (as extensions receive them). */
+export type PanelKey =
+    | "up"
+    | "down"
+    | "left"
+    | "right"
+    | "enter"
+    | "esc"
+    | "tab"
+    | "pageup"
+    | "pagedown"
+    | "home"
+    | "end"
+    | "backspace"
+    | "delete"
+    | "rune";
+export interface PanelKeyParams {
+    panelId: string;
+    key: PanelKey;
+    /** The typed character, with key "rune". */
+    text?: string;
+}
+export const panelOpen = new lc.NotificationType<Panel>("zot/panel/open");
+export const panelRender = new lc.NotificationType<Panel>("zot/panel/render");
+export const panelClose = new lc.NotificationType<PanelCloseParams>("zot/panel/close");
+export const panelKey = new lc.NotificationType<PanelKeyParams>("zot/panel/key");
+export const panelClosed = new lc.NotificationType<PanelCloseParams>("zot/panel/closed");
+
+// ---------------------------------------------------------------- server → client
+
+export type NotifyLevel = "info" | "warn" | "warning" | "error" | string;
+export interface NotifyParams {
+    extension: string;
+    level: NotifyLevel;
+    message: string;
+}
+export const notify = new lc.NotificationType<NotifyParams>("zot/notify");
+
+export interface ReviewEditParams {
+    uri: string;
+    oldText: string;
+    newText: string;
+    toolCallId: string;
+    tool?: string;
+}
+export interface ReviewEditResult {
+    decision: "accept" | "reject";
+    /** The text the user accepted, when they changed the proposal. */
+    text?: string;
+    /** Why the user rejected it (told to the model). */
+    message?: string;
+}
+export const reviewEdit = new lc.RequestType<ReviewEditParams, ReviewEditResult, void>("zot/reviewEdit");
+
+export interface SaveParams {
+    uris: string[];
+}
+export interface SaveResult {
+    saved: string[];
+    failed?: { uri: string; reason: string }[];
+}
+export const save = new lc.RequestType<SaveParams, SaveResult, void>("zot/save");
+
+// ---------------------------------------------------------------- events
+
+/** zot/event: one event of a run, tagged with its runId. */
+export type ZotEvent =
+    | { type: "turn_start"; step: number; runId: string }
+    | { type: "user_message"; content: WireContent[]; time: string; runId: string }
+    | { type: "assistant_start"; runId: string }
+    | { type: "text_delta"; delta: string; runId: string }
+    | { type: "tool_call"; id: string; name: string; args: unknown; runId: string }
+    | { type: "tool_progress"; id: string; text: string; runId: string }
+    | { type: "tool_result"; id: string; is_error: boolean; content: WireContent[]; runId: string }
+    | { type: "assistant_message"; content: WireContent[]; time: string; runId: string }
+    | ({ type: "usage"; cumulative: Usage; runId: string } & Usage)
+    | { type: "turn_end"; stop: "end_turn" | "tool_use" | "length" | "error" | "aborted" | string; error?: string; runId: string }
+    | { type: "done"; runId: string }
+    | { type: "error"; message: string; runId: string }
+    | { type: "compact_done"; summary: string; runId: string };
+
+export const event = new lc.NotificationType<ZotEvent>("zot/event");
+
+/** JSON-RPC error codes of zot (docs/protocol.md, "Errors"). */
+export const ErrorCodes = {
+    NoRuntime: -32001,
+    ServerNotInitialized: -32002,
+    RequestCancelled: -32800,
+    RequestFailed: -32803,
+} as const;

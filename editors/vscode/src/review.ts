@@ -1,0 +1,246 @@
+// zot/reviewEdit: a diff editor (the file as it is ↔ zot's proposal, which
+// the user may edit) with Accept / Reject in the editor title and a
+// notification. The answer is {decision, text?}: text when the user changed
+// the proposal.
+
+import * as vscode from "vscode";
+import * as path from "path";
+import type * as ext from "./lsp_ext";
+
+export const PROPOSAL_SCHEME = "zot-review";
+export const ORIGINAL_SCHEME = "zot-review-original";
+const CONTEXT_KEY = "zot.reviewing";
+
+/** A small in-memory file system: one file per review side. */
+class MemFS implements vscode.FileSystemProvider {
+    private files = new Map<string, { data: Uint8Array; mtime: number }>();
+    private readonly _onDidChangeFile = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+    readonly onDidChangeFile = this._onDidChangeFile.event;
+
+    set(uri: vscode.Uri, text: string): void {
+        this.files.set(uri.path, { data: Buffer.from(text, "utf8"), mtime: Date.now() });
+    }
+    get(uri: vscode.Uri): string | undefined {
+        const f = this.files.get(uri.path);
+        return f ? Buffer.from(f.data).toString("utf8") : undefined;
+    }
+    delete(uri: vscode.Uri): void {
+        this.files.delete(uri.path);
+    }
+    watch(): vscode.Disposable {
+        return new vscode.Disposable(() => undefined);
+    }
+    stat(uri: vscode.Uri): vscode.FileStat {
+        const f = this.files.get(uri.path);
+        if (f) {
+            return { type: vscode.FileType.File, ctime: f.mtime, mtime: f.mtime, size: f.data.byteLength };
+        }
+        if ([...this.files.keys()].some((k) => k.startsWith(uri.path.replace(/\/?$/, "/")))) {
+            return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
+        }
+        throw vscode.FileSystemError.FileNotFound(uri);
+    }
+    readDirectory(): [string, vscode.FileType][] {
+        return [];
+    }
+    createDirectory(): void {}
+    readFile(uri: vscode.Uri): Uint8Array {
+        const f = this.files.get(uri.path);
+        if (!f) {
+            throw vscode.FileSystemError.FileNotFound(uri);
+        }
+        return f.data;
+    }
+    writeFile(uri: vscode.Uri, content: Uint8Array): void {
+        this.files.set(uri.path, { data: content, mtime: Date.now() });
+        this._onDidChangeFile.fire([{ type: vscode.FileChangeType.Changed, uri }]);
+    }
+    rename(): void {
+        throw vscode.FileSystemError.NoPermissions("zot review files cannot be renamed");
+    }
+}
+
+interface Pending {
+    id: string;
+    params: ext.ReviewEditParams;
+    left: vscode.Uri;
+    right: vscode.Uri;
+    settle: (r: ext.ReviewEditResult) => void;
+    settled: boolean;
+}
+
+export class ReviewManager implements vscode.Disposable {
+    private readonly proposals = new MemFS();
+    private readonly originals = new MemFS();
+    private readonly pending = new Map<string, Pending>();
+    private seq = 0;
+    private readonly disposables: vscode.Disposable[] = [];
+
+    constructor(private readonly log: (s: string) => void) {
+        this.disposables.push(
+            vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, this.proposals, { isCaseSensitive: true }),
+            vscode.workspace.registerFileSystemProvider(ORIGINAL_SCHEME, this.originals, { isCaseSensitive: true, isReadonly: true }),
+            vscode.window.tabGroups.onDidChangeTabs((e) => this.onTabsClosed(e.closed)),
+        );
+    }
+
+    /** Handles one zot/reviewEdit request. */
+    async review(params: ext.ReviewEditParams, token: vscode.CancellationToken): Promise<ext.ReviewEditResult> {
+        const id = String(++this.seq);
+        const target = vscode.Uri.parse(params.uri);
+        const base = path.posix.basename(target.path) || "file";
+        const left = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${id}/${base}` });
+        const right = vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: `/${id}/${base}` });
+        this.originals.set(left, params.oldText);
+        this.proposals.set(right, params.newText);
+        const shown = vscode.workspace.asRelativePath(target, false);
+        const verb = params.oldText === "" ? "create" : "change";
+
+        const result = new Promise<ext.ReviewEditResult>((resolve) => {
+            const p: Pending = { id, params, left, right, settled: false, settle: () => undefined };
+            p.settle = (r) => {
+                if (p.settled) {
+                    return;
+                }
+                p.settled = true;
+                this.pending.delete(id);
+                void this.updateContext();
+                resolve(r);
+            };
+            this.pending.set(id, p);
+        });
+        void this.updateContext();
+        token.onCancellationRequested(() => this.finish(id, { decision: "reject", message: "the review was cancelled" }));
+
+        const title = `${base}: zot's proposed ${verb} (editable) — Accept ✓ or Reject ✗`;
+        try {
+            await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false, preserveFocus: false });
+        } catch (e) {
+            this.log(`[review] cannot open the diff: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        void vscode.window
+            .showInformationMessage(`zot wants to ${verb} ${shown}${params.tool ? ` (${params.tool})` : ""}. Edit the proposal if you like, then accept or reject.`, "Accept", "Reject")
+            .then((a) => {
+                if (a === "Accept") {
+                    void this.accept(id);
+                } else if (a === "Reject") {
+                    void this.reject(id);
+                }
+            });
+        return result;
+    }
+
+    private pick(uri?: vscode.Uri): Pending | undefined {
+        const u = uri ?? vscode.window.activeTextEditor?.document.uri;
+        if (u && (u.scheme === PROPOSAL_SCHEME || u.scheme === ORIGINAL_SCHEME)) {
+            const id = u.path.split("/")[1];
+            const p = this.pending.get(id);
+            if (p) {
+                return p;
+            }
+        }
+        // The diff editor's title actions may not pass a uri; take the latest review.
+        const all = [...this.pending.values()];
+        return all[all.length - 1];
+    }
+
+    /** The accept command (editor title, notification, palette). */
+    async accept(idOrUri?: string | vscode.Uri): Promise<void> {
+        const p = typeof idOrUri === "string" ? this.pending.get(idOrUri) : this.pick(idOrUri);
+        if (!p) {
+            void vscode.window.showInformationMessage("zot: no change is waiting for review.");
+            return;
+        }
+        const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === p.right.toString());
+        const text = doc ? doc.getText() : (this.proposals.get(p.right) ?? p.params.newText);
+        const res: ext.ReviewEditResult = { decision: "accept" };
+        if (text !== p.params.newText) {
+            res.text = text;
+        }
+        if (doc?.isDirty) {
+            await doc.save(); // into the in-memory file: closing the tab then asks nothing
+        }
+        await this.finish(p.id, res);
+    }
+
+    async reject(idOrUri?: string | vscode.Uri, message?: string): Promise<void> {
+        const p = typeof idOrUri === "string" ? this.pending.get(idOrUri) : this.pick(idOrUri);
+        if (!p) {
+            void vscode.window.showInformationMessage("zot: no change is waiting for review.");
+            return;
+        }
+        const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === p.right.toString());
+        if (doc?.isDirty) {
+            await doc.save();
+        }
+        await this.finish(p.id, { decision: "reject", message });
+    }
+
+    private async finish(id: string, res: ext.ReviewEditResult): Promise<void> {
+        const p = this.pending.get(id);
+        if (!p) {
+            return;
+        }
+        p.settle(res);
+        await this.closeTabs(p);
+        this.proposals.delete(p.right);
+        this.originals.delete(p.left);
+    }
+
+    private async closeTabs(p: Pending): Promise<void> {
+        const tabs: vscode.Tab[] = [];
+        for (const g of vscode.window.tabGroups.all) {
+            for (const t of g.tabs) {
+                const inp = t.input;
+                if (inp instanceof vscode.TabInputTextDiff && (inp.modified.toString() === p.right.toString() || inp.original.toString() === p.left.toString())) {
+                    tabs.push(t);
+                } else if (inp instanceof vscode.TabInputText && (inp.uri.toString() === p.right.toString() || inp.uri.toString() === p.left.toString())) {
+                    tabs.push(t);
+                }
+            }
+        }
+        if (tabs.length) {
+            try {
+                await vscode.window.tabGroups.close(tabs, true);
+            } catch (e) {
+                this.log(`[review] closing the diff: ${e instanceof Error ? e.message : String(e)}`);
+            }
+        }
+    }
+
+    /** Closing the diff without deciding rejects the change (zot is waiting). */
+    private onTabsClosed(closed: readonly vscode.Tab[]): void {
+        for (const t of closed) {
+            const inp = t.input;
+            if (inp instanceof vscode.TabInputTextDiff && inp.modified.scheme === PROPOSAL_SCHEME) {
+                const id = inp.modified.path.split("/")[1];
+                const p = this.pending.get(id);
+                if (p && !p.settled) {
+                    void this.finish(id, { decision: "reject", message: "the user closed the review without accepting" });
+                }
+            }
+        }
+    }
+
+    /** Rejects every open review (the server went away). */
+    rejectAll(): void {
+        for (const id of [...this.pending.keys()]) {
+            void this.finish(id, { decision: "reject", message: "the editor's connection to zot was reset" });
+        }
+    }
+
+    get count(): number {
+        return this.pending.size;
+    }
+
+    private async updateContext(): Promise<void> {
+        await vscode.commands.executeCommand("setContext", CONTEXT_KEY, this.pending.size > 0);
+    }
+
+    dispose(): void {
+        this.rejectAll();
+        for (const d of this.disposables) {
+            d.dispose();
+        }
+    }
+}

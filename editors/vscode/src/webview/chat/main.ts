@@ -1,0 +1,281 @@
+// The chat webview's entry: DOM wiring only. State lives in state.ts,
+// HTML in render.ts; renders are coalesced on animation frames.
+
+import type { ChatToHost, HostToChat } from "../protocol";
+import type { CommandInfo } from "../../lsp_ext";
+import * as st from "./state";
+import { ItemRenderer, renderCompletions, statusText, usageTitle } from "./render";
+import { completions } from "./slash";
+import { browserFrame, FrameScheduler } from "../scheduler";
+
+declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
+
+const vscode = acquireVsCodeApi();
+const post = (m: ChatToHost) => vscode.postMessage(m);
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const transcript = $<HTMLDivElement>("transcript");
+const empty = $<HTMLDivElement>("empty");
+const input = $<HTMLTextAreaElement>("input");
+const sendBtn = $<HTMLButtonElement>("send");
+const stopBtn = $<HTMLButtonElement>("stop");
+const statusEl = $<HTMLDivElement>("status");
+const modelSel = $<HTMLSelectElement>("model");
+const banner = $<HTMLDivElement>("banner");
+const complEl = $<HTMLDivElement>("completions");
+
+const state = st.createState();
+const renderer = new ItemRenderer();
+const elements = new Map<string, HTMLElement>();
+const scheduler = new FrameScheduler(browserFrame(window), flush);
+
+// ------------------------------------------------------------ rendering
+
+function atBottom(): boolean {
+    return transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
+}
+
+function flush(): void {
+    const stick = atBottom();
+    const { reset, dirty, status } = st.takeDirty(state);
+    if (reset) {
+        transcript.textContent = "";
+        elements.clear();
+        renderer.reset();
+    }
+    const toRender = reset ? state.items : dirty;
+    for (const it of toRender) {
+        let el = elements.get(it.id);
+        if (!el) {
+            el = document.createElement("div");
+            el.dataset.id = it.id;
+            elements.set(it.id, el);
+            transcript.appendChild(el);
+        }
+        // Keep the user's open/closed <details> across re-renders.
+        const open = new Map<string, boolean>();
+        el.querySelectorAll("details[data-key]").forEach((d) => open.set((d as HTMLElement).dataset.key!, (d as HTMLDetailsElement).open));
+        el.className = renderer.className(it);
+        el.innerHTML = renderer.html(it);
+        if (open.size) {
+            el.querySelectorAll("details[data-key]").forEach((d) => {
+                const o = open.get((d as HTMLElement).dataset.key!);
+                if (o !== undefined) {
+                    (d as HTMLDetailsElement).open = o;
+                }
+            });
+        }
+    }
+    empty.hidden = state.items.length > 0;
+    if (status || reset) {
+        renderStatus();
+    }
+    if (stick) {
+        transcript.scrollTop = transcript.scrollHeight;
+    }
+}
+
+function renderStatus(): void {
+    const running = st.isRunning(state);
+    const s = state.status;
+    stopBtn.hidden = !running;
+    sendBtn.hidden = running;
+    document.body.classList.toggle("running", running);
+    statusEl.textContent = statusText(s, running);
+    statusEl.title = usageTitle(s.usage);
+    if (s.message && (s.connection === "error" || s.connection === "stopped")) {
+        banner.hidden = false;
+        banner.textContent = s.message;
+    } else if (s.message && s.connection === "running") {
+        banner.hidden = false;
+        banner.textContent = s.message;
+    } else {
+        banner.hidden = true;
+    }
+    if (s.model && !state.models.some((m) => m.id === s.model)) {
+        ensureModelOption(s.model);
+    }
+    if (s.model) {
+        modelSel.value = s.model;
+    }
+}
+
+function ensureModelOption(id: string): void {
+    for (const o of Array.from(modelSel.options)) {
+        if (o.value === id) {
+            return;
+        }
+    }
+    const o = document.createElement("option");
+    o.value = o.textContent = id;
+    modelSel.appendChild(o);
+}
+
+function setModels(models: { id: string; provider: string }[], current: string): void {
+    modelSel.textContent = "";
+    for (const m of models) {
+        const o = document.createElement("option");
+        o.value = m.id;
+        o.textContent = m.id;
+        o.title = m.provider;
+        modelSel.appendChild(o);
+    }
+    if (current) {
+        ensureModelOption(current);
+        modelSel.value = current;
+    }
+}
+
+// ------------------------------------------------------------ messages from the host
+
+window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
+    const m = e.data;
+    switch (m.type) {
+        case "events":
+            for (const ev of m.events) {
+                st.applyEvent(state, ev);
+            }
+            break;
+        case "history":
+            st.loadHistory(state, m.messages);
+            break;
+        case "clear":
+            st.clear(state);
+            break;
+        case "status":
+            st.setStatus(state, m.status);
+            break;
+        case "commands":
+            state.commands = m.commands;
+            updateCompletions();
+            break;
+        case "models":
+            state.models = m.models;
+            setModels(m.models, m.current);
+            break;
+        case "runStarted":
+            st.runStarted(state, m.runId, m.queued, m.ahead);
+            break;
+        case "notice":
+            st.addNotice(state, m.level, m.text, m.source);
+            break;
+        case "insert":
+            input.value = m.text;
+            input.focus();
+            autosize();
+            updateCompletions();
+            break;
+        case "focusInput":
+            input.focus();
+            break;
+    }
+    scheduler.schedule();
+});
+
+// ------------------------------------------------------------ input
+
+let compl: CommandInfo[] = [];
+let complSel = 0;
+
+function updateCompletions(): void {
+    compl = completions(input.value, state.commands);
+    if (compl.length === 0) {
+        complEl.hidden = true;
+        complEl.textContent = "";
+        return;
+    }
+    complSel = Math.min(complSel, compl.length - 1);
+    complEl.innerHTML = renderCompletions(compl, complSel);
+    complEl.hidden = false;
+    complEl.querySelector(".selected")?.scrollIntoView({ block: "nearest" });
+}
+
+function acceptCompletion(i: number): void {
+    const c = compl[i];
+    if (!c) {
+        return;
+    }
+    input.value = "/" + c.name + " ";
+    complSel = 0;
+    updateCompletions();
+    input.focus();
+}
+
+function autosize(): void {
+    input.style.height = "auto";
+    input.style.height = Math.min(input.scrollHeight, 240) + "px";
+}
+
+function send(): void {
+    const text = input.value;
+    if (!text.trim()) {
+        return;
+    }
+    post({ type: "send", text });
+    input.value = "";
+    complSel = 0;
+    updateCompletions();
+    autosize();
+    vscode.setState({ draft: "" });
+}
+
+input.addEventListener("keydown", (e) => {
+    if (e.isComposing) {
+        return;
+    }
+    const open = !complEl.hidden && compl.length > 0;
+    if (open && (e.key === "ArrowDown" || e.key === "ArrowUp")) {
+        e.preventDefault();
+        complSel = (complSel + (e.key === "ArrowDown" ? 1 : compl.length - 1)) % compl.length;
+        updateCompletions();
+        return;
+    }
+    if (open && e.key === "Tab") {
+        e.preventDefault();
+        acceptCompletion(complSel);
+        return;
+    }
+    if (open && e.key === "Escape") {
+        e.preventDefault();
+        complEl.hidden = true;
+        compl = [];
+        return;
+    }
+    if (e.key === "Enter" && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
+        e.preventDefault();
+        if (open && input.value.trim() !== "/" + compl[complSel].name) {
+            acceptCompletion(complSel);
+            return;
+        }
+        send();
+    }
+});
+
+input.addEventListener("input", () => {
+    complSel = 0;
+    updateCompletions();
+    autosize();
+    vscode.setState({ draft: input.value });
+});
+
+complEl.addEventListener("mousedown", (e) => {
+    const el = (e.target as HTMLElement).closest(".completion") as HTMLElement | null;
+    if (el) {
+        e.preventDefault();
+        acceptCompletion(Number(el.dataset.index));
+    }
+});
+
+sendBtn.addEventListener("click", send);
+stopBtn.addEventListener("click", () => post({ type: "abort" }));
+modelSel.addEventListener("change", () => post({ type: "setModel", model: modelSel.value }));
+$("new").addEventListener("click", () => post({ type: "newSession" }));
+$("history").addEventListener("click", () => post({ type: "history" }));
+
+const saved = vscode.getState() as { draft?: string } | undefined;
+if (saved?.draft) {
+    input.value = saved.draft;
+    autosize();
+}
+scheduler.schedule();
+post({ type: "ready" });

@@ -1,0 +1,212 @@
+// HTML of the chat's items and status, as strings. Pure (no DOM), so the
+// rendering is tested in plain Node.
+
+import type { CommandInfo, Usage } from "../../lsp_ext";
+import type { ChatStatus } from "../protocol";
+import type { AssistantItem, Item, NoticeItem, ToolItem } from "./state";
+import { escapeHtml, renderMarkdown, StreamingMarkdown } from "./markdown";
+
+/** A one-line summary of a tool call's arguments. */
+export function summarizeArgs(name: string, args: unknown): string {
+    if (args === null || typeof args !== "object") {
+        return args === undefined || args === null ? "" : String(args);
+    }
+    const a = args as Record<string, unknown>;
+    const pick = (k: string) => (typeof a[k] === "string" ? (a[k] as string) : undefined);
+    let s: string | undefined;
+    switch (name) {
+        case "bash":
+            s = pick("command");
+            break;
+        case "read":
+        case "write":
+        case "edit":
+        case "ls":
+            s = pick("path");
+            if (name === "edit" && Array.isArray(a.edits)) {
+                s = `${s ?? ""} (${a.edits.length} edit${a.edits.length === 1 ? "" : "s"})`;
+            }
+            break;
+        case "grep":
+        case "find":
+            s = [pick("pattern"), pick("path")].filter(Boolean).join(" in ");
+            break;
+    }
+    if (s === undefined) {
+        const parts: string[] = [];
+        for (const [k, v] of Object.entries(a)) {
+            const vs = typeof v === "string" ? v : JSON.stringify(v);
+            parts.push(`${k}=${vs}`);
+        }
+        s = parts.join(" ");
+    }
+    s = s.replace(/\s+/g, " ").trim();
+    return s.length > 120 ? s.slice(0, 119) + "…" : s;
+}
+
+const toolIcons: Record<string, string> = {
+    bash: "terminal",
+    read: "file",
+    write: "new-file",
+    edit: "edit",
+    ls: "list-tree",
+    grep: "search",
+    find: "search",
+};
+
+function codicon(name: string, extra = ""): string {
+    return `<span class="codicon codicon-${name}${extra ? " " + extra : ""}" aria-hidden="true"></span>`;
+}
+
+export function renderTool(t: ToolItem): string {
+    const icon = toolIcons[t.name] ?? "tools";
+    const state =
+        t.status === "running"
+            ? codicon("loading", "codicon-modifier-spin")
+            : t.status === "error"
+              ? codicon("error")
+              : codicon("check");
+    const summary = summarizeArgs(t.name, t.args);
+    let body = "";
+    if (t.progress && t.status === "running") {
+        body += `<pre class="tool-progress">${escapeHtml(t.progress)}</pre>`;
+    }
+    if (t.result !== undefined) {
+        body += `<details class="tool-result-details" data-key="result"${t.status === "error" ? " open" : ""}><summary>${
+            t.status === "error" ? "Error" : "Result"
+        }</summary><pre class="tool-result">${escapeHtml(t.result)}</pre></details>`;
+    }
+    return (
+        `<div class="tool-head">${codicon(icon)}<span class="tool-name">${escapeHtml(t.name)}</span>` +
+        `<span class="tool-args" title="${escapeHtml(summary)}">${escapeHtml(summary)}</span>` +
+        `<span class="tool-state">${state}</span></div>${body}`
+    );
+}
+
+export function renderNotice(n: NoticeItem): string {
+    const icon = n.level === "error" ? "error" : n.level === "warn" ? "warning" : n.level === "display" ? "terminal" : "info";
+    const src = n.source ? `<span class="notice-source">${escapeHtml(n.source)}</span> ` : "";
+    const text = n.level === "display" ? `<pre>${escapeHtml(n.text)}</pre>` : `<div class="md">${renderMarkdown(n.text)}</div>`;
+    return `${codicon(icon)}<div class="notice-body">${src}${text}</div>`;
+}
+
+/** Renders items; keeps a streaming renderer per assistant item. */
+export class ItemRenderer {
+    private streams = new Map<string, StreamingMarkdown>();
+
+    /** The class attribute of an item's element. */
+    className(it: Item): string {
+        switch (it.kind) {
+            case "user":
+                return "item user";
+            case "assistant":
+                return "item assistant" + (it.streaming ? " streaming" : "");
+            case "tool":
+                return `item tool tool-${it.status}`;
+            case "notice":
+                return `item notice notice-${it.level}`;
+        }
+    }
+
+    html(it: Item): string {
+        switch (it.kind) {
+            case "user":
+                return `<div class="md">${renderMarkdown(it.text)}</div>`;
+            case "assistant":
+                return this.assistant(it);
+            case "tool":
+                return renderTool(it);
+            case "notice":
+                return renderNotice(it);
+        }
+    }
+
+    private assistant(it: AssistantItem): string {
+        let html: string;
+        if (it.streaming) {
+            let s = this.streams.get(it.id);
+            if (!s) {
+                s = new StreamingMarkdown();
+                this.streams.set(it.id, s);
+            }
+            html = s.render(it.text);
+        } else {
+            this.streams.delete(it.id);
+            html = renderMarkdown(it.text);
+        }
+        return `<div class="md">${html}</div>`;
+    }
+
+    reset(): void {
+        this.streams.clear();
+    }
+}
+
+function compact(n: number): string {
+    if (n >= 1_000_000) {
+        return (n / 1_000_000).toFixed(1) + "M";
+    }
+    if (n >= 10_000) {
+        return Math.round(n / 1000) + "k";
+    }
+    if (n >= 1000) {
+        return (n / 1000).toFixed(1) + "k";
+    }
+    return String(n);
+}
+
+/** "↑ 1.2k ↓ 345 · $0.0123": tokens in and out, and the cost. */
+export function formatUsage(u: Usage | undefined): string {
+    if (!u) {
+        return "";
+    }
+    const input = u.input + u.cache_read + u.cache_write;
+    if (input === 0 && u.output === 0) {
+        return "";
+    }
+    const cost = u.cost_usd >= 1 ? u.cost_usd.toFixed(2) : u.cost_usd.toFixed(4);
+    return `↑ ${compact(input)} ↓ ${compact(u.output)} · $${cost}`;
+}
+
+export function usageTitle(u: Usage | undefined): string {
+    if (!u) {
+        return "";
+    }
+    return `input ${u.input}, output ${u.output}, cache read ${u.cache_read}, cache write ${u.cache_write}, cost $${u.cost_usd.toFixed(6)}`;
+}
+
+/** The status line under the input. */
+export function statusText(st: ChatStatus, running: boolean): string {
+    const parts: string[] = [];
+    if (st.connection === "starting") {
+        parts.push("starting zot…");
+    } else if (st.connection === "stopped") {
+        parts.push("zot stopped");
+    } else if (st.connection === "error") {
+        parts.push("zot error");
+    } else if (running) {
+        parts.push("working…");
+    }
+    if (st.permissionMode && st.permissionMode !== "auto") {
+        parts.push(`mode: ${st.permissionMode}`);
+    }
+    const u = formatUsage(st.usage);
+    if (u) {
+        parts.push(u);
+    }
+    return parts.join(" · ");
+}
+
+/** The slash-completion list's HTML. */
+export function renderCompletions(items: CommandInfo[], selected: number): string {
+    return items
+        .map(
+            (c, i) =>
+                `<div class="completion${i === selected ? " selected" : ""}" role="option" data-index="${i}" aria-selected="${
+                    i === selected
+                }"><span class="completion-name">/${escapeHtml(c.name)}</span><span class="completion-desc">${escapeHtml(
+                    c.description,
+                )}${c.source === "extension" ? ` <span class="completion-src">${escapeHtml(c.extension ?? "extension")}</span>` : ""}</span></div>`,
+        )
+        .join("");
+}

@@ -1,0 +1,34 @@
+// Slash commands in the input box: completion and parsing. Pure.
+
+import type { CommandInfo } from "../../lsp_ext";
+
+/**
+ * The commands to offer for the input: only while the input is a single
+ * "/word" being typed (no space yet). Prefix matches first, then matches
+ * inside the name.
+ */
+export function completions(input: string, commands: CommandInfo[]): CommandInfo[] {
+    const m = /^\/(\S*)$/.exec(input);
+    if (!m) {
+        return [];
+    }
+    const q = m[1].toLowerCase();
+    const prefix = commands.filter((c) => c.name.toLowerCase().startsWith(q));
+    const inner = commands.filter((c) => !c.name.toLowerCase().startsWith(q) && c.name.toLowerCase().includes(q));
+    return [...prefix, ...inner];
+}
+
+/** "/name args" → {name, args}; anything else → undefined. "//x" is a prompt starting with "/x". */
+export function parseSlash(text: string): { name: string; args: string } | undefined {
+    const t = text.trim();
+    const m = /^\/([^\s/][^\s]*)(?:\s+([\s\S]*))?$/.exec(t);
+    if (!m) {
+        return undefined;
+    }
+    return { name: m[1], args: (m[2] ?? "").trim() };
+}
+
+/** The prompt text to send when the input is not a command ("//x" → "/x"). */
+export function promptText(text: string): string {
+    return text.startsWith("//") ? text.slice(1) : text;
+}

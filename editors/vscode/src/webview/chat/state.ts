@@ -1,0 +1,320 @@
+// The chat's state: the transcript as a list of items, built from zot/event
+// notifications and zot/messages, plus the run and status. Pure: no DOM,
+// no 'vscode'. The view renders the items marked dirty on the next frame.
+
+import type { CommandInfo, Model, Usage, WireContent, WireMessage, ZotEvent } from "../../lsp_ext";
+import type { ChatStatus, NoticeLevel } from "../protocol";
+
+export interface UserItem {
+    kind: "user";
+    id: string;
+    text: string;
+}
+export interface AssistantItem {
+    kind: "assistant";
+    id: string;
+    text: string;
+    streaming: boolean;
+}
+export type ToolStatus = "running" | "done" | "error";
+export interface ToolItem {
+    kind: "tool";
+    id: string;
+    callId: string;
+    name: string;
+    args: unknown;
+    /** Live output (tool_progress), the tail only. */
+    progress: string;
+    result?: string;
+    status: ToolStatus;
+}
+export interface NoticeItem {
+    kind: "notice";
+    id: string;
+    level: NoticeLevel;
+    text: string;
+    source?: string;
+}
+export type Item = UserItem | AssistantItem | ToolItem | NoticeItem;
+
+/** The most tool output a card keeps (its tail). */
+export const MAX_PROGRESS = 8000;
+/** The most result text a card keeps. */
+export const MAX_RESULT = 20000;
+
+export interface ChatState {
+    items: Item[];
+    byId: Map<string, Item>;
+    /** Items changed since the last render. */
+    dirty: Set<string>;
+    /** The list itself changed beyond appends (clear, history). */
+    reset: boolean;
+    /** Runs accepted and not done yet (the current one first). */
+    runs: string[];
+    /** The streaming assistant item of the current turn. */
+    current?: AssistantItem;
+    status: ChatStatus;
+    statusDirty: boolean;
+    commands: CommandInfo[];
+    models: Model[];
+    usage: Usage;
+    seq: number;
+}
+
+export function emptyUsage(): Usage {
+    return { input: 0, output: 0, cache_read: 0, cache_write: 0, cost_usd: 0 };
+}
+
+export function createState(): ChatState {
+    return {
+        items: [],
+        byId: new Map(),
+        dirty: new Set(),
+        reset: true,
+        runs: [],
+        status: {},
+        statusDirty: true,
+        commands: [],
+        models: [],
+        usage: emptyUsage(),
+        seq: 0,
+    };
+}
+
+export function isRunning(s: ChatState): boolean {
+    return s.runs.length > 0;
+}
+
+function nextId(s: ChatState, prefix: string): string {
+    s.seq++;
+    return `${prefix}-${s.seq}`;
+}
+
+function add<T extends Item>(s: ChatState, item: T): T {
+    s.items.push(item);
+    s.byId.set(item.id, item);
+    s.dirty.add(item.id);
+    return item;
+}
+
+function touch(s: ChatState, item: Item): void {
+    s.dirty.add(item.id);
+}
+
+export function addNotice(s: ChatState, level: NoticeLevel, text: string, source?: string): NoticeItem {
+    return add(s, { kind: "notice", id: nextId(s, "n"), level, text, source });
+}
+
+export function addUser(s: ChatState, text: string): UserItem {
+    return add(s, { kind: "user", id: nextId(s, "u"), text });
+}
+
+export function clear(s: ChatState): void {
+    s.items = [];
+    s.byId.clear();
+    s.dirty.clear();
+    s.reset = true;
+    s.current = undefined;
+}
+
+export function setStatus(s: ChatState, st: ChatStatus): void {
+    s.status = { ...s.status, ...st };
+    if (st.usage) {
+        s.usage = st.usage;
+    }
+    s.statusDirty = true;
+}
+
+export function runStarted(s: ChatState, runId: string, queued: boolean, ahead?: number): void {
+    if (!s.runs.includes(runId)) {
+        s.runs.push(runId);
+    }
+    if (queued) {
+        addNotice(s, "info", `Queued: starts after ${ahead ?? 1} other run${(ahead ?? 1) === 1 ? "" : "s"}.`);
+    }
+    s.statusDirty = true;
+}
+
+/** The text of content blocks. */
+export function textOf(content: WireContent[] | undefined): string {
+    if (!content) {
+        return "";
+    }
+    const parts: string[] = [];
+    for (const c of content) {
+        if (c.type === "text" && c.text) {
+            parts.push(c.text);
+        } else if (c.type === "image") {
+            parts.push(`[image ${c.mime_type ?? ""}${c.bytes ? `, ${c.bytes} bytes` : ""}]`);
+        }
+    }
+    return parts.join("\n");
+}
+
+function clipTail(s: string, max: number): string {
+    return s.length > max ? "…" + s.slice(s.length - max) : s;
+}
+
+function clipHead(s: string, max: number): string {
+    return s.length > max ? s.slice(0, max) + "\n… (" + (s.length - max) + " more characters)" : s;
+}
+
+function toolItem(s: ChatState, callId: string): ToolItem | undefined {
+    const it = s.byId.get("t-" + callId);
+    return it && it.kind === "tool" ? it : undefined;
+}
+
+function endStreaming(s: ChatState): void {
+    if (s.current) {
+        s.current.streaming = false;
+        touch(s, s.current);
+        s.current = undefined;
+    }
+}
+
+/** Applies one zot/event. */
+export function applyEvent(s: ChatState, ev: ZotEvent): void {
+    if (ev.runId && ev.type !== "done" && !s.runs.includes(ev.runId)) {
+        s.runs.push(ev.runId);
+        s.statusDirty = true;
+    }
+    switch (ev.type) {
+        case "user_message":
+            addUser(s, textOf(ev.content));
+            break;
+        case "assistant_start":
+            endStreaming(s);
+            s.current = add(s, { kind: "assistant", id: nextId(s, "a"), text: "", streaming: true });
+            break;
+        case "text_delta":
+            if (!s.current) {
+                s.current = add(s, { kind: "assistant", id: nextId(s, "a"), text: "", streaming: true });
+            }
+            s.current.text += ev.delta;
+            touch(s, s.current);
+            break;
+        case "assistant_message": {
+            const text = textOf(ev.content.filter((c) => c.type === "text"));
+            if (s.current) {
+                s.current.text = text;
+                endStreaming(s);
+            } else if (text) {
+                add(s, { kind: "assistant", id: nextId(s, "a"), text, streaming: false });
+            }
+            break;
+        }
+        case "tool_call":
+            endStreaming(s);
+            if (!toolItem(s, ev.id)) {
+                add(s, { kind: "tool", id: "t-" + ev.id, callId: ev.id, name: ev.name, args: ev.args, progress: "", status: "running" });
+            }
+            break;
+        case "tool_progress": {
+            const t = toolItem(s, ev.id);
+            if (t) {
+                t.progress = clipTail(t.progress + ev.text, MAX_PROGRESS);
+                touch(s, t);
+            }
+            break;
+        }
+        case "tool_result": {
+            let t = toolItem(s, ev.id);
+            if (!t) {
+                t = add(s, { kind: "tool", id: "t-" + ev.id, callId: ev.id, name: "tool", args: {}, progress: "", status: "running" });
+            }
+            t.result = clipHead(textOf(ev.content), MAX_RESULT);
+            t.status = ev.is_error ? "error" : "done";
+            touch(s, t);
+            break;
+        }
+        case "usage":
+            s.usage = ev.cumulative;
+            s.status = { ...s.status, usage: ev.cumulative };
+            s.statusDirty = true;
+            break;
+        case "turn_end":
+            endStreaming(s);
+            if (ev.stop === "aborted") {
+                markRunningToolsStopped(s);
+                addNotice(s, "warn", "Stopped.");
+            } else if (ev.stop === "length") {
+                addNotice(s, "warn", "The answer hit the model's output limit.");
+            }
+            break;
+        case "error":
+            addNotice(s, "error", ev.message);
+            break;
+        case "compact_done":
+            addNotice(s, "info", ev.summary ? "Compacted the conversation:\n\n" + ev.summary : "Nothing to compact.");
+            break;
+        case "done":
+            endStreaming(s);
+            markRunningToolsStopped(s);
+            s.runs = s.runs.filter((r) => r !== ev.runId);
+            s.statusDirty = true;
+            break;
+        case "turn_start":
+            break;
+    }
+}
+
+function markRunningToolsStopped(s: ChatState): void {
+    if (isRunning(s) && s.runs.length > 1) {
+        return; // another run is queued: its tools are not ours
+    }
+    for (const it of s.items) {
+        if (it.kind === "tool" && it.status === "running") {
+            it.status = "error";
+            it.result = it.result ?? "stopped";
+            touch(s, it);
+        }
+    }
+}
+
+/** Replaces the transcript with messages (zot/messages). */
+export function loadHistory(s: ChatState, messages: WireMessage[]): void {
+    clear(s);
+    for (const m of messages) {
+        if (m.role === "user") {
+            const text = textOf(m.content);
+            if (text) {
+                addUser(s, text);
+            }
+            for (const c of m.content) {
+                if (c.type === "tool_result" && c.call_id) {
+                    const t = toolItem(s, c.call_id);
+                    if (t) {
+                        t.result = clipHead(textOf(c.content), MAX_RESULT);
+                        t.status = c.is_error ? "error" : "done";
+                    }
+                }
+            }
+        } else if (m.role === "assistant") {
+            const text = textOf(m.content);
+            if (text) {
+                add(s, { kind: "assistant", id: nextId(s, "a"), text, streaming: false });
+            }
+            for (const c of m.content) {
+                if (c.type === "tool_call" && c.id) {
+                    add(s, { kind: "tool", id: "t-" + c.id, callId: c.id, name: c.name ?? "tool", args: c.args ?? {}, progress: "", status: "done" });
+                }
+            }
+        }
+    }
+}
+
+/** Takes the dirty set for rendering. */
+export function takeDirty(s: ChatState): { reset: boolean; dirty: Item[]; status: boolean } {
+    const dirty: Item[] = [];
+    for (const id of s.dirty) {
+        const it = s.byId.get(id);
+        if (it) {
+            dirty.push(it);
+        }
+    }
+    const out = { reset: s.reset, dirty, status: s.statusDirty };
+    s.dirty.clear();
+    s.reset = false;
+    s.statusDirty = false;
+    return out;
+}

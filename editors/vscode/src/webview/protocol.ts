@@ -1,0 +1,52 @@
+// Messages between the extension host and its webviews (chat view and
+// extension panels). Types only: both sides import this file, neither
+// imports 'vscode' through it.
+
+import type { CommandInfo, Model, Panel, PanelKey, PermissionMode, Usage, WireMessage, ZotEvent } from "../lsp_ext";
+
+export type ConnectionState = "starting" | "running" | "stopped" | "error";
+
+/** What the header and footer of the chat show. */
+export interface ChatStatus {
+    connection?: ConnectionState;
+    /** A problem to show (server not found, no API key …). */
+    message?: string;
+    provider?: string;
+    model?: string;
+    permissionMode?: PermissionMode;
+    usage?: Usage;
+    version?: string;
+}
+
+export type HostToChat =
+    | { type: "status"; status: ChatStatus }
+    | { type: "commands"; commands: CommandInfo[] }
+    | { type: "models"; models: Model[]; current: string }
+    /** A batch of zot/event notifications, in arrival order. */
+    | { type: "events"; events: ZotEvent[] }
+    /** Replace the transcript (resume, reconnect). */
+    | { type: "history"; messages: WireMessage[] }
+    /** Drop the transcript (new session, /clear). */
+    | { type: "clear" }
+    /** A run was accepted (zot/prompt's answer). */
+    | { type: "runStarted"; runId: string; queued: boolean; ahead?: number }
+    /** A line in the transcript: command output, notify, errors. */
+    | { type: "notice"; level: NoticeLevel; text: string; source?: string }
+    /** Put text into the input box (command action insert). */
+    | { type: "insert"; text: string }
+    | { type: "focusInput" };
+
+export type NoticeLevel = "info" | "warn" | "error" | "display";
+
+export type ChatToHost =
+    | { type: "ready" }
+    | { type: "send"; text: string }
+    | { type: "abort" }
+    | { type: "setModel"; model: string }
+    | { type: "newSession" }
+    | { type: "history" }
+    | { type: "command"; command: string };
+
+export type HostToPanel = { type: "render"; panel: Panel } | { type: "closed" };
+
+export type PanelToHost = { type: "ready" } | { type: "key"; key: PanelKey; text?: string };

@@ -1,0 +1,499 @@
+// Package cli is `zot ext`: list, install, remove, enable, disable, logs
+// and trust, as zot's extension docs describe them (shared/seeds/000).
+//
+// cmd/zot calls Run with the arguments after "ext":
+//
+//	case "ext":
+//		os.Exit(cli.Run(os.Args[2:], os.Stdout, os.Stderr))
+//
+// `zot ext list` reads manifests and the trust store only: it is instant
+// and never runs extension code. It shows every discovered extension with
+// its source (project, global) and state (enabled, disabled, untrusted,
+// shadowed by a same-named extension earlier in load order, invalid).
+// `zot ext list --probe` also starts the enabled, trusted ones the way
+// zot would, reports their live state (ready, failed and why), their tools
+// and commands and every shadowed tool/command name, then stops them.
+// `--json` prints the same as JSON.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/zot-editors/zot/agent/home"
+	"github.com/zot-editors/zot/extensions"
+)
+
+// Config is where Run looks; Run fills it from the process.
+type Config struct {
+	Cwd  string // the workspace (project extensions live in Cwd/.zot/extensions)
+	Home string // $ZOT_HOME
+	// Ctx ends `logs -f`; nil means until SIGINT/SIGTERM.
+	Ctx context.Context
+	// BuiltinTools and BuiltinCommands, for --probe's shadowing report.
+	BuiltinTools, BuiltinCommands []string
+}
+
+const usage = `usage: zot ext <command>
+
+  list [--probe] [--json]        list extensions and their state
+  install <path|git-url>         copy / clone into $ZOT_HOME/extensions/
+  remove <name>                  delete an installed extension
+  enable <name>                  re-enable a disabled extension
+  disable <name>                 disable without removing
+  logs <name> [-f]               print (or follow) the extension's log
+  trust <name>                   trust a project-local extension (.zot/extensions)
+`
+
+// Run runs `zot ext ARGS` in the current directory and $ZOT_HOME and
+// returns the exit code.
+func Run(args []string, stdout, stderr io.Writer) int {
+	wd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(stderr, "zot ext:", err)
+		return 1
+	}
+	return Config{Cwd: wd, Home: home.Dir()}.Run(args, stdout, stderr)
+}
+
+// Run runs one `zot ext` command.
+func (c Config) Run(args []string, stdout, stderr io.Writer) int {
+	if c.Home == "" {
+		c.Home = home.Dir()
+	}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stdout, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, rest := args[0], args[1:]
+	var flags []string
+	var pos []string
+	for _, a := range rest {
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			flags = append(flags, strings.TrimLeft(a, "-"))
+		} else {
+			pos = append(pos, a)
+		}
+	}
+	has := func(names ...string) bool {
+		for _, f := range flags {
+			for _, n := range names {
+				if f == n {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	allowed := map[string][]string{"list": {"probe", "json"}, "logs": {"f", "follow"}}
+	for _, f := range flags {
+		ok := false
+		for _, a := range allowed[cmd] {
+			ok = ok || f == a
+		}
+		if !ok {
+			fmt.Fprintf(stderr, "zot ext %s: unknown flag -%s\n\n%s", cmd, f, usage)
+			return 2
+		}
+	}
+	wantArgs := map[string]int{"list": 0, "install": 1, "remove": 1, "enable": 1, "disable": 1, "logs": 1, "trust": 1}
+	n, known := wantArgs[cmd]
+	if !known {
+		fmt.Fprintf(stderr, "zot ext: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	if len(pos) != n {
+		fmt.Fprintf(stderr, "zot ext %s: expected %d argument(s)\n\n%s", cmd, n, usage)
+		return 2
+	}
+	var err error
+	switch cmd {
+	case "list":
+		err = c.list(stdout, has("probe"), has("json"))
+	case "install":
+		err = c.install(stdout, stderr, pos[0])
+	case "remove":
+		err = c.remove(stdout, pos[0])
+	case "enable":
+		err = c.setEnabled(stdout, pos[0], true)
+	case "disable":
+		err = c.setEnabled(stdout, pos[0], false)
+	case "logs":
+		err = c.logs(stdout, pos[0], has("f", "follow"))
+	case "trust":
+		err = c.trust(stdout, pos[0])
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "zot ext %s: %v\n", cmd, err)
+		return 1
+	}
+	return 0
+}
+
+func (c Config) list(w io.Writer, probe, asJSON bool) error {
+	var sts []extensions.Status
+	if probe {
+		h := extensions.NewHost(extensions.Options{
+			Cwd: c.Cwd, Home: c.Home, BuiltinTools: c.BuiltinTools, BuiltinCommands: c.BuiltinCommands,
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := h.Start(ctx); err != nil {
+			return err
+		}
+		sts = h.Status()
+		h.Close(context.Background())
+	} else {
+		sts = c.staticStatus()
+	}
+	if asJSON {
+		if sts == nil {
+			sts = []extensions.Status{}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sts)
+	}
+	if len(sts) == 0 {
+		fmt.Fprintf(w, "no extensions (looked in %s and %s)\n", extensions.ProjectRoot(c.Cwd), extensions.GlobalRoot(c.Home))
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tVERSION\tSOURCE\tSTATE\tDESCRIPTION")
+	for _, s := range sts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, dash(s.Version), s.Source, s.State, s.Description)
+	}
+	tw.Flush()
+	for _, s := range sts {
+		var notes []string
+		if s.Reason != "" {
+			notes = append(notes, s.Reason)
+		}
+		if len(s.Tools) > 0 {
+			notes = append(notes, "tools: "+strings.Join(s.Tools, ", "))
+		}
+		if len(s.Commands) > 0 {
+			notes = append(notes, "commands: /"+strings.Join(s.Commands, ", /"))
+		}
+		for _, sh := range s.Shadowed {
+			notes = append(notes, "shadowed "+sh)
+		}
+		notes = append(notes, s.Diagnostics...)
+		if len(notes) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%s):\n", s.Name, s.Dir)
+		for _, n := range notes {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
+	}
+	if !probe {
+		fmt.Fprintln(w, "\n(states from the manifests; `zot ext list --probe` starts them and reports tools, commands and name clashes)")
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// staticStatus derives states from manifests and the trust store alone.
+func (c Config) staticStatus() []extensions.Status {
+	var out []extensions.Status
+	for _, cand := range extensions.Discover(c.Cwd, c.Home, nil) {
+		s := extensions.Status{
+			Name: cand.Name, Version: cand.Manifest.Version, Description: cand.Manifest.Description,
+			Language: cand.Manifest.Language, Dir: cand.Dir, Source: cand.Source,
+			LogPath: filepath.Join(c.Home, "logs", "ext-"+cand.Name+".log"),
+		}
+		switch {
+		case cand.Err != nil:
+			s.State, s.Reason = extensions.StateInvalid, cand.Err.Error()
+		case cand.ShadowedBy != "":
+			s.State, s.Reason = extensions.StateShadowed, "shadowed by "+cand.ShadowedBy
+		case !cand.Manifest.IsEnabled():
+			s.State = extensions.StateDisabled
+		default:
+			s.State = "enabled"
+			if cand.Source == extensions.SourceProject {
+				h, err := extensions.TrustHash(cand.Dir, cand.Manifest, cand.Raw)
+				if err != nil || !extensions.IsTrusted(c.Home, c.Cwd, cand.Name, h) {
+					s.State, s.Reason = extensions.StateUntrusted, fmt.Sprintf("project-local extension not trusted (new or changed); run `zot ext trust %s`", cand.Name)
+				}
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// find returns the extension zot would load under name (the first in load
+// order), considering project and global ones.
+func (c Config) find(name string) (extensions.Candidate, error) {
+	var invalid *extensions.Candidate
+	for _, cand := range extensions.Discover(c.Cwd, c.Home, nil) {
+		if cand.ShadowedBy != "" {
+			continue
+		}
+		if cand.Name == name {
+			return cand, nil
+		}
+		if cand.Err != nil && filepath.Base(cand.Dir) == name && invalid == nil {
+			x := cand
+			invalid = &x
+		}
+	}
+	if invalid != nil {
+		return *invalid, nil
+	}
+	return extensions.Candidate{}, fmt.Errorf("no extension named %q (see `zot ext list`)", name)
+}
+
+func (c Config) setEnabled(w io.Writer, name string, on bool) error {
+	cand, err := c.find(name)
+	if err != nil {
+		return err
+	}
+	if err := extensions.SetEnabled(cand.Dir, on); err != nil {
+		return err
+	}
+	verb := "disabled"
+	if on {
+		verb = "enabled"
+	}
+	fmt.Fprintf(w, "%s %s (%s)\n", verb, name, cand.Dir)
+	return nil
+}
+
+func (c Config) remove(w io.Writer, name string) error {
+	root := extensions.GlobalRoot(c.Home)
+	for _, cand := range extensions.Discover("", c.Home, nil) {
+		if cand.Name == name || filepath.Base(cand.Dir) == name {
+			if filepath.Dir(cand.Dir) != filepath.Clean(root) {
+				return fmt.Errorf("refusing to remove %s: not under %s", cand.Dir, root)
+			}
+			if err := os.RemoveAll(cand.Dir); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "removed %s (%s)\n", name, cand.Dir)
+			return nil
+		}
+	}
+	for _, cand := range extensions.Discover(c.Cwd, "", nil) {
+		if cand.Name == name {
+			return fmt.Errorf("%s is project-local (%s); delete that directory if you mean it", name, cand.Dir)
+		}
+	}
+	return fmt.Errorf("no installed extension named %q", name)
+}
+
+func (c Config) trust(w io.Writer, name string) error {
+	cand, err := c.find(name)
+	if err != nil {
+		return err
+	}
+	if cand.Err != nil {
+		return cand.Err
+	}
+	if cand.Source != extensions.SourceProject {
+		fmt.Fprintf(w, "%s is a %s extension: it needs no trust\n", name, cand.Source)
+		return nil
+	}
+	if err := extensions.TrustCandidate(c.Home, c.Cwd, cand); err != nil {
+		return err
+	}
+	h, _ := extensions.TrustHash(cand.Dir, cand.Manifest, cand.Raw)
+	fmt.Fprintf(w, "trusted %s in %s (sha256 %s…); a change to its manifest or code asks again\n", name, c.Cwd, h[:12])
+	return nil
+}
+
+func (c Config) logs(w io.Writer, name string, follow bool) error {
+	path := filepath.Join(c.Home, "logs", "ext-"+name+".log")
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !follow {
+			return fmt.Errorf("no log for %q yet (%s)", name, path)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	var off int64
+	if f != nil {
+		off, err = io.Copy(w, f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	if !follow {
+		return nil
+	}
+	ctx := c.Ctx
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, sigterm)
+		defer stop()
+	}
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			continue
+		}
+		if st.Size() < off { // rotated or truncated: start over
+			off = 0
+		}
+		if st.Size() == off {
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		if _, err := f.Seek(off, io.SeekStart); err == nil {
+			n, _ := io.Copy(w, f)
+			off += n
+		}
+		f.Close()
+	}
+}
+
+func isGitURL(s string) bool {
+	for _, p := range []string{"https://", "http://", "git@", "ssh://", "git://", "file://"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	if _, err := os.Stat(s); err == nil {
+		return false
+	}
+	return strings.HasSuffix(s, ".git")
+}
+
+// install copies (or clones) src into a staging directory next to the
+// destination, validates extension.json there and renames it into place;
+// any failure removes the staging directory, so nothing half-installed
+// remains.
+func (c Config) install(w, errw io.Writer, src string) (err error) {
+	root := extensions.GlobalRoot(c.Home)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+	stage, err := os.MkdirTemp(root, ".install-")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		os.RemoveAll(stage) // the rollback, and the cleanup after a rename
+	}()
+	tree := filepath.Join(stage, "x")
+	if isGitURL(src) {
+		cmd := exec.Command("git", "clone", "--depth", "1", "--", src, tree)
+		cmd.Stdout, cmd.Stderr = errw, errw
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("git clone %s: %v", src, err)
+		}
+	} else {
+		st, err := os.Stat(src)
+		if err != nil {
+			return err
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("%s is not a directory", src)
+		}
+		if err := copyTree(src, tree); err != nil {
+			return fmt.Errorf("copy %s: %v", src, err)
+		}
+	}
+	m, _, err := extensions.ReadManifest(tree)
+	if err != nil {
+		return fmt.Errorf("%s: %v; nothing installed", src, err)
+	}
+	dest := filepath.Join(root, m.Name)
+	if _, err := os.Lstat(dest); err == nil {
+		return fmt.Errorf("%s is already installed at %s; `zot ext remove %s` first", m.Name, dest, m.Name)
+	}
+	if err := os.Rename(tree, dest); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "installed %s %s to %s\n", m.Name, m.Version, dest)
+	if p, err := m.ExecPath(dest); err != nil {
+		fmt.Fprintf(w, "warning: %v; build it before starting zot (see its README)\n", err)
+	} else if st, err := os.Stat(p); err != nil {
+		fmt.Fprintf(w, "warning: exec %s does not exist yet; build it before starting zot (see its README)\n", m.Exec)
+	} else if st.Mode()&0o111 == 0 {
+		fmt.Fprintf(w, "warning: exec %s is not executable (chmod +x)\n", m.Exec)
+	}
+	return nil
+}
+
+// copyTree copies a directory, keeping modes and symlinks, without .git.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" && rel != "." {
+			return filepath.SkipDir
+		}
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, info.Mode().Perm()|0o700)
+		case info.Mode()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		case info.Mode().IsRegular():
+			in, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(out, in); err != nil {
+				out.Close()
+				return err
+			}
+			return out.Close()
+		}
+		return nil // sockets, devices: skipped
+	})
+}

@@ -1,0 +1,249 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zot-editors/zot/extensions"
+)
+
+// script writes a tiny shell extension (a real one: hello, a tool, ready).
+func script(t *testing.T, dir, name string) string {
+	t.Helper()
+	os.MkdirAll(dir, 0o755)
+	m := map[string]any{"name": name, "version": "1.2.3", "exec": "./run.sh", "description": name + " ext"}
+	b, _ := json.Marshal(m)
+	os.WriteFile(filepath.Join(dir, "extension.json"), b, 0o644)
+	os.WriteFile(filepath.Join(dir, "run.sh"), []byte(`#!/bin/sh
+echo '{"type":"hello","name":"`+name+`"}'
+echo '{"type":"register_tool","name":"read"}'
+echo '{"type":"register_tool","name":"`+name+`_tool"}'
+echo '{"type":"ready"}'
+while read -r line; do
+  case "$line" in *'"shutdown"'*) echo '{"type":"shutdown_ack"}'; exit 0;; esac
+done
+`), 0o755)
+	return dir
+}
+
+type fixture struct {
+	c             Config
+	out, errb     bytes.Buffer
+	srcRoot, proj string
+}
+
+func newFixture(t *testing.T) *fixture {
+	root := t.TempDir()
+	f := &fixture{c: Config{Cwd: filepath.Join(root, "ws"), Home: filepath.Join(root, "home")}, srcRoot: filepath.Join(root, "src")}
+	os.MkdirAll(f.c.Cwd, 0o755)
+	return f
+}
+
+func (f *fixture) run(args ...string) int {
+	f.out.Reset()
+	f.errb.Reset()
+	return f.c.Run(args, &f.out, &f.errb)
+}
+
+func TestInstallListDisableEnableRemove(t *testing.T) {
+	f := newFixture(t)
+	src := script(t, filepath.Join(f.srcRoot, "weather-src"), "weather")
+	os.MkdirAll(filepath.Join(src, ".git"), 0o755)
+	if code := f.run("install", src); code != 0 {
+		t.Fatalf("install: %d %s", code, f.errb.String())
+	}
+	dest := filepath.Join(f.c.Home, "extensions", "weather")
+	if st, err := os.Stat(filepath.Join(dest, "run.sh")); err != nil || st.Mode()&0o111 == 0 {
+		t.Fatalf("copied exec lost its mode: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dest, ".git")); err == nil {
+		t.Fatal(".git copied")
+	}
+	if code := f.run("install", src); code != 1 || !strings.Contains(f.errb.String(), "already installed") {
+		t.Fatalf("second install: %d %s", code, f.errb.String())
+	}
+	f.run("list")
+	if !strings.Contains(f.out.String(), "weather") || !strings.Contains(f.out.String(), "enabled") || !strings.Contains(f.out.String(), "1.2.3") {
+		t.Fatalf("list:\n%s", f.out.String())
+	}
+	f.run("disable", "weather")
+	f.run("list", "--json")
+	var sts []extensions.Status
+	json.Unmarshal(f.out.Bytes(), &sts)
+	if len(sts) != 1 || sts[0].State != extensions.StateDisabled {
+		t.Fatalf("after disable: %s", f.out.String())
+	}
+	f.run("enable", "weather")
+	f.run("list", "--json")
+	json.Unmarshal(f.out.Bytes(), &sts)
+	if sts[0].State != "enabled" {
+		t.Fatalf("after enable: %s", f.out.String())
+	}
+	if code := f.run("remove", "weather"); code != 0 {
+		t.Fatal(f.errb.String())
+	}
+	if _, err := os.Stat(dest); err == nil {
+		t.Fatal("not removed")
+	}
+	if code := f.run("remove", "weather"); code != 1 {
+		t.Fatal("removing twice succeeded")
+	}
+}
+
+func TestInstallRollsBack(t *testing.T) {
+	f := newFixture(t)
+	bad := filepath.Join(f.srcRoot, "bad")
+	os.MkdirAll(bad, 0o755)
+	os.WriteFile(filepath.Join(bad, "extension.json"), []byte(`{"name":"bad"}`), 0o644) // no exec
+	if code := f.run("install", bad); code != 1 || !strings.Contains(f.errb.String(), "exec is required") {
+		t.Fatalf("install: %d %s", code, f.errb.String())
+	}
+	entries, _ := os.ReadDir(filepath.Join(f.c.Home, "extensions"))
+	if len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+	if code := f.run("install", filepath.Join(f.srcRoot, "missing")); code != 1 {
+		t.Fatal("installing a missing path succeeded")
+	}
+}
+
+func TestInstallFromGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	f := newFixture(t)
+	repo := script(t, filepath.Join(f.srcRoot, "repo"), "gitext")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	if code := f.run("install", "file://"+repo); code != 0 {
+		t.Fatalf("install: %s", f.errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(f.c.Home, "extensions", "gitext", "run.sh")); err != nil {
+		t.Fatal(err)
+	}
+	// A repository without a valid manifest rolls back.
+	os.Remove(filepath.Join(repo, "extension.json"))
+	exec.Command("git", "-C", repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "rm").Run()
+	f.run("remove", "gitext")
+	if code := f.run("install", "file://"+repo); code != 1 {
+		t.Fatal("install without manifest succeeded")
+	}
+	entries, _ := os.ReadDir(filepath.Join(f.c.Home, "extensions"))
+	if len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+}
+
+func TestTrustAndListStates(t *testing.T) {
+	f := newFixture(t)
+	script(t, filepath.Join(f.c.Cwd, ".zot", "extensions", "local"), "local")
+	script(t, filepath.Join(f.c.Cwd, ".zot", "extensions", "dup"), "dup")
+	script(t, filepath.Join(f.c.Home, "extensions", "dup"), "dup")
+	f.run("list")
+	out := f.out.String()
+	if !strings.Contains(out, "untrusted") || !strings.Contains(out, "zot ext trust local") || !strings.Contains(out, "shadowed") {
+		t.Fatalf("list:\n%s", out)
+	}
+	if code := f.run("trust", "local"); code != 0 || !strings.Contains(f.out.String(), "trusted local") {
+		t.Fatalf("trust: %s %s", f.out.String(), f.errb.String())
+	}
+	f.run("list", "--json")
+	var sts []extensions.Status
+	json.Unmarshal(f.out.Bytes(), &sts)
+	states := map[string]string{}
+	for _, s := range sts {
+		states[s.Name+"@"+s.Source] = s.State
+	}
+	if states["local@project"] != "enabled" || states["dup@project"] != "untrusted" || states["dup@global"] != "shadowed" {
+		t.Fatalf("states %v", states)
+	}
+	// --probe starts them: tools, and the built-in shadowing.
+	f.c.BuiltinTools = []string{"read"}
+	f.run("trust", "dup")
+	if code := f.run("list", "--probe"); code != 0 {
+		t.Fatal(f.errb.String())
+	}
+	out = f.out.String()
+	for _, want := range []string{"ready", "tools: read, local_tool", "shadowed tool read (built-in wins)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("probe output lacks %q:\n%s", want, out)
+		}
+	}
+	if code := f.run("trust", "nope"); code != 1 {
+		t.Fatal("trusting an unknown extension succeeded")
+	}
+}
+
+func TestLogsFollow(t *testing.T) {
+	f := newFixture(t)
+	logs := filepath.Join(f.c.Home, "logs")
+	os.MkdirAll(logs, 0o755)
+	path := filepath.Join(logs, "ext-x.log")
+	os.WriteFile(path, []byte("first\n"), 0o644)
+	if f.run("logs", "x"); f.out.String() != "first\n" {
+		t.Fatalf("logs: %q", f.out.String())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f.c.Ctx = ctx
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	done := make(chan int)
+	go func() { done <- f.c.Run([]string{"logs", "x", "-f"}, &lockedWriter{&mu, &buf}, &f.errb) }()
+	fh, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	fh.WriteString("second\n")
+	fh.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		s := buf.String()
+		mu.Unlock()
+		if s == "first\nsecond\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("follow got %q", s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatal(code)
+	}
+	if code := f.run("logs", "nobody"); code != 1 {
+		t.Fatal("logs of unknown extension succeeded")
+	}
+}
+
+func TestUsage(t *testing.T) {
+	f := newFixture(t)
+	if f.run() != 2 || f.run("bogus") != 2 || f.run("logs") != 2 || f.run("list", "--nope") != 2 {
+		t.Fatal("bad usage accepted")
+	}
+	if f.run("help") != 0 || !strings.Contains(f.out.String(), "install <path|git-url>") {
+		t.Fatal("help")
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

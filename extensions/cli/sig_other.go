@@ -1,0 +1,7 @@
+//go:build !unix
+
+package cli
+
+import "os"
+
+var sigterm = os.Interrupt

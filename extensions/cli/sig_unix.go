@@ -1,0 +1,7 @@
+//go:build unix
+
+package cli
+
+import "syscall"
+
+var sigterm = syscall.SIGTERM
