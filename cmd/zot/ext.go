@@ -1,8 +1,12 @@
 package main
 
-import "io"
+import (
+	"io"
+
+	"github.com/zot-editors/zot/extensions/cli"
+)
 
 // cmdExt is `zot ext …` (see extensions/cli).
 func cmdExt(args []string, stdout, stderr io.Writer) int {
-	return extCLI(args, stdout, stderr)
+	return cli.Run(args, stdout, stderr)
 }

@@ -1,0 +1,97 @@
+-- Options of require("zot").setup(); see :help zot-options.
+local M = {}
+
+M.defaults = {
+  -- The server command. Extra flags (--ext DIR, --no-session …) go here too.
+  cmd = { 'zot', 'lsp' },
+  -- Extra environment for the zot process (a table of NAME = value).
+  cmd_env = nil,
+  -- initializationOptions: nil leaves zot's own default / flags.
+  provider = nil,
+  model = nil,
+  api_key = nil,
+  base_url = nil,
+  permission = nil, -- "auto" | "ask" | "readonly"
+  ext = nil, -- list of extension directories
+  max_steps = nil,
+  append_system_prompt = nil,
+  resume = nil, -- a session id or "latest"
+  -- The workspace root of a buffer: a function(bufnr) -> path, a fixed
+  -- path, or nil to search upwards for root_markers (else the cwd).
+  root_dir = nil,
+  root_markers = { '.git', '.zot', 'go.mod', 'package.json', 'Cargo.toml', 'pyproject.toml', 'Makefile' },
+  -- Send the current file as context with :ZotPrompt (no range).
+  send_file_context = true,
+  chat = {
+    layout = 'vertical', -- "vertical" | "horizontal" | "float"
+    size = 0.4, -- columns/lines (>1) or a fraction of the editor
+    follow = true, -- keep the cursor at the end while text streams in
+    flush_ms = 24, -- streamed text is coalesced and drawn at most this often
+    max_detail_lines = 200, -- lines of a tool result kept in its fold
+    open_on_prompt = true,
+  },
+  review = {
+    layout = 'diff', -- "diff" (side by side, editable proposal) | "inline" (unified diff)
+    keys = { accept = 'ga', reject = 'gr', reject_with_message = 'gR' },
+  },
+  panel = {
+    border = 'rounded',
+  },
+  -- "auto": Neovim's transport where server requests may wait for the user
+  -- (0.10+), zot's own before; "builtin" | "zot" force one.
+  transport = 'auto',
+  -- didChange debounce in ms. 0 keeps zot's view of a buffer exact when it
+  -- edits right after you typed.
+  debounce_text_changes = 0,
+  -- ms to wait for zot to exit on VimLeavePre before killing it.
+  stop_timeout = 3000,
+}
+
+M.options = vim.deepcopy(M.defaults)
+
+function M.set(opts)
+  M.options = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
+  local o = M.options
+  if type(o.cmd) == 'string' then
+    o.cmd = { o.cmd, 'lsp' }
+  end
+  if opts and opts.cmd and type(opts.cmd) == 'table' then
+    o.cmd = vim.deepcopy(opts.cmd) -- lists are replaced, not merged
+  end
+  if opts and opts.root_markers then
+    o.root_markers = vim.deepcopy(opts.root_markers)
+  end
+  if o.permission and not vim.tbl_contains({ 'auto', 'ask', 'readonly' }, o.permission) then
+    error('zot: permission must be "auto", "ask" or "readonly", not ' .. vim.inspect(o.permission))
+  end
+  if not vim.tbl_contains({ 'vertical', 'horizontal', 'float' }, o.chat.layout) then
+    error('zot: chat.layout must be "vertical", "horizontal" or "float"')
+  end
+  return o
+end
+
+function M.get()
+  return M.options
+end
+
+--- initializationOptions for zot lsp.
+function M.init_options()
+  local o = M.options
+  local io = {
+    provider = o.provider,
+    model = o.model,
+    apiKey = o.api_key,
+    baseUrl = o.base_url,
+    permissionMode = o.permission,
+    ext = o.ext,
+    maxSteps = o.max_steps,
+    appendSystemPrompt = o.append_system_prompt,
+    resume = o.resume,
+  }
+  if vim.tbl_isempty(io) then
+    return vim.empty_dict()
+  end
+  return io
+end
+
+return M
