@@ -41,12 +41,13 @@ type frameStream struct {
 	closer io.Closer // closes the input, if it can be closed
 	out    *outQueue
 	logf   func(format string, args ...any)
+	max    int // largest body read (MaxMessageBytes)
 	// dropped counts messages skipped for being malformed (tests, fuzz).
 	dropped int
 }
 
 func newFrameStream(in io.Reader, out io.Writer, logf func(string, ...any)) *frameStream {
-	s := &frameStream{in: bufio.NewReaderSize(in, 64<<10), out: newOutQueue(out), logf: logf}
+	s := &frameStream{in: bufio.NewReaderSize(in, 64<<10), out: newOutQueue(out), logf: logf, max: MaxMessageBytes}
 	if c, ok := in.(io.Closer); ok {
 		s.closer = c
 	}
@@ -120,11 +121,11 @@ func (s *frameStream) readFrame() ([]byte, int64, error) {
 	case length == -2:
 		s.dropped++
 		return nil, total, nil
-	case length > MaxMessageBytes:
+	case length > s.max:
 		n, err := io.CopyN(io.Discard, s.in, int64(length))
 		total += n
 		s.dropped++
-		s.writeError(nil, jsonrpc2.InvalidRequest, fmt.Sprintf("message of %d bytes is larger than the %d byte limit; it was dropped", length, MaxMessageBytes))
+		s.writeError(nil, jsonrpc2.InvalidRequest, fmt.Sprintf("message of %d bytes is larger than the %d byte limit; it was dropped", length, s.max))
 		if err != nil {
 			return nil, total, err
 		}

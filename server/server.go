@@ -154,6 +154,7 @@ func New(opts Options) *Server {
 		progressToken: map[string]string{},
 		exited:        make(chan struct{}),
 		hostReady:     make(chan struct{}),
+		procCh:        make(chan struct{}),
 	}
 	s.overlay = newOverlay()
 	s.ws = newEditorWorkspace(s)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -218,4 +219,12 @@ func BenchmarkOneLineEdit10kLines(b *testing.B) {
 	}
 	b.ReportMetric(float64(payload), "payload-bytes")
 	b.ReportMetric(float64(len(a)), "file-bytes")
+}
+
+func mustJSON(t testing.TB, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -9,35 +9,25 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/tidwall/gjson"
 
 	"github.com/zot-editors/zot/agent/message"
 )
 
-// anthropicClient streams the Messages API through the official SDK.
+// anthropicClient streams the Messages API.
 type anthropicClient struct {
-	sdk     anthropic.Client
+	hc      *http.Client
+	header  http.Header
 	base    string // explicit base URL, normalised; "" to use Model.BaseURL or the default
 	retry   retrier
 	catalog *Catalog
 }
 
 func newAnthropic(opts Options, r retrier) *anthropicClient {
-	c := &anthropicClient{base: normalizeBaseURL(Anthropic, opts.BaseURL), retry: r, catalog: opts.Catalog}
-	sdkOpts := []option.RequestOption{
-		// Our key, our base URL: no ANTHROPIC_* variables, profiles or
-		// federation picked up behind the caller's back.
-		option.WithoutEnvironmentDefaults(),
-		option.WithHTTPClient(opts.HTTPClient),
-		option.WithAPIKey(opts.APIKey),
-		option.WithMaxRetries(0), // see retry.go
-	}
-	if c.base != "" {
-		sdkOpts = append(sdkOpts, option.WithBaseURL(c.base+"/"))
-	}
-	c.sdk = anthropic.NewClient(sdkOpts...)
+	c := &anthropicClient{hc: opts.HTTPClient, base: normalizeBaseURL(Anthropic, opts.BaseURL), retry: r, catalog: opts.Catalog}
+	c.header = http.Header{}
+	c.header.Set("x-api-key", opts.APIKey)
+	c.header.Set("anthropic-version", anthropicVersion)
 	return c
 }
 
@@ -48,14 +38,17 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request, onEvent func(
 	if err != nil {
 		return Response{}, fmt.Errorf("anthropic: encoding the request: %w", err)
 	}
-	var opts []option.RequestOption
-	if c.base == "" && req.Model.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(normalizeBaseURL(Anthropic, req.Model.BaseURL)+"/"))
+	base := c.base
+	if base == "" && req.Model.BaseURL != "" {
+		base = normalizeBaseURL(Anthropic, req.Model.BaseURL)
+	}
+	if base == "" {
+		base = AnthropicBaseURL
 	}
 	resp, err := c.retry.run(ctx, func() (Response, bool, error) {
-		var raw *http.Response
-		if err := c.sdk.Post(ctx, "v1/messages", body, &raw, opts...); err != nil {
-			return Response{}, false, fromSDK(Anthropic, err)
+		raw, err := post(ctx, c.hc, Anthropic, base+"/v1/messages", c.header, body)
+		if err != nil {
+			return Response{}, false, err
 		}
 		defer raw.Body.Close()
 		return readAnthropic(raw.Body, onEvent)
@@ -67,8 +60,7 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request, onEvent func(
 // The request body is built from the small wire types below with
 // encoding/json rather than from the SDK's param types: those marshal at
 // ~35 MB/s (nested MarshalJSON re-encoding), 6 ms per call for a 220 KB
-// transcript, against well under 1 ms here. The SDK still sends it
-// (auth, headers, base URL, error types).
+// transcript, against well under 1 ms here.
 
 type anthRequest struct {
 	Model     string        `json:"model"`

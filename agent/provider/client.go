@@ -77,9 +77,9 @@ func New(opts Options) (Client, error) {
 	return nil, fmt.Errorf("unknown provider %q (want %s or %s)", opts.Provider, Anthropic, OpenAI)
 }
 
-// normalizeBaseURL lets one base URL serve both providers: the Anthropic SDK
-// appends "v1/messages", so a trailing /v1 is dropped; the OpenAI SDK
-// appends "chat/completions" to a base that already names the version, so a
+// normalizeBaseURL lets one base URL serve both providers: Anthropic's
+// endpoint is base+"/v1/messages", so a trailing /v1 is dropped; OpenAI's
+// is base+"/chat/completions" on a base that already names the version, so a
 // bare host gets /v1 (as Ollama, vLLM, llama.cpp and LM Studio serve it).
 // A base with any other path (https://openrouter.ai/api/v1) is kept.
 func normalizeBaseURL(provider, base string) string {

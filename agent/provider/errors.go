@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/openai/openai-go/v3"
 	"github.com/tidwall/gjson"
 )
 
@@ -66,45 +64,6 @@ func (e *APIError) Retryable() bool {
 		return true
 	}
 	return false
-}
-
-// fromSDK turns an SDK error into an *APIError (HTTP errors) or a readable
-// transport error prefixed with the provider.
-func fromSDK(provider string, err error) error {
-	var (
-		status int
-		raw    string
-		header http.Header
-	)
-	var ae *anthropic.Error
-	var oe *openai.Error
-	switch {
-	case errors.As(err, &ae):
-		status, raw = ae.StatusCode, ae.RawJSON()
-		if ae.Response != nil {
-			header = ae.Response.Header
-		}
-	case errors.As(err, &oe):
-		status, raw = oe.StatusCode, oe.RawJSON()
-		if oe.Response != nil {
-			header = oe.Response.Header
-		}
-	default:
-		return transportError(provider, err)
-	}
-	e := &APIError{Provider: provider, Status: status}
-	e.Type, e.Message = errorBody(raw)
-	if e.Message == "" {
-		e.Message = strings.ToLower(http.StatusText(status))
-		if e.Message == "" {
-			e.Message = "error"
-		}
-	}
-	if header != nil {
-		e.RetryAfter, e.HasRetryAfter = retryAfter(header, time.Now())
-		e.NoRetry = strings.EqualFold(header.Get("x-should-retry"), "false")
-	}
-	return e
 }
 
 // errorBody extracts the type and message of an API error body; both APIs

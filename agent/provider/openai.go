@@ -7,40 +7,36 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/tidwall/gjson"
 
 	"github.com/zot-editors/zot/agent/message"
 )
 
-// openaiClient streams Chat Completions through the official SDK. It also
-// serves OpenAI-compatible servers (Ollama, vLLM, llama.cpp, OpenRouter)
-// through a base URL.
+// openaiClient streams Chat Completions. It also serves OpenAI-compatible
+// servers (Ollama, vLLM, llama.cpp, OpenRouter) through a base URL.
 type openaiClient struct {
-	sdk     openai.Client
+	hc      *http.Client
+	header  http.Header
 	base    string // explicit base URL, normalised; "" to use Model.BaseURL or the default
 	retry   retrier
 	catalog *Catalog
 }
 
 func newOpenAI(opts Options, r retrier) *openaiClient {
-	c := &openaiClient{base: normalizeBaseURL(OpenAI, opts.BaseURL), retry: r, catalog: opts.Catalog}
-	base := c.base
-	if base == "" {
-		base = OpenAIBaseURL
+	c := &openaiClient{hc: opts.HTTPClient, base: normalizeBaseURL(OpenAI, opts.BaseURL), retry: r, catalog: opts.Catalog}
+	c.header = http.Header{}
+	c.header.Set("Authorization", "Bearer "+opts.APIKey)
+	// As the official SDK does: organisation and project from the environment.
+	if v := os.Getenv("OPENAI_ORG_ID"); v != "" {
+		c.header.Set("OpenAI-Organization", v)
 	}
-	// NewClient reads OPENAI_* variables first; the key and base URL given
-	// here override them (OPENAI_ORG_ID / OPENAI_PROJECT_ID still apply).
-	c.sdk = openai.NewClient(
-		option.WithHTTPClient(opts.HTTPClient),
-		option.WithAPIKey(opts.APIKey),
-		option.WithBaseURL(base+"/"),
-		option.WithMaxRetries(0), // see retry.go
-	)
+	if v := os.Getenv("OPENAI_PROJECT_ID"); v != "" {
+		c.header.Set("OpenAI-Project", v)
+	}
 	return c
 }
 
@@ -48,19 +44,22 @@ func (c *openaiClient) Provider() string { return OpenAI }
 
 func (c *openaiClient) Stream(ctx context.Context, req Request, onEvent func(StreamEvent)) (Response, error) {
 	base := c.base
-	var opts []option.RequestOption
 	if base == "" && req.Model.BaseURL != "" {
 		base = normalizeBaseURL(OpenAI, req.Model.BaseURL)
-		opts = append(opts, option.WithBaseURL(base+"/"))
 	}
 	body, err := openaiBody(req, base == "" || strings.HasPrefix(base, "https://api.openai.com"))
 	if err != nil {
 		return Response{}, fmt.Errorf("openai: encoding the request: %w", err)
 	}
+	url := base
+	if url == "" {
+		url = OpenAIBaseURL
+	}
+	url += "/chat/completions"
 	resp, err := c.retry.run(ctx, func() (Response, bool, error) {
-		var raw *http.Response
-		if err := c.sdk.Post(ctx, "chat/completions", body, &raw, opts...); err != nil {
-			return Response{}, false, fromSDK(OpenAI, err)
+		raw, err := post(ctx, c.hc, OpenAI, url, c.header, body)
+		if err != nil {
+			return Response{}, false, err
 		}
 		defer raw.Body.Close()
 		return readOpenAI(raw.Body, onEvent)
@@ -70,7 +69,7 @@ func (c *openaiClient) Stream(ctx context.Context, req Request, onEvent func(Str
 }
 
 // The request body is built from small wire types with encoding/json, as
-// for Anthropic (see anthropic.go); the SDK sends it.
+// for Anthropic (see anthropic.go).
 
 type oaiRequest struct {
 	Model               string       `json:"model"`

@@ -87,6 +87,7 @@ export function stableSplit(text: string): number {
         const nl = text.indexOf("\n", pos);
         const end = nl < 0 ? text.length : nl;
         const line = text.slice(pos, end);
+        const outside = fence === null; // at the start of this line
         const m = /^ {0,3}(`{3,}|~{3,})/.exec(line);
         if (m) {
             if (fence === null) {
@@ -101,7 +102,7 @@ export function stableSplit(text: string): number {
         }
         // A blank line followed by a line that does not start with
         // whitespace (no lazy continuation, no indented list content).
-        if (fence === null && prevBlank && !blank && !/^\s/.test(line) && !/^([-*+]|\d+[.)])\s/.test(line)) {
+        if (outside && prevBlank && !blank && !/^\s/.test(line) && !/^([-*+]|\d+[.)])\s/.test(line)) {
             split = pos;
         }
         prevBlank = blank;

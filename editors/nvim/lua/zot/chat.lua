@@ -1,0 +1,694 @@
+-- The chat buffer: one per workspace root, filetype=markdown. Streamed
+-- text_deltas are coalesced and drawn at most every chat.flush_ms with one
+-- nvim_buf_set_text at the end of the last line; tool calls are compact
+-- lines whose details (args, result) sit in a closed fold below them.
+local compat = require('zot.compat')
+local config = require('zot.config')
+local util = require('zot.util')
+
+local api = vim.api
+local uv = compat.uv
+
+local M = {}
+
+--- root -> chat
+M.chats = {}
+
+local ns = api.nvim_create_namespace('zot_chat')
+M.ns = ns
+
+local DETAIL = '  │ '
+local FOLDEXPR = [[getline(v:lnum)=~'^  │'?1:0]]
+local FOLDTEXT = [['  │ … '.(v:foldend-v:foldstart+1).' lines of details (za)']]
+
+-- ------------------------------------------------------------- buffer ----
+
+local function valid(chat)
+  return chat and chat.buf and api.nvim_buf_is_valid(chat.buf)
+end
+
+local function set_keymaps(chat)
+  local buf = chat.buf
+  local function map(lhs, rhs, desc)
+    vim.keymap.set('n', lhs, rhs, { buffer = buf, silent = true, desc = desc })
+  end
+  local function ask()
+    require('zot').prompt_input({ root = chat.root })
+  end
+  map('i', ask, 'zot: prompt')
+  map('a', ask, 'zot: prompt')
+  map('o', ask, 'zot: prompt')
+  map('<C-c>', function()
+    require('zot').abort({ root = chat.root })
+  end, 'zot: abort')
+  map('q', function()
+    M.close(chat.root)
+  end, 'zot: close the chat')
+  map('<CR>', function()
+    if vim.fn.foldlevel('.') > 0 then
+      vim.cmd('normal! za')
+    end
+  end, 'zot: toggle details')
+end
+
+local function create(root)
+  local buf = api.nvim_create_buf(false, true)
+  local name = 'zot://chat'
+  local n = 0
+  for _ in pairs(M.chats) do
+    n = n + 1
+  end
+  if n > 0 then
+    name = name .. '/' .. root
+  end
+  pcall(api.nvim_buf_set_name, buf, name)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].undolevels = -1
+  vim.bo[buf].filetype = 'markdown'
+  vim.bo[buf].modifiable = false
+  api.nvim_buf_set_var(buf, 'zot_root', root)
+  local chat = {
+    root = root,
+    buf = buf,
+    pending = {},
+    pending_n = 0,
+    armed = false,
+    timer = uv.new_timer(),
+    runs = {},
+    run_header = {},
+    tools = {},
+    usage = nil,
+    status = 'idle',
+    deltas = 0,
+    flushes = 0,
+  }
+  M.chats[root] = chat
+  set_keymaps(chat)
+  return chat
+end
+
+function M.get(root, create_missing)
+  local chat = M.chats[root]
+  if valid(chat) then
+    return chat
+  end
+  if chat and chat.timer then
+    pcall(chat.timer.close, chat.timer)
+  end
+  M.chats[root] = nil
+  if create_missing == false then
+    return nil
+  end
+  return create(root)
+end
+
+local function modify(chat, f)
+  local buf = chat.buf
+  vim.bo[buf].modifiable = true
+  local ok, e = pcall(f, buf)
+  vim.bo[buf].modifiable = false
+  if not ok then
+    error(e, 0)
+  end
+end
+
+local function windows(chat)
+  local out = {}
+  for _, w in ipairs(api.nvim_list_wins()) do
+    if api.nvim_win_get_buf(w) == chat.buf then
+      out[#out + 1] = w
+    end
+  end
+  return out
+end
+
+-- Windows whose cursor is on the last line follow the stream.
+local function followers(chat)
+  if not config.get().chat.follow then
+    return {}
+  end
+  local last = api.nvim_buf_line_count(chat.buf)
+  local out = {}
+  for _, w in ipairs(windows(chat)) do
+    if api.nvim_win_get_cursor(w)[1] >= last then
+      out[#out + 1] = w
+    end
+  end
+  return out
+end
+
+local function follow(chat, wins)
+  if #wins == 0 then
+    return
+  end
+  local last = api.nvim_buf_line_count(chat.buf)
+  for _, w in ipairs(wins) do
+    if api.nvim_win_is_valid(w) then
+      pcall(api.nvim_win_set_cursor, w, { last, 0 })
+    end
+  end
+end
+
+--- Appends text at the end of the last line (newlines start new lines).
+local function append_text(chat, text)
+  if text == '' then
+    return
+  end
+  text = text:gsub('\r', '')
+  local buf = chat.buf
+  local wins = followers(chat)
+  local last = api.nvim_buf_line_count(buf) - 1
+  local line = api.nvim_buf_get_lines(buf, last, last + 1, true)[1]
+  local parts = compat.split(text, '\n')
+  modify(chat, function()
+    api.nvim_buf_set_text(buf, last, #line, last, #line, parts)
+  end)
+  follow(chat, wins)
+end
+
+--- Draws the coalesced deltas.
+function M.flush(chat)
+  if chat.pending_n == 0 then
+    return
+  end
+  local text = table.concat(chat.pending)
+  chat.pending, chat.pending_n = {}, 0
+  chat.flushes = chat.flushes + 1
+  if valid(chat) then
+    append_text(chat, text)
+  end
+end
+
+local function arm(chat)
+  if chat.armed then
+    return
+  end
+  chat.armed = true
+  chat.timer:start(
+    config.get().chat.flush_ms,
+    0,
+    vim.schedule_wrap(function()
+      chat.armed = false
+      M.flush(chat)
+    end)
+  )
+end
+
+--- Writes whole lines below what is there; text then continues on a fresh
+--- line. Returns the row of the first line written.
+local function block(chat, lines, gap)
+  M.flush(chat)
+  local buf = chat.buf
+  local wins = followers(chat)
+  local n = api.nvim_buf_line_count(buf)
+  local last = api.nvim_buf_get_lines(buf, n - 1, n, true)[1]
+  local start = last == '' and n - 1 or n
+  local out = {}
+  if gap and start > 0 then
+    local prev = api.nvim_buf_get_lines(buf, start - 1, start, true)[1]
+    if prev ~= '' then
+      out[1] = ''
+    end
+  end
+  local first = start + #out
+  for _, l in ipairs(lines) do
+    out[#out + 1] = (l:gsub('[\r\n]', ' '))
+  end
+  out[#out + 1] = ''
+  modify(chat, function()
+    api.nvim_buf_set_lines(buf, start, n, false, out)
+  end)
+  follow(chat, wins)
+  return first
+end
+
+--- A note in the chat (command output, errors, …).
+function M.note(root, text, kind)
+  local chat = M.get(root)
+  local lines = {}
+  for _, l in ipairs(compat.split(tostring(text or ''), '\n')) do
+    if kind == 'error' then
+      lines[#lines + 1] = (#lines == 0 and '**error:** ' or '') .. l
+    else
+      lines[#lines + 1] = '> ' .. l
+    end
+  end
+  block(chat, lines, true)
+end
+
+-- --------------------------------------------------------------- header --
+
+local function bar_text(chat)
+  local st = require('zot.client').by_root[chat.root]
+  local model = chat.model or (st and st.info and st.info.model) or ''
+  local parts = { 'zot' }
+  if model ~= '' then
+    parts[#parts + 1] = model
+  end
+  parts[#parts + 1] = chat.status
+  local u = chat.usage
+  if u then
+    parts[#parts + 1] = string.format('↑%s ↓%s', util.human(u.input), util.human(u.output))
+    if (tonumber(u.cost_usd) or 0) > 0 then
+      parts[#parts + 1] = string.format('$%.4f', tonumber(u.cost_usd))
+    end
+  end
+  return table.concat(parts, ' · ')
+end
+M.bar_text = bar_text
+
+local function update_bar(chat)
+  local text = bar_text(chat)
+  if text == chat.bar then
+    return
+  end
+  chat.bar = text
+  local esc = ' ' .. text:gsub('%%', '%%%%')
+  for _, w in ipairs(windows(chat)) do
+    if compat.has_winbar then
+      pcall(api.nvim_win_set_option, w, 'winbar', esc)
+    else
+      pcall(api.nvim_win_set_option, w, 'statusline', esc)
+    end
+  end
+end
+M.update_bar = update_bar
+
+local function set_status(chat, s)
+  if chat.status ~= s then
+    chat.status = s
+    update_bar(chat)
+  end
+end
+
+function M.set_model(root, model)
+  local chat = M.get(root)
+  chat.model = model
+  update_bar(chat)
+end
+
+-- --------------------------------------------------------------- window --
+
+local function setup_window(chat, win)
+  local wo = vim.wo[win]
+  wo.wrap = true
+  wo.linebreak = true
+  wo.number = false
+  wo.relativenumber = false
+  wo.signcolumn = 'no'
+  wo.foldmethod = 'expr'
+  wo.foldexpr = FOLDEXPR
+  wo.foldtext = FOLDTEXT
+  wo.foldlevel = 0
+  wo.foldenable = true
+  chat.bar = nil
+  update_bar(chat)
+end
+
+local function size(total, want)
+  if want <= 1 then
+    return math.max(20, math.floor(total * want))
+  end
+  return math.floor(want)
+end
+
+--- Shows the chat of root (in the current tab); focus moves to it if asked.
+function M.open(root, focus)
+  local chat = M.get(root)
+  local cur = api.nvim_get_current_win()
+  local tab = api.nvim_get_current_tabpage()
+  for _, w in ipairs(api.nvim_tabpage_list_wins(tab)) do
+    if api.nvim_win_get_buf(w) == chat.buf then
+      if focus then
+        api.nvim_set_current_win(w)
+      end
+      return w
+    end
+  end
+  local o = config.get().chat
+  local win
+  if o.layout == 'float' then
+    local w = math.floor(vim.o.columns * 0.8)
+    local h = math.floor((vim.o.lines - 2) * 0.8)
+    win = api.nvim_open_win(chat.buf, true, {
+      relative = 'editor',
+      width = w,
+      height = h,
+      row = math.floor((vim.o.lines - h) / 2) - 1,
+      col = math.floor((vim.o.columns - w) / 2),
+      border = config.get().panel.border,
+      style = 'minimal',
+    })
+  else
+    if o.layout == 'vertical' then
+      vim.cmd('botright vsplit')
+      win = api.nvim_get_current_win()
+      api.nvim_win_set_width(win, size(vim.o.columns, o.size))
+    else
+      vim.cmd('botright split')
+      win = api.nvim_get_current_win()
+      api.nvim_win_set_height(win, size(vim.o.lines, o.size))
+    end
+    api.nvim_win_set_buf(win, chat.buf)
+  end
+  setup_window(chat, win)
+  pcall(api.nvim_win_set_cursor, win, { api.nvim_buf_line_count(chat.buf), 0 })
+  if not focus and api.nvim_win_is_valid(cur) then
+    api.nvim_set_current_win(cur)
+  end
+  return win
+end
+
+function M.close(root)
+  local chat = M.get(root, false)
+  if not chat then
+    return
+  end
+  for _, w in ipairs(windows(chat)) do
+    if #api.nvim_list_wins() > 1 then
+      pcall(api.nvim_win_close, w, false)
+    end
+  end
+end
+
+function M.is_open(root)
+  local chat = M.get(root, false)
+  if not chat then
+    return false
+  end
+  local tab = api.nvim_get_current_tabpage()
+  for _, w in ipairs(api.nvim_tabpage_list_wins(tab)) do
+    if api.nvim_win_get_buf(w) == chat.buf then
+      return true
+    end
+  end
+  return false
+end
+
+function M.toggle(root)
+  if M.is_open(root) then
+    M.close(root)
+  else
+    M.open(root, true)
+  end
+end
+
+--- Empties the chat (:ZotNew).
+function M.clear(root)
+  local chat = M.get(root)
+  chat.pending, chat.pending_n = {}, 0
+  chat.tools, chat.run_header = {}, {}
+  api.nvim_buf_clear_namespace(chat.buf, ns, 0, -1)
+  modify(chat, function(buf)
+    api.nvim_buf_set_lines(buf, 0, -1, false, {})
+  end)
+  chat.usage = nil
+  update_bar(chat)
+end
+
+-- ---------------------------------------------------------------- tools --
+
+local function arg_summary(name, args)
+  if type(args) ~= 'table' then
+    return name
+  end
+  local main = args.path or args.command or args.pattern or args.file or args.query
+  if main == nil then
+    for _, v in pairs(args) do
+      if type(v) == 'string' then
+        main = v
+        break
+      end
+    end
+  end
+  if main == nil then
+    return name
+  end
+  return name .. ' ' .. util.truncate(util.first_line(main), 60)
+end
+
+local function detail_lines(text, max, out)
+  out = out or {}
+  local lines = compat.split(text, '\n')
+  if #lines > 1 and lines[#lines] == '' then
+    lines[#lines] = nil
+  end
+  for i, l in ipairs(lines) do
+    if i > max then
+      out[#out + 1] = DETAIL .. string.format('… %d more lines', #lines - max)
+      break
+    end
+    out[#out + 1] = DETAIL .. l:gsub('\r', '')
+  end
+  return out
+end
+
+local function args_details(args, max)
+  local out = {}
+  if type(args) ~= 'table' then
+    return out
+  end
+  local keys = vim.tbl_keys(args)
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local v = args[k]
+    if type(v) == 'string' and v:find('\n') then
+      out[#out + 1] = DETAIL .. k .. ':'
+      detail_lines(v, max, out)
+    else
+      local s = type(v) == 'string' and v or vim.json.encode(v)
+      out[#out + 1] = DETAIL .. k .. ': ' .. s:gsub('[\r\n]', ' ')
+    end
+  end
+  return out
+end
+
+local function tool_row(chat, id)
+  local mark = chat.tools[id]
+  if not mark then
+    return nil
+  end
+  local pos = api.nvim_buf_get_extmark_by_id(chat.buf, ns, mark.extmark, {})
+  return pos and pos[1]
+end
+
+local function on_tool_call(chat, ev)
+  local summary = arg_summary(ev.name or 'tool', util.val(ev.args))
+  local lines = { '⚙ ' .. summary .. ' …' }
+  vim.list_extend(lines, args_details(util.val(ev.args), config.get().chat.max_detail_lines))
+  local row = block(chat, lines, false)
+  local id = api.nvim_buf_set_extmark(chat.buf, ns, row, 0, {})
+  chat.tools[ev.id or ''] = { extmark = id, summary = summary, name = ev.name }
+  set_status(chat, 'running ' .. tostring(ev.name or 'tool'))
+end
+
+local function on_tool_progress(chat, ev)
+  local mark = chat.tools[ev.id or '']
+  local row = tool_row(chat, ev.id or '')
+  if not (mark and row) then
+    return
+  end
+  pcall(api.nvim_buf_set_extmark, chat.buf, ns, row, 0, {
+    id = mark.extmark,
+    virt_text = { { ' ' .. util.truncate(util.first_line(ev.text), 60), 'Comment' } },
+  })
+end
+
+local function on_tool_result(chat, ev)
+  M.flush(chat)
+  local text = util.content_text(ev.content)
+  local ok = not util.val(ev.is_error)
+  local mark = chat.tools[ev.id or '']
+  local row = tool_row(chat, ev.id or '')
+  local icon = ok and '✓' or '✗'
+  if not (mark and row) then
+    block(chat, { icon .. ' tool — ' .. util.truncate(util.first_line(text), 80) }, false)
+    return
+  end
+  local buf = chat.buf
+  local head = icon .. ' ' .. mark.summary .. ' — ' .. util.truncate(util.first_line(text), 80)
+  local n = api.nvim_buf_line_count(buf)
+  local after = row + 1
+  while after < n do
+    local l = api.nvim_buf_get_lines(buf, after, after + 1, true)[1]
+    if l:sub(1, #DETAIL) ~= DETAIL then
+      break
+    end
+    after = after + 1
+  end
+  local details = { DETAIL .. (ok and '─ result ─' or '─ error ─') }
+  detail_lines(text, config.get().chat.max_detail_lines, details)
+  local wins = followers(chat)
+  modify(chat, function()
+    api.nvim_buf_set_lines(buf, row, row + 1, false, { head })
+    api.nvim_buf_set_lines(buf, after, after, false, details)
+  end)
+  pcall(api.nvim_buf_set_extmark, buf, ns, row, 0, { id = mark.extmark })
+  follow(chat, wins)
+  set_status(chat, 'thinking')
+end
+
+-- --------------------------------------------------------------- events --
+
+local function run_of(chat, id)
+  id = id or ''
+  local r = chat.runs[id]
+  if not r then
+    r = { id = id, done = false, deltas = 0 }
+    chat.runs[id] = r
+  end
+  chat.last_run = r
+  return r
+end
+
+--- A zot/event notification.
+function M.on_event(state, ev)
+  local chat = M.get(state.root)
+  local t = ev.type
+  if t == 'text_delta' then
+    local d = ev.delta
+    if d and d ~= '' then
+      chat.pending_n = chat.pending_n + 1
+      chat.pending[chat.pending_n] = d
+      chat.deltas = chat.deltas + 1
+      if not chat.writing then
+        chat.writing = true
+        set_status(chat, 'writing')
+      end
+      arm(chat)
+    end
+    return
+  end
+  local run = run_of(chat, ev.runId)
+  if t == 'turn_start' then
+    run.started = true
+    set_status(chat, 'thinking')
+  elseif t == 'user_message' then
+    local text = util.content_text(ev.content)
+    local lines = { '## You' }
+    for _, l in ipairs(compat.split(text, '\n')) do
+      lines[#lines + 1] = l
+    end
+    block(chat, lines, true)
+  elseif t == 'assistant_start' then
+    chat.writing = false
+    run.saw_delta = false
+    if not chat.run_header[run.id] then
+      chat.run_header[run.id] = true
+      block(chat, { '## zot' }, true)
+    else
+      M.flush(chat)
+    end
+    set_status(chat, 'thinking')
+  elseif t == 'assistant_message' then
+    M.flush(chat)
+  elseif t == 'tool_call' then
+    on_tool_call(chat, ev)
+  elseif t == 'tool_progress' then
+    on_tool_progress(chat, ev)
+  elseif t == 'tool_result' then
+    on_tool_result(chat, ev)
+  elseif t == 'usage' then
+    chat.usage = util.val(ev.cumulative) or ev
+    update_bar(chat)
+  elseif t == 'turn_end' then
+    run.stop = ev.stop
+    if ev.stop == 'aborted' then
+      block(chat, { '_(aborted)_' }, false)
+    elseif ev.stop == 'error' then
+      block(chat, { '**error:** ' .. tostring(util.val(ev.error) or 'the model call failed') }, false)
+    elseif ev.stop == 'length' then
+      block(chat, { '_(stopped: the output limit was reached)_' }, false)
+    else
+      M.flush(chat)
+    end
+  elseif t == 'error' then
+    run.error = ev.message
+    block(chat, { '**error:** ' .. tostring(ev.message or '') }, false)
+  elseif t == 'compact_done' then
+    block(chat, { '_(conversation compacted)_' }, true)
+  elseif t == 'done' then
+    M.flush(chat)
+    run.done = true
+    local busy = false
+    for _, r in pairs(chat.runs) do
+      if not r.done then
+        busy = true
+      end
+    end
+    chat.writing = false
+    if not busy then
+      set_status(chat, 'idle')
+    end
+    require('zot.review').run_done(state, ev.runId)
+    pcall(api.nvim_exec_autocmds, 'User', { pattern = 'ZotRunDone', modeline = false })
+  end
+end
+
+--- A run was accepted by zot/prompt (or a prompt command).
+function M.on_started(state, res)
+  local chat = M.get(state.root)
+  if res and res.runId then
+    local run = run_of(chat, res.runId)
+    run.queued = res.queued
+    if res.queued then
+      block(chat, { string.format('_(queued: %d ahead)_', tonumber(res.ahead) or 1) }, false)
+    end
+  end
+  set_status(chat, 'thinking')
+end
+
+function M.on_progress(state, value)
+  local chat = M.get(state.root, false)
+  if not chat then
+    return
+  end
+  chat.progress = value
+end
+
+function M.on_edit(_, _) end
+
+function M.on_exit(state, code, signal)
+  local chat = M.get(state.root, false)
+  if not chat then
+    return
+  end
+  M.flush(chat)
+  for _, r in pairs(chat.runs) do
+    r.done = true
+  end
+  if not state.stopping then
+    block(chat, { string.format('_(zot exited: code %s, signal %s)_', tostring(code), tostring(signal)) }, true)
+  end
+  set_status(chat, 'stopped')
+end
+
+--- Renders a conversation from zot/messages (after a resume).
+function M.render_messages(root, messages)
+  M.clear(root)
+  local chat = M.get(root)
+  for _, m in ipairs(messages or {}) do
+    local role = m.role
+    if role == 'user' then
+      local text = util.content_text(m.content)
+      if text ~= '' then
+        local lines = { '## You' }
+        vim.list_extend(lines, compat.split(text, '\n'))
+        block(chat, lines, true)
+      end
+    elseif role == 'assistant' then
+      local text = util.content_text(m.content)
+      block(chat, { '## zot' }, true)
+      append_text(chat, text)
+      for _, c in ipairs(util.val(m.content) or {}) do
+        if type(c) == 'table' and c.type == 'tool_call' then
+          block(chat, { '⚙ ' .. arg_summary(c.name or 'tool', util.val(c.args)) }, false)
+        end
+      end
+    end
+  end
+end
+
+return M

@@ -1,0 +1,266 @@
+-- Handlers for what zot lsp sends: zot/event, zot/notify, zot/reviewEdit,
+-- zot/save, zot/panel/*, zot/extensions/changed, workspace/applyEdit,
+-- window/showMessage(Request) and $/progress. They are the zot client's
+-- own (start_client's `handlers`), never global.
+local util = require('zot.util')
+
+local M = {}
+
+local levels = vim.log.levels
+
+local function state_of(ctx)
+  return require('zot.client').by_id[ctx.client_id]
+end
+
+-- zot/notify for warn/error is also sent as window/showMessage
+-- "[ext] message"; show it once.
+local recent = {}
+
+local notify_levels = {
+  info = levels.INFO,
+  success = levels.INFO,
+  warn = levels.WARN,
+  warning = levels.WARN,
+  error = levels.ERROR,
+}
+
+function M.notify(_, params, _)
+  params = params or {}
+  local ext, msg = params.extension or 'zot', tostring(params.message or '')
+  local key = '[' .. ext .. '] ' .. msg
+  recent[key] = (recent[key] or 0) + 1
+  vim.defer_fn(function()
+    recent[key] = nil
+  end, 5000)
+  util.notify(key, notify_levels[params.level or 'info'] or levels.INFO)
+end
+
+local message_levels = { [1] = levels.ERROR, [2] = levels.WARN, [3] = levels.INFO, [4] = levels.DEBUG }
+
+function M.show_message(_, params, _)
+  params = params or {}
+  local msg = tostring(params.message or '')
+  if recent[msg] and recent[msg] > 0 then
+    recent[msg] = recent[msg] - 1
+    return vim.NIL
+  end
+  util.notify(msg, message_levels[params.type] or levels.INFO)
+  return vim.NIL
+end
+
+-- window/showMessageRequest (bash approvals, extension trust): vim.ui.select
+-- when the handler may wait, else Neovim's own (blocking) prompt.
+function M.show_message_request(err, params, ctx, cfg)
+  params = params or {}
+  local actions = util.val(params.actions) or {}
+  local async, choice = util.await(function(resolve)
+    local titles = {}
+    for _, a in ipairs(actions) do
+      titles[#titles + 1] = a.title
+    end
+    if #titles == 0 then
+      util.notify(params.message or '', message_levels[params.type] or levels.INFO)
+      resolve(nil)
+      return
+    end
+    vim.ui.select(titles, { prompt = 'zot: ' .. tostring(params.message or '') .. ' ' }, function(_, idx)
+      resolve(idx and actions[idx] or nil)
+    end)
+  end)
+  if async then
+    return choice or vim.NIL
+  end
+  return vim.lsp.handlers['window/showMessageRequest'](err, params, ctx, cfg)
+end
+
+function M.event(_, params, ctx)
+  local st = state_of(ctx)
+  if st and params then
+    require('zot.chat').on_event(st, params)
+  end
+end
+
+-- ---------------------------------------------------------------- edits --
+
+local function buf_version(bufnr)
+  local versions = vim.lsp.util.buf_versions
+  local v = versions and versions[bufnr]
+  if v == nil then
+    return nil
+  end
+  return v
+end
+
+--- Starts a new undo block in bufnr, so each zot edit is undone on its own.
+local function break_undo(bufnr)
+  if vim.api.nvim_buf_is_loaded(bufnr) then
+    pcall(vim.api.nvim_buf_call, bufnr, function()
+      vim.cmd('let &l:undolevels = &l:undolevels')
+    end)
+  end
+end
+
+function M.apply_edit(_, params, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local st = state_of(ctx)
+  if not client or not params or not params.edit then
+    return { applied = false, failureReason = 'no edit' }
+  end
+  local edit = params.edit
+  local uris = {}
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if change.textDocument then
+      local uri = change.textDocument.uri
+      uris[#uris + 1] = uri
+      local version = util.val(change.textDocument.version)
+      local bufnr = vim.uri_to_bufnr(uri)
+      local cur = buf_version(bufnr)
+      if version and cur and vim.api.nvim_buf_is_loaded(bufnr) and cur ~= version then
+        -- Neovim would skip the edit silently and answer applied=true.
+        return {
+          applied = false,
+          failureReason = string.format('the buffer is at version %d, the edit is for %d', cur, version),
+        }
+      end
+    elseif change.kind == 'create' then
+      local fname = vim.uri_to_fname(change.uri)
+      vim.fn.mkdir(vim.fn.fnamemodify(fname, ':h'), 'p')
+    end
+  end
+  for uri in pairs(edit.changes or {}) do
+    uris[#uris + 1] = uri
+  end
+  for _, uri in ipairs(uris) do
+    break_undo(vim.uri_to_bufnr(uri))
+  end
+  local ok, e = pcall(vim.lsp.util.apply_workspace_edit, edit, client.offset_encoding or 'utf-16')
+  if not ok then
+    return { applied = false, failureReason = tostring(e) }
+  end
+  -- Buffers zot opened for the edit join the client (didOpen), so zot
+  -- reads and saves what the editor holds.
+  if st then
+    for _, uri in ipairs(uris) do
+      local bufnr = vim.uri_to_bufnr(uri)
+      if vim.api.nvim_buf_is_loaded(bufnr) then
+        require('zot.client').attach(st, bufnr)
+      end
+    end
+    require('zot.chat').on_edit(st, uris)
+  end
+  return { applied = true }
+end
+
+function M.save(_, params, _)
+  local saved, failed = {}, {}
+  for _, uri in ipairs((params and params.uris) or {}) do
+    local bufnr = vim.uri_to_bufnr(uri)
+    local fname = vim.uri_to_fname(uri)
+    if not vim.api.nvim_buf_is_loaded(bufnr) then
+      failed[#failed + 1] = { uri = uri, reason = 'the buffer is not loaded in Neovim' }
+    elseif not vim.bo[bufnr].modified and vim.fn.filereadable(fname) == 1 then
+      saved[#saved + 1] = uri
+    else
+      vim.fn.mkdir(vim.fn.fnamemodify(fname, ':h'), 'p')
+      local ok, e = pcall(vim.api.nvim_buf_call, bufnr, function()
+        vim.cmd('silent keepalt keepjumps write!')
+      end)
+      if ok and not vim.bo[bufnr].modified then
+        saved[#saved + 1] = uri
+      else
+        failed[#failed + 1] = { uri = uri, reason = ok and 'not written' or tostring(e) }
+      end
+    end
+  end
+  local res = { saved = saved }
+  if #failed > 0 then
+    res.failed = failed
+  end
+  return res
+end
+
+function M.review(_, params, ctx)
+  local st = state_of(ctx)
+  local async, res = util.await(function(resolve)
+    require('zot.review').open(st, params or {}, resolve)
+  end)
+  if async then
+    return res
+  end
+  return require('zot.review').blocking(st, params or {})
+end
+
+-- --------------------------------------------------------------- panels --
+
+function M.panel_open(_, params, ctx)
+  local st = state_of(ctx)
+  if st and params then
+    require('zot.panel').open(st, params)
+  end
+end
+
+function M.panel_render(_, params, ctx)
+  local st = state_of(ctx)
+  if st and params then
+    require('zot.panel').render(st, params)
+  end
+end
+
+function M.panel_close(_, params, ctx)
+  local st = state_of(ctx)
+  if st and params then
+    require('zot.panel').close(st, params.panelId, false)
+  end
+end
+
+function M.extensions_changed(_, params, ctx)
+  local st = state_of(ctx)
+  if st and params then
+    st.extensions = params
+    if params.commands then
+      st.commands = params.commands
+    end
+  end
+end
+
+function M.progress(err, params, ctx, cfg)
+  local default = vim.lsp.handlers['$/progress']
+  if default then
+    pcall(default, err, params, ctx, cfg)
+  end
+  local st = state_of(ctx)
+  if st and params and type(params.value) == 'table' then
+    require('zot.chat').on_progress(st, params.value)
+  end
+end
+
+function M.progress_create(_, params, ctx, cfg)
+  local default = vim.lsp.handlers['window/workDoneProgress/create']
+  if default then
+    pcall(default, nil, params, ctx, cfg)
+  end
+  return vim.NIL
+end
+
+function M.build()
+  return {
+    ['zot/event'] = M.event,
+    ['zot/notify'] = M.notify,
+    ['zot/reviewEdit'] = M.review,
+    ['zot/save'] = M.save,
+    ['zot/panel/open'] = M.panel_open,
+    ['zot/panel/render'] = M.panel_render,
+    ['zot/panel/close'] = M.panel_close,
+    ['zot/extensions/changed'] = M.extensions_changed,
+    ['workspace/applyEdit'] = M.apply_edit,
+    ['window/showMessage'] = M.show_message,
+    ['window/showMessageRequest'] = M.show_message_request,
+    ['window/logMessage'] = function()
+      return vim.NIL
+    end,
+    ['$/progress'] = M.progress,
+    ['window/workDoneProgress/create'] = M.progress_create,
+  }
+end
+
+return M

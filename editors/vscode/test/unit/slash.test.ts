@@ -1,0 +1,32 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { completions, parseSlash, promptText } from "../../src/webview/chat/slash";
+import type { CommandInfo } from "../../src/lsp_ext";
+
+const cmds: CommandInfo[] = [
+    { name: "help", description: "", source: "builtin" },
+    { name: "model", description: "", source: "builtin" },
+    { name: "mode", description: "", source: "builtin" },
+    { name: "todos", description: "", source: "extension", extension: "todo" },
+    { name: "reload-ext", description: "", source: "builtin" },
+];
+
+test("completions: while typing /word, prefix matches first", () => {
+    assert.deepEqual(completions("/", cmds).map((c) => c.name), ["help", "model", "mode", "todos", "reload-ext"]);
+    assert.deepEqual(completions("/mo", cmds).map((c) => c.name), ["model", "mode"]);
+    assert.deepEqual(completions("/o", cmds).map((c) => c.name), ["model", "mode", "todos", "reload-ext"]);
+    assert.deepEqual(completions("/to", cmds).map((c) => c.name), ["todos"]);
+    assert.deepEqual(completions("/model x", cmds), [], "none once arguments start");
+    assert.deepEqual(completions("hello /", cmds), []);
+    assert.deepEqual(completions("", cmds), []);
+});
+
+test("parseSlash", () => {
+    assert.deepEqual(parseSlash("/todos"), { name: "todos", args: "" });
+    assert.deepEqual(parseSlash("  /mode ask  "), { name: "mode", args: "ask" });
+    assert.deepEqual(parseSlash("/todos buy milk\nand eggs"), { name: "todos", args: "buy milk\nand eggs" });
+    assert.equal(parseSlash("hello"), undefined);
+    assert.equal(parseSlash("//not a command"), undefined);
+    assert.equal(parseSlash("/"), undefined);
+    assert.equal(promptText("//not a command"), "/not a command");
+});
