@@ -74,6 +74,13 @@ func TestFaultCrashFailsPendingAtOnce(t *testing.T) {
 	if !d.Block || !strings.Contains(d.Reason, `extension "guard"`) {
 		t.Fatalf("intercept: %+v", d)
 	}
+	// While the crashed guard waits for its restart, calls still fail
+	// closed: nothing slips past a guard that is down.
+	eventually(t, "guard restarting", func() bool { return statusOf(h, "guard").State == StateRestarting })
+	d = h.BeforeTool(context.Background(), agent.ToolCallInfo{ID: "2", Name: "bash", Args: json.RawMessage(`{"command":"rm -rf /"}`)})
+	if !d.Block || !strings.Contains(d.Reason, `extension "guard"`) || !strings.Contains(d.Reason, "restarting") {
+		t.Fatalf("call while the guard is down: %+v", d)
+	}
 }
 
 func TestFaultRestartBackoffThenFailed(t *testing.T) {

@@ -83,7 +83,9 @@ type Options struct {
 
 // UI is the front (LSP server, RPC, TUI) as the host sees it. Methods may
 // be called from several goroutines, but calls for one extension come in
-// the order the extension sent its frames.
+// the order the extension sent its frames. They should return quickly
+// (send a notification, don't wait for the editor); they may call back
+// into the Host (Status, Reload) without deadlocking.
 type UI interface {
 	Notify(ext, level, msg string)
 	// PanelOpen: a command answered open_panel. The host already owns
@@ -151,7 +153,8 @@ type Host struct {
 	panelMu sync.Mutex
 	panels  map[string]*proc
 
-	watch *watcher
+	changedCh chan struct{} // coalesces UI.Changed calls
+	watch     *watcher
 }
 
 var _ agent.Hooks = (*Host)(nil)
@@ -188,7 +191,7 @@ func NewHost(o Options) *Host {
 	if o.UI == nil {
 		o.UI = nopUI{}
 	}
-	h := &Host{o: o, panels: map[string]*proc{}}
+	h := &Host{o: o, panels: map[string]*proc{}, changedCh: make(chan struct{}, 1)}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.reg.Store(&registry{})
 	return h
@@ -207,6 +210,7 @@ func (h *Host) Start(ctx context.Context) error {
 	}
 	h.started = true
 	h.mu.Unlock()
+	go h.changedLoop()
 	if h.o.Watch {
 		w, err := newWatcher(h)
 		if err != nil {
@@ -287,7 +291,25 @@ func (h *Host) logf(format string, args ...any) {
 	}
 }
 
-func (h *Host) changed() { h.o.UI.Changed() }
+// changed asks for one UI.Changed soon. Calls coalesce, and UI.Changed
+// runs on its own goroutine, never under a host lock.
+func (h *Host) changed() {
+	select {
+	case h.changedCh <- struct{}{}:
+	default:
+	}
+}
+
+func (h *Host) changedLoop() {
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case <-h.changedCh:
+			h.o.UI.Changed()
+		}
+	}
+}
 
 // Status lists every discovered extension in load order.
 func (h *Host) Status() []Status {

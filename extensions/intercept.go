@@ -63,8 +63,11 @@ func (h *Host) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.To
 			continue
 		}
 		name := s.name()
+		if err != nil && ctx.Err() != nil {
+			return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("aborted while extension %q was checking the call", name)}
+		}
 		if err != nil {
-			reason := fmt.Sprintf("blocked: extension %q did not answer its tool_call check (%v); tool calls fail closed while a guard is unresponsive", name, err)
+			reason := fmt.Sprintf("blocked: extension %q could not check this tool call (%v); tool calls fail closed while a guard is unresponsive or restarting", name, err)
 			s.log.printf("tool_call intercept for %s: %v; blocked (fail-closed)", call.Name, err)
 			return agent.ToolDecision{Block: true, Reason: reason}
 		}

@@ -74,8 +74,11 @@ func (h *Host) rebuild() {
 	toolOwner := map[string]string{}
 	for _, s := range slots {
 		s.mu.Lock()
-		p, name := s.adv, s.cand.Name
+		p, name, guardDown := s.adv, s.cand.Name, s.guardDown
 		s.mu.Unlock()
+		if p == nil && guardDown {
+			r.intercept[wire.EventToolCall] = append(r.intercept[wire.EventToolCall], s)
+		}
 		var shadowed []string
 		if p != nil {
 			ts, cs, events, intercepts := p.regs()

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/zot-editors/zot/extensions/wire"
 )
 
 // slot is one discovered extension across its process lifetimes: it keeps
@@ -33,6 +35,10 @@ type slot struct {
 	asked    string // hash the trust question was asked for
 	shadowed []string
 	removed  bool
+	// guardDown: the process that crashed intercepted tool_call. Until it
+	// is back (or given up on) the registry keeps it as an interceptor, so
+	// tool calls fail closed instead of slipping past a crashed guard.
+	guardDown bool
 }
 
 var openGate = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
@@ -162,8 +168,9 @@ func (h *Host) rediscover(ctx context.Context, force, wait bool) {
 		s.mu.Lock()
 		s.removed = true
 		s.gen++
+		dir := s.cand.Dir
 		s.mu.Unlock()
-		s.log.printf("no longer loaded from %s (removed, renamed, shadowed or invalid); stopping", s.cand.Dir)
+		s.log.printf("no longer loaded from %s (removed, renamed, shadowed or invalid); stopping", dir)
 		run(func() {
 			s.op.Lock() // after any load in progress
 			defer s.op.Unlock()
@@ -410,7 +417,9 @@ func (s *slot) procDied(p *proc, err error) {
 		s.mu.Unlock()
 		return
 	}
+	_, _, _, intercepts := p.regs()
 	s.cur, s.adv = nil, nil
+	s.guardDown = intercepts[wire.EventToolCall]
 	s.mu.Unlock()
 	s.h.rebuild()
 	s.onCrash(err)
@@ -426,8 +435,13 @@ func (s *slot) onCrash(err error) {
 		s.state = StateFailed
 		s.reason = fmt.Sprintf("crashed %d times, last: %v; not restarting (fix it and save, or reload)", n, err)
 		reason := s.reason
+		wasGuard := s.guardDown
+		s.guardDown = false
 		s.mu.Unlock()
 		s.log.printf("%s", reason)
+		if wasGuard {
+			h.rebuild()
+		}
 		h.changed()
 		return
 	}
@@ -464,6 +478,7 @@ func (s *slot) restartAfterCrash(gen int) {
 		return
 	}
 	s.cur, s.adv = p, p
+	s.guardDown = false
 	s.state, s.reason = StateReady, fmt.Sprintf("restarted after %d crash(es)", s.crashes)
 	s.mu.Unlock()
 	s.log.printf("restarted")

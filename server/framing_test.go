@@ -66,12 +66,12 @@ func TestFramingRecovers(t *testing.T) {
 		"\r\n",                        // stray blank line
 		"garbage header line\r\n\r\n", // no Content-Length
 		frameOf("{not json"),          // parse error
-		frameOf(`{"jsonrpc":"2.0","id":2.5,"method":"x"}`),      // bad id
-		frameOf(`{"jsonrpc":"1.0","id":3,"method":"x"}`),        // bad version
-		frameOf(`{"jsonrpc":"2.0","method":"n","params":{}}`),   // fine notification
-		"Content-Length: -4\r\n\r\n",                            // bad length
-		"content-length: 45\r\nContent-Type: x\r\n\r\n" + ping, // case and extra header
-		frameOf(strings.Repeat("x", 100)),                       // too big for max=64: skipped
+		frameOf(`{"jsonrpc":"2.0","id":2.5,"method":"x"}`),                              // bad id
+		frameOf(`{"jsonrpc":"1.0","id":3,"method":"x"}`),                                // bad version
+		frameOf(`{"jsonrpc":"2.0","method":"n","params":{}}`),                           // fine notification
+		"Content-Length: -4\r\n\r\n",                                                    // bad length
+		fmt.Sprintf("content-length: %d\r\nContent-Type: x\r\n\r\n%s", len(ping), ping), // case and extra header
+		frameOf(strings.Repeat("x", 100)),                                               // too big for max=64: skipped
 		frameOf(`{"jsonrpc":"2.0","id":"s","result":null}`),
 	}, "")
 	// A body without trailing newline followed by a header on the same

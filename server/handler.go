@@ -25,10 +25,11 @@ import (
 //
 // protocol.ServerHandler ignores its fallback handler and sends every
 // method it does not know to Server.Request, so zot/* must be answered
-// before it. initialize, shutdown, exit and didChange are answered here
-// too: v0.12's types lack LSP 3.17's positionEncoding, reject
-// "params": null on shutdown/exit, and cannot tell a full-text change from
-// an edit at 0:0 (Range is not a pointer).
+// before it. initialize, initialized, shutdown, exit and didChange are
+// answered here too: v0.12's types lack LSP 3.17's positionEncoding,
+// reject "params": null on shutdown/exit and a missing one on initialized,
+// and cannot tell a full-text change from an edit at 0:0 (Range is not a
+// pointer).
 func (s *Server) handler() jsonrpc2.Handler {
 	h := protocol.ServerHandler(s, jsonrpc2.MethodNotFoundHandler)
 	h = s.dispatch(h)
@@ -159,6 +160,11 @@ func (s *Server) dispatch(std jsonrpc2.Handler) jsonrpc2.Handler {
 				return reply(ctx, nil, rpcError(jsonrpc2.InvalidRequest, "zot lsp is shutting down: only exit is accepted"))
 			}
 			return reply(ctx, nil, nil)
+		}
+		if method == protocol.MethodInitialized {
+			// Answered here: ServerHandler drops an initialized without
+			// params (a decode error) and the host would never start.
+			return reply(ctx, nil, s.Initialized(ctx, nil))
 		}
 		if method == protocol.MethodTextDocumentDidChange {
 			s.didChange(req.Params())

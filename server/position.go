@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
@@ -50,7 +51,19 @@ type lineIndex struct {
 }
 
 func newLineIndex(text string) *lineIndex {
-	starts := make([]int, 1, 64)
+	starts := make([]int, 1, strings.Count(text, "\n")+1)
+	if strings.IndexByte(text, '\r') < 0 {
+		// The common case, at memchr speed.
+		for i := 0; ; {
+			j := strings.IndexByte(text[i:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			starts = append(starts, i)
+		}
+		return &lineIndex{text: text, starts: starts}
+	}
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
 		case '\n':

@@ -217,8 +217,23 @@ func toTextEdits(text string, edits []textEdit, enc encoding) []protocol.TextEdi
 	if len(edits) == 0 {
 		return []protocol.TextEdit{}
 	}
-	li := newLineIndex(text)
 	out := make([]protocol.TextEdit, len(edits))
+	if strings.IndexByte(text, '\r') < 0 {
+		// No CR: count newlines up to each (sorted) offset at memchr
+		// speed instead of indexing the whole text.
+		line, pos := 0, 0
+		at := func(off int) protocol.Position {
+			line += strings.Count(text[pos:off], "\n")
+			pos = off
+			start := strings.LastIndexByte(text[:off], '\n') + 1
+			return protocol.Position{Line: uint32(line), Character: uint32(columnOf(text[start:off], enc))}
+		}
+		for i, e := range edits {
+			out[i] = protocol.TextEdit{Range: protocol.Range{Start: at(e.start), End: at(e.end)}, NewText: e.text}
+		}
+		return out
+	}
+	li := newLineIndex(text)
 	for i, e := range edits {
 		out[i] = protocol.TextEdit{
 			Range:   protocol.Range{Start: li.position(e.start, enc), End: li.position(e.end, enc)},
@@ -281,8 +296,10 @@ func linesOf(text string, e textEdit) [2]int {
 func commonPrefix(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
-	for i+8 <= n && a[i:i+8] == b[i:i+8] {
-		i += 8
+	for _, step := range []int{4096, 256, 16} {
+		for i+step <= n && a[i:i+step] == b[i:i+step] {
+			i += step
+		}
 	}
 	for i < n && a[i] == b[i] {
 		i++
@@ -293,8 +310,10 @@ func commonPrefix(a, b string) int {
 func commonSuffix(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
-	for i+8 <= n && a[len(a)-i-8:len(a)-i] == b[len(b)-i-8:len(b)-i] {
-		i += 8
+	for _, step := range []int{4096, 256, 16} {
+		for i+step <= n && a[len(a)-i-step:len(a)-i] == b[len(b)-i-step:len(b)-i] {
+			i += step
+		}
 	}
 	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
 		i++

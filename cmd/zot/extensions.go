@@ -26,8 +26,9 @@ func runExtra(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bo
 
 // newRuntime builds the runtime with the extension host wired in: its
 // tools join the registry, its interceptors see every run. Notifications
-// go to stderr (print and RPC modes have no panel UI).
-func newRuntime(ctx context.Context, c *common, cfg agent.Config, stderr io.Writer) (*agent.Runtime, func(), error) {
+// go to stderr (print and RPC modes have no panel UI). watch turns on hot
+// reload, for long-running modes.
+func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, stderr io.Writer) (*agent.Runtime, func(), error) {
 	if cfg.Home == "" {
 		cfg.Home = home.Dir()
 	}
@@ -41,7 +42,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, stderr io.Writ
 	}
 	host := extensions.NewHost(extensions.Options{
 		Cwd: cwd, Home: cfg.Home, ZotVersion: agent.Version, Provider: cfg.Provider, Model: cfg.Model,
-		ExtPaths: c.exts, BuiltinTools: builtin, UI: &stderrUI{w: stderr},
+		ExtPaths: c.exts, BuiltinTools: builtin, UI: &stderrUI{w: stderr}, Watch: watch,
 	})
 	if err := host.Start(ctx); err != nil {
 		host.Close(context.WithoutCancel(ctx))

@@ -74,7 +74,7 @@ func cmdPrint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, closeExt, err := newRuntime(ctx, &c, c.config(true), stderr)
+	rt, closeExt, err := newRuntime(ctx, &c, c.config(true), false, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "zot:", err)
 		return 1
@@ -105,7 +105,7 @@ func serveRPC(c *common, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	// Sessions are off by default in RPC mode: the embedding application
 	// owns persistence (seed 001). --resume / -c turn them on.
-	rt, closeExt, err := newRuntime(ctx, c, c.config(false), stderr)
+	rt, closeExt, err := newRuntime(ctx, c, c.config(false), true, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "zot rpc:", err)
 		return 1

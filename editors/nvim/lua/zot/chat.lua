@@ -671,15 +671,21 @@ function M.render_messages(root, messages)
   local chat = M.get(root)
   for _, m in ipairs(messages or {}) do
     local role = m.role
+    local texts = {}
+    for _, c in ipairs(util.val(m.content) or {}) do
+      if type(c) == 'table' and c.type == 'text' and type(c.text) == 'string' then
+        texts[#texts + 1] = c.text
+      end
+    end
     if role == 'user' then
-      local text = util.content_text(m.content)
+      local text = table.concat(texts, '\n')
       if text ~= '' then
         local lines = { '## You' }
         vim.list_extend(lines, compat.split(text, '\n'))
         block(chat, lines, true)
       end
     elseif role == 'assistant' then
-      local text = util.content_text(m.content)
+      local text = table.concat(texts, '\n')
       block(chat, { '## zot' }, true)
       append_text(chat, text)
       for _, c in ipairs(util.val(m.content) or {}) do

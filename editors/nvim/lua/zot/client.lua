@@ -285,16 +285,14 @@ function M.get(root)
   return nil
 end
 
---- Calls f(state) once the client of bufnr's root is initialized, starting
---- it on first use.
-function M.with(bufnr, f)
-  bufnr = bufnr or vim.api.nvim_get_current_buf()
-  local root = M.root_for(bufnr)
+--- Calls f(state) once the client of root is initialized, starting it on
+--- first use (bufnr, if a file of root, is attached at once).
+function M.with_root(root, f, bufnr)
   local state = M.get(root) or start(root, bufnr)
   if not state then
     return
   end
-  if buf_path(bufnr) then
+  if bufnr and buf_path(bufnr) then
     attach(state, bufnr)
   end
   if state.ready then
@@ -303,6 +301,12 @@ function M.with(bufnr, f)
     table.insert(state.waiters, f)
   end
   return state
+end
+
+--- Calls f(state) once the client of bufnr's root is initialized.
+function M.with(bufnr, f)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  return M.with_root(M.root_for(bufnr), f, bufnr)
 end
 
 --- The client of the current buffer's root if it is running (no start).

@@ -1,0 +1,120 @@
+-- The user commands' implementations and completions (plugin/zot.lua
+-- only declares them).
+local M = {}
+
+local function zot()
+  local z = require('zot')
+  z.ensure_setup()
+  return z
+end
+
+-- zot's built-in slash commands, for completion before a client runs.
+M.builtin = { 'help', 'clear', 'compact', 'model', 'mode', 'new', 'sessions', 'resume', 'reload-ext' }
+
+--- Slash command names known for the current root.
+function M.command_names()
+  local names, seen = {}, {}
+  local ok, st = pcall(function()
+    return require('zot.client').current()
+  end)
+  local list = ok and st and st.commands or {}
+  for _, c in ipairs(list) do
+    if c.name and not seen[c.name] then
+      seen[c.name] = true
+      names[#names + 1] = c.name
+    end
+  end
+  for _, n in ipairs(M.builtin) do
+    if not seen[n] then
+      seen[n] = true
+      names[#names + 1] = n
+    end
+  end
+  table.sort(names)
+  return names
+end
+
+local function complete_commands(arglead)
+  local out = {}
+  local lead = arglead:gsub('^/', '')
+  for _, n in ipairs(M.command_names()) do
+    if n:sub(1, #lead) == lead then
+      out[#out + 1] = '/' .. n
+    end
+  end
+  return out
+end
+
+--- :ZotCommand completion: the command name, then nothing.
+function M.complete_command(arglead, cmdline, _)
+  local before = cmdline:gsub('^%s*%S+%s*', '', 1)
+  if before:find('%s') then
+    return {}
+  end
+  return complete_commands(arglead)
+end
+
+--- :ZotPrompt completion: slash commands when the text starts with "/".
+function M.complete_prompt(arglead, cmdline, _)
+  local before = cmdline:gsub("^%s*[%d,.'<>$%%]*%s*%S+%s*", '', 1)
+  if before:find('%s') or arglead:sub(1, 1) ~= '/' then
+    return {}
+  end
+  return complete_commands(arglead)
+end
+
+function M.complete_mode(arglead)
+  return vim.tbl_filter(function(m)
+    return m:sub(1, #arglead) == arglead
+  end, { 'auto', 'ask', 'readonly' })
+end
+
+function M.prompt(opts)
+  local range
+  if opts.range and opts.range > 0 then
+    range = { opts.line1, opts.line2 }
+  end
+  zot().prompt(opts.args or '', { range = range })
+end
+
+function M.command(opts)
+  zot().command(opts.args or '')
+end
+
+function M.abort(opts)
+  zot().abort({ clear_queue = opts.bang })
+end
+
+function M.chat()
+  zot().toggle_chat()
+end
+
+function M.new()
+  zot().new_session()
+end
+
+function M.sessions()
+  zot().sessions()
+end
+
+function M.model(opts)
+  if opts.args and opts.args ~= '' then
+    zot().set_model(opts.args)
+  else
+    zot().models()
+  end
+end
+
+function M.mode(opts)
+  zot().set_mode(opts.args)
+end
+
+function M.extensions()
+  zot().extensions()
+end
+
+function M.reload()
+  zot().reload()
+end
+
+return M

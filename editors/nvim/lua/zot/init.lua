@@ -1,0 +1,458 @@
+-- zot for Neovim: require("zot").setup({...}); see :help zot.
+local config = require('zot.config')
+local util = require('zot.util')
+
+local M = {}
+
+local did_setup = false
+
+--- Configures zot. Every option is optional; see :help zot-options.
+function M.setup(opts)
+  config.set(opts)
+  did_setup = true
+  require('zot.client').setup_autocmds()
+  return M
+end
+
+function M.ensure_setup()
+  if not did_setup then
+    M.setup({})
+  end
+end
+
+local function client()
+  M.ensure_setup()
+  return require('zot.client')
+end
+
+local function chat()
+  return require('zot.chat')
+end
+
+local function fail(state, what, err)
+  local msg = (err and (err.message or tostring(err))) or 'failed'
+  util.err(what .. ': ' .. msg)
+  if state then
+    chat().note(state.root, what .. ': ' .. msg, 'error')
+  end
+end
+
+--- The root to act on: opts.root, else the current buffer's.
+local function with_state(opts, f)
+  opts = opts or {}
+  local c = client()
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  if opts.root then
+    return c.with_root(opts.root, f)
+  end
+  return c.with(bufnr, f)
+end
+M.with_state = with_state
+
+-- -------------------------------------------------------------- context --
+
+local function continuation(b)
+  return b and b >= 0x80 and b < 0xC0
+end
+
+--- PromptContext for a buffer (and a 1-based inclusive line range).
+function M.context(bufnr, range)
+  local c = client()
+  if not c.buf_path(bufnr) then
+    return nil
+  end
+  local ctx = { uri = vim.uri_from_bufnr(bufnr) }
+  if not range then
+    return ctx
+  end
+  local l1, l2 = range[1], range[2]
+  local lines = vim.api.nvim_buf_get_lines(bufnr, l1 - 1, l2, false)
+  if #lines == 0 then
+    return ctx
+  end
+  local start = { line = l1 - 1, character = 0 }
+  local finish = { line = l2, character = 0 }
+  local s, e = vim.fn.getpos("'<"), vim.fn.getpos("'>")
+  if
+    bufnr == vim.api.nvim_get_current_buf()
+    and vim.fn.visualmode() == 'v'
+    and s[2] == l1
+    and e[2] == l2
+  then
+    local last = lines[#lines]
+    local eb = math.min(e[3], #last)
+    while eb < #last and continuation(last:byte(eb + 1)) do
+      eb = eb + 1
+    end
+    lines[#lines] = last:sub(1, eb)
+    finish = { line = l2 - 1, character = vim.str_utfindex(last, eb) }
+    local sb = math.max(1, s[3])
+    local first = vim.api.nvim_buf_get_lines(bufnr, l1 - 1, l1, false)[1] or ''
+    start = { line = l1 - 1, character = vim.str_utfindex(first, sb - 1) }
+    lines[1] = lines[1]:sub(sb)
+    ctx.selectionText = table.concat(lines, '\n')
+  else
+    ctx.selectionText = table.concat(lines, '\n') .. '\n'
+  end
+  ctx.range = { start = start, ['end'] = finish }
+  return ctx
+end
+
+-- -------------------------------------------------------------- prompts --
+
+local function show_chat(state, force)
+  if force or config.get().chat.open_on_prompt then
+    chat().open(state.root, false)
+  end
+end
+
+local function on_command_result(state, res)
+  res = res or {}
+  local err = util.val(res.error)
+  if err and err ~= '' then
+    util.notify('zot: ' .. err, vim.log.levels.ERROR)
+    chat().note(state.root, err, 'error')
+  end
+  local action = res.action
+  if action == 'prompt' or (res.runId and res.runId ~= '') then
+    chat().on_started(state, res)
+    show_chat(state)
+  elseif action == 'insert' then
+    vim.ui.input({ prompt = 'zot> ', default = res.insert or '' }, function(text)
+      if text and vim.trim(text) ~= '' then
+        M.prompt(text, { root = state.root })
+      end
+    end)
+  elseif action == 'display' then
+    chat().note(state.root, res.display or '')
+    show_chat(state, true)
+  end
+  M.last_command_result = res
+end
+
+--- Runs a slash command ("/name args" or name, args).
+function M.command(name, args, opts)
+  name = vim.trim(name or '')
+  if args == nil then
+    local n, a = name:match('^(%S+)%s*(.*)$')
+    name, args = n or name, a or ''
+  end
+  name = name:gsub('^/', '')
+  if name == '' then
+    util.err('usage: :ZotCommand /name [args]')
+    return
+  end
+  with_state(opts, function(state)
+    require('zot.client').request(state, 'zot/command', { name = name, args = args or '' }, function(err, res)
+      if err then
+        return fail(state, '/' .. name, err)
+      end
+      on_command_result(state, res)
+    end)
+  end)
+end
+
+--- Sends a prompt. opts: range = {line1, line2} (selection as context),
+--- bufnr, root. "/name args" runs a slash command.
+function M.prompt(text, opts)
+  opts = opts or {}
+  text = text or ''
+  if vim.trim(text) == '' then
+    return M.prompt_input(opts)
+  end
+  if text:match('^%s*/%S') then
+    return M.command(vim.trim(text), nil, opts)
+  end
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  local ctx
+  if opts.range then
+    ctx = M.context(bufnr, opts.range)
+  elseif config.get().send_file_context and not opts.root then
+    ctx = M.context(bufnr, nil)
+  end
+  with_state(opts, function(state)
+    local params = { text = text, context = ctx }
+    require('zot.client').request(state, 'zot/prompt', params, function(err, res)
+      if err then
+        return fail(state, 'prompt', err)
+      end
+      chat().on_started(state, res)
+    end)
+    show_chat(state)
+  end)
+end
+
+--- Asks for a prompt with vim.ui.input, then sends it.
+function M.prompt_input(opts)
+  vim.ui.input({ prompt = 'zot> ' }, function(text)
+    if text and vim.trim(text) ~= '' then
+      M.prompt(text, opts)
+    end
+  end)
+end
+
+function M.abort(opts)
+  opts = opts or {}
+  local c = client()
+  local st = opts.root and c.get(opts.root) or c.current()
+  if not st then
+    util.notify('zot: nothing is running', vim.log.levels.INFO)
+    return
+  end
+  c.request(st, 'zot/abort', { clearQueue = opts.clear_queue or false }, function(err, res)
+    if err then
+      return fail(st, 'abort', err)
+    end
+    res = res or {}
+    if not util.val(res.aborted) and #(res.dropped or {}) == 0 then
+      util.notify('zot: nothing to abort', vim.log.levels.INFO)
+    end
+  end)
+end
+
+-- ----------------------------------------------------------------- chat --
+
+function M.toggle_chat(opts)
+  opts = opts or {}
+  M.ensure_setup()
+  local root = opts.root or client().root_for(vim.api.nvim_get_current_buf())
+  chat().toggle(root)
+end
+
+function M.open_chat(opts)
+  opts = opts or {}
+  M.ensure_setup()
+  local root = opts.root or client().root_for(vim.api.nvim_get_current_buf())
+  return chat().open(root, opts.focus ~= false)
+end
+
+-- ------------------------------------------------------------- sessions --
+
+function M.new_session(opts)
+  with_state(opts, function(state)
+    require('zot.client').request(state, 'zot/session/new', nil, function(err, res)
+      if err then
+        return fail(state, 'new session', err)
+      end
+      chat().clear(state.root)
+      chat().note(state.root, 'New session' .. ((res and res.sessionId) and (' ' .. res.sessionId) or '') .. '.')
+    end)
+  end)
+end
+
+local function resume(state, id)
+  local c = require('zot.client')
+  c.request(state, 'zot/session/resume', { id = id }, function(err, res)
+    if err then
+      return fail(state, 'resume', err)
+    end
+    c.request(state, 'zot/messages', nil, function(e2, msgs)
+      if not e2 and msgs then
+        chat().render_messages(state.root, msgs.messages)
+      end
+      chat().note(
+        state.root,
+        string.format('Resumed session %s (%s messages).', tostring(res.sessionId), tostring(res.messageCount))
+      )
+      show_chat(state, true)
+    end)
+  end)
+end
+
+function M.sessions(opts)
+  with_state(opts, function(state)
+    require('zot.client').request(state, 'zot/sessions', nil, function(err, res)
+      if err then
+        return fail(state, 'sessions', err)
+      end
+      local list = (res and res.sessions) or {}
+      if #list == 0 then
+        util.notify('zot: no saved sessions for this workspace')
+        return
+      end
+      vim.ui.select(list, {
+        prompt = 'zot: resume a session',
+        format_item = function(s)
+          local mark = s.id == res.current and '* ' or '  '
+          return string.format(
+            '%s%s  %s  %d messages  %s',
+            mark,
+            tostring(s.id),
+            tostring(s.modified or ''):sub(1, 16),
+            tonumber(s.messages) or 0,
+            tostring(s.title or '')
+          )
+        end,
+      }, function(choice)
+        if choice then
+          resume(state, choice.id)
+        end
+      end)
+    end)
+  end)
+end
+
+function M.set_model(id, opts)
+  with_state(opts, function(state)
+    require('zot.client').request(state, 'zot/setModel', { model = id }, function(err, res)
+      if err then
+        return fail(state, 'model', err)
+      end
+      local model = (res and res.model) or id
+      if state.info then
+        state.info.model = model
+      end
+      chat().set_model(state.root, model)
+      util.notify('zot: model ' .. model)
+    end)
+  end)
+end
+
+function M.models(opts)
+  with_state(opts, function(state)
+    require('zot.client').request(state, 'zot/models', nil, function(err, res)
+      if err then
+        return fail(state, 'models', err)
+      end
+      local list = (res and res.models) or {}
+      vim.ui.select(list, {
+        prompt = 'zot: model',
+        format_item = function(m)
+          return (m.id == res.current and '* ' or '  ') .. tostring(m.id) .. '  (' .. tostring(m.provider) .. ')'
+        end,
+      }, function(choice)
+        if choice then
+          M.set_model(choice.id, { root = state.root })
+        end
+      end)
+    end)
+  end)
+end
+
+function M.set_mode(mode, opts)
+  local function set(state, m)
+    require('zot.client').request(state, 'zot/setPermissionMode', { mode = m }, function(err, res)
+      if err then
+        return fail(state, 'mode', err)
+      end
+      if state.info then
+        state.info.permissionMode = res and res.mode or m
+      end
+      util.notify('zot: permission mode ' .. tostring(res and res.mode or m))
+    end)
+  end
+  with_state(opts, function(state)
+    if mode and mode ~= '' then
+      return set(state, mode)
+    end
+    vim.ui.select({ 'auto', 'ask', 'readonly' }, { prompt = 'zot: permission mode' }, function(m)
+      if m then
+        set(state, m)
+      end
+    end)
+  end)
+end
+
+-- ----------------------------------------------------------- extensions --
+
+local function extension_lines(res)
+  local lines = {}
+  local exts = (res and res.extensions) or {}
+  if res and res.loading then
+    lines[#lines + 1] = '(the extensions are still starting)'
+  end
+  if res and util.val(res.error) then
+    lines[#lines + 1] = 'error: ' .. tostring(res.error)
+  end
+  if #exts == 0 then
+    lines[#lines + 1] = 'no extensions'
+  end
+  for _, e in ipairs(exts) do
+    local l = string.format('%-16s %-8s %-10s %s', tostring(e.name), tostring(e.version or ''), tostring(e.state), tostring(e.source or ''))
+    if util.val(e.reason) and e.reason ~= '' then
+      l = l .. '  — ' .. tostring(e.reason)
+    end
+    lines[#lines + 1] = l
+    local cmds = util.val(e.commands) or {}
+    local tools = util.val(e.tools) or {}
+    if #cmds > 0 then
+      lines[#lines + 1] = '    commands: /' .. table.concat(cmds, ' /')
+    end
+    if #tools > 0 then
+      lines[#lines + 1] = '    tools: ' .. table.concat(tools, ' ')
+    end
+  end
+  return lines
+end
+M.extension_lines = extension_lines
+
+function M.extensions(opts)
+  with_state(opts, function(state)
+    require('zot.client').request(state, 'zot/extensions', nil, function(err, res)
+      if err then
+        return fail(state, 'extensions', err)
+      end
+      state.extensions = res
+      if res and res.commands then
+        state.commands = res.commands
+      end
+      require('zot.panel').show('zot extensions', extension_lines(res), 'q close · :ZotReload reloads')
+    end)
+  end)
+end
+
+function M.reload(opts)
+  with_state(opts, function(state)
+    require('zot.client').request(state, 'zot/extensions/reload', nil, function(err, res)
+      if err then
+        return fail(state, 'reload', err)
+      end
+      state.extensions = res
+      if res and res.commands then
+        state.commands = res.commands
+      end
+      local loaded, total = 0, 0
+      for _, e in ipairs((res and res.extensions) or {}) do
+        total = total + 1
+        if e.state == 'loaded' then
+          loaded = loaded + 1
+        end
+      end
+      util.notify(string.format('zot: reloaded extensions: %d loaded of %d', loaded, total))
+    end)
+  end)
+end
+
+-- --------------------------------------------------------------- status --
+
+--- What the plugin knows about the current root (for statuslines, tests).
+function M.status(opts)
+  opts = opts or {}
+  local c = client()
+  local root = opts.root or c.root_for(vim.api.nvim_get_current_buf())
+  local st = c.get(root)
+  local ch = chat().get(root, false)
+  return {
+    root = root,
+    running = st ~= nil,
+    ready = st and st.ready or false,
+    client_id = st and st.id,
+    pid = st and st.pid,
+    info = st and st.info,
+    status = ch and ch.status or 'idle',
+    usage = ch and ch.usage,
+    last_run = ch and ch.last_run,
+    chat_buf = ch and ch.buf,
+  }
+end
+
+--- A statusline component: "zot: <state>" while a client runs.
+function M.statusline()
+  local ok, s = pcall(M.status)
+  if not ok or not s.running then
+    return ''
+  end
+  return 'zot: ' .. s.status
+end
+
+return M

@@ -1,0 +1,317 @@
+-- zot/reviewEdit (permission "ask"): the proposal opens in a new tab next
+-- to the current text, side by side with :diffthis (or as a unified diff).
+-- ga accepts (your edits to the proposal included), gr rejects, gR rejects
+-- with a note for the model; :w in the proposal accepts too; closing the
+-- tab rejects.
+local config = require('zot.config')
+local util = require('zot.util')
+
+local api = vim.api
+
+local M = {}
+
+--- Reviews waiting for a decision.
+M.active = {}
+local seq = 0
+
+local function scratch(name, lines, modifiable, acwrite)
+  local buf = api.nvim_create_buf(false, true)
+  pcall(api.nvim_buf_set_name, buf, name)
+  vim.bo[buf].buftype = acwrite and 'acwrite' or 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = modifiable
+  vim.bo[buf].modified = false
+  return buf
+end
+
+local function detect_filetype(buf, fname)
+  local src = vim.fn.bufnr(fname)
+  if src > 0 and vim.bo[src].filetype ~= '' then
+    vim.bo[buf].filetype = vim.bo[src].filetype
+    return
+  end
+  pcall(api.nvim_buf_call, buf, function()
+    vim.cmd('silent! doautocmd filetypedetect BufRead ' .. vim.fn.fnameescape(fname))
+  end)
+end
+
+local function hint(r)
+  local k = config.get().review.keys
+  if r.layout == 'inline' then
+    return string.format(
+      'zot review %s: %s accept · %s reject · %s reject with a note · ge edit',
+      r.rel,
+      k.accept,
+      k.reject,
+      k.reject_with_message
+    )
+  end
+  return string.format(
+    'zot review %s: %s or :w accept (your edits included) · %s reject · %s reject with a note',
+    r.rel,
+    k.accept,
+    k.reject,
+    k.reject_with_message
+  )
+end
+
+local function set_hint(r, win)
+  local text = ' ' .. hint(r):gsub('%%', '%%%%')
+  if require('zot.compat').has_winbar then
+    pcall(api.nvim_win_set_option, win, 'winbar', text)
+  else
+    pcall(api.nvim_win_set_option, win, 'statusline', text)
+  end
+end
+
+local function close_ui(r)
+  local tab = r.tab
+  r.tab = nil
+  if tab and api.nvim_tabpage_is_valid(tab) then
+    if #api.nvim_list_tabpages() > 1 then
+      pcall(vim.cmd, 'tabclose! ' .. api.nvim_tabpage_get_number(tab))
+    else
+      for _, w in ipairs(api.nvim_tabpage_list_wins(tab)) do
+        pcall(api.nvim_win_close, w, true)
+      end
+    end
+  end
+  for _, b in ipairs(r.bufs or {}) do
+    if api.nvim_buf_is_valid(b) then
+      pcall(api.nvim_buf_delete, b, { force = true })
+    end
+  end
+  r.bufs = {}
+end
+
+local function proposal_text(r)
+  if not (r.new_buf and api.nvim_buf_is_valid(r.new_buf)) then
+    return r.params.newText
+  end
+  local lines = api.nvim_buf_get_lines(r.new_buf, 0, -1, false)
+  local text = table.concat(lines, '\n')
+  if r.eol then
+    text = text .. '\n'
+  end
+  return text
+end
+
+local function finish(r, result)
+  if r.decided then
+    return
+  end
+  r.decided = true
+  for i, x in ipairs(M.active) do
+    if x == r then
+      table.remove(M.active, i)
+      break
+    end
+  end
+  close_ui(r)
+  r.resolve(result)
+end
+
+function M.accept(r)
+  r = r or M.current()
+  if not r then
+    return
+  end
+  local text = proposal_text(r)
+  local res = { decision = 'accept' }
+  if text ~= (r.params.newText or '') then
+    res.text = text
+  end
+  finish(r, res)
+end
+
+function M.reject(r, message)
+  r = r or M.current()
+  if not r then
+    return
+  end
+  finish(r, { decision = 'reject', message = message })
+end
+
+function M.reject_with_message(r)
+  r = r or M.current()
+  if not r then
+    return
+  end
+  vim.ui.input({ prompt = 'zot: why reject? ' }, function(msg)
+    M.reject(r, msg)
+  end)
+end
+
+--- The review of the current buffer, else the oldest open one.
+function M.current()
+  local buf = api.nvim_get_current_buf()
+  for _, r in ipairs(M.active) do
+    for _, b in ipairs(r.bufs or {}) do
+      if b == buf then
+        return r
+      end
+    end
+  end
+  return M.active[1]
+end
+
+local function map_keys(r, buf)
+  local k = config.get().review.keys
+  local function map(lhs, f, desc)
+    if lhs and lhs ~= '' then
+      vim.keymap.set('n', lhs, f, { buffer = buf, silent = true, nowait = true, desc = desc })
+    end
+  end
+  map(k.accept, function()
+    M.accept(r)
+  end, 'zot: accept the change')
+  map(k.reject, function()
+    M.reject(r)
+  end, 'zot: reject the change')
+  map(k.reject_with_message, function()
+    M.reject_with_message(r)
+  end, 'zot: reject with a note')
+  api.nvim_create_autocmd('BufWipeout', {
+    buffer = buf,
+    once = true,
+    callback = function()
+      if not r.decided and vim.tbl_contains(r.bufs or {}, buf) then
+        vim.schedule(function()
+          M.reject(r, 'the user closed the review')
+        end)
+      end
+    end,
+  })
+end
+
+local function open_diff(r)
+  local p = r.params
+  local old_lines = util.lines(p.oldText or '')
+  local new_lines, eol = util.lines(p.newText or '')
+  r.eol = eol
+  vim.cmd('tab split')
+  r.tab = api.nvim_get_current_tabpage()
+  local wl = api.nvim_get_current_win()
+  local old_buf = scratch(string.format('zot://review/%d/current/%s', r.n, r.rel), old_lines, false, false)
+  api.nvim_win_set_buf(wl, old_buf)
+  vim.cmd('rightbelow vsplit')
+  local wr = api.nvim_get_current_win()
+  local new_buf = scratch(string.format('zot://review/%d/proposed/%s', r.n, r.rel), new_lines, true, true)
+  api.nvim_win_set_buf(wr, new_buf)
+  r.new_buf = new_buf
+  r.bufs = { old_buf, new_buf }
+  for _, b in ipairs(r.bufs) do
+    detect_filetype(b, r.fname)
+    api.nvim_buf_set_var(b, 'zot_root', r.state and r.state.root or vim.fn.getcwd())
+    map_keys(r, b)
+  end
+  api.nvim_create_autocmd('BufWriteCmd', {
+    buffer = new_buf,
+    callback = function()
+      vim.bo[new_buf].modified = false
+      M.accept(r)
+    end,
+  })
+  for _, w in ipairs({ wl, wr }) do
+    api.nvim_win_call(w, function()
+      vim.cmd('diffthis')
+    end)
+    set_hint(r, w)
+  end
+  api.nvim_set_current_win(wr)
+end
+
+local function open_inline(r)
+  local p = r.params
+  local _, eol = util.lines(p.newText or '')
+  r.eol = eol
+  local diff = vim.diff(p.oldText or '', p.newText or '', { result_type = 'unified', ctxlen = 3 }) or ''
+  local lines = { '--- a/' .. r.rel, '+++ b/' .. r.rel }
+  vim.list_extend(lines, (util.lines(diff)))
+  vim.cmd('tab split')
+  r.tab = api.nvim_get_current_tabpage()
+  local buf = scratch(string.format('zot://review/%d/diff/%s', r.n, r.rel), lines, false, false)
+  vim.bo[buf].filetype = 'diff'
+  api.nvim_win_set_buf(0, buf)
+  r.bufs = { buf }
+  api.nvim_buf_set_var(buf, 'zot_root', r.state and r.state.root or vim.fn.getcwd())
+  map_keys(r, buf)
+  vim.keymap.set('n', 'ge', function()
+    -- Switch to the editable side-by-side view of the same review.
+    local bufs = r.bufs
+    r.bufs = {}
+    local tab = r.tab
+    r.layout = 'diff'
+    open_diff(r)
+    if tab and api.nvim_tabpage_is_valid(tab) then
+      pcall(vim.cmd, 'tabclose! ' .. api.nvim_tabpage_get_number(tab))
+    end
+    for _, b in ipairs(bufs) do
+      if api.nvim_buf_is_valid(b) then
+        pcall(api.nvim_buf_delete, b, { force = true })
+      end
+    end
+  end, { buffer = buf, silent = true, desc = 'zot: edit the proposal' })
+  set_hint(r, api.nvim_get_current_win())
+end
+
+--- Opens a review; resolve(result) is called with the decision.
+function M.open(state, params, resolve)
+  seq = seq + 1
+  local fname = vim.uri_to_fname(params.uri or '')
+  local r = {
+    n = seq,
+    state = state,
+    params = params,
+    resolve = resolve,
+    fname = fname,
+    rel = vim.fn.fnamemodify(fname, ':~:.'),
+    layout = config.get().review.layout,
+  }
+  table.insert(M.active, r)
+  local ok, e = pcall(r.layout == 'inline' and open_inline or open_diff, r)
+  if not ok then
+    util.err('review: ' .. tostring(e))
+    finish(r, { decision = 'reject', message = 'the editor could not show the review: ' .. tostring(e) })
+    return r
+  end
+  pcall(api.nvim_exec_autocmds, 'User', { pattern = 'ZotReview', modeline = false })
+  return r
+end
+
+--- Without a coroutine to wait in (a forced builtin transport on Neovim
+--- < 0.10): show the diff and ask with a blocking confirm().
+function M.blocking(state, params)
+  local result
+  local r = M.open(state, params, function(res)
+    result = res
+  end)
+  if result then
+    return result
+  end
+  vim.cmd('redraw')
+  local choice = vim.fn.confirm('zot: apply the change to ' .. r.rel .. '?', '&Accept\n&Reject', 1)
+  if choice == 1 then
+    M.accept(r)
+  else
+    M.reject(r)
+  end
+  return result
+end
+
+--- A run ended: zot no longer waits for its reviews.
+function M.run_done(state, _)
+  for _, r in ipairs(vim.list_slice(M.active, 1)) do
+    if r.state == state then
+      finish(r, { decision = 'reject', message = 'the run ended' })
+    end
+  end
+end
+
+function M.cancel_all(state)
+  M.run_done(state)
+end
+
+return M

@@ -1,0 +1,175 @@
+-- Helpers of the headless tests (tests/run.sh runs each test_*.lua in a
+-- fresh `nvim --headless -u NONE`). Waits are bounded to catch hangs; no
+-- assertion is about timing.
+local H = {}
+
+H.dir = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
+H.plugin = vim.fn.fnamemodify(H.dir, ':h')
+H.bin = os.getenv('ZOT_BIN') or 'zot'
+H.url = os.getenv('ZOT_TEST_URL') or ''
+H.ws = os.getenv('ZOT_TEST_WS') or vim.fn.tempname()
+H.tmp = os.getenv('ZOT_TEST_TMP') or vim.fn.tempname()
+vim.fn.mkdir(H.ws, 'p')
+vim.fn.mkdir(H.tmp, 'p')
+
+vim.opt.rtp:prepend(H.plugin)
+vim.cmd('runtime plugin/zot.lua')
+vim.o.swapfile = false
+vim.o.hidden = true
+vim.cmd('cd ' .. vim.fn.fnameescape(H.ws))
+
+local function fmt(v)
+  return type(v) == 'string' and string.format('%q', v) or vim.inspect(v)
+end
+
+function H.log(...)
+  local parts = {}
+  for i = 1, select('#', ...) do
+    parts[#parts + 1] = tostring((select(i, ...)))
+  end
+  io.stdout:write(table.concat(parts, ' ') .. '\n')
+end
+
+function H.ok(cond, msg)
+  if not cond then
+    error('assertion failed: ' .. (msg or '?'), 2)
+  end
+end
+
+function H.eq(want, got, msg)
+  if not vim.deep_equal(want, got) then
+    error(string.format('%s: want %s, got %s', msg or 'not equal', fmt(want), fmt(got)), 2)
+  end
+end
+
+--- Waits (bounded, to catch hangs) until cond() is true.
+function H.wait(what, cond, ms)
+  if not vim.wait(ms or 30000, cond, 10) then
+    error('timed out waiting for ' .. what .. '\n' .. H.debug(), 2)
+  end
+end
+
+--- The zot command line for this test.
+function H.cmd(extra)
+  local cmd = { H.bin, 'lsp', '--api-key', 'test-key', '--base-url', H.url }
+  for _, a in ipairs(extra or {}) do
+    cmd[#cmd + 1] = a
+  end
+  return cmd
+end
+
+function H.setup(opts)
+  opts = opts or {}
+  opts.cmd = opts.cmd or H.cmd(opts.args)
+  opts.args = nil
+  opts.root_dir = opts.root_dir or H.ws
+  require('zot').setup(opts)
+end
+
+function H.write(path, text)
+  local full = H.ws .. '/' .. path
+  vim.fn.mkdir(vim.fn.fnamemodify(full, ':h'), 'p')
+  local f = assert(io.open(full, 'w'))
+  f:write(text)
+  f:close()
+  return full
+end
+
+function H.read(path)
+  local f = io.open(H.ws .. '/' .. path, 'r')
+  if not f then
+    return nil
+  end
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
+function H.state()
+  return require('zot.client').get(H.ws)
+end
+
+function H.chat()
+  return require('zot.chat').get(H.ws, false)
+end
+
+function H.chat_text()
+  local c = H.chat()
+  if not c then
+    return ''
+  end
+  return table.concat(vim.api.nvim_buf_get_lines(c.buf, 0, -1, false), '\n')
+end
+
+function H.wait_ready()
+  H.wait('zot to start', function()
+    local st = H.state()
+    return st and st.ready
+  end)
+  return H.state()
+end
+
+--- Waits until the last run is done; returns it.
+function H.wait_run(ms)
+  H.wait('the run to finish', function()
+    local c = H.chat()
+    return c and c.last_run and c.last_run.done
+  end, ms)
+  return H.chat().last_run
+end
+
+--- Records every notification the client sends (zot/panel/key …).
+function H.record_sent(state)
+  local sent = {}
+  local c = require('zot.client').lsp(state)
+  local compat = require('zot.compat')
+  local orig = c.notify
+  if compat.method_calls then
+    c.notify = function(self, method, params)
+      sent[#sent + 1] = { method = method, params = params }
+      return orig(self, method, params)
+    end
+  else
+    c.notify = function(method, params)
+      sent[#sent + 1] = { method = method, params = params }
+      return orig(method, params)
+    end
+  end
+  return sent
+end
+
+--- Captures vim.notify.
+function H.capture_notify()
+  local got = {}
+  vim.notify = function(msg, level, _)
+    got[#got + 1] = { msg = msg, level = level }
+  end
+  return got
+end
+
+--- Feeds keys as typed (mappings apply) and runs them now.
+function H.keys(keys)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), 'mx', false)
+end
+
+function H.debug()
+  local ok, s = pcall(function()
+    local lines = { '--- chat ---', H.chat_text() }
+    local st = H.state()
+    local c = st and require('zot.client').lsp(st)
+    if c and c.rpc and c.rpc.stderr then
+      lines[#lines + 1] = '--- zot stderr ---'
+      lines[#lines + 1] = c.rpc.stderr()
+    end
+    return table.concat(lines, '\n')
+  end)
+  return ok and s or ''
+end
+
+--- Ends a passing test.
+function H.done()
+  io.stdout:write('PASS\n')
+  vim.cmd('qall!')
+end
+
+return H

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Headless Neovim tests of editors/nvim against the real `zot lsp` and the
+# scripted LLM (`zot mock-llm`).
+#
+#   editors/nvim/tests/run.sh [NAME ...]      # NAME: test_NAME.lua; default all
+#
+# Env: ZOT_BIN (default <repo>/bin/zot), NVIM (default nvim), GO (default go;
+# builds the example extensions the panel/notify tests use).
+# Prints one line per test and "N passed, N failed"; exits 1 on a failure.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../../.." && pwd)
+ZOT_BIN=${ZOT_BIN:-$REPO/bin/zot}
+NVIM=${NVIM:-nvim}
+GO=${GO:-go}
+
+if [ ! -x "$ZOT_BIN" ]; then
+  echo "zot binary not found at $ZOT_BIN (build it: go build -o bin/zot ./cmd/zot, or set ZOT_BIN)" >&2
+  exit 2
+fi
+ZOT_BIN=$(cd "$(dirname "$ZOT_BIN")" && pwd)/$(basename "$ZOT_BIN")
+if ! command -v "$NVIM" >/dev/null 2>&1; then
+  echo "nvim not found (apt-get install -y --no-install-recommends neovim, or set NVIM)" >&2
+  exit 2
+fi
+"$NVIM" --version | head -1
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/zot-nvim-tests.XXXXXX")
+LLM=
+cleanup() {
+  [ -n "$LLM" ] && kill "$LLM" 2>/dev/null
+  [ -n "${KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# The example extensions: todo (a panel) and servertest's lspext (notify).
+EXT=$WORK/ext
+mkdir -p "$EXT/todo" "$EXT/lspext"
+if command -v "$GO" >/dev/null 2>&1; then
+  cp "$REPO/extensions/examples/todo/extension.json" "$EXT/todo/"
+  (cd "$REPO/extensions/examples/todo" && "$GO" build -o "$EXT/todo/todo" .) || echo "warning: building the todo extension failed" >&2
+  (cd "$REPO" && "$GO" build -o "$EXT/lspext/lspext" ./server/servertest/testdata/lspext) || echo "warning: building lspext failed" >&2
+  printf '{"name":"lspext","version":"1.0.0","exec":"./lspext","description":"zot lsp test extension"}\n' > "$EXT/lspext/extension.json"
+else
+  echo "warning: $GO not found: the extension tests will fail" >&2
+fi
+
+tests=()
+if [ $# -gt 0 ]; then
+  for n in "$@"; do tests+=("$HERE/test_${n#test_}.lua"); done
+else
+  for t in "$HERE"/test_*.lua; do tests+=("$t"); done
+fi
+
+pass=0
+fail=0
+for t in "${tests[@]}"; do
+  name=$(basename "$t" .lua)
+  name=${name#test_}
+  dir=$WORK/$name
+  mkdir -p "$dir/ws" "$dir/tmp" "$dir/home"
+  script=$HERE/$name.json
+  [ -f "$script" ] || script=$HERE/default.json
+  "$ZOT_BIN" mock-llm --script "$script" >"$dir/llm.url" 2>"$dir/llm.err" &
+  LLM=$!
+  url=
+  for _ in $(seq 1 200); do
+    url=$(head -1 "$dir/llm.url" 2>/dev/null)
+    [ -n "$url" ] && break
+    sleep 0.05
+  done
+  cp -r "$EXT/todo" "$dir/todo"
+  start=$(date +%s%N)
+  (cd "$dir/ws" && env ZOT_HOME="$dir/home" ZOT_BIN="$ZOT_BIN" ZOT_TEST_URL="$url" ZOT_TEST_WS="$dir/ws" \
+    ZOT_TEST_TMP="$dir/tmp" ZOT_TEST_TODO="$dir/todo" ZOT_TEST_LSPEXT="$EXT/lspext" \
+    timeout 120 "$NVIM" --headless -u NONE -i NONE -n \
+    -c "lua local ok,e=pcall(dofile,'$t'); if not ok then io.stderr:write(tostring(e)..'\n'); vim.cmd('cquit 1') end" \
+    >"$dir/out" 2>&1)
+  rc=$?
+  ms=$((($(date +%s%N) - start) / 1000000))
+  kill "$LLM" 2>/dev/null
+  wait "$LLM" 2>/dev/null
+  LLM=
+  # Processes the test saw (zot, extensions) must be gone once nvim exited.
+  orphans=
+  if [ -f "$dir/tmp/pids" ]; then
+    while read -r pid what; do
+      [ -z "$pid" ] && continue
+      if kill -0 "$pid" 2>/dev/null && [ "$(ps -o stat= -p "$pid" | cut -c1)" != Z ]; then
+        orphans="$orphans $what($pid)"
+        kill "$pid" 2>/dev/null
+      fi
+    done <"$dir/tmp/pids"
+  fi
+  grep '^measure:' "$dir/out" | sed 's/^/    /'
+  if [ $rc -eq 0 ] && grep -q '^PASS$' "$dir/out" && [ -z "$orphans" ]; then
+    pass=$((pass + 1))
+    echo "ok   $name (${ms} ms)"
+  else
+    fail=$((fail + 1))
+    why="exit $rc"
+    [ $rc -eq 124 ] && why="timed out"
+    [ -n "$orphans" ] && why="$why; still running after nvim exited:$orphans"
+    echo "FAIL $name ($why, ${ms} ms)"
+    tail -n 60 "$dir/out" | sed 's/^/    /'
+  fi
+done
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

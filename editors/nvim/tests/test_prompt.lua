@@ -1,0 +1,27 @@
+-- :ZotPrompt → the streamed text lands in the chat buffer (markdown), with
+-- the prompt, a header and usage in the bar.
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
+H.setup()
+local file = H.write('notes.txt', 'alpha\nbeta\n')
+vim.cmd('edit ' .. vim.fn.fnameescape(file))
+
+vim.cmd('ZotPrompt say hello')
+local run = H.wait_run()
+H.ok(not run.error, 'the run failed: ' .. tostring(run.error))
+local text = H.chat_text()
+H.ok(text:find('## You\nsay hello', 1, true), 'the prompt is in the chat:\n' .. text)
+H.ok(text:find('## zot\nHello there, world.\nSecond line here.', 1, true), 'the streamed text is in the chat:\n' .. text)
+
+local chat = H.chat()
+H.eq('markdown', vim.bo[chat.buf].filetype, 'chat filetype')
+H.ok(chat.deltas == 8, 'all deltas arrived: ' .. chat.deltas)
+H.ok(chat.flushes < chat.deltas, 'deltas were coalesced: ' .. chat.flushes .. ' draws for ' .. chat.deltas)
+H.ok(require('zot.chat').bar_text(chat):find('↑1.2k', 1, true), 'usage in the bar: ' .. require('zot.chat').bar_text(chat))
+-- The chat opened in a split next to the file; the file buffer is attached.
+local wins = vim.fn.win_findbuf(chat.buf)
+H.eq(1, #wins, 'chat windows')
+local st = H.state()
+H.ok(vim.lsp.buf_is_attached(vim.fn.bufnr(file), st.id), 'the file buffer is attached')
+-- The prompt carried the file as context.
+H.ok(text:find('Editor context', 1, true), 'context sent:\n' .. text)
+H.done()
