@@ -108,8 +108,18 @@ function M.apply_edit(_, params, ctx)
   end
   local edit = params.edit
   local uris = {}
+  local created = {}
   for _, change in ipairs(edit.documentChanges or {}) do
-    if change.textDocument then
+    if change.textDocument and created[change.textDocument.uri] then
+      -- The text of a file zot creates: Neovim's buffer keeps the final
+      -- newline in 'eol', not as an extra empty line.
+      local t = ''
+      for _, e in ipairs(change.edits or {}) do
+        t = t .. (e.newText or '')
+      end
+      created[change.textDocument.uri] = t
+      uris[#uris + 1] = change.textDocument.uri
+    elseif change.textDocument then
       local uri = change.textDocument.uri
       uris[#uris + 1] = uri
       local version = util.val(change.textDocument.version)
@@ -125,6 +135,13 @@ function M.apply_edit(_, params, ctx)
     elseif change.kind == 'create' then
       local fname = vim.uri_to_fname(change.uri)
       vim.fn.mkdir(vim.fn.fnamemodify(fname, ':h'), 'p')
+      local b = vim.fn.bufnr(fname)
+      local empty = b < 0
+        or not vim.api.nvim_buf_is_loaded(b)
+        or (vim.api.nvim_buf_line_count(b) == 1 and vim.api.nvim_buf_get_lines(b, 0, 1, false)[1] == '')
+      if empty and vim.fn.filereadable(fname) == 0 then
+        created[change.uri] = true
+      end
     end
   end
   for uri in pairs(edit.changes or {}) do
@@ -136,6 +153,21 @@ function M.apply_edit(_, params, ctx)
   local ok, e = pcall(vim.lsp.util.apply_workspace_edit, edit, client.offset_encoding or 'utf-16')
   if not ok then
     return { applied = false, failureReason = tostring(e) }
+  end
+  for uri, text in pairs(created) do
+    local b = vim.uri_to_bufnr(uri)
+    if type(text) == 'string' and vim.api.nvim_buf_is_loaded(b) then
+      local n = vim.api.nvim_buf_line_count(b)
+      if text:sub(-1) == '\n' then
+        if n > 1 and vim.api.nvim_buf_get_lines(b, n - 1, n, false)[1] == '' then
+          vim.api.nvim_buf_set_lines(b, n - 1, n, false, {})
+        end
+        vim.bo[b].eol = true
+      elseif text ~= '' then
+        vim.bo[b].eol = false
+        vim.bo[b].fixeol = false
+      end
+    end
   end
   -- Buffers zot opened for the edit join the client (didOpen), so zot
   -- reads and saves what the editor holds.
