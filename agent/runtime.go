@@ -211,7 +211,7 @@ func (r *Runtime) start(ctx context.Context, body func(context.Context, func(Eve
 	r.busy, r.cancel = true, cancel
 	r.mu.Unlock()
 
-	ch := make(chan Event, 256)
+	ch := make(chan Event, 32) // small: an Event is ~300 bytes and the channel is made per run
 	go func() {
 		defer close(ch)
 		emit := func(e Event) { ch <- e }

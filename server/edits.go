@@ -578,6 +578,15 @@ func (s *Server) withEditorTools(cfg agent.Config) agent.Config {
 	}
 	var keep []string
 	var wrapped []tools.Tool
+	builtin := map[string]bool{}
+	for _, t := range tools.Builtins(s.ws) {
+		builtin[t.Name()] = true
+	}
+	for _, n := range cfg.Tools {
+		if !builtin[strings.TrimSpace(n)] {
+			keep = append(keep, n) // unknown: agent.New says so
+		}
+	}
 	for _, t := range tools.Builtins(s.ws) {
 		if len(allowed) > 0 && !allowed[t.Name()] {
 			continue

@@ -33,7 +33,11 @@ func errNotInitialized() error {
 }
 
 func errNoRuntime(err error) error {
-	return rpcError(CodeNoRuntime, "zot cannot start: %v", err)
+	msg := err.Error()
+	if strings.HasPrefix(msg, "no API key") {
+		msg += "; in the editor, set apiKey in initializationOptions"
+	}
+	return rpcError(CodeNoRuntime, "zot cannot start: %s", msg)
 }
 
 func errFailed(err error) error {

@@ -155,14 +155,16 @@ func (s *Server) startHost() {
 	s.sendChanged()
 }
 
-// askTrust asks the editor, once per extension directory, whether to run
-// an untrusted project extension.
+// askTrust asks the editor whether to run an untrusted project extension.
+// A "yes" is recorded by the host (trust.json, for this code: changed code
+// asks again); a "no" is remembered for this process, so a hot reload does
+// not nag.
 func (s *Server) askTrust(ctx context.Context, req TrustRequest) bool {
 	key := req.Name + "\x00" + req.Dir
 	s.mu.Lock()
-	if ans, ok := s.trust[key]; ok {
+	if declined := s.trust[key]; declined {
 		s.mu.Unlock()
-		return ans
+		return false
 	}
 	s.mu.Unlock()
 	msg := fmt.Sprintf("Trust and run the project extension %q (%s)? It runs with your permissions.", req.Name, s.ws.display(req.Dir))
@@ -170,9 +172,11 @@ func (s *Server) askTrust(ctx context.Context, req TrustRequest) bool {
 		msg += " " + req.Description
 	}
 	yes := s.ask(ctx, protocol.MessageTypeWarning, msg, TrustYes, TrustNo) == TrustYes
-	s.mu.Lock()
-	s.trust[key] = yes
-	s.mu.Unlock()
+	if !yes && ctx.Err() == nil {
+		s.mu.Lock()
+		s.trust[key] = true // declined
+		s.mu.Unlock()
+	}
 	return yes
 }
 

@@ -429,7 +429,7 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 	for ev := range ch {
 		if ev.Type == agent.EventDone {
 			// Disk agrees with the buffers before the client hears done.
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			if err := s.ws.flushSaves(sctx); err != nil {
 				s.notify("zot/event", map[string]any{"type": agent.EventError, "message": err.Error(), "runId": r.id})
 			}

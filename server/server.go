@@ -116,7 +116,7 @@ type Server struct {
 	mode      PermissionMode
 	allowBash bool // "Always allow for this session"
 	panels    map[string]string
-	trust     map[string]bool
+	trust     map[string]bool // declined trust, by name+dir
 	// progressToken maps live work-done progress tokens to their run.
 	progressToken map[string]string
 	editorTools   []tools.Tool

@@ -117,8 +117,7 @@ type rpcProc struct {
 	t     testing.TB
 	cmd   *exec.Cmd
 	in    io.WriteCloser
-	lines chan map[string]any
-	raw   chan string
+	lines chan []byte
 	errb  *syncBuffer
 }
 
@@ -151,7 +150,7 @@ func (e *env) startRPC(extraEnv []string, args ...string) *rpcProc {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	p := &rpcProc{t: e.t, cmd: cmd, in: in, lines: make(chan map[string]any, 100000), raw: make(chan string, 100000), errb: &syncBuffer{}}
+	p := &rpcProc{t: e.t, cmd: cmd, in: in, lines: make(chan []byte, 100000), errb: &syncBuffer{}}
 	cmd.Stderr = p.errb
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
@@ -162,12 +161,7 @@ func (e *env) startRPC(extraEnv []string, args ...string) *rpcProc {
 		for {
 			line, err := r.ReadBytes('\n')
 			if len(line) > 0 {
-				var m map[string]any
-				if jerr := json.Unmarshal(line, &m); jerr != nil {
-					m = map[string]any{"type": "__not_json__", "line": string(line)}
-				}
-				p.raw <- string(line)
-				p.lines <- m
+				p.lines <- line
 			}
 			if err != nil {
 				return
@@ -204,9 +198,13 @@ func (p *rpcProc) until(stop func(map[string]any) bool) []map[string]any {
 	deadline := time.After(60 * time.Second)
 	for {
 		select {
-		case m, ok := <-p.lines:
+		case line, ok := <-p.lines:
 			if !ok {
 				p.t.Fatalf("zot rpc exited; frames so far: %v\nstderr: %s", types(got), p.errb.String())
+			}
+			var m map[string]any
+			if err := json.Unmarshal(line, &m); err != nil {
+				m = map[string]any{"type": "__not_json__", "line": string(line)}
 			}
 			got = append(got, m)
 			if stop(m) {
@@ -214,6 +212,31 @@ func (p *rpcProc) until(stop func(map[string]any) bool) []map[string]any {
 			}
 		case <-deadline:
 			p.t.Fatalf("timed out waiting; frames so far: %v\nstderr: %s", types(got), p.errb.String())
+		}
+	}
+}
+
+// untilLine reads raw lines until one contains marker and returns how many
+// contained count; the benchmarks use it so the harness's own JSON
+// decoding does not count as zot's time.
+func (p *rpcProc) untilLine(marker, count string) int {
+	p.t.Helper()
+	n := 0
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case line, ok := <-p.lines:
+			if !ok {
+				p.t.Fatalf("zot rpc exited\nstderr: %s", p.errb.String())
+			}
+			if bytes.Contains(line, []byte(count)) {
+				n++
+			}
+			if bytes.Contains(line, []byte(marker)) {
+				return n
+			}
+		case <-deadline:
+			p.t.Fatalf("timed out waiting for %s\nstderr: %s", marker, p.errb.String())
 		}
 	}
 }

@@ -166,9 +166,33 @@ function H.debug()
   return ok and s or ''
 end
 
+--- Waits until zot reports extension name as loaded; returns its status.
+function H.wait_extension(name)
+  local found
+  H.wait('extension ' .. name .. ' to load', function()
+    local st = H.state()
+    local exts = st and st.extensions and st.extensions.extensions or {}
+    for _, e in ipairs(exts) do
+      if e.name == name and e.state == 'loaded' then
+        found = e
+        return true
+      end
+    end
+    return false
+  end)
+  return found
+end
+
+--- Notes a process the runner must find gone once nvim has exited.
+function H.expect_gone(pid, what)
+  local f = assert(io.open(H.tmp .. '/pids', 'a'))
+  f:write(string.format('%d %s\n', pid, what))
+  f:close()
+end
+
 --- Ends a passing test.
 function H.done()
-  io.stdout:write('PASS\n')
+  io.stdout:write('\nPASS\n')
   vim.cmd('qall!')
 end
 

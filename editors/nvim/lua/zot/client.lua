@@ -203,7 +203,8 @@ local function start(root, bufnr)
     init_options = config.init_options(),
     handlers = require('zot.handlers').build(),
     offset_encoding = 'utf-16',
-    flags = { debounce_text_changes = o.debounce_text_changes, exit_timeout = o.stop_timeout },
+    -- exit_timeout=false: our VimLeavePre handler waits for the process itself.
+    flags = { debounce_text_changes = o.debounce_text_changes, exit_timeout = false },
     on_init = function(client, result)
       local caps = result and result.capabilities or {}
       state.info = (caps.experimental or {}).zot or {}
