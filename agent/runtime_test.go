@@ -143,7 +143,9 @@ func TestHookRewritesArgs(t *testing.T) {
 }
 
 func TestHookBlocksTurn(t *testing.T) {
-	h := &hooks{turn: func(step int) agent.TurnDecision { return agent.TurnDecision{Block: true, Reason: "outside business hours"} }}
+	h := &hooks{turn: func(step int) agent.TurnDecision {
+		return agent.TurnDecision{Block: true, Reason: "outside business hours"}
+	}}
 	rt, srv := newRuntime(t, func(c *agent.Config) { c.Hooks = h })
 	evs := collect(t)(rt.Prompt(context.Background(), "hi", nil))
 	errs := ofType(evs, agent.EventError)

@@ -109,11 +109,11 @@ function H.wait_ready()
   return H.state()
 end
 
---- Waits until the last run is done; returns it.
-function H.wait_run(ms)
+--- Waits until the last run (another than `after`, if given) is done.
+function H.wait_run(after, ms)
   H.wait('the run to finish', function()
     local c = H.chat()
-    return c and c.last_run and c.last_run.done
+    return c and c.last_run and c.last_run ~= after and c.last_run.done
   end, ms)
   return H.chat().last_run
 end
