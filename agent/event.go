@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/internal/jsonstr"
 )
 
 // Event types, the RPC event set of zot (shared/seeds/001).
@@ -71,95 +71,43 @@ func (e Event) AppendJSON(b []byte, runID string) []byte {
 		return append(b, out...)
 	}
 	b = append(b, `{"type":`...)
-	b = appendString(b, e.Type)
+	b = jsonstr.Append(b, e.Type)
 	switch e.Type {
 	case EventTextDelta:
 		b = append(b, `,"delta":`...)
-		b = appendString(b, e.Delta)
+		b = jsonstr.Append(b, e.Delta)
 	case EventToolProgress:
 		b = append(b, `,"id":`...)
-		b = appendString(b, e.ID)
+		b = jsonstr.Append(b, e.ID)
 		b = append(b, `,"text":`...)
-		b = appendString(b, e.Text)
+		b = jsonstr.Append(b, e.Text)
 	case EventTurnStart:
 		b = append(b, `,"step":`...)
 		b = strconv.AppendInt(b, int64(e.Step), 10)
 	case EventTurnEnd:
 		b = append(b, `,"stop":`...)
-		b = appendString(b, e.Stop)
+		b = jsonstr.Append(b, e.Stop)
 		if e.Error != "" {
 			b = append(b, `,"error":`...)
-			b = appendString(b, e.Error)
+			b = jsonstr.Append(b, e.Error)
 		}
 	case EventError:
 		b = append(b, `,"message":`...)
-		b = appendString(b, e.Message)
+		b = jsonstr.Append(b, e.Message)
 	case EventCompactDone:
 		b = append(b, `,"summary":`...)
-		b = appendString(b, e.Summary)
+		b = jsonstr.Append(b, e.Summary)
 	}
 	if runID != "" {
 		b = append(b, `,"runId":`...)
-		b = appendString(b, runID)
+		b = jsonstr.Append(b, runID)
 	}
 	return append(b, '}')
 }
 
 func appendError(b []byte, err error) []byte {
 	b = append(b, `{"type":"error","message":`...)
-	return append(appendString(b, "internal: cannot encode event: "+err.Error()), '}')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string, escaping as encoding/json does
-// (minus HTML escaping); invalid UTF-8 becomes U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(jsonstr.Append(b, "internal: cannot encode event: "+err.Error()), '}')
 }
 
 // Wire returns the event as a map in zot's wire schema, so fronts can add

@@ -8,7 +8,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -192,7 +191,7 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []message.Cont
 func (r *Runtime) Compact(ctx context.Context) (<-chan Event, error) {
 	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
 		if err := r.compact(ctx, emit, r.messageCount()); err != nil {
-			emit(errorEvent(ctx, err))
+			emit(errorEvent(err))
 		}
 	})
 }
@@ -400,15 +399,8 @@ func (r *Runtime) addUsage(u message.Usage) message.Usage {
 	return total
 }
 
-func errorEvent(ctx context.Context, err error) Event {
+func errorEvent(err error) Event {
 	return Event{Type: EventError, Message: err.Error()}
 }
 
 func now() time.Time { return time.Now().UTC() }
-
-func describe(err error) string {
-	if err == nil {
-		return ""
-	}
-	return fmt.Sprint(err)
-}

@@ -434,6 +434,10 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 				s.notify("zot/event", map[string]any{"type": agent.EventError, "message": err.Error(), "runId": r.id})
 			}
 			cancel()
+			// A client that hears done sees nothing running.
+			q.mu.Lock()
+			q.current = nil
+			q.mu.Unlock()
 		}
 		buf = ev.AppendJSON(append(buf[:0], eventPrefix...), r.id)
 		s.sendRaw(append(buf, '}'))

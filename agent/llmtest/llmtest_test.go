@@ -16,6 +16,8 @@ import (
 	aopt "github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/openai/openai-go/v3"
 	oopt "github.com/openai/openai-go/v3/option"
+
+	"github.com/zot-editors/zot/internal/jsonstr"
 )
 
 func post(t *testing.T, url, body string) *http.Response {
@@ -313,7 +315,7 @@ func TestHangEndsOnClose(t *testing.T) {
 
 func TestAppendString(t *testing.T) {
 	for _, s := range []string{"plain", "q\"b\\s", "ctl\x01\x1f\n\r\t", "ünï😀", "bad\xffutf8", "<&>"} {
-		b := appendString(nil, s)
+		b := jsonstr.Append(nil, s)
 		var got string
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatalf("%q → %s: %v", s, b, err)

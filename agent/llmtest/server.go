@@ -11,7 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/zot-editors/zot/internal/jsonstr"
 )
 
 // Server is a running scripted LLM server.
@@ -332,11 +333,11 @@ func writeError(w http.ResponseWriter, kind api, status int, msg string, retryAf
 		b = append(b, `{"type":"error","error":{"type":"`...)
 		b = append(b, typ...)
 		b = append(b, `","message":`...)
-		b = appendString(b, msg)
+		b = jsonstr.Append(b, msg)
 		b = append(b, `}}`...)
 	} else {
 		b = append(b, `{"error":{"message":`...)
-		b = appendString(b, msg)
+		b = jsonstr.Append(b, msg)
 		b = append(b, `,"type":"`...)
 		b = append(b, typ...)
 		b = append(b, `","param":null,"code":null}}`...)
@@ -463,47 +464,4 @@ func (st *stream) stop(anthropic bool) string {
 		return "length"
 	}
 	return s
-}
-
-// appendString appends s as a JSON string.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
-			i++
-			continue
-		}
-		if c < 0x80 {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == 0xFFFD && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -3,6 +3,8 @@ package llmtest
 import (
 	"strconv"
 	"time"
+
+	"github.com/zot-editors/zot/internal/jsonstr"
 )
 
 // argsChunk is how many bytes of tool arguments go in one delta.
@@ -15,7 +17,7 @@ func (st *stream) anthropic() {
 	b = append(b, `{"type":"message_start","message":{"id":"msg_llmtest_`...)
 	b = strconv.AppendInt(b, int64(st.n), 10)
 	b = append(b, `","type":"message","role":"assistant","model":`...)
-	b = appendString(b, st.model)
+	b = jsonstr.Append(b, st.model)
 	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`...)
 	b = strconv.AppendInt(b, int64(st.usage.Input), 10)
 	b = append(b, `,"cache_creation_input_tokens":`...)
@@ -42,7 +44,7 @@ func (st *stream) anthropic() {
 			}
 			b := st.anthEvent(st.buf, "content_block_delta")
 			b = append(b, `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`...)
-			b = appendString(b, d)
+			b = jsonstr.Append(b, d)
 			st.buf = append(b, "}}\n\n"...)
 			if !st.flush() {
 				return
@@ -59,9 +61,9 @@ func (st *stream) anthropic() {
 		b = append(b, `{"type":"content_block_start","index":`...)
 		b = strconv.AppendInt(b, int64(index), 10)
 		b = append(b, `,"content_block":{"type":"tool_use","id":`...)
-		b = appendString(b, st.toolID(i, "toolu_llmtest_"))
+		b = jsonstr.Append(b, st.toolID(i, "toolu_llmtest_"))
 		b = append(b, `,"name":`...)
-		b = appendString(b, tc.Name)
+		b = jsonstr.Append(b, tc.Name)
 		b = append(b, `,"input":{}}}`+"\n\n"...)
 		st.buf = b
 		// The real API opens with an empty partial_json.
@@ -74,7 +76,7 @@ func (st *stream) anthropic() {
 			b = append(b, `{"type":"content_block_delta","index":`...)
 			b = strconv.AppendInt(b, int64(index), 10)
 			b = append(b, `,"delta":{"type":"input_json_delta","partial_json":`...)
-			b = appendString(b, p)
+			b = jsonstr.Append(b, p)
 			st.buf = append(b, "}}\n\n"...)
 			if !st.flush() {
 				return
@@ -91,7 +93,7 @@ func (st *stream) anthropic() {
 	}
 	b = st.anthEvent(st.buf, "message_delta")
 	b = append(b, `{"type":"message_delta","delta":{"stop_reason":`...)
-	b = appendString(b, st.stop(true))
+	b = jsonstr.Append(b, st.stop(true))
 	b = append(b, `,"stop_sequence":null},"usage":{"output_tokens":`...)
 	b = strconv.AppendInt(b, int64(st.usage.Output), 10)
 	b = append(b, "}}\n\n"...)
@@ -115,7 +117,7 @@ func (st *stream) openai(includeUsage bool) {
 		b = append(b, `","object":"chat.completion.chunk","created":`...)
 		b = strconv.AppendInt(b, created, 10)
 		b = append(b, `,"model":`...)
-		return appendString(b, st.model)
+		return jsonstr.Append(b, st.model)
 	}
 	b := head(st.buf)
 	st.buf = append(b, `,"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`+"\n\n"...)
@@ -128,7 +130,7 @@ func (st *stream) openai(includeUsage bool) {
 		}
 		b := head(st.buf)
 		b = append(b, `,"choices":[{"index":0,"delta":{"content":`...)
-		b = appendString(b, d)
+		b = jsonstr.Append(b, d)
 		st.buf = append(b, `},"finish_reason":null}]}`+"\n\n"...)
 		if !st.flush() {
 			return
@@ -139,9 +141,9 @@ func (st *stream) openai(includeUsage bool) {
 		b = append(b, `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":`...)
 		b = strconv.AppendInt(b, int64(i), 10)
 		b = append(b, `,"id":`...)
-		b = appendString(b, st.toolID(i, "call_llmtest_"))
+		b = jsonstr.Append(b, st.toolID(i, "call_llmtest_"))
 		b = append(b, `,"type":"function","function":{"name":`...)
-		b = appendString(b, tc.Name)
+		b = jsonstr.Append(b, tc.Name)
 		st.buf = append(b, `,"arguments":""}}]},"finish_reason":null}]}`+"\n\n"...)
 		if !st.flush() {
 			return
@@ -154,7 +156,7 @@ func (st *stream) openai(includeUsage bool) {
 			b = append(b, `,"choices":[{"index":0,"delta":{"tool_calls":[{"index":`...)
 			b = strconv.AppendInt(b, int64(i), 10)
 			b = append(b, `,"function":{"arguments":`...)
-			b = appendString(b, p)
+			b = jsonstr.Append(b, p)
 			st.buf = append(b, `}}]},"finish_reason":null}]}`+"\n\n"...)
 			if !st.flush() {
 				return
@@ -163,7 +165,7 @@ func (st *stream) openai(includeUsage bool) {
 	}
 	b = head(st.buf)
 	b = append(b, `,"choices":[{"index":0,"delta":{},"finish_reason":`...)
-	b = appendString(b, st.stop(false))
+	b = jsonstr.Append(b, st.stop(false))
 	b = append(b, `}]}`+"\n\n"...)
 	if includeUsage {
 		u := st.usage

@@ -98,16 +98,6 @@ func BenchmarkRPCIdleRSS(b *testing.B) {
 	b.ReportMetric(float64(worst)/1024, "MB-RSS")
 }
 
-func countType(ms []map[string]any, t string) int {
-	n := 0
-	for _, m := range ms {
-		if m["type"] == t {
-			n++
-		}
-	}
-	return n
-}
-
 // cpuTime reads a process's user+system CPU time from /proc.
 func cpuTime(pid int) time.Duration {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -179,5 +178,3 @@ func cmdSessions(args []string, stdout, stderr io.Writer) int {
 	tw.Flush()
 	return 0
 }
-
-var _ = flag.ErrHelp

@@ -190,9 +190,15 @@ func TestSessions(t *testing.T) {
 }
 
 func TestRunShowsWorkDoneProgress(t *testing.T) {
-	e := newEnv(t, llmtest.ToolReply("ls", map[string]any{}), llmtest.TextReply("done"))
-	ed := e.start(nil)
-	run := ed.Prompt("list")
+	e := newEnv(t, llmtest.ToolReply("bash", map[string]any{"command": "true"}), llmtest.TextReply("done"))
+	ed := e.start(askMode(true))
+	// Reports collapse to the latest phase; while the approval dialog is
+	// up, the latest is "running bash".
+	ed.Choose = func(msg string, actions []string) string {
+		ed.WaitNote("$/progress", func(p json.RawMessage) bool { return strings.Contains(string(p), "running bash") })
+		return "Allow once"
+	}
+	run := ed.Prompt("run it")
 	ed.WaitDone(run.RunID)
 	ed.Wait("progress end", func() bool {
 		for _, m := range ed.Notes("$/progress") {
@@ -217,12 +223,12 @@ func TestRunShowsWorkDoneProgress(t *testing.T) {
 		}
 		json.Unmarshal(m.Params, &p)
 		kinds = append(kinds, p.Value.Kind)
-		msgs = append(msgs, p.Value.Title+p.Value.Message)
-		if p.Value.Kind == "begin" && p.Value.Title != "zot" {
-			t.Fatalf("progress title %q", p.Value.Title)
+		msgs = append(msgs, p.Value.Message)
+		if p.Value.Kind == "begin" && (p.Value.Title != "zot" || p.Value.Message != "run it") {
+			t.Fatalf("progress begin: %s", m.Params)
 		}
 	}
-	if kinds[0] != "begin" || kinds[len(kinds)-1] != "end" || !strings.Contains(strings.Join(msgs, "|"), "running ls") {
+	if kinds[0] != "begin" || kinds[len(kinds)-1] != "end" || msgs[len(msgs)-1] != "done" {
 		t.Fatalf("progress: %v %v", kinds, msgs)
 	}
 }
