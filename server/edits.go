@@ -235,6 +235,11 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 			// The client sent didOpen/didChange for the edit before its
 			// answer: let them land so the next read sees the result.
 			s.barrier(ctx, 5*time.Second)
+			if cur.open {
+				// A client that answers before sending its didChange:
+				// give it a moment, so the next read is not stale.
+				s.overlay.waitChange(ctx, path, cur.version, 2*time.Second)
+			}
 			w.remember(path, cur.open, target)
 			return nil
 		}

@@ -126,6 +126,9 @@ type Editor struct {
 	// BeforeApply runs when workspace/applyEdit arrives, before it is
 	// applied: a test types here to race the agent.
 	BeforeApply func(params json.RawMessage)
+	// LateDidChange sends the didChange of an applied edit after the
+	// applyEdit answer instead of before (clients differ).
+	LateDidChange bool
 	// NotifyHook sees every notification first; returning false keeps it
 	// out of the record (benchmarks).
 	NotifyHook func(method string, params []byte) bool
@@ -408,12 +411,16 @@ func (e *Editor) serve(m Message) {
 		if e.BeforeApply != nil {
 			e.BeforeApply(m.Params)
 		}
-		applied, reason := e.applyEdit(m.Params)
+		applied, reason, late := e.applyEdit(m.Params)
 		r := map[string]any{"applied": applied}
 		if reason != "" {
 			r["failureReason"] = reason
 		}
-		result = r
+		e.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": r})
+		for _, n := range late {
+			e.send(n)
+		}
+		return
 	case "window/showMessageRequest":
 		var p struct {
 			Message string `json:"message"`
@@ -876,10 +883,10 @@ type ApplyEditParams struct {
 // applyEdit applies a workspace edit all or nothing, like an editor:
 // versions must match, positions are UTF-16, files not open are opened
 // (didOpen) first, created files are created on disk empty.
-func (e *Editor) applyEdit(raw json.RawMessage) (bool, string) {
+func (e *Editor) applyEdit(raw json.RawMessage) (ok bool, reason string, late []map[string]any) {
 	var p ApplyEditParams
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return false, "bad params: " + err.Error()
+		return false, "bad params: " + err.Error(), nil
 	}
 	type step struct {
 		create  string
@@ -896,7 +903,7 @@ func (e *Editor) applyEdit(raw json.RawMessage) (bool, string) {
 		case dc.Kind == "create":
 			steps = append(steps, step{create: dc.URI})
 		case dc.Kind != "":
-			return false, "fake editor: unsupported resource operation " + dc.Kind
+			return false, "fake editor: unsupported resource operation " + dc.Kind, nil
 		case dc.TextDocument != nil:
 			steps = append(steps, step{uri: dc.TextDocument.URI, version: dc.TextDocument.Version, edits: dc.Edits})
 		}
@@ -910,7 +917,7 @@ func (e *Editor) applyEdit(raw json.RawMessage) (bool, string) {
 		b, ok := e.buffers[s.uri]
 		if ok && b.Version != *s.version {
 			e.mu.Unlock()
-			return false, fmt.Sprintf("version mismatch for %s: the edit is for version %d, the buffer is at %d", s.uri, *s.version, b.Version)
+			return false, fmt.Sprintf("version mismatch for %s: the edit is for version %d, the buffer is at %d", s.uri, *s.version, b.Version), nil
 		}
 	}
 	e.mu.Unlock()
@@ -930,7 +937,7 @@ func (e *Editor) applyEdit(raw json.RawMessage) (bool, string) {
 			path := uri.URI(s.uri).FsPath()
 			data, err := os.ReadFile(path)
 			if err != nil {
-				return false, "cannot open " + s.uri + ": " + err.Error()
+				return false, "cannot open " + s.uri + ": " + err.Error(), late
 			}
 			rel, _ := filepath.Rel(e.cfg.Root, path)
 			e.Open(rel, string(data))
@@ -952,7 +959,7 @@ func (e *Editor) applyEdit(raw json.RawMessage) (bool, string) {
 		for i := 1; i < len(as); i++ {
 			if as[i].s < as[i-1].e {
 				e.mu.Unlock()
-				return false, "overlapping edits"
+				return false, "overlapping edits", late
 			}
 		}
 		// Apply from the end so earlier positions stay valid, and send
@@ -968,13 +975,18 @@ func (e *Editor) applyEdit(raw json.RawMessage) (bool, string) {
 		b.Dirty = true
 		v := b.Version
 		e.mu.Unlock()
-		e.Notify("textDocument/didChange", map[string]any{
+		change := map[string]any{"jsonrpc": "2.0", "method": "textDocument/didChange", "params": map[string]any{
 			"textDocument":   map[string]any{"uri": s.uri, "version": v},
 			"contentChanges": changes,
-		})
+		}}
+		if e.LateDidChange {
+			late = append(late, change)
+		} else {
+			e.send(change)
+		}
 	}
 	e.bump()
-	return true, ""
+	return true, "", late
 }
 
 // save writes buffers to disk (zot/save) and sends didSave.

@@ -244,3 +244,45 @@ func TestBashSeesSavedEdits(t *testing.T) {
 		t.Fatalf("bash saw: %s", servertest.ResultText(bash))
 	}
 }
+
+// A whole-file write is re-based onto typing the user did meanwhile (here
+// during the review), when they touch different lines.
+func TestWriteIsRebasedOntoTyping(t *testing.T) {
+	e := newEnv(t, llmtest.ToolReply("read", map[string]any{"path": "w.txt"}),
+		llmtest.ToolReply("write", map[string]any{"path": "w.txt", "content": "a\nb\nC\n"}), llmtest.TextReply("ok"))
+	ed := e.start(askMode(true))
+	ed.WriteFile("w.txt", "a\nb\nc\n")
+	ed.Open("w.txt", "a\nb\nc\n")
+	ed.Review = func(p servertest.ReviewEdit) servertest.ReviewResult {
+		ed.Type("w.txt", 0, 0, "X")
+		return servertest.ReviewResult{Decision: "accept"}
+	}
+	evs := ed.WaitDone(ed.Prompt("rewrite").RunID)
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" && ev["is_error"] != false {
+			t.Fatalf("tool failed: %s", servertest.ResultText(ev))
+		}
+	}
+	if buf, _ := ed.Buffer("w.txt"); buf != "Xa\nb\nC\n" {
+		t.Fatalf("buffer %q", buf)
+	}
+}
+
+// Some editors answer applyEdit before sending the didChange of the edit;
+// consecutive edits of the same buffer still build on each other.
+func TestConsecutiveEditsWithLateDidChange(t *testing.T) {
+	e := newEnv(t, editReply("l.txt", "one", "ONE"), editReply("l.txt", "two", "TWO"), editReply("l.txt", "ONE", "1"), llmtest.TextReply("ok"))
+	ed := e.start(nil)
+	ed.LateDidChange = true
+	ed.WriteFile("l.txt", "one\ntwo\n")
+	ed.Open("l.txt", "one\ntwo\n")
+	evs := ed.WaitDone(ed.Prompt("edit thrice").RunID)
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" && ev["is_error"] != false {
+			t.Fatalf("tool failed: %s", servertest.ResultText(ev))
+		}
+	}
+	if buf, _ := ed.Buffer("l.txt"); buf != "1\nTWO\n" {
+		t.Fatalf("buffer %q", buf)
+	}
+}

@@ -63,6 +63,7 @@ function H.setup(opts)
   opts.cmd = opts.cmd or H.cmd(opts.args)
   opts.args = nil
   opts.root_dir = opts.root_dir or H.ws
+  opts.transport = opts.transport or os.getenv('ZOT_TEST_TRANSPORT')
   require('zot').setup(opts)
 end
 

@@ -24,4 +24,13 @@ local st = H.state()
 H.ok(vim.lsp.buf_is_attached(vim.fn.bufnr(file), st.id), 'the file buffer is attached')
 -- The prompt carried the file as context.
 H.ok(text:find('Editor context', 1, true), 'context sent:\n' .. text)
+
+-- A visual (charwise) selection goes as context: file, range and text.
+vim.api.nvim_set_current_win(vim.fn.win_findbuf(vim.fn.bufnr(file))[1])
+vim.cmd('normal! 2G0lv$h\27')
+vim.cmd("'<,'>ZotPrompt explain this")
+H.wait_run(run)
+text = H.chat_text()
+H.ok(text:find('(Editor context: notes.txt, lines 2–2 selected:)\n```\neta\n```', 1, true), 'the selection:\n' .. text)
+H.ok(text:find('About the selection.', 1, true), 'the answer:\n' .. text)
 H.done()

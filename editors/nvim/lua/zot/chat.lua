@@ -18,7 +18,8 @@ local ns = api.nvim_create_namespace('zot_chat')
 M.ns = ns
 
 local DETAIL = '  │ '
-local FOLDEXPR = [[getline(v:lnum)=~'^  │'?1:0]]
+-- Manual folds (made as details are written, remade when a window opens):
+-- a foldexpr would be evaluated for every streamed line.
 local FOLDTEXT = [['  │ … '.(v:foldend-v:foldstart+1).' lines of details (za)']]
 
 -- ------------------------------------------------------------- buffer ----
@@ -291,6 +292,39 @@ end
 
 -- --------------------------------------------------------------- window --
 
+local function is_detail(l)
+  return l:sub(1, #DETAIL) == DETAIL
+end
+
+--- Folds rows s..e (0-based, inclusive) in every window showing the chat.
+local function fold(chat, s, e, wins)
+  for _, w in ipairs(wins or windows(chat)) do
+    pcall(api.nvim_win_call, w, function()
+      if vim.wo.foldmethod == 'manual' then
+        vim.cmd(string.format('silent %d,%dfold', s + 1, e + 1))
+      end
+    end)
+  end
+end
+
+--- Recreates the detail folds of a window (manual folds are per window).
+local function refold(chat, win)
+  pcall(api.nvim_win_call, win, function()
+    vim.cmd('silent! normal! zE')
+  end)
+  local lines = api.nvim_buf_get_lines(chat.buf, 0, -1, false)
+  local start
+  for i = 1, #lines + 1 do
+    local d = lines[i] ~= nil and is_detail(lines[i])
+    if d and not start then
+      start = i - 1
+    elseif not d and start then
+      fold(chat, start, i - 2, { win })
+      start = nil
+    end
+  end
+end
+
 local function setup_window(chat, win)
   local wo = vim.wo[win]
   wo.wrap = true
@@ -298,11 +332,11 @@ local function setup_window(chat, win)
   wo.number = false
   wo.relativenumber = false
   wo.signcolumn = 'no'
-  wo.foldmethod = 'expr'
-  wo.foldexpr = FOLDEXPR
+  wo.foldmethod = 'manual'
   wo.foldtext = FOLDTEXT
   wo.foldlevel = 0
   wo.foldenable = true
+  refold(chat, win)
   chat.bar = nil
   update_bar(chat)
 end
@@ -513,7 +547,7 @@ local function on_tool_result(chat, ev)
   local after = row + 1
   while after < n do
     local l = api.nvim_buf_get_lines(buf, after, after + 1, true)[1]
-    if l:sub(1, #DETAIL) ~= DETAIL then
+    if not is_detail(l) then
       break
     end
     after = after + 1
@@ -526,6 +560,7 @@ local function on_tool_result(chat, ev)
     api.nvim_buf_set_lines(buf, after, after, false, details)
   end)
   pcall(api.nvim_buf_set_extmark, buf, ns, row, 0, { id = mark.extmark })
+  fold(chat, row + 1, after + #details - 1)
   follow(chat, wins)
   set_status(chat, 'thinking')
 end

@@ -116,20 +116,30 @@ local function capabilities()
   return caps
 end
 
+--- zot's transport (zot.rpc) unless transport = "builtin": it lets review
+--- and approval handlers wait for the user on every Neovim, and keeps the
+--- UI responsive under thousands of events per second. Neovim's own
+--- transport answers server requests synchronously before 0.10.
 local function use_own_transport()
   local t = config.get().transport
-  if t == 'zot' then
-    return true
-  elseif t == 'builtin' then
+  if t == 'builtin' then
     return false
   end
-  return not compat.async_server_requests
+  return true
 end
 
---- Runs f with vim.lsp.rpc.start replaced by zot's transport (Neovim starts
---- the process inside start_client, synchronously).
-local function with_transport(f)
+--- Runs f (which starts the client) with zot's transport: from 0.10 as
+--- the documented function `cmd`; before, by lending vim.lsp.rpc.start to
+--- zot.rpc while start_client spawns the process (synchronously).
+local function with_transport(cfg, f)
   if not use_own_transport() then
+    return f()
+  end
+  if compat.async_server_requests then
+    local cmd, env, cwd = cfg.cmd, cfg.cmd_env, cfg.cmd_cwd
+    cfg.cmd = function(dispatchers)
+      return require('zot.rpc').start(cmd[1], vim.list_slice(cmd, 2), dispatchers, { cwd = cwd, env = env })
+    end
     return f()
   end
   local rpcmod = require('vim.lsp.rpc')
@@ -239,7 +249,7 @@ local function start(root, bufnr)
   if not compat.is_dir(root) then
     cfg.cmd_cwd = nil
   end
-  local id = with_transport(function()
+  local id = with_transport(cfg, function()
     local file = bufnr and buf_path(bufnr) and bufnr == vim.api.nvim_get_current_buf()
     if vim.lsp.start and file then
       return vim.lsp.start(cfg, {

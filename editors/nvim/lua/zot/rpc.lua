@@ -41,7 +41,7 @@ local function format_error(err)
 end
 
 --- Slice budget of one drain, in nanoseconds.
-M.slice_ns = 8e6
+M.slice_ns = 4e6
 
 --- Starts cmd and returns an RPC client object.
 --- Accepts both signatures of vim.lsp.rpc.start: (cmd, args, dispatchers,
@@ -66,6 +66,7 @@ function M.start(cmd, cmd_args, dispatchers, extra)
   local queue, qhead, qtail = {}, 1, 0
   local draining = false
   local stderr_tail = {}
+  local resume_timer = uv.new_timer()
 
   local rpc = {}
 
@@ -81,6 +82,7 @@ function M.start(cmd, cmd_args, dispatchers, extra)
     pcall(stdout.close, stdout)
     pcall(stderr.close, stderr)
     pcall(handle.close, handle)
+    pcall(resume_timer.close, resume_timer)
     callbacks, reply_callbacks = {}, {}
     vim.schedule(function()
       pcall(on_exit, code, signal)
@@ -182,33 +184,63 @@ function M.start(cmd, cmd_args, dispatchers, extra)
     end
   end
 
+  -- Frames wait here (raw) until the main loop decodes and dispatches them
+  -- in time slices; between slices libuv runs (input, timers, more reads).
+  -- Past HIGH waiting frames reading stops, so zot's writes block instead
+  -- of the editor drowning.
+  local HIGH, LOW = 4096, 1024
+  local paused = false
+  local on_read
   local drain
+  local function schedule_drain(yield)
+    if draining then
+      return
+    end
+    draining = true
+    if yield then
+      resume_timer:start(0, 0, function()
+        vim.schedule(drain)
+      end)
+    else
+      vim.schedule(drain)
+    end
+  end
+
   drain = function()
     draining = false
     local t0 = uv.hrtime()
     local n = 0
     while qhead <= qtail do
-      local msg = queue[qhead]
+      local body = queue[qhead]
       queue[qhead] = nil
       qhead = qhead + 1
-      dispatch(msg)
+      local ok, msg = pcall(vim.json.decode, body, { luanil = { object = true } })
+      if ok then
+        dispatch(msg)
+      else
+        report('INVALID_SERVER_JSON', msg)
+      end
       n = n + 1
-      if n % 32 == 0 and uv.hrtime() - t0 > M.slice_ns and qhead <= qtail then
-        draining = true
-        vim.schedule(drain)
+      if paused and qtail - qhead < LOW and not stdout:is_closing() then
+        paused = false
+        stdout:read_start(on_read)
+      end
+      if n % 16 == 0 and qhead <= qtail and uv.hrtime() - t0 > M.slice_ns then
+        schedule_drain(true)
         return
       end
     end
     qhead, qtail = 1, 0
   end
 
-  local function enqueue(msg)
+  local function enqueue(body)
     qtail = qtail + 1
-    queue[qtail] = msg
-    if not draining then
-      draining = true
-      vim.schedule(drain)
+    queue[qtail] = body
+    if not paused and qtail - qhead > HIGH then
+      paused = true
+      stdout:read_stop()
     end
+    schedule_drain(false)
   end
 
   -- Content-Length framing. Chunks are joined only when a whole frame may
@@ -232,20 +264,14 @@ function M.start(cmd, cmd_args, dispatchers, extra)
         need = he + n - pos + 1
         break
       else
-        local body = buf:sub(he + 1, he + n)
+        enqueue(buf:sub(he + 1, he + n))
         pos = he + n + 1
-        local ok, msg = pcall(vim.json.decode, body, { luanil = { object = true } })
-        if ok then
-          enqueue(msg)
-        else
-          report('INVALID_SERVER_JSON', msg)
-        end
       end
     end
     buf = buf:sub(pos)
   end
 
-  stdout:read_start(function(err, chunk)
+  on_read = function(err, chunk)
     if err then
       report('READ_ERROR', err)
       return
@@ -261,7 +287,8 @@ function M.start(cmd, cmd_args, dispatchers, extra)
     buf = buf .. table.concat(chunks)
     chunks, have = {}, 0
     parse()
-  end)
+  end
+  stdout:read_start(on_read)
 
   stderr:read_start(function(_, chunk)
     if chunk then

@@ -1,0 +1,34 @@
+-- :checkhealth zot reports the binary, its version, the provider state and
+-- the extensions: first through a short-lived probe, then from the running
+-- client.
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
+H.setup({ args = { '--ext', os.getenv('ZOT_TEST_LSPEXT') } })
+
+local function health()
+  vim.cmd('checkhealth zot')
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  vim.cmd('bwipeout!')
+  return text
+end
+
+local function expect(text, pat, what)
+  H.ok(text:find(pat), what .. ' (' .. pat .. ') in:\n' .. text)
+end
+
+local text = health()
+expect(text, 'OK.-binary: ' .. vim.pesc(H.bin), 'binary')
+expect(text, 'OK.-version: zot %d', 'version')
+expect(text, 'short%-lived', 'probe')
+expect(text, 'OK.-protocol version 1', 'protocol')
+expect(text, 'OK.-provider anthropic, model', 'provider')
+expect(text, 'OK.-lspext 1%.0%.0 %(ext%): loaded', 'extension')
+H.ok(not text:find('ERROR'), 'no errors:\n' .. text)
+H.eq(0, #require('zot.client').all(), 'the probe left no client')
+
+require('zot.client').with_root(H.ws, function() end)
+H.wait_ready()
+H.wait_extension('lspext')
+text = health()
+expect(text, 'OK.-running for', 'running client')
+expect(text, 'OK.-lspext 1%.0%.0 %(ext%): loaded', 'extension')
+H.done()
