@@ -196,6 +196,12 @@ end
 
 local function start(root, bufnr)
   local o = config.get()
+  if vim.fn.executable(o.cmd[1]) ~= 1 then
+    util.err(
+      string.format('`%s` is not executable; install zot or set setup({ cmd = { "/path/to/zot", "lsp" } })', o.cmd[1])
+    )
+    return nil
+  end
   local state = { root = root, waiters = {}, commands = {}, extensions = nil, ready = false }
   M.by_root[root] = state
   local before = {}
@@ -258,8 +264,16 @@ local function start(root, bufnr)
         end,
       })
     end
-    local cid = vim.lsp.start_client(cfg)
-    return cid
+    if vim.fn.has('nvim-0.11') == 1 then
+      -- start_client is deprecated there; start without attaching.
+      return vim.lsp.start(cfg, {
+        attach = false,
+        reuse_client = function()
+          return false
+        end,
+      })
+    end
+    return vim.lsp.start_client(cfg)
   end)
   if not id then
     M.by_root[root] = nil

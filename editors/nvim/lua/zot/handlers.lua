@@ -82,11 +82,12 @@ end
 
 -- ---------------------------------------------------------------- edits --
 
+--- The version Neovim last sent for bufnr (didOpen/didChange).
 local function buf_version(bufnr)
   local versions = vim.lsp.util.buf_versions
   local v = versions and versions[bufnr]
-  if v == nil then
-    return nil
+  if v == nil and vim.api.nvim_buf_is_loaded(bufnr) and vim.fn.has('nvim-0.11') == 1 then
+    v = vim.b[bufnr].changedtick
   end
   return v
 end
