@@ -4,7 +4,7 @@ BIN     := bin/zot
 ARGS    ?= --help
 GOTEST  ?= $(GO) test -count=1
 
-.PHONY: all build run test test-go bench fuzz vet demo clean
+.PHONY: all build run test test-go test-nvim test-vscode bench fuzz vet demo clean
 
 all: build
 
@@ -19,10 +19,18 @@ run: build
 demo: build
 	./scripts/demo.sh
 
-test: test-go
+# Every test: Go (runtime, server, extensions), Neovim (headless, real
+# nvim), VS Code (unit tests in Node, then real code-server + Chromium).
+test: test-go test-nvim test-vscode
 
 test-go: build
 	$(GOTEST) -timeout 15m ./...
+
+test-nvim: build
+	ZOT_BIN=$(CURDIR)/$(BIN) editors/nvim/tests/run.sh
+
+test-vscode: build
+	ZOT_BIN=$(CURDIR)/$(BIN) editors/vscode/scripts/test.sh
 
 vet:
 	$(GO) vet ./...

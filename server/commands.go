@@ -90,12 +90,15 @@ func (s *Server) zotCommand(ctx context.Context, raw json.RawMessage) (any, erro
 	if name == "" {
 		return nil, fieldError(method, "name", "is required: a command from zot/commands")
 	}
+	// A command may wait on an extension's process, a reload, or (right
+	// after initialize) the host starting: let other messages through.
+	release(ctx)
 	for _, c := range builtinCommands {
 		if c.Name == name {
 			return s.builtinCommand(ctx, name, args)
 		}
 	}
-	host := s.currentHost()
+	host := s.waitHost(ctx)
 	if host != nil {
 		for _, c := range host.Commands() {
 			if c.Name == name {

@@ -112,6 +112,21 @@ type ExtensionStatus struct {
 	Tools    []string `json:"tools"`
 }
 
+// waitHost returns the host once it has started (or failed to), so a
+// command sent right after initialize is not mistaken for a typo.
+func (s *Server) waitHost(ctx context.Context) Host {
+	s.mu.Lock()
+	starting := s.hostStarted
+	s.mu.Unlock()
+	if starting {
+		select {
+		case <-s.hostReady:
+		case <-ctx.Done():
+		}
+	}
+	return s.currentHost()
+}
+
 func (s *Server) currentHost() Host {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -138,6 +153,7 @@ func (s *Server) startHost() {
 		s.mu.Unlock()
 		s.logf("extensions: %v", err)
 		s.showMessage(protocol.MessageTypeWarning, "zot: extensions could not start: "+err.Error())
+		s.sendChanged() // loading is over: clients see error set
 		return
 	}
 	s.mu.Lock()
@@ -219,7 +235,8 @@ func (s *Server) zotExtensions(ctx context.Context, _ json.RawMessage) (any, err
 }
 
 func (s *Server) zotExtensionsReload(ctx context.Context, _ json.RawMessage) (any, error) {
-	host := s.currentHost()
+	release(ctx) // a reload waits for in-flight calls: don't hold the queue
+	host := s.waitHost(ctx)
 	if host == nil {
 		return nil, rpcError(CodeRequestFailed, "no extension host is running%s", s.hostErrSuffix())
 	}
@@ -253,6 +270,9 @@ type NotifyParams struct {
 
 func (u hostUI) Notify(extension, level, message string) {
 	u.s.notify("zot/notify", NotifyParams{Extension: extension, Level: level, Message: message})
+	if u.s.caps.zot.Notify {
+		return // the client shows zot/notify itself; no second copy
+	}
 	switch level {
 	case "warn", "warning":
 		u.s.showMessage(protocol.MessageTypeWarning, "["+extension+"] "+message)

@@ -18,7 +18,8 @@ import (
 //
 //	count          tracks messages until answered (for a clean end of input)
 //	canceller      $/cancelRequest, numeric and string ids (cancel.go)
-//	AsyncHandler   one request at a time, in order; each replies at once
+//	ordered        one message at a time, in order; slow ones release the
+//	               queue before replying (ordered.go)
 //	guard          panics become InternalError; errors never reach the conn
 //	dispatch       initialize, shutdown, exit, didChange and zot/*
 //	ServerHandler  the standard LSP methods, onto *Server
@@ -34,7 +35,7 @@ func (s *Server) handler() jsonrpc2.Handler {
 	h := protocol.ServerHandler(s, jsonrpc2.MethodNotFoundHandler)
 	h = s.dispatch(h)
 	h = s.guard(h)
-	h = jsonrpc2.AsyncHandler(h)
+	h = ordered(h)
 	h = s.cancels.middleware(h)
 	return s.count(h)
 }
@@ -191,7 +192,7 @@ func (s *Server) dispatch(std jsonrpc2.Handler) jsonrpc2.Handler {
 	}
 }
 
-// guard turns a panic into an InternalError reply (so AsyncHandler, which
+// guard turns a panic into an InternalError reply (so ordered, which
 // waits for each reply, never stalls) and swallows handler errors, which
 // jsonrpc2 would answer by closing the connection.
 func (s *Server) guard(next jsonrpc2.Handler) jsonrpc2.Handler {

@@ -69,6 +69,9 @@ type clientZot struct {
 	ReviewEdit bool `json:"reviewEdit"`
 	Save       bool `json:"save"`
 	Panels     bool `json:"panels"`
+	// Notify: the client shows zot/notify, so warn/error notifications
+	// are not also sent as window/showMessage.
+	Notify bool `json:"notify"`
 }
 
 // clientCaps is what the server needs to know about the client.

@@ -58,6 +58,7 @@ type Config struct {
 	NoProgress        bool
 	NoZotSave         bool
 	ReviewEdit        bool // experimental.zot.reviewEdit
+	ZotNotify         bool // experimental.zot.notify: shows zot/notify itself
 	PositionEncodings []string
 
 	// Stderr receives zot's stderr (nil: the test log on failure).
@@ -486,6 +487,7 @@ func (e *Editor) Initialize(result any) {
 		"window": map[string]any{"workDoneProgress": !e.cfg.NoProgress},
 		"experimental": map[string]any{"zot": map[string]any{
 			"reviewEdit": e.cfg.ReviewEdit, "save": !e.cfg.NoZotSave, "panels": true,
+			"notify": e.cfg.ZotNotify,
 		}},
 	}
 	if e.cfg.PositionEncodings != nil {

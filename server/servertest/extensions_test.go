@@ -275,3 +275,34 @@ func TestUntrustedProjectExtensionDeclined(t *testing.T) {
 		return len(l.Extensions) == 1 && l.Extensions[0].State == "untrusted"
 	})
 }
+
+// A command sent right after initialized, while the extension host is
+// still starting, waits for it instead of being called unknown.
+func TestCommandRightAfterInitialize(t *testing.T) {
+	e := newEnv(t)
+	dir := e.installExt(filepath.Join(e.home, "dev", "lspext"), "lspext")
+	ed := servertest.Start(t, e.config("--ext", dir))
+	ed.Initialize(nil)
+	var r commandResult
+	ed.MustCall("zot/command", map[string]any{"name": "ins", "args": "early"}, &r)
+	if r.Action != "insert" || r.Insert != "inserted: early" {
+		t.Fatalf("early command: %+v", r)
+	}
+}
+
+// A client that advertises experimental.zot.notify gets zot/notify only:
+// no second copy as window/showMessage.
+func TestNotifyCapabilitySuppressesShowMessage(t *testing.T) {
+	e := newEnv(t)
+	ed := startWithExt(t, e, func(c *servertest.Config) { c.ZotNotify = true })
+	var r commandResult
+	ed.MustCall("zot/command", map[string]any{"name": "warn", "args": "once"}, &r)
+	ed.WaitNote("zot/notify", func(p json.RawMessage) bool { return strings.Contains(string(p), "careful: once") })
+	// A later message proves the server got past the notify.
+	ed.MustCall("zot/state", nil, nil)
+	for _, n := range ed.Notes("window/showMessage") {
+		if strings.Contains(string(n.Params), "careful: once") {
+			t.Fatalf("duplicate window/showMessage: %s", n.Params)
+		}
+	}
+}

@@ -1,13 +1,12 @@
--- zot/notify → vim.notify with the level (once, though zot also sends the
--- warning as window/showMessage); a display command shows in the chat.
+-- zot/notify → vim.notify with the level, once (the client advertises
+-- experimental.zot.notify, so no window/showMessage copy); a display
+-- command shows in the chat.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
 H.setup({ args = { '--ext', os.getenv('ZOT_TEST_LSPEXT') } })
 local got = H.capture_notify()
 
-require('zot.client').with_root(H.ws, function() end)
-H.wait_ready()
-H.wait_extension('lspext')
-
+-- Right away: zot is not started yet and its extensions load after it is;
+-- the command waits for them.
 vim.cmd('ZotCommand /warn mind the gap')
 H.wait('the notification', function()
   for _, n in ipairs(got) do

@@ -20,6 +20,8 @@ H.ok(require('zot.chat').bar_text(chat):find('↑1.2k', 1, true), 'usage in the 
 -- The chat opened in a split next to the file; the file buffer is attached.
 local wins = vim.fn.win_findbuf(chat.buf)
 H.eq(1, #wins, 'chat windows')
+local bar = vim.fn.has('nvim-0.8') == 1 and vim.wo[wins[1]].winbar or vim.wo[wins[1]].statusline
+H.ok(bar:find('↑1.2k', 1, true) and bar:find('$', 1, true), 'usage and cost in the winbar/statusline: ' .. bar)
 local st = H.state()
 H.ok(vim.lsp.buf_is_attached(vim.fn.bufnr(file), st.id), 'the file buffer is attached')
 -- The prompt carried the file as context.
@@ -33,4 +35,19 @@ H.wait_run(run)
 text = H.chat_text()
 H.ok(text:find('(Editor context: notes.txt, lines 2–2 selected:)\n```\neta\n```', 1, true), 'the selection:\n' .. text)
 H.ok(text:find('About the selection.', 1, true), 'the answer:\n' .. text)
+
+-- :ZotChat hides and shows the chat; `i` in the chat asks for a prompt.
+local run2 = H.chat().last_run
+vim.cmd('ZotChat')
+H.eq(0, #vim.fn.win_findbuf(chat.buf), 'hidden')
+vim.cmd('ZotChat')
+H.eq(chat.buf, vim.api.nvim_get_current_buf(), 'shown and focused')
+vim.ui.input = function(opts, cb)
+  cb('from the chat')
+end
+vim.cmd('normal i')
+H.wait_run(run2)
+text = H.chat_text()
+H.ok(text:find('## You\nfrom the chat', 1, true), 'the prompt typed in the chat:\n' .. text)
+H.ok(text:find('Typed in the chat.', 1, true), 'its answer:\n' .. text)
 H.done()

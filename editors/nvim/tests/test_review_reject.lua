@@ -1,17 +1,31 @@
--- permission "ask": `gr` in the review rejects; the buffer is untouched and
--- the model is told.
+-- permission "ask": `gr` in the side-by-side review rejects; `gR` in the
+-- inline (unified diff) review rejects with a note. The buffer stays as it
+-- was and the model is told.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
 H.setup({ permission = 'ask' })
 local file = H.write('hello.txt', 'hello world\n')
 vim.cmd('edit ' .. vim.fn.fnameescape(file))
 local buf = vim.api.nvim_get_current_buf()
 local review = require('zot.review')
+vim.ui.input = function(_, cb)
+  cb('keep the greeting')
+end
 
 vim.cmd('ZotPrompt change the greeting')
-H.wait('the review', function()
+H.wait('the first review', function()
   return #review.active == 1
 end)
+local first = review.active[1]
+require('zot.config').get().review.layout = 'inline'
 vim.cmd('normal gr')
+H.wait('the second review', function()
+  return #review.active == 1 and review.active[1] ~= first
+end)
+local diff = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+H.eq('diff', vim.bo.filetype, 'inline review filetype')
+H.ok(diff:find('-hello world\n+hello moon', 1, true), 'the unified diff:\n' .. diff)
+vim.cmd('normal gR')
+
 local run = H.wait_run()
 H.ok(not run.error, 'run error: ' .. tostring(run.error))
 H.eq({ 'hello world' }, vim.api.nvim_buf_get_lines(buf, 0, -1, false), 'the buffer is unchanged')
@@ -20,5 +34,7 @@ H.eq('hello world\n', H.read('hello.txt'), 'the file is unchanged')
 local text = H.chat_text()
 H.ok(text:find('✗ edit hello.txt', 1, true), 'failed tool line:\n' .. text)
 H.ok(text:find('rejected', 1, true), 'the rejection is in the result:\n' .. text)
+H.ok(text:find('The user said: keep the greeting', 1, true), 'the note reached the model:\n' .. text)
 H.ok(text:find('Finished.', 1, true), 'the run went on:\n' .. text)
+H.eq(1, #vim.api.nvim_list_tabpages(), 'the review tabs closed')
 H.done()

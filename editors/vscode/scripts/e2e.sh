@@ -136,6 +136,6 @@ curl -fs -o /dev/null "http://127.0.0.1:$PORT/healthz" || { echo "e2e: code-serv
 log "code-server on port $PORT (setup took $(( $(date +%s) - t0 ))s)"
 
 # ---------------------------------------------------------------- Playwright
-CS_URL="http://127.0.0.1:$PORT/?folder=$W/ws" WS="$W/ws" ART="$ART" \
+# (its last line is "N passed, N failed")
+CS_URL="http://127.0.0.1:$PORT/?folder=$W/ws" WS="$W/ws" ART="$ART" ZOT_BIN="$ZOT_BIN" \
   timeout 600 node "$HERE/test/e2e/chat.e2e.js"
-log "done in $(( $(date +%s) - t0 ))s"

@@ -13,8 +13,7 @@ export interface ChatHost {
     send(text: string): Promise<void>;
     abort(): Promise<void>;
     setModel(model: string): Promise<void>;
-    newSession(): Promise<void>;
-    pickSession(): Promise<void>;
+    setMode(mode: ext.PermissionMode): Promise<void>;
     /** State for a fresh webview: status, commands, models, transcript. */
     snapshot(): Promise<HostToChat[]>;
 }
@@ -63,7 +62,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         try {
             switch (m.type) {
                 case "ready": {
+                    // The snapshot's transcript (zot/messages) has what the
+                    // events held so far would show: drop those.
+                    const held = this.events.length;
                     const snap = await this.host.snapshot();
+                    this.events.splice(0, held);
                     this.ready = true;
                     for (const s of snap) {
                         void this.view?.webview.postMessage(s);
@@ -80,14 +83,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
                 case "setModel":
                     await this.host.setModel(m.model);
                     break;
-                case "newSession":
-                    await this.host.newSession();
-                    break;
-                case "history":
-                    await this.host.pickSession();
-                    break;
-                case "command":
-                    await vscode.commands.executeCommand(m.command);
+                case "setMode":
+                    await this.host.setMode(m.mode);
                     break;
             }
         } catch (e) {

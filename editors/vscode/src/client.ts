@@ -19,11 +19,71 @@ class ZotCapabilities implements lc.StaticFeature {
         return { kind: "static" };
     }
     fillClientCapabilities(caps: lc.ClientCapabilities): void {
-        const zot: ext.ClientCapabilities = { reviewEdit: true, save: true, panels: true };
+        const zot: ext.ClientCapabilities = { reviewEdit: true, save: true, panels: true, notify: true };
         caps.experimental = { ...(caps.experimental as object), zot };
     }
     initialize(): void {}
     clear(): void {}
+}
+
+/**
+ * The LSP trace, into the "zot" output when zot.trace.server is not "off".
+ * vscode-languageclient 11 traces only into a channel whose log level is
+ * Trace; this one reports Trace while the setting asks for a trace, so the
+ * setting works without "Developer: Set Log Level".
+ */
+class TraceChannel implements vscode.LogOutputChannel {
+    private readonly changed = new vscode.EventEmitter<vscode.LogLevel>();
+    readonly onDidChangeLogLevel = this.changed.event;
+    private readonly sub: vscode.Disposable;
+
+    constructor(private readonly out: vscode.LogOutputChannel) {
+        this.sub = vscode.workspace.onDidChangeConfiguration((e) => {
+            if (e.affectsConfiguration("zot.trace.server")) {
+                this.changed.fire(this.logLevel);
+            }
+        });
+    }
+    get logLevel(): vscode.LogLevel {
+        const t = vscode.workspace.getConfiguration("zot").get<string>("trace.server", "off");
+        return t === "off" ? vscode.LogLevel.Off : vscode.LogLevel.Trace;
+    }
+    get name(): string {
+        return this.out.name;
+    }
+    trace(message: string): void {
+        this.out.info(message);
+    }
+    debug(message: string): void {
+        this.out.info(message);
+    }
+    info(message: string): void {
+        this.out.info(message);
+    }
+    warn(message: string): void {
+        this.out.warn(message);
+    }
+    error(error: string | Error): void {
+        this.out.error(error);
+    }
+    append(value: string): void {
+        this.out.append(value);
+    }
+    appendLine(value: string): void {
+        this.out.appendLine(value);
+    }
+    replace(value: string): void {
+        this.out.replace(value);
+    }
+    clear(): void {}
+    show(a?: unknown, b?: boolean): void {
+        this.out.show(typeof a === "boolean" ? a : b);
+    }
+    hide(): void {}
+    dispose(): void {
+        this.sub.dispose();
+        this.changed.dispose();
+    }
 }
 
 /** Hooks the extension installs on every (re)started client. */
@@ -43,13 +103,27 @@ export class ZotClient implements vscode.Disposable {
     readonly onStarted = this._onStarted.event;
 
     private installed: vscode.Disposable[] = [];
+    /** The session to resume when zot is restarted after a crash. */
+    resumeSession?: string;
+    /** The session the current process resumed after a crash. */
+    resumedSession?: string;
+    private crashed = false;
+
+    /** Crash restarts of the current process (0: started normally). */
+    get restarts(): number {
+        return this.crashed ? this.crashes.length : 0;
+    }
     private crashes: number[] = [];
     private starting?: Promise<void>;
+
+    private readonly trace: TraceChannel;
 
     constructor(
         readonly output: vscode.LogOutputChannel,
         private readonly install: Installer,
-    ) {}
+    ) {
+        this.trace = new TraceChannel(output);
+    }
 
     private setState(s: ClientState, problem?: string): void {
         this.state = s;
@@ -69,6 +143,7 @@ export class ZotClient implements vscode.Disposable {
         if (this.client) {
             await this.stop();
         }
+        this.crashed = false;
         const l = launch();
         this.output.appendLine(`[client] starting ${l.command} ${l.args.join(" ")}`);
         const exe: lc.Executable = { command: l.command, args: l.args, options: { env: l.env, cwd: l.cwd } };
@@ -76,7 +151,17 @@ export class ZotClient implements vscode.Disposable {
         const clientOptions: lc.LanguageClientOptions = {
             documentSelector: [{ scheme: "file" }],
             outputChannel: this.output,
-            initializationOptions: l.initializationOptions,
+            traceOutputChannel: this.trace,
+            // Read at each (re)start: after a crash the new process resumes
+            // the session the old one had.
+            initializationOptions: () => {
+                const opts = { ...l.initializationOptions };
+                this.resumedSession = undefined;
+                if (this.crashed && this.resumeSession) {
+                    opts.resume = this.resumedSession = this.resumeSession;
+                }
+                return opts;
+            },
             errorHandler: this.errorHandler(),
             initializationFailedHandler: (err) => {
                 this.output.appendLine(`[client] initialize failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -131,6 +216,7 @@ export class ZotClient implements vscode.Disposable {
                 const now = Date.now();
                 this.crashes = this.crashes.filter((t) => now - t < RESTART_WINDOW_MS);
                 this.crashes.push(now);
+                this.crashed = true;
                 if (this.crashes.length <= MAX_RESTARTS) {
                     const msg = `zot lsp stopped unexpectedly; restarting (${this.crashes.length} of ${MAX_RESTARTS}).`;
                     this.output.appendLine(`[client] ${msg}`);
@@ -217,6 +303,7 @@ export class ZotClient implements vscode.Disposable {
 
     dispose(): void {
         void this.stop();
+        this.trace.dispose();
         this._onState.dispose();
         this._onStarted.dispose();
     }

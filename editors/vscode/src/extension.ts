@@ -38,6 +38,8 @@ export class Zot implements vscode.Disposable {
 
     /** Runs accepted and not done. */
     private runs = new Set<string>();
+    /** Runs done (a zot/prompt answer may come after the run's events). */
+    private finished = new Set<string>();
     private commands: ext.CommandInfo[] = [];
     private model = "";
     private provider = "";
@@ -109,6 +111,7 @@ export class Zot implements vscode.Disposable {
     }
 
     private async onStarted(): Promise<void> {
+        const restarted = this.client.restarts > 0;
         const info = this.client.info;
         if (info) {
             this.model = info.model;
@@ -120,6 +123,12 @@ export class Zot implements vscode.Disposable {
         this.chat.dropHeldEvents();
         for (const m of await this.snapshot()) {
             this.chat.post(m);
+        }
+        if (restarted) {
+            this.chat.notice(
+                "warn",
+                `zot lsp stopped unexpectedly and was restarted${this.client.resumedSession ? "; the session was resumed" : ""}. A run in progress was lost.`,
+            );
         }
         this.updateStatusBar();
     }
@@ -137,12 +146,13 @@ export class Zot implements vscode.Disposable {
             ]);
             if (state.status === "fulfilled") {
                 const s = state.value;
+                this.client.resumeSession = s.session_id || undefined;
                 this.model = s.model;
                 this.provider = s.provider;
                 this.mode = s.permissionMode;
                 this.usage = s.usage;
                 if (s.runId) {
-                    this.runs.add(s.runId);
+                    this.addRun(s.runId);
                 }
             }
             if (commands.status === "fulfilled") {
@@ -183,7 +193,11 @@ export class Zot implements vscode.Disposable {
         const before = this.runs.size;
         if (ev.type === "done") {
             this.runs.delete(ev.runId);
-        } else if (ev.runId && !this.runs.has(ev.runId)) {
+            this.finished.add(ev.runId);
+            if (this.finished.size > 1000) {
+                this.finished = new Set([...this.finished].slice(-500));
+            }
+        } else if (ev.runId && !this.runs.has(ev.runId) && !this.finished.has(ev.runId)) {
             this.runs.add(ev.runId);
         }
         if (ev.type === "usage") {
@@ -191,6 +205,17 @@ export class Zot implements vscode.Disposable {
             this.updateStatusBar();
         }
         if (before !== this.runs.size) {
+            this.updateStatusBar();
+        }
+        if (ev.type === "done" && this.runs.size === 0) {
+            // The session now exists on disk: remember it (resume after a crash).
+            void this.refresh(false).catch(() => undefined);
+        }
+    }
+
+    private addRun(runId: string): void {
+        if (!this.finished.has(runId)) {
+            this.runs.add(runId);
             this.updateStatusBar();
         }
     }
@@ -264,8 +289,7 @@ export class Zot implements vscode.Disposable {
             send: (text) => this.send(text),
             abort: () => this.abort(),
             setModel: (m) => this.setModel(m),
-            newSession: () => this.newSession(),
-            pickSession: () => this.resumeSession(),
+            setMode: (m) => this.setMode(m),
             snapshot: () => this.snapshot(),
         };
     }
@@ -283,7 +307,7 @@ export class Zot implements vscode.Disposable {
     async prompt(text: string, context?: ext.PromptContext): Promise<void> {
         try {
             const r = await this.req().sendRequest(ext.prompt, { text, context });
-            this.runs.add(r.runId);
+            this.addRun(r.runId);
             this.updateStatusBar();
             this.chat.post({ type: "runStarted", runId: r.runId, queued: r.queued, ahead: r.ahead });
         } catch (e) {
@@ -306,7 +330,7 @@ export class Zot implements vscode.Disposable {
             }
         }
         if (r.runId) {
-            this.runs.add(r.runId);
+            this.addRun(r.runId);
             this.chat.post({ type: "runStarted", runId: r.runId, queued: !!r.queued });
         }
         switch (r.action) {
@@ -335,6 +359,7 @@ export class Zot implements vscode.Disposable {
     private async refresh(history: boolean): Promise<void> {
         const c = this.req();
         const s = await c.sendRequest(ext.state);
+        this.client.resumeSession = s.session_id || undefined;
         this.model = s.model;
         this.provider = s.provider;
         this.mode = s.permissionMode;
@@ -523,6 +548,16 @@ export class Zot implements vscode.Disposable {
         }
     }
 
+    async setMode(mode: ext.PermissionMode): Promise<void> {
+        try {
+            const r = await this.req().sendRequest(ext.setPermissionMode, { mode });
+            this.mode = r.mode;
+        } catch (e) {
+            this.chat.notice("error", errorMessage(e));
+        }
+        await this.refresh(false);
+    }
+
     private async pickPermissionMode(): Promise<void> {
         const items: { label: ext.PermissionMode; detail: string }[] = [
             { label: "auto", detail: "Edits and commands run without asking" },
@@ -531,9 +566,7 @@ export class Zot implements vscode.Disposable {
         ];
         const pick = await vscode.window.showQuickPick(items, { title: "zot: permission mode", placeHolder: `now: ${this.mode}` });
         if (pick) {
-            const r = await this.req().sendRequest(ext.setPermissionMode, { mode: pick.label });
-            this.mode = r.mode;
-            await this.refresh(false);
+            await this.setMode(pick.label);
         }
     }
 

@@ -50,8 +50,9 @@ export function chatHtml(webview: vscode.Webview, dist: vscode.Uri): string {
   <header id="header">
     <select id="model" title="Model" aria-label="Model"></select>
     <span class="spacer"></span>
-    <button id="new" class="icon" title="New session" aria-label="New session"><span class="codicon codicon-add"></span></button>
-    <button id="history" class="icon" title="Session history" aria-label="Session history"><span class="codicon codicon-history"></span></button>
+    <select id="mode" title="Permission mode: what zot may do without asking" aria-label="Permission mode">
+      <option value="auto">auto</option><option value="ask">ask</option><option value="readonly">readonly</option>
+    </select>
   </header>
   <div id="banner" role="alert" hidden></div>
   <div id="transcript" aria-live="polite"></div>

@@ -1,5 +1,6 @@
 // The zot/* extensions of LSP, declared once and typed: every method of
-// docs/protocol.md (protocol version 1) with its params and result. The
+// docs/protocol.md (protocol version 1) with its params and result, in the
+// order of its method index. The
 // rest of the extension uses only these constants (the model is
 // rust-analyzer's editors/code/src/lsp_ext.ts).
 //
@@ -76,6 +77,8 @@ export interface ClientCapabilities {
     reviewEdit: boolean;
     save: boolean;
     panels: boolean;
+    /** The client shows zot/notify itself: no window/showMessage copy. */
+    notify: boolean;
 }
 
 export type PermissionMode = "auto" | "ask" | "readonly";
@@ -213,7 +216,7 @@ export interface ExtensionStatus {
     version?: string;
     source: "ext" | "project" | "global" | string;
     dir: string;
-    state: "loaded" | "failed" | "untrusted" | "disabled" | "shadowed" | "starting" | string;
+    state: "starting" | "loaded" | "restarting" | "failed" | "untrusted" | "disabled" | "shadowed" | "invalid" | "stopped" | string;
     reason?: string;
     pid?: number;
     commands: string[];
@@ -275,7 +278,8 @@ export const panelClosed = new lc.NotificationType<PanelCloseParams>("zot/panel/
 
 // ---------------------------------------------------------------- server → client
 
-export type NotifyLevel = "info" | "warn" | "warning" | "error" | string;
+/** warn and error also arrive as window/showMessage. */
+export type NotifyLevel = "info" | "success" | "warn" | "error" | string;
 export interface NotifyParams {
     extension: string;
     level: NotifyLevel;

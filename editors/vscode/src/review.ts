@@ -112,21 +112,26 @@ export class ReviewManager implements vscode.Disposable {
         void this.updateContext();
         token.onCancellationRequested(() => this.finish(id, { decision: "reject", message: "the review was cancelled" }));
 
-        const title = `${base}: zot's proposed ${verb} (editable) — Accept ✓ or Reject ✗`;
+        const title = `${base} ↔ zot's proposed ${verb} (editable)`;
         try {
             await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false, preserveFocus: false });
         } catch (e) {
             this.log(`[review] cannot open the diff: ${e instanceof Error ? e.message : String(e)}`);
         }
-        void vscode.window
-            .showInformationMessage(`zot wants to ${verb} ${shown}${params.tool ? ` (${params.tool})` : ""}. Edit the proposal if you like, then accept or reject.`, "Accept", "Reject")
-            .then((a) => {
-                if (a === "Accept") {
-                    void this.accept(id);
-                } else if (a === "Reject") {
-                    void this.reject(id);
-                }
-            });
+        // The notification closes itself when the review is decided
+        // (a message with buttons would linger); its Cancel rejects.
+        void vscode.window.withProgress(
+            {
+                location: vscode.ProgressLocation.Notification,
+                title: `zot wants to ${verb} ${shown}${params.tool ? ` (${params.tool})` : ""}.`,
+                cancellable: true,
+            },
+            async (progress, cancel) => {
+                progress.report({ message: "Edit the proposal if you like, then Accept ✓ or Reject ✗ in the diff editor's title bar (Cancel rejects)." });
+                cancel.onCancellationRequested(() => void this.reject(id, "the user rejected the change"));
+                await result;
+            },
+        );
         return result;
     }
 

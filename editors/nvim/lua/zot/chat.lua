@@ -268,11 +268,9 @@ local function update_bar(chat)
   chat.bar = text
   local esc = ' ' .. text:gsub('%%', '%%%%')
   for _, w in ipairs(windows(chat)) do
-    if compat.has_winbar then
-      pcall(api.nvim_win_set_option, w, 'winbar', esc)
-    else
-      pcall(api.nvim_win_set_option, w, 'statusline', esc)
-    end
+    pcall(function()
+      vim.wo[w][compat.has_winbar and 'winbar' or 'statusline'] = esc
+    end)
   end
 end
 M.update_bar = update_bar
@@ -341,9 +339,9 @@ local function setup_window(chat, win)
   update_bar(chat)
 end
 
-local function size(total, want)
+local function size(total, want, min)
   if want <= 1 then
-    return math.max(20, math.floor(total * want))
+    return math.max(min, math.floor(total * want))
   end
   return math.floor(want)
 end
@@ -379,11 +377,11 @@ function M.open(root, focus)
     if o.layout == 'vertical' then
       vim.cmd('botright vsplit')
       win = api.nvim_get_current_win()
-      api.nvim_win_set_width(win, size(vim.o.columns, o.size))
+      api.nvim_win_set_width(win, size(vim.o.columns, o.size, 20))
     else
       vim.cmd('botright split')
       win = api.nvim_get_current_win()
-      api.nvim_win_set_height(win, size(vim.o.lines, o.size))
+      api.nvim_win_set_height(win, size(vim.o.lines, o.size, 5))
     end
     api.nvim_win_set_buf(win, chat.buf)
   end

@@ -112,7 +112,8 @@ local function capabilities()
   caps.workspace.workspaceEdit = caps.workspace.workspaceEdit or {}
   caps.workspace.workspaceEdit.documentChanges = true
   caps.workspace.workspaceEdit.resourceOperations = { 'create', 'rename', 'delete' }
-  caps.experimental = { zot = { reviewEdit = true, save = true, panels = true } }
+  -- notify: zot/notify is shown here, so zot sends no window/showMessage copy.
+  caps.experimental = { zot = { reviewEdit = true, save = true, panels = true, notify = true } }
   return caps
 end
 
@@ -332,6 +333,40 @@ end
 function M.with(bufnr, f)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   return M.with_root(M.root_for(bufnr), f, bufnr)
+end
+
+--- Calls f() once zot has reported its extensions as started (the first
+--- zot/extensions/changed without `loading`), at most after `timeout` ms:
+--- extension commands do not exist before.
+function M.when_extensions_ready(state, f, timeout)
+  local e = state.extensions
+  if e and not e.loading then
+    return f()
+  end
+  state.ext_waiters = state.ext_waiters or {}
+  local done = false
+  local function run()
+    if not done then
+      done = true
+      f()
+    end
+  end
+  table.insert(state.ext_waiters, run)
+  vim.defer_fn(run, timeout or 10000)
+end
+
+function M.extensions_changed(state, params)
+  state.extensions = params
+  if params.commands then
+    state.commands = params.commands
+  end
+  if not params.loading and state.ext_waiters then
+    local waiters = state.ext_waiters
+    state.ext_waiters = nil
+    for _, w in ipairs(waiters) do
+      w()
+    end
+  end
 end
 
 --- The client of the current buffer's root if it is running (no start).

@@ -91,6 +91,15 @@ function M.split(s, sep)
   return vim.split(s, sep, { plain = true })
 end
 
+--- UTF-16 code units in s before byte index idx (LSP positions).
+function M.utf16_index(s, idx)
+  if has('nvim-0.11') then
+    return vim.str_utfindex(s, 'utf-16', idx, false)
+  end
+  local _, u16 = vim.str_utfindex(s, idx)
+  return u16
+end
+
 function M.is_dir(path)
   local st = M.uv.fs_stat(path)
   return st ~= nil and st.type == 'directory'

@@ -47,6 +47,21 @@ M.defaults = {
   stop_timeout = 3000,
 }
 
+--- Options whose default is nil (not in M.defaults).
+M.unset = {
+  'cmd_env',
+  'provider',
+  'model',
+  'api_key',
+  'base_url',
+  'permission',
+  'ext',
+  'max_steps',
+  'append_system_prompt',
+  'resume',
+  'root_dir',
+}
+
 M.options = vim.deepcopy(M.defaults)
 
 function M.set(opts)

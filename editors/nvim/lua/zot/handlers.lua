@@ -12,10 +12,6 @@ local function state_of(ctx)
   return require('zot.client').by_id[ctx.client_id]
 end
 
--- zot/notify for warn/error is also sent as window/showMessage
--- "[ext] message"; show it once.
-local recent = {}
-
 local notify_levels = {
   info = levels.INFO,
   success = levels.INFO,
@@ -27,12 +23,7 @@ local notify_levels = {
 function M.notify(_, params, _)
   params = params or {}
   local ext, msg = params.extension or 'zot', tostring(params.message or '')
-  local key = '[' .. ext .. '] ' .. msg
-  recent[key] = (recent[key] or 0) + 1
-  vim.defer_fn(function()
-    recent[key] = nil
-  end, 5000)
-  util.notify(key, notify_levels[params.level or 'info'] or levels.INFO)
+  util.notify('[' .. ext .. '] ' .. msg, notify_levels[params.level or 'info'] or levels.INFO)
 end
 
 local message_levels = { [1] = levels.ERROR, [2] = levels.WARN, [3] = levels.INFO, [4] = levels.DEBUG }
@@ -40,10 +31,6 @@ local message_levels = { [1] = levels.ERROR, [2] = levels.WARN, [3] = levels.INF
 function M.show_message(_, params, _)
   params = params or {}
   local msg = tostring(params.message or '')
-  if recent[msg] and recent[msg] > 0 then
-    recent[msg] = recent[msg] - 1
-    return vim.NIL
-  end
   util.notify(msg, message_levels[params.type] or levels.INFO)
   return vim.NIL
 end
@@ -249,10 +236,7 @@ end
 function M.extensions_changed(_, params, ctx)
   local st = state_of(ctx)
   if st and params then
-    st.extensions = params
-    if params.commands then
-      st.commands = params.commands
-    end
+    require('zot.client').extensions_changed(st, params)
   end
 end
 

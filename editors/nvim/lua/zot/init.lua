@@ -1,4 +1,5 @@
 -- zot for Neovim: require("zot").setup({...}); see :help zot.
+local compat = require('zot.compat')
 local config = require('zot.config')
 local util = require('zot.util')
 
@@ -85,10 +86,10 @@ function M.context(bufnr, range)
       eb = eb + 1
     end
     lines[#lines] = last:sub(1, eb)
-    finish = { line = l2 - 1, character = vim.str_utfindex(last, eb) }
+    finish = { line = l2 - 1, character = compat.utf16_index(last, eb) }
     local sb = math.max(1, s[3])
     local first = vim.api.nvim_buf_get_lines(bufnr, l1 - 1, l1, false)[1] or ''
-    start = { line = l1 - 1, character = vim.str_utfindex(first, sb - 1) }
+    start = { line = l1 - 1, character = compat.utf16_index(first, sb - 1) }
     lines[1] = lines[1]:sub(sb)
     ctx.selectionText = table.concat(lines, '\n')
   else
@@ -142,13 +143,22 @@ function M.command(name, args, opts)
     util.err('usage: :ZotCommand /name [args]')
     return
   end
+  local builtin = vim.tbl_contains(require('zot.commands').builtin, name)
   with_state(opts, function(state)
-    require('zot.client').request(state, 'zot/command', { name = name, args = args or '' }, function(err, res)
-      if err then
-        return fail(state, '/' .. name, err)
-      end
-      on_command_result(state, res)
-    end)
+    local function send()
+      require('zot.client').request(state, 'zot/command', { name = name, args = args or '' }, function(err, res)
+        if err then
+          return fail(state, '/' .. name, err)
+        end
+        on_command_result(state, res)
+      end)
+    end
+    if builtin then
+      send()
+    else
+      -- An extension's command: zot knows it once its extensions started.
+      require('zot.client').when_extensions_ready(state, send)
+    end
   end)
 end
 
@@ -392,10 +402,7 @@ function M.extensions(opts)
       if err then
         return fail(state, 'extensions', err)
       end
-      state.extensions = res
-      if res and res.commands then
-        state.commands = res.commands
-      end
+      require('zot.client').extensions_changed(state, res or {})
       require('zot.panel').show('zot extensions', extension_lines(res), 'q close · :ZotReload reloads')
     end)
   end)
@@ -407,10 +414,7 @@ function M.reload(opts)
       if err then
         return fail(state, 'reload', err)
       end
-      state.extensions = res
-      if res and res.commands then
-        state.commands = res.commands
-      end
+      require('zot.client').extensions_changed(state, res or {})
       local loaded, total = 0, 0
       for _, e in ipairs((res and res.extensions) or {}) do
         total = total + 1

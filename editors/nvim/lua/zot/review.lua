@@ -59,11 +59,9 @@ end
 
 local function set_hint(r, win)
   local text = ' ' .. hint(r):gsub('%%', '%%%%')
-  if require('zot.compat').has_winbar then
-    pcall(api.nvim_win_set_option, win, 'winbar', text)
-  else
-    pcall(api.nvim_win_set_option, win, 'statusline', text)
-  end
+  pcall(function()
+    vim.wo[win][require('zot.compat').has_winbar and 'winbar' or 'statusline'] = text
+  end)
 end
 
 local function close_ui(r)
@@ -227,7 +225,7 @@ local function open_inline(r)
   local p = r.params
   local _, eol = util.lines(p.newText or '')
   r.eol = eol
-  local diff = vim.diff(p.oldText or '', p.newText or '', { result_type = 'unified', ctxlen = 3 }) or ''
+  local diff = ((vim.text and vim.text.diff) or vim.diff)(p.oldText or '', p.newText or '', { result_type = 'unified', ctxlen = 3 }) or ''
   local lines = { '--- a/' .. r.rel, '+++ b/' .. r.rel }
   vim.list_extend(lines, (util.lines(diff)))
   vim.cmd('tab split')

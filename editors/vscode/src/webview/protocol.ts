@@ -43,9 +43,7 @@ export type ChatToHost =
     | { type: "send"; text: string }
     | { type: "abort" }
     | { type: "setModel"; model: string }
-    | { type: "newSession" }
-    | { type: "history" }
-    | { type: "command"; command: string };
+    | { type: "setMode"; mode: PermissionMode };
 
 export type HostToPanel = { type: "render"; panel: Panel } | { type: "closed" };
 

@@ -90,6 +90,32 @@ async function idle() {
     await waitFor("the run to end (Send button back)", async () => chat.$eval("#send", (b) => !b.hidden));
 }
 
+async function toastText() {
+    return page.$$eval(".notifications-toasts .notification-list-item", (els) => els.map((e) => e.textContent).join("\n"));
+}
+
+/** The extension's output channel (with the LSP trace: zot.trace.server is "messages"). */
+function traceLog() {
+    const logs = path.join(path.dirname(ws), "ud", "logs");
+    let out = "";
+    const walk = (d) => {
+        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+            const p = path.join(d, e.name);
+            if (e.isDirectory()) {
+                walk(p);
+            } else if (e.name === "zot.log" && d.includes("zot-vscode")) {
+                out += fs.readFileSync(p, "utf8");
+            }
+        }
+    };
+    try {
+        walk(logs);
+    } catch {
+        // not there yet
+    }
+    return out;
+}
+
 async function shot(name) {
     await page.screenshot({ path: path.join(art, name) });
 }
@@ -151,32 +177,43 @@ test("slash commands: completion, /mode ask; a review: edit the proposal, accept
 
     await send("change it again");
     await waitFor("the review diff editor", async () => (await page.$$(".monaco-diff-editor .editor.modified .view-lines")).length > 0);
-    await waitFor("the proposal in the diff", async () =>
-        (await page.$eval(".monaco-diff-editor .editor.modified .view-lines", (e) => e.innerText)).includes("hello review"),
-    );
-    await waitFor("the review notification", async () =>
-        (await page.$$eval(".notifications-toasts .notification-list-item-message", (els) => els.map((e) => e.textContent))).some((t) =>
-            t.includes("zot wants to change hello.txt"),
-        ),
-    );
+    const toasts = async () => page.$$eval(".notifications-toasts .notification-list-item", (els) => els.map((e) => e.textContent).join("\n"));
+    await waitFor("the review notification", async () => (await toasts()).includes("zot wants to change hello.txt"));
+    const modified = async () => (await page.$eval(".monaco-diff-editor .editor.modified .view-lines", (e) => e.innerText)).replace(/\u00a0/g, " ");
+    await waitFor("the proposal in the diff", async () => (await modified()).includes("hello review"));
     // The proposal is editable: change it before accepting.
     await page.locator(".monaco-diff-editor .editor.modified .view-lines .view-line").first().click();
     await page.keyboard.press("End");
     await page.keyboard.type(" (edited)");
-    await waitFor("the typed text in the proposal", async () =>
-        (await page.$eval(".monaco-diff-editor .editor.modified .view-lines", (e) => e.innerText)).replace(/\u00a0/g, " ").includes("hello review (edited)"),
-    );
+    await waitFor("the typed text in the proposal", async () => (await modified()).includes("hello review (edited)"));
     await shot("review.png");
     await page.locator('.editor-actions .action-label[aria-label*="Accept Proposed Change"]').first().click();
     await waitFor("the assistant after the review", async () => (await text(chat, ".item.assistant")).includes("Thanks for reviewing."));
     await idle();
     await waitFor("the diff editor to close", async () => (await page.$$(".monaco-diff-editor")).length === 0);
+    await waitFor("the review notification to close", async () => !(await toasts()).includes("zot wants to change"));
     await waitFor("the user's version in the editor", async () => (await editorText()).includes("hello review (edited)"));
     await waitFor("the user's version on disk", async () => fs.readFileSync(path.join(ws, "hello.txt"), "utf8") === "hello review (edited)\n");
     const tool = await chat.$$eval(".item.tool", (els) => els.map((e) => e.querySelector(".tool-result")?.textContent ?? ""));
     if (!tool[tool.length - 1].includes("edited it before accepting")) {
         throw new Error(`the model was not told about the user's change: ${tool[tool.length - 1]}`);
     }
+});
+
+test("ask mode: a shell command waits for approval in a VS Code dialog", async () => {
+    await send("run something that needs approval");
+    const allow = page.locator(".notifications-toasts .notification-list-item").filter({ hasText: "zot wants to run a command" }).getByRole("button", { name: "Allow once" });
+    await allow.waitFor({ timeout: HANG });
+    if (!(await toastText()).includes("echo approved-run")) {
+        throw new Error(`the dialog does not show the command: ${await toastText()}`);
+    }
+    await allow.click();
+    await waitFor("the approved command's output", async () => {
+        const results = await chat.$$eval(".item.tool .tool-result", (els) => els.map((e) => e.textContent));
+        return results.some((r) => r.includes("approved-run"));
+    });
+    await waitFor("the answer after the approval", async () => (await text(chat, ".item.assistant")).includes("Ran it after your approval."));
+    await idle();
     await send("/mode auto");
     await waitFor("the /mode auto answer", async () => (await text(chat, ".item.notice")).includes("Permission mode: auto"));
 });
@@ -185,6 +222,7 @@ test("an extension panel: /todos opens it, keys re-render it in place, esc close
     await chat.fill("#input", "");
     await chat.type("#input", "/to");
     await waitFor("/todos in the completions", async () => (await text(chat, "#completions .completion-name")).includes("/todos"));
+    await shot("completion.png");
     await chat.press("#input", "Enter"); // completes to "/todos "
     await waitFor("the completed command", async () => (await chat.$eval("#input", (i) => i.value)) === "/todos ");
     await chat.press("#input", "Enter");
@@ -211,7 +249,53 @@ test("an extension panel: /todos opens it, keys re-render it in place, esc close
     }
     await shot("panel.png");
     await page.keyboard.press("Escape");
-    await waitFor("the panel to close", async () => !(await page.$$eval(".tab .label-name", (els) => els.map((e) => e.textContent))).includes("Todos"));
+    const todosTab = async () => (await page.$$eval(".tab .label-name", (els) => els.map((e) => e.textContent))).includes("Todos");
+    await waitFor("the panel to close (the extension closed it)", async () => !(await todosTab()));
+    if (traceLog().includes("Sending notification 'zot/panel/closed'")) {
+        throw new Error("a panel the server closed was reported back as closed by the user");
+    }
+
+    // Closed by the user: zot/panel/closed goes to the server.
+    await send("/todos");
+    const again = await frameWith("#zot-panel", "the Todos panel again");
+    await waitFor("the panel's items", async () => (await text(again, "#lines")).includes("new item 2"));
+    await page.locator(".tab").filter({ hasText: "Todos" }).locator(".codicon-close, .action-label.codicon-close").first().click();
+    await waitFor("the panel to close", async () => !(await todosTab()));
+    await waitFor("zot/panel/closed sent", async () => traceLog().includes("Sending notification 'zot/panel/closed'"));
+    const keys = (traceLog().match(/Sending notification 'zot\/panel\/key'/g) || []).length;
+    if (keys < 4) {
+        throw new Error(`expected 4 zot/panel/key notifications in the trace, saw ${keys}`);
+    }
+});
+
+test("commands: Show Extensions, Reload Extensions, Select Model", async () => {
+    await runCommand("Zot: Show Extensions");
+    await waitFor("the todo extension, loaded", async () =>
+        (await page.$$eval(".quick-input-list .monaco-list-row", (rows) => rows.map((r) => r.textContent))).some((t) => t.includes("todo") && t.includes("loaded")),
+    );
+    await page.keyboard.press("Escape");
+    await runCommand("Zot: Reload Extensions");
+    await waitFor("the reload message", async () => (await toastText()).includes("reloaded extensions: 1 loaded of 1"));
+    const before = await chat.$eval("#model", (s) => s.value);
+    await runCommand("Zot: Select Model");
+    const rows = async () =>
+        page.$$eval(".quick-input-list .monaco-list-row", (els) => els.map((e) => (e.querySelector(".label-name")?.textContent ?? "").trim()));
+    await waitFor("the model list", async () => {
+        const r = await rows();
+        return r.includes(before) && r.length > 1;
+    });
+    const labels = await rows();
+    const i = labels.findIndex((m) => m !== before);
+    const other = labels[i];
+    await page.locator(".quick-input-list .monaco-list-row").nth(i).click();
+    await waitFor(`the picker showing the new model ${other} (of ${labels.join(", ")})`, async () => (await chat.$eval("#model", (s) => s.value)) === other);
+    await waitFor("the status bar showing it", async () =>
+        (await page.$$eval(".statusbar-item", (els) => els.map((e) => e.textContent))).some((t) => t.includes(`zot: ${other}`)),
+    );
+    await chat.selectOption("#model", before);
+    await waitFor("the first model back", async () =>
+        (await page.$$eval(".statusbar-item", (els) => els.map((e) => e.textContent))).some((t) => t.includes(`zot: ${before}`)),
+    );
 });
 
 test("a burst of 20,000 deltas renders completely", async () => {
@@ -239,7 +323,80 @@ test("Stop aborts a long stream; the next prompt still works", async () => {
     await shot("chat-final.png");
 });
 
+test("Zot: Prompt sends the editor's selection and file as context", async () => {
+    await page.locator(".tabs-container .tab").filter({ hasText: "hello.txt" }).first().click();
+    await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+    await page.keyboard.press("Control+A");
+    await runCommand("Zot: Prompt");
+    await page.waitForSelector(".quick-input-widget:not([style*='display: none']) input", { timeout: HANG });
+    await waitFor("the prompt box titled with the file", async () => (await page.$eval(".quick-input-widget", (e) => e.textContent)).includes("hello.txt"));
+    await page.keyboard.type("what is this?");
+    await page.keyboard.press("Enter");
+    await waitFor("the prompt with its context", async () => {
+        const t = await text(chat, ".item.user");
+        return t.includes("what is this?") && t.includes("Editor context: hello.txt") && t.includes("hello review (edited)");
+    });
+    await waitFor("the answer", async () => (await text(chat, ".item.assistant")).includes("It is a greeting."));
+    await idle();
+});
+
+test("new session clears the chat; session history brings the first one back", async () => {
+    await page.locator('.action-label[aria-label^="New Session"]').first().click();
+    await waitFor("an empty transcript with the new-session notice", async () => {
+        const kinds = await chat.$$eval("#transcript .item", (els) => els.map((e) => e.className));
+        return kinds.length === 1 && (await text(chat, ".item.notice")).includes("New session");
+    });
+    await page.locator('.action-label[aria-label^="Resume Session"]').first().click();
+    const row = page.locator(".quick-input-list .monaco-list-row").filter({ hasText: "Please edit hello.txt" }).first();
+    await row.waitFor({ timeout: HANG });
+    await row.click();
+    await waitFor("the first session's transcript", async () => {
+        const users = await text(chat, ".item.user");
+        return users.includes("Please edit hello.txt") && (await text(chat, ".item.tool .tool-name")).includes("bash");
+    });
+    await waitFor("the resumed notice", async () => (await text(chat, ".item.notice")).includes("Resumed session"));
+});
+
+/** The pids of `zot lsp` processes started from ZOT_BIN. */
+function zotLspPids() {
+    const out = [];
+    for (const d of fs.readdirSync("/proc")) {
+        if (!/^\d+$/.test(d)) {
+            continue;
+        }
+        try {
+            const argv = fs.readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
+            if (argv[0] === process.env.ZOT_BIN && argv[1] === "lsp") {
+                out.push(Number(d));
+            }
+        } catch {
+            // gone
+        }
+    }
+    return out;
+}
+
+test("a crashed zot lsp is restarted and resumes the session", async () => {
+    const [pid] = zotLspPids();
+    if (!pid) {
+        throw new Error("no zot lsp process found");
+    }
+    process.kill(pid, "SIGKILL");
+    await waitFor("a new zot lsp process", async () => {
+        const pids = zotLspPids();
+        return pids.length === 1 && pids[0] !== pid;
+    });
+    await waitFor("the restart notice", async () => (await text(chat, ".item.notice")).includes("restarted"));
+    await waitFor("the resumed transcript", async () => (await text(chat, ".item.user")).includes("Please edit hello.txt"));
+    await send("are you back?");
+    await waitFor("an answer from the new process", async () => (await text(chat, ".item.assistant")).includes("Back after the crash."));
+    await idle();
+});
+
 test("the webviews ran without CSP violations or script errors", async () => {
+    if (process.env.ZOT_E2E_DEBUG) {
+        console.log(consoleErrors.join("\n"));
+    }
     const bad = consoleErrors.filter((m) => /Content Security Policy|Uncaught|zot/i.test(m) && !/workbench|extensionHost|codeLens/i.test(m));
     if (bad.length) {
         throw new Error(bad.join("\n"));
@@ -259,6 +416,11 @@ test("the webviews ran without CSP violations or script errors", async () => {
     page.on("console", (m) => {
         if (m.type() === "error") {
             consoleErrors.push(m.text().slice(0, 300));
+        }
+    });
+    page.on("response", (r) => {
+        if (r.status() >= 400 && process.env.ZOT_E2E_DEBUG) {
+            console.log(`[${r.status()}] ${r.url()}`);
         }
     });
     page.on("pageerror", (e) => consoleErrors.push("Uncaught " + String(e).slice(0, 300)));

@@ -140,3 +140,12 @@ test("history: messages become items, tool results join their calls", () => {
     assert.equal(t.result, "no such file");
     assert.equal(st.takeDirty(s).reset, true);
 });
+
+test("a run whose events (done included) arrive before the zot/prompt answer is not left running", () => {
+    const s = st.createState();
+    st.applyEvent(s, { type: "user_message", content: [{ type: "text", text: "hi" }], time: "", runId: "run-9" });
+    st.applyEvent(s, { type: "error", message: "no key", runId: "run-9" });
+    st.applyEvent(s, { type: "done", runId: "run-9" });
+    st.runStarted(s, "run-9", false);
+    assert.equal(st.isRunning(s), false);
+});

@@ -21,6 +21,7 @@ const sendBtn = $<HTMLButtonElement>("send");
 const stopBtn = $<HTMLButtonElement>("stop");
 const statusEl = $<HTMLDivElement>("status");
 const modelSel = $<HTMLSelectElement>("model");
+const modeSel = $<HTMLSelectElement>("mode");
 const banner = $<HTMLDivElement>("banner");
 const complEl = $<HTMLDivElement>("completions");
 
@@ -97,6 +98,9 @@ function renderStatus(): void {
     }
     if (s.model) {
         modelSel.value = s.model;
+    }
+    if (s.permissionMode) {
+        modeSel.value = s.permissionMode;
     }
 }
 
@@ -269,8 +273,7 @@ complEl.addEventListener("mousedown", (e) => {
 sendBtn.addEventListener("click", send);
 stopBtn.addEventListener("click", () => post({ type: "abort" }));
 modelSel.addEventListener("change", () => post({ type: "setModel", model: modelSel.value }));
-$("new").addEventListener("click", () => post({ type: "newSession" }));
-$("history").addEventListener("click", () => post({ type: "history" }));
+modeSel.addEventListener("change", () => post({ type: "setMode", mode: modeSel.value as "auto" | "ask" | "readonly" }));
 
 const saved = vscode.getState() as { draft?: string } | undefined;
 if (saved?.draft) {

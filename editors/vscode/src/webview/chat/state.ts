@@ -51,6 +51,8 @@ export interface ChatState {
     reset: boolean;
     /** Runs accepted and not done yet (the current one first). */
     runs: string[];
+    /** Runs already done: their zot/prompt answer may arrive after their events. */
+    finished: Set<string>;
     /** The streaming assistant item of the current turn. */
     current?: AssistantItem;
     status: ChatStatus;
@@ -72,6 +74,7 @@ export function createState(): ChatState {
         dirty: new Set(),
         reset: true,
         runs: [],
+        finished: new Set(),
         status: {},
         statusDirty: true,
         commands: [],
@@ -126,6 +129,9 @@ export function setStatus(s: ChatState, st: ChatStatus): void {
 }
 
 export function runStarted(s: ChatState, runId: string, queued: boolean, ahead?: number): void {
+    if (s.finished.has(runId)) {
+        return; // its events (done included) came before the answer
+    }
     if (!s.runs.includes(runId)) {
         s.runs.push(runId);
     }
@@ -174,7 +180,7 @@ function endStreaming(s: ChatState): void {
 
 /** Applies one zot/event. */
 export function applyEvent(s: ChatState, ev: ZotEvent): void {
-    if (ev.runId && ev.type !== "done" && !s.runs.includes(ev.runId)) {
+    if (ev.runId && ev.type !== "done" && !s.runs.includes(ev.runId) && !s.finished.has(ev.runId)) {
         s.runs.push(ev.runId);
         s.statusDirty = true;
     }
@@ -251,6 +257,10 @@ export function applyEvent(s: ChatState, ev: ZotEvent): void {
             endStreaming(s);
             markRunningToolsStopped(s);
             s.runs = s.runs.filter((r) => r !== ev.runId);
+            s.finished.add(ev.runId);
+            if (s.finished.size > 1000) {
+                s.finished = new Set([...s.finished].slice(-500));
+            }
             s.statusDirty = true;
             break;
         case "turn_start":
