@@ -16,8 +16,8 @@ import (
 // canceller is zot's own $/cancelRequest middleware. jsonrpc2.CancelHandler
 // keys requests by an int32 id but $/cancelRequest's params decode their
 // id as float64, so numeric ids never match; here both numeric and string
-// ids do. It sits before AsyncHandler so a cancel is seen at once, not
-// after the request it cancels.
+// ids do. It sits before the ordered queue so a cancel is seen at once,
+// not after the request it cancels.
 type canceller struct {
 	mu       sync.Mutex
 	inflight map[string]context.CancelFunc
