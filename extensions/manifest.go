@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/zot-editors/zot/internal/atomicfile"
 )
 
 // ManifestFile is the manifest's file name inside an extension directory.
@@ -189,34 +191,7 @@ func SetEnabled(dir string, enabled bool) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, out, st.Mode().Perm())
+	return atomicfile.Write(path, out, st.Mode().Perm())
 }
 
 var enabledRE = regexp.MustCompile(`("enabled"\s*:\s*)(true|false|null)`)
-
-// writeFileAtomic writes via a temporary file and a rename.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, perm); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
-}

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/zot-editors/zot/internal/atomicfile"
 )
 
 // TrustFile is the trust store's name inside $ZOT_HOME.
@@ -122,7 +124,7 @@ func RecordTrust(home, cwd, name, hash string) error {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(home, TrustFile), append(b, '\n'), 0o600)
+	return atomicfile.Write(filepath.Join(home, TrustFile), append(b, '\n'), 0o600)
 }
 
 // TrustCandidate records trust for a discovered project-local candidate.

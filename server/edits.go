@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/tools"
+	"github.com/zot-editors/zot/internal/atomicfile"
 )
 
 // editorWorkspace is the tools.Workspace of zot lsp: reads see the
@@ -244,7 +244,7 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 			return nil
 		}
 		if reason == "" {
-			if err := writeFileAtomic(path, []byte(target)); err != nil {
+			if err := atomicfile.Write(path, []byte(target), 0o644); err != nil {
 				return err
 			}
 			w.remember(path, false, target)
@@ -378,7 +378,7 @@ func (w *editorWorkspace) flushSaves(ctx context.Context) error {
 	} else {
 		for i, p := range paths {
 			snap := w.snapshot(p)
-			if err := writeFileAtomic(p, []byte(snap.text)); err != nil {
+			if err := atomicfile.Write(p, []byte(snap.text), 0o644); err != nil {
 				failed[uris[i]] = err.Error()
 			}
 		}
@@ -502,54 +502,6 @@ type SaveResult struct {
 type SaveFailed struct {
 	URI    string `json:"uri"`
 	Reason string `json:"reason"`
-}
-
-// writeFileAtomic replaces path with data (temp file, fsync, rename),
-// creating parent directories and keeping an existing file's mode.
-func writeFileAtomic(path string, data []byte) error {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		if fi.IsDir() {
-			return fmt.Errorf("%s is a directory", path)
-		}
-		mode = fi.Mode().Perm()
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".zot-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return nil
 }
 
 // editorTool wraps the built-in write and edit tools so that, when the

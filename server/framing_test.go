@@ -1,40 +1,22 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/zot-editors/zot/internal/syncbuf"
 	"go.lsp.dev/jsonrpc2"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 func frameOf(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
 
 // readAll reads messages until the input ends and returns their methods
 // (or response ids) and what the stream answered by itself.
 func readAll(t testing.TB, input string, max int) ([]string, string) {
-	var out syncBuffer
+	var out syncbuf.Buffer
 	s := newFrameStream(strings.NewReader(input), &out, func(string, ...any) {})
 	if max > 0 {
 		s.max = max
@@ -90,7 +72,7 @@ func TestFramingRecovers(t *testing.T) {
 }
 
 func TestOutQueueCoalescesAndFlushes(t *testing.T) {
-	var out syncBuffer
+	var out syncbuf.Buffer
 	q := newOutQueue(&out)
 	for i := 0; i < 1000; i++ {
 		q.writeFrame([]byte(fmt.Sprintf(`{"n":%d}`, i)))

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -16,16 +15,12 @@ import (
 
 // anthropicClient streams the Messages API.
 type anthropicClient struct {
-	hc      *http.Client
-	header  http.Header
-	base    string // explicit base URL, normalised; "" to use Model.BaseURL or the default
-	retry   retrier
-	catalog *Catalog
+	endpoint
+	base string // explicit base URL, normalised; "" to use Model.BaseURL or the default
 }
 
 func newAnthropic(opts Options, r retrier) *anthropicClient {
-	c := &anthropicClient{hc: opts.HTTPClient, base: normalizeBaseURL(Anthropic, opts.BaseURL), retry: r, catalog: opts.Catalog}
-	c.header = http.Header{}
+	c := &anthropicClient{endpoint: newEndpoint(Anthropic, opts, r), base: normalizeBaseURL(Anthropic, opts.BaseURL)}
 	c.header.Set("x-api-key", opts.APIKey)
 	c.header.Set("anthropic-version", anthropicVersion)
 	return c
@@ -45,16 +40,7 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request, onEvent func(
 	if base == "" {
 		base = AnthropicBaseURL
 	}
-	resp, err := c.retry.run(ctx, func() (Response, bool, error) {
-		raw, err := post(ctx, c.hc, Anthropic, base+"/v1/messages", c.header, body)
-		if err != nil {
-			return Response{}, false, err
-		}
-		defer raw.Body.Close()
-		return readAnthropic(raw.Body, onEvent)
-	})
-	cost(c.catalog, req.Model, &resp.Usage)
-	return resp, err
+	return c.stream(ctx, base+"/v1/messages", body, req.Model, onEvent, readAnthropic)
 }
 
 // The request body is built from the small wire types below with

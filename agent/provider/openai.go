@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -19,16 +18,12 @@ import (
 // openaiClient streams Chat Completions. It also serves OpenAI-compatible
 // servers (Ollama, vLLM, llama.cpp, OpenRouter) through a base URL.
 type openaiClient struct {
-	hc      *http.Client
-	header  http.Header
-	base    string // explicit base URL, normalised; "" to use Model.BaseURL or the default
-	retry   retrier
-	catalog *Catalog
+	endpoint
+	base string // explicit base URL, normalised; "" to use Model.BaseURL or the default
 }
 
 func newOpenAI(opts Options, r retrier) *openaiClient {
-	c := &openaiClient{hc: opts.HTTPClient, base: normalizeBaseURL(OpenAI, opts.BaseURL), retry: r, catalog: opts.Catalog}
-	c.header = http.Header{}
+	c := &openaiClient{endpoint: newEndpoint(OpenAI, opts, r), base: normalizeBaseURL(OpenAI, opts.BaseURL)}
 	c.header.Set("Authorization", "Bearer "+opts.APIKey)
 	// As the official SDK does: organisation and project from the environment.
 	if v := os.Getenv("OPENAI_ORG_ID"); v != "" {
@@ -56,16 +51,7 @@ func (c *openaiClient) Stream(ctx context.Context, req Request, onEvent func(Str
 		url = OpenAIBaseURL
 	}
 	url += "/chat/completions"
-	resp, err := c.retry.run(ctx, func() (Response, bool, error) {
-		raw, err := post(ctx, c.hc, OpenAI, url, c.header, body)
-		if err != nil {
-			return Response{}, false, err
-		}
-		defer raw.Body.Close()
-		return readOpenAI(raw.Body, onEvent)
-	})
-	cost(c.catalog, req.Model, &resp.Usage)
-	return resp, err
+	return c.stream(ctx, url, body, req.Model, onEvent, readOpenAI)
 }
 
 // The request body is built from small wire types with encoding/json, as

@@ -22,6 +22,36 @@ const anthropicVersion = "2023-06-01"
 // userAgent names zot to the APIs.
 const userAgent = "zot"
 
+// endpoint is what both clients share: the HTTP client, the provider's
+// auth headers, retries and the catalogue that prices the usage.
+type endpoint struct {
+	provider string
+	hc       *http.Client
+	header   http.Header
+	retry    retrier
+	catalog  *Catalog
+}
+
+func newEndpoint(provider string, opts Options, r retrier) endpoint {
+	return endpoint{provider: provider, hc: opts.HTTPClient, header: http.Header{}, retry: r, catalog: opts.Catalog}
+}
+
+// stream POSTs body to url (with retries) and decodes the streamed answer
+// with read; the response's usage is priced for model.
+func (c endpoint) stream(ctx context.Context, url string, body []byte, model Model, onEvent func(StreamEvent),
+	read func(io.Reader, func(StreamEvent)) (Response, bool, error)) (Response, error) {
+	resp, err := c.retry.run(ctx, func() (Response, bool, error) {
+		raw, err := post(ctx, c.hc, c.provider, url, c.header, body)
+		if err != nil {
+			return Response{}, false, err
+		}
+		defer raw.Body.Close()
+		return read(raw.Body, onEvent)
+	})
+	cost(c.catalog, model, &resp.Usage)
+	return resp, err
+}
+
 // post sends one JSON request and returns the response when it is 2xx.
 // Any other status becomes an *APIError carrying the API's own message and
 // the retry headers; a connection failure becomes a readable transport error.

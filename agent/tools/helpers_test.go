@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/internal/atomicfile"
 )
 
 // run calls tool with args (marshalled to JSON) and no progress sink.
@@ -156,7 +157,7 @@ func (o *overlayWorkspace) Sync(ctx context.Context) error {
 	defer o.mu.Unlock()
 	o.syncs++
 	for p, b := range o.buffers {
-		if err := writeFileAtomic(p, b); err != nil {
+		if err := atomicfile.Write(p, b, 0o644); err != nil {
 			return err
 		}
 	}

@@ -10,11 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/internal/syncbuf"
 )
 
 // zotBin is the real zot binary, built once for this test binary.
@@ -118,24 +118,7 @@ type rpcProc struct {
 	cmd   *exec.Cmd
 	in    io.WriteCloser
 	lines chan []byte
-	errb  *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	errb  *syncbuf.Buffer
 }
 
 func (e *env) startRPC(extraEnv []string, args ...string) *rpcProc {
@@ -150,7 +133,7 @@ func (e *env) startRPC(extraEnv []string, args ...string) *rpcProc {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	p := &rpcProc{t: e.t, cmd: cmd, in: in, lines: make(chan []byte, 100000), errb: &syncBuffer{}}
+	p := &rpcProc{t: e.t, cmd: cmd, in: in, lines: make(chan []byte, 100000), errb: &syncbuf.Buffer{}}
 	cmd.Stderr = p.errb
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)

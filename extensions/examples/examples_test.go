@@ -2,7 +2,6 @@ package examples_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -11,12 +10,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/zot-editors/zot/extensions/examples/examplestest"
 	"github.com/zot-editors/zot/extensions/wire"
+	"github.com/zot-editors/zot/internal/syncbuf"
 )
 
 // wait bounds every wait on an extension so a bug fails instead of
@@ -31,26 +30,9 @@ type proc struct {
 	cmd      *exec.Cmd
 	stdin    io.WriteCloser
 	lines    chan []byte // stdout lines; closed at EOF
-	stderr   *syncBuffer
+	stderr   *syncbuf.Buffer
 	exited   chan struct{}
 	exitErr  error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // spawn starts the extension in dir as the host would: exec (relative
@@ -58,7 +40,7 @@ func (s *syncBuffer) String() string {
 func spawn(t *testing.T, dir string) *proc {
 	t.Helper()
 	m := examplestest.ReadManifest(t, dir)
-	p := &proc{t: t, dir: dir, manifest: m, lines: make(chan []byte, 1024), stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p := &proc{t: t, dir: dir, manifest: m, lines: make(chan []byte, 1024), stderr: &syncbuf.Buffer{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(filepath.Join(dir, m.Exec), m.Args...)
 	p.cmd.Dir = dir
 	p.cmd.Stderr = p.stderr

@@ -104,21 +104,25 @@ type Extension struct {
 	closed   bool // Run returned
 	writeErr error
 
-	mu          sync.Mutex
-	started     bool // Run was called
-	announced   bool // registrations were queued for the wire
-	host        HostInfo
-	regs        []wire.Frame // register_command / register_tool, in call order
-	commands    map[string]CommandHandler
-	tools       map[string]ToolCtxHandler
-	events      []string
-	handlers    map[string][]EventHandler
-	toolGuard   InterceptHandler
-	toolGuardX  ToolCallHandler
-	turnGuard   TurnStartHandler
-	msgGuard    AssistantMessageHandler
-	panelKey    func(panelID, key, text string)
-	panelClose  func(panelID string)
+	mu         sync.Mutex
+	started    bool // Run was called
+	announced  bool // registrations were queued for the wire
+	host       HostInfo
+	regs       []wire.Frame // register_command / register_tool, in call order
+	commands   map[string]CommandHandler
+	tools      map[string]ToolCtxHandler
+	events     []string
+	handlers   map[string][]EventHandler
+	toolGuard  InterceptHandler
+	toolGuardX ToolCallHandler
+	turnGuard  TurnStartHandler
+	msgGuard   AssistantMessageHandler
+	panelKey   func(panelID, key, text string)
+	panelClose func(panelID string)
+	// hostClosed: panels the host closed and no command has reopened.
+	// Set by the reader as the frame arrives, so a render racing the
+	// close handler (a tool call right after panel_close) is dropped.
+	hostClosed  map[string]bool
 	cancels     map[string]*call // in-flight tool calls by id
 	eventQueue  serial
 	panelQueue  serial
@@ -287,8 +291,15 @@ func (e *Extension) Notify(level, message string) error {
 	return e.sendLive(wire.Frame{Type: wire.TypeNotify, Level: level, Message: message})
 }
 
-// RenderPanel redraws an open panel.
+// RenderPanel redraws an open panel. A panel the host has closed is not
+// redrawn (nil is returned) until a command opens it again.
 func (e *Extension) RenderPanel(panelID, title string, lines []string, footer string) error {
+	e.mu.Lock()
+	closed := e.hostClosed[panelID]
+	e.mu.Unlock()
+	if closed {
+		return nil
+	}
 	return e.sendLive(wire.Frame{Type: wire.TypePanelRender, PanelID: panelID, Title: title, Lines: lines, Footer: footer})
 }
 
@@ -494,6 +505,10 @@ func (e *Extension) dispatch(f wire.Frame) {
 	case wire.TypePanelClose:
 		e.mu.Lock()
 		h := e.panelClose
+		if e.hostClosed == nil {
+			e.hostClosed = map[string]bool{}
+		}
+		e.hostClosed[f.PanelID] = true
 		e.mu.Unlock()
 		if h != nil {
 			e.panelQueue.push(func() {
@@ -542,6 +557,11 @@ func (e *Extension) runCommand(id, name, args string, fn CommandHandler) {
 		}()
 		return fn(args)
 	}()
+	if resp.Panel != nil {
+		e.mu.Lock()
+		delete(e.hostClosed, resp.Panel.ID)
+		e.mu.Unlock()
+	}
 	e.reply(resp.frame(id))
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zot-editors/zot/extensions/wire"
+	"github.com/zot-editors/zot/internal/syncbuf"
 )
 
 // wait bounds every wait for the extension so a bug fails the test
@@ -29,31 +30,14 @@ type fakeHost struct {
 	toExt *io.PipeWriter
 	lines chan []byte // raw lines from the extension; closed at its EOF
 	done  chan error  // Serve's result
-	log   *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	log   *syncbuf.Buffer
 }
 
 func start(t *testing.T, e *Extension) *fakeHost {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	h := &fakeHost{t: t, e: e, toExt: inW, lines: make(chan []byte, 4096), done: make(chan error, 1), log: &syncBuffer{}}
+	h := &fakeHost{t: t, e: e, toExt: inW, lines: make(chan []byte, 4096), done: make(chan error, 1), log: &syncbuf.Buffer{}}
 	e.SetLogOutput(h.log)
 	go func() {
 		err := e.Serve(inR, outW)
@@ -726,6 +710,35 @@ func TestPanels(t *testing.T) {
 		t.Fatalf("panel_close %+v", f)
 	}
 	h.expect(wire.TypeCommandResponse)
+}
+
+// A render racing the host's panel_close (a tool call right after it,
+// handled before the close handler ran) is dropped; reopening renders again.
+func TestNoRenderAfterHostClosedPanel(t *testing.T) {
+	e := New("panels", "1")
+	e.Command("open", "", func(string) Response { return OpenPanel(PanelView{ID: "p", Lines: []string{"one"}}) })
+	e.Tool("touch", "", nil, func(json.RawMessage) ToolResult {
+		_ = e.RenderPanel("p", "", []string{"touched"}, "")
+		return TextResult("ok")
+	})
+	h := start(t, e)
+	h.handshake()
+	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "1", Name: "open"})
+	h.expect(wire.TypeCommandResponse)
+	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t1", Name: "touch", Args: json.RawMessage(`{}`)})
+	h.expect(wire.TypePanelRender)
+	h.expect(wire.TypeToolResult)
+	h.send(wire.Frame{Type: wire.TypePanelClose, PanelID: "p"})
+	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t2", Name: "touch", Args: json.RawMessage(`{}`)})
+	if f := h.next(); f.Type != wire.TypeToolResult || f.ID != "t2" {
+		t.Fatalf("after the host closed the panel: %+v", f)
+	}
+	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "2", Name: "open"})
+	h.expect(wire.TypeCommandResponse)
+	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t3", Name: "touch", Args: json.RawMessage(`{}`)})
+	if f := h.expect(wire.TypePanelRender); f.Lines[0] != "touched" {
+		t.Fatalf("reopened: %+v", f)
+	}
 }
 
 func TestGarbageAndUnknownFramesIgnored(t *testing.T) {
