@@ -192,6 +192,24 @@ function H.expect_gone(pid, what)
 end
 
 --- Ends a passing test.
+-- review_setup opens hello.txt ("hello world") in ask mode and prompts
+-- "change the greeting"; with wait, it returns once the review is open.
+-- Returns the file's buffer and the zot.review module.
+function H.review_setup(wait)
+  H.setup({ permission = 'ask' })
+  local file = H.write('hello.txt', 'hello world\n')
+  vim.cmd('edit ' .. vim.fn.fnameescape(file))
+  local buf = vim.api.nvim_get_current_buf()
+  local review = require('zot.review')
+  if wait ~= false then
+    vim.cmd('ZotPrompt change the greeting')
+    H.wait('the review', function()
+      return #review.active == 1
+    end)
+  end
+  return buf, review
+end
+
 function H.done()
   io.stdout:write('\nPASS\n')
   vim.cmd('qall!')

@@ -1,16 +1,7 @@
 -- :ZotAbort while a review is open: the run ends, the review closes, the
 -- buffer stays as it was.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
-H.setup({ permission = 'ask' })
-local file = H.write('hello.txt', 'hello world\n')
-vim.cmd('edit ' .. vim.fn.fnameescape(file))
-local buf = vim.api.nvim_get_current_buf()
-local review = require('zot.review')
-
-vim.cmd('ZotPrompt change the greeting')
-H.wait('the review', function()
-  return #review.active == 1
-end)
+local buf, review = H.review_setup()
 vim.cmd('ZotAbort')
 local run = H.wait_run()
 H.eq('aborted', run.stop, 'stop reason')

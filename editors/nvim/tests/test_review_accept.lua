@@ -1,16 +1,7 @@
 -- permission "ask": zot/reviewEdit opens a side-by-side diff; `ga` accepts
 -- and the edit lands in the buffer.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
-H.setup({ permission = 'ask' })
-local file = H.write('hello.txt', 'hello world\n')
-vim.cmd('edit ' .. vim.fn.fnameescape(file))
-local buf = vim.api.nvim_get_current_buf()
-local review = require('zot.review')
-
-vim.cmd('ZotPrompt change the greeting')
-H.wait('the review', function()
-  return #review.active == 1
-end)
+local buf, review = H.review_setup()
 local r = review.active[1]
 -- A tab with the current text and the proposal, side by side in diff mode.
 local wins = vim.api.nvim_tabpage_list_wins(0)

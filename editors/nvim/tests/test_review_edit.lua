@@ -1,16 +1,7 @@
 -- permission "ask": edit the proposal in the review, then :w accepts your
 -- version; zot applies what you wrote.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
-H.setup({ permission = 'ask' })
-local file = H.write('hello.txt', 'hello world\n')
-vim.cmd('edit ' .. vim.fn.fnameescape(file))
-local buf = vim.api.nvim_get_current_buf()
-local review = require('zot.review')
-
-vim.cmd('ZotPrompt change the greeting')
-H.wait('the review', function()
-  return #review.active == 1
-end)
+local buf, review = H.review_setup()
 vim.cmd('normal! 0cwfarewell')
 vim.cmd('write')
 local run = H.wait_run()

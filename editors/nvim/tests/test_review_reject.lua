@@ -2,11 +2,7 @@
 -- inline (unified diff) review rejects with a note. The buffer stays as it
 -- was and the model is told.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
-H.setup({ permission = 'ask' })
-local file = H.write('hello.txt', 'hello world\n')
-vim.cmd('edit ' .. vim.fn.fnameescape(file))
-local buf = vim.api.nvim_get_current_buf()
-local review = require('zot.review')
+local buf, review = H.review_setup(false)
 vim.ui.input = function(_, cb)
   cb('keep the greeting')
 end
