@@ -267,7 +267,12 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 	if s.conn == nil {
 		return errors.New("no client connection")
 	}
-	_, err := s.conn.Call(ctx, method, params, result)
+	id, err := s.conn.Call(ctx, method, params, result)
+	if err != nil && ctx.Err() != nil {
+		// We stopped waiting (the run was aborted): say so, so the client
+		// can close the review or dialog it still shows.
+		s.notify(protocol.MethodCancelRequest, &protocol.CancelParams{ID: &id}) // *ID marshals as the JSON id
+	}
 	return err
 }
 

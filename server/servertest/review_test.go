@@ -1,6 +1,7 @@
 package servertest_test
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -192,5 +193,33 @@ func TestSetPermissionMode(t *testing.T) {
 	}
 	if err := ed.Call("zot/setPermissionMode", map[string]any{"mode": "sometimes"}, nil); err == nil || err.Code != -32602 || !strings.Contains(err.Message, `"mode"`) {
 		t.Fatalf("bad mode: %v", err)
+	}
+}
+
+// Aborting while a review is open ends the run without a change, and the
+// server cancels its zot/reviewEdit request so the editor can close it.
+func TestAbortDuringReviewCancelsTheRequest(t *testing.T) {
+	e := newEnv(t, editReply("a.txt", "x", "y"), llmtest.TextReply("never"))
+	ed := e.start(askMode(true))
+	ed.WriteFile("a.txt", "x\n")
+	release := make(chan struct{})
+	defer close(release)
+	ed.Review = func(servertest.ReviewEdit) servertest.ReviewResult {
+		<-release // the user never decides
+		return servertest.ReviewResult{Decision: "accept"}
+	}
+	run := ed.Prompt("change it").RunID
+	ed.Wait("the review request", func() bool { return len(ed.Requests("zot/reviewEdit")) == 1 })
+	ed.MustCall("zot/abort", nil, nil)
+	evs := ed.WaitDone(run)
+	if end := servertest.Find(evs, "turn_end"); end.Str("stop") != "aborted" {
+		t.Fatalf("turn_end: %v (%s)", end, servertest.Types(evs))
+	}
+	reqID := string(ed.Requests("zot/reviewEdit")[0].ID)
+	ed.WaitNote("$/cancelRequest", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), `"id":`+reqID)
+	})
+	if ed.ReadFile("a.txt") != "x\n" || len(ed.ApplyEdits()) != 0 {
+		t.Fatalf("an edit under review was applied after the abort")
 	}
 }
