@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"unicode/utf8"
+
+	"github.com/zot-editors/zot/internal/jsonerr"
 )
 
 // Script is what the server answers, in order. See the package doc for the
@@ -88,6 +89,9 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
+// replyFields are the fields a scripted reply may have.
+const replyFields = "text, deltas, repeat_text, tool_calls, usage, stop, delay_ms, status, error_message, retry_after, fail_times, hang"
+
 // LoadScript reads a script file: a JSON object {"replies": [...], "loop":
 // bool} or a bare JSON array of replies.
 func LoadScript(path string) (Script, error) {
@@ -121,7 +125,7 @@ func ParseScript(data []byte) (Script, error) {
 		err = dec(&s)
 	}
 	if err != nil {
-		return Script{}, describeJSONError(trimmed, err)
+		return Script{}, jsonerr.Describe(trimmed, err, "a script: an object with \"replies\", or an array of replies", replyFields)
 	}
 	if err := s.Validate(); err != nil {
 		return Script{}, err
@@ -180,40 +184,6 @@ func (r Reply) validate() error {
 		}
 	}
 	return nil
-}
-
-func describeJSONError(data []byte, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		line, col := lineCol(data, se.Offset)
-		return fmt.Errorf("line %d, column %d: %v", line, col, se)
-	case errors.As(err, &te):
-		line, col := lineCol(data, te.Offset)
-		return fmt.Errorf("line %d, column %d: field %q: cannot use a JSON %s here", line, col, te.Field, te.Value)
-	}
-	msg := err.Error()
-	if strings.HasPrefix(msg, "json: unknown field") {
-		return fmt.Errorf("%s (known reply fields: text, deltas, repeat_text, tool_calls, usage, stop, delay_ms, status, error_message, retry_after, fail_times, hang)", strings.TrimPrefix(msg, "json: "))
-	}
-	return err
-}
-
-func lineCol(data []byte, off int64) (int, int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	line, col := 1, 1
-	for _, b := range data[:off] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return line, col
 }
 
 // deltas returns the text deltas of a reply.

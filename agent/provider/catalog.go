@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/zot-editors/zot/internal/jsonerr"
 )
 
 // Limits given to a model the catalogue does not know, served from a
@@ -113,11 +115,11 @@ func (c *Catalog) merge(data []byte) error {
 			if strings.HasPrefix(err.Error(), "json: unknown field") {
 				return fmt.Errorf(`want a JSON array of models or {"models": [...]}, found %s`, strings.TrimPrefix(err.Error(), "json: unknown "))
 			}
-			return jsonError(data, err, `{"models": [...]}`)
+			return jsonerr.Describe(data, err, `{"models": [...]}`, modelFields)
 		}
 		entries = wrap.Models
 	} else if err := strictDecode(data, &entries); err != nil {
-		return jsonError(data, err, "a JSON array of models")
+		return jsonerr.Describe(data, err, "a JSON array of models", modelFields)
 	}
 	for i, raw := range entries {
 		var key struct {
@@ -125,7 +127,7 @@ func (c *Catalog) merge(data []byte) error {
 			Provider string `json:"provider"`
 		}
 		if err := json.Unmarshal(raw, &key); err != nil {
-			return fmt.Errorf("model %d: %v", i+1, jsonError(nil, err, "a model object"))
+			return fmt.Errorf("model %d: %v", i+1, jsonerr.Describe(nil, err, "a model object", modelFields))
 		}
 		switch {
 		case key.ID == "":
@@ -143,7 +145,7 @@ func (c *Catalog) merge(data []byte) error {
 			}
 		}
 		if err := strictDecode(raw, &m); err != nil {
-			return fmt.Errorf("model %d (%s): %v", i+1, key.ID, jsonError(nil, err, "a model object"))
+			return fmt.Errorf("model %d (%s): %v", i+1, key.ID, jsonerr.Describe(nil, err, "a model object", modelFields))
 		}
 		if m.ContextWindow <= 0 || m.MaxOutput <= 0 {
 			return fmt.Errorf("model %d (%s): context_window and max_output must be positive", i+1, key.ID)
@@ -172,43 +174,8 @@ func strictDecode(data []byte, v any) error {
 	return nil
 }
 
-// jsonError says where (when data is given) and what: "line 3, column 7:
-// invalid character…".
-func jsonError(data []byte, err error, want string) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		l, c := lineCol(data, se.Offset)
-		return fmt.Errorf("line %d, column %d: %v", l, c, se)
-	case errors.As(err, &te):
-		if te.Field == "" {
-			return fmt.Errorf("want %s, found a JSON %s", want, te.Value)
-		}
-		if data == nil {
-			return fmt.Errorf("%q must not be a JSON %s", te.Field, te.Value)
-		}
-		l, c := lineCol(data, te.Offset)
-		return fmt.Errorf("line %d, column %d: %q must not be a JSON %s", l, c, te.Field, te.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field"):
-		return fmt.Errorf("%s (known: id, provider, baseUrl, context_window, max_output, reasoning, input_price, output_price, cache_read_price, cache_write_price)",
-			strings.TrimPrefix(err.Error(), "json: "))
-	}
-	return err
-}
-
-func lineCol(data []byte, off int64) (int, int) {
-	off = min(max(off, 0), int64(len(data)))
-	line, col := 1, 1
-	for _, b := range data[:off] {
-		if b == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return line, col
-}
+// modelFields are the fields a models.json entry may have.
+const modelFields = "id, provider, baseUrl, context_window, max_output, reasoning, input_price, output_price, cache_read_price, cache_write_price"
 
 // Models lists the models of a provider in catalogue order (built-ins
 // first). The slice is a copy.

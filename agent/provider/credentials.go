@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/zot-editors/zot/internal/jsonerr"
 )
 
 // LocalPlaceholderKey is sent to loopback servers (Ollama, llama.cpp, vLLM,
@@ -78,7 +80,7 @@ func keyFromAuthFile(path, provider string) (string, error) {
 	}
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(data, &all); err != nil {
-		return "", fmt.Errorf("%s: %v", path, jsonError(data, err, "a JSON object"))
+		return "", fmt.Errorf("%s: %v", path, jsonerr.Describe(data, err, "a JSON object", ""))
 	}
 	raw, ok := all[provider]
 	if !ok || string(raw) == "null" {

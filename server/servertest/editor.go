@@ -591,21 +591,19 @@ func (e *Editor) recent(n int) string {
 func (e *Editor) Notes(method string) []Message {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var out []Message
-	for _, m := range e.notes {
-		if method == "" || m.Method == method {
-			out = append(out, m)
-		}
-	}
-	return out
+	return byMethod(e.notes, method)
 }
 
 // Requests returns the server → client requests of a method ("" for all).
 func (e *Editor) Requests(method string) []Message {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return byMethod(e.requests, method)
+}
+
+func byMethod(ms []Message, method string) []Message {
 	var out []Message
-	for _, m := range e.requests {
+	for _, m := range ms {
 		if method == "" || m.Method == method {
 			out = append(out, m)
 		}

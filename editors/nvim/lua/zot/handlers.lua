@@ -212,26 +212,25 @@ end
 
 -- --------------------------------------------------------------- panels --
 
-function M.panel_open(_, params, ctx)
-  local st = state_of(ctx)
-  if st and params then
-    require('zot.panel').open(st, params)
+-- panel_handler calls zot.panel's fn with the client's state and params.
+local function panel_handler(fn)
+  return function(_, params, ctx)
+    local st = state_of(ctx)
+    if st and params then
+      fn(require('zot.panel'), st, params)
+    end
   end
 end
 
-function M.panel_render(_, params, ctx)
-  local st = state_of(ctx)
-  if st and params then
-    require('zot.panel').render(st, params)
-  end
-end
-
-function M.panel_close(_, params, ctx)
-  local st = state_of(ctx)
-  if st and params then
-    require('zot.panel').close(st, params.panelId, false)
-  end
-end
+M.panel_open = panel_handler(function(panel, st, params)
+  panel.open(st, params)
+end)
+M.panel_render = panel_handler(function(panel, st, params)
+  panel.render(st, params)
+end)
+M.panel_close = panel_handler(function(panel, st, params)
+  panel.close(st, params.panelId, false)
+end)
 
 function M.extensions_changed(_, params, ctx)
   local st = state_of(ctx)
