@@ -14,6 +14,10 @@ type Config struct {
 	Model    string // default: the provider's default model
 	APIKey   string // else the provider's env var, else $ZOT_HOME/auth.json
 	BaseURL  string // OpenAI-compatible servers (Ollama, vLLM, llama.cpp, OpenRouter) or a proxy
+	// Reasoning is the thinking level: off, low, medium, high; "" is the
+	// model's default. A level other than off on a model that does not
+	// reason is an error.
+	Reasoning string
 
 	Cwd                string // default: the process's working directory
 	SystemPrompt       string // replaces the built-in system prompt

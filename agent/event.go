@@ -15,6 +15,7 @@ const (
 	EventUserMessage      = "user_message"
 	EventAssistantStart   = "assistant_start"
 	EventTextDelta        = "text_delta"
+	EventThinkingDelta    = "thinking_delta"
 	EventToolCall         = "tool_call"
 	EventToolProgress     = "tool_progress"
 	EventToolResult       = "tool_result"
@@ -38,7 +39,7 @@ type Event struct {
 	ID         string            // tool_call, tool_progress, tool_result
 	Name       string            // tool_call
 	Args       json.RawMessage   // tool_call
-	Text       string            // tool_progress
+	Text       string            // tool_progress, thinking_delta
 	IsError    bool              // tool_result
 	Usage      message.Usage     // usage: this call
 	Cumulative message.Usage     // usage: the runtime's total
@@ -58,7 +59,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // turn markers) are encoded by hand: they dominate a run's output.
 func (e Event) AppendJSON(b []byte, runID string) []byte {
 	switch e.Type {
-	case EventTextDelta, EventToolProgress, EventTurnStart, EventTurnEnd, EventAssistantStart, EventDone, EventError, EventCompactDone:
+	case EventTextDelta, EventThinkingDelta, EventToolProgress, EventTurnStart, EventTurnEnd, EventAssistantStart, EventDone, EventError, EventCompactDone:
 	default:
 		m := e.Wire()
 		if runID != "" {
@@ -76,6 +77,9 @@ func (e Event) AppendJSON(b []byte, runID string) []byte {
 	case EventTextDelta:
 		b = append(b, `,"delta":`...)
 		b = jsonstr.Append(b, e.Delta)
+	case EventThinkingDelta:
+		b = append(b, `,"text":`...)
+		b = jsonstr.Append(b, e.Text)
 	case EventToolProgress:
 		b = append(b, `,"id":`...)
 		b = jsonstr.Append(b, e.ID)
@@ -122,6 +126,8 @@ func (e Event) Wire() map[string]any {
 		m["time"] = e.Time
 	case EventTextDelta:
 		m["delta"] = e.Delta
+	case EventThinkingDelta:
+		m["text"] = e.Text
 	case EventToolCall:
 		args := e.Args
 		if len(args) == 0 {

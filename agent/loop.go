@@ -76,12 +76,16 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 		Messages: r.Messages(),
 		Tools:    specs(toolset),
 	}
+	req.Reasoning = r.Reasoning()
 	emit(Event{Type: EventAssistantStart})
 	var partial []byte
 	resp, err := r.client.Stream(ctx, req, func(ev provider.StreamEvent) {
-		if ev.TextDelta != "" {
+		switch {
+		case ev.TextDelta != "":
 			partial = append(partial, ev.TextDelta...)
 			emit(Event{Type: EventTextDelta, Delta: ev.TextDelta})
+		case ev.ThinkingDelta != "":
+			emit(Event{Type: EventThinkingDelta, Text: ev.ThinkingDelta})
 		}
 	})
 	if err != nil {

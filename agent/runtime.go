@@ -40,23 +40,25 @@ type Runtime struct {
 	ws       tools.Workspace
 	builtins []tools.Tool
 
-	mu       sync.Mutex
-	model    provider.Model
-	messages []message.Message
-	usage    message.Usage
-	busy     bool
-	cancel   context.CancelFunc
-	closed   bool
-	sess     *session.Writer
-	started  bool // session_start observed
-	lastIn   int  // input tokens of the last model call, for auto-compaction
-	compacts int
+	mu        sync.Mutex
+	model     provider.Model
+	reasoning string // as asked for; "" is the model's default
+	messages  []message.Message
+	usage     message.Usage
+	busy      bool
+	cancel    context.CancelFunc
+	closed    bool
+	sess      *session.Writer
+	started   bool // session_start observed
+	lastIn    int  // input tokens of the last model call, for auto-compaction
+	compacts  int
 }
 
 // State is a snapshot of the runtime, as get_state reports it.
 type State struct {
 	Provider     string        `json:"provider"`
 	Model        string        `json:"model"`
+	Reasoning    string        `json:"reasoning"` // the level requests are sent with
 	Cwd          string        `json:"cwd"`
 	MessageCount int           `json:"message_count"`
 	Busy         bool          `json:"busy"`
@@ -100,7 +102,14 @@ func New(cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runtime{cfg: cfg, catalog: cat, model: model}
+	level, err := provider.ParseReasoning(cfg.Reasoning)
+	if err != nil {
+		return nil, err
+	}
+	if err := cat.CheckReasoning(model, level); err != nil {
+		return nil, err
+	}
+	r := &Runtime{cfg: cfg, catalog: cat, model: model, reasoning: level}
 	r.client = cfg.Client
 	if r.client == nil {
 		key, err := provider.APIKey(cfg.Provider, cfg.APIKey, cfg.BaseURL, cfg.Home)
@@ -254,6 +263,30 @@ func (r *Runtime) SetModel(id string) error {
 	return nil
 }
 
+// SetReasoning sets the thinking level (off, low, medium, high; "" for the
+// model's default) for the next model calls. A level other than off on a
+// model that does not reason is an error naming the models that do.
+func (r *Runtime) SetReasoning(level string) error {
+	level, err := provider.ParseReasoning(level)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.catalog.CheckReasoning(r.model, level); err != nil {
+		return err
+	}
+	r.reasoning = level
+	return nil
+}
+
+// Reasoning is the level the next model call is sent with.
+func (r *Runtime) Reasoning() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return provider.EffectiveReasoning(r.model, r.reasoning)
+}
+
 // Model is the current model.
 func (r *Runtime) Model() provider.Model {
 	r.mu.Lock()
@@ -265,7 +298,7 @@ func (r *Runtime) Model() provider.Model {
 func (r *Runtime) State() State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := State{Provider: r.cfg.Provider, Model: r.model.ID, Cwd: r.cfg.Cwd,
+	s := State{Provider: r.cfg.Provider, Model: r.model.ID, Reasoning: provider.EffectiveReasoning(r.model, r.reasoning), Cwd: r.cfg.Cwd,
 		MessageCount: len(r.messages), Busy: r.busy, Usage: r.usage}
 	if r.sess != nil {
 		s.SessionID = r.sess.ID()

@@ -17,6 +17,7 @@ var builtinCommands = []CommandInfo{
 	{Name: "clear", Description: "drop the conversation"},
 	{Name: "compact", Description: "summarise the conversation to free context"},
 	{Name: "model", Description: "show the models, or switch: /model <id>"},
+	{Name: "reasoning", Description: "show or set how much the model thinks: /reasoning off|low|medium|high"},
 	{Name: "mode", Description: "show or set the permission mode: /mode auto|ask|readonly"},
 	{Name: "new", Description: "start a new session"},
 	{Name: "sessions", Description: "list the saved sessions of this workspace"},
@@ -216,6 +217,13 @@ func (s *Server) builtinCommand(ctx context.Context, name, args string) (any, er
 			return nil, err
 		}
 		return display("Model: %s", rt.State().Model)
+	case "reasoning":
+		if args != "" {
+			if err := rt.SetReasoning(args); err != nil {
+				return nil, err
+			}
+		}
+		return display("Reasoning: %s (model %s)", rt.State().Reasoning, rt.State().Model)
 	case "new":
 		if err := rt.NewSession(); err != nil {
 			return nil, err

@@ -108,6 +108,7 @@ var zotMethods = map[string]zotHandler{
 	"zot/compact":           (*Server).zotCompact,
 	"zot/models":            (*Server).zotModels,
 	"zot/setModel":          (*Server).zotSetModel,
+	"zot/setReasoning":      (*Server).zotSetReasoning,
 	"zot/setPermissionMode": (*Server).zotSetPermissionMode,
 	"zot/commands":          (*Server).zotCommands,
 	"zot/command":           (*Server).zotCommand,

@@ -54,6 +54,7 @@ type wsFolder struct {
 type InitOptions struct {
 	Provider           string   `json:"provider"`
 	Model              string   `json:"model"`
+	Reasoning          string   `json:"reasoning"`
 	APIKey             string   `json:"apiKey"`
 	BaseURL            string   `json:"baseUrl"`
 	PermissionMode     string   `json:"permissionMode"`
@@ -120,6 +121,7 @@ type ZotInfo struct {
 	Version         string        `json:"version"`
 	Provider        string        `json:"provider"`
 	Model           string        `json:"model"`
+	Reasoning       string        `json:"reasoning,omitempty"`
 	Cwd             string        `json:"cwd"`
 	PermissionMode  string        `json:"permissionMode"`
 	Commands        []CommandInfo `json:"commands"`
@@ -188,6 +190,9 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	if opts.Model != "" {
 		cfg.Model = opts.Model
 	}
+	if opts.Reasoning != "" {
+		cfg.Reasoning = opts.Reasoning
+	}
 	if opts.APIKey != "" {
 		cfg.APIKey = opts.APIKey
 	}
@@ -244,7 +249,7 @@ func (s *Server) info() ZotInfo {
 		Cwd: cwd, PermissionMode: string(mode), Commands: s.commandList()}
 	if rt != nil {
 		st := rt.State()
-		z.Provider, z.Model = st.Provider, st.Model
+		z.Provider, z.Model, z.Reasoning = st.Provider, st.Model, st.Reasoning
 	}
 	if rtErr != nil {
 		z.Error = errNoRuntime(rtErr).Error()

@@ -234,6 +234,30 @@ func (s *Server) zotSetModel(ctx context.Context, raw json.RawMessage) (any, err
 	return map[string]any{"model": rt.State().Model}, nil
 }
 
+// SetReasoningParams is zot/setReasoning's params.
+type SetReasoningParams struct {
+	Reasoning string `json:"reasoning"`
+}
+
+func (s *Server) zotSetReasoning(ctx context.Context, raw json.RawMessage) (any, error) {
+	const method = "zot/setReasoning"
+	var p SetReasoningParams
+	if err := decodeParams(method, raw, &p); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.Reasoning) == "" {
+		return nil, fieldError(method, "reasoning", "is required: off, low, medium or high")
+	}
+	rt, err := s.runtime()
+	if err != nil {
+		return nil, err
+	}
+	if err := rt.SetReasoning(p.Reasoning); err != nil {
+		return nil, fieldError(method, "reasoning", "%v", err)
+	}
+	return map[string]any{"reasoning": rt.State().Reasoning}, nil
+}
+
 // run is one prompt or compaction, queued or in progress.
 type run struct {
 	id    string

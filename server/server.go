@@ -47,6 +47,7 @@ type Runtime interface {
 	Messages() []message.Message
 	Clear() error
 	SetModel(id string) error
+	SetReasoning(level string) error
 	Models() []provider.Model
 	Sessions() ([]session.Info, error)
 	Resume(which string) error

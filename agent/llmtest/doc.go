@@ -49,7 +49,10 @@
 //	    {"fail_times": 2, "retry_after": 0, "text": "ok after two 429s"},
 //	    {"status": 400, "error_message": "prompt is too long"},
 //	    {"status": 529, "error_message": "Overloaded", "retry_after": 1},
-//	    {"hang": true}
+//	    {"hang": true},
+//	    {"thinking": "The user wants a greeting.", "text": "Hello!"},
+//	    {"text": "half an answer then", "error_after": 2},
+//	    {"text": "half an answer then", "stall_after": 2}
 //	  ]
 //	}
 //
@@ -76,6 +79,20 @@
 //	fail_times   answer 429 this many times before streaming the reply
 //	             (Retry-After: retry_after, default 0, so clients retry at once)
 //	hang         send 200 + SSE headers, then nothing until the client leaves
+//	thinking     reasoning streamed before the text: Anthropic a thinking
+//	             block (thinking_delta events, then a signature_delta), OpenAI
+//	             reasoning_content deltas
+//	signature    the thinking block's signature (default sig_llmtest_N)
+//	redacted_thinking  data of a redacted_thinking block after it (Anthropic)
+//	error_after  after this many text deltas (0: before the first, or before
+//	             the tool calls of a reply without text), send an error event
+//	             in the stream (Anthropic "event: error", OpenAI a chunk
+//	             {"error":{…}}) and end it: an overloaded API mid-answer
+//	error_type   that error's type (default overloaded_error); error_message
+//	             its message (default "Overloaded")
+//	stall_after  after this many text deltas, keep the connection open and
+//	             send nothing until the client leaves (idle-timeout tests;
+//	             0 stalls after message_start / the first chunk)
 //
 // A fail_times 429 does not consume the reply; every other answer does. When
 // the replies are used up the server answers HTTP 500 with the error message

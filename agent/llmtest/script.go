@@ -35,6 +35,20 @@ type Reply struct {
 	RetryAfter   *float64   `json:"retry_after,omitempty"`
 	FailTimes    int        `json:"fail_times,omitempty"`
 	Hang         bool       `json:"hang,omitempty"`
+
+	// Thinking is streamed before the text: Anthropic thinking_delta
+	// events and a signature_delta, OpenAI reasoning_content deltas.
+	Thinking  string `json:"thinking,omitempty"`
+	Signature string `json:"signature,omitempty"` // default "sig_llmtest_N"
+	// RedactedThinking adds a redacted_thinking block with this data (Anthropic).
+	RedactedThinking string `json:"redacted_thinking,omitempty"`
+	// ErrorAfter ends the stream with an error event after that many text
+	// deltas (0 with an ErrorType: before the first one).
+	ErrorAfter *int   `json:"error_after,omitempty"`
+	ErrorType  string `json:"error_type,omitempty"` // default overloaded_error
+	// StallAfter stops sending, with the connection open, after that many
+	// text deltas, until the client leaves.
+	StallAfter *int `json:"stall_after,omitempty"`
 }
 
 // Repeat generates Count deltas of Text.
@@ -67,6 +81,9 @@ func ToolReply(name string, args any) Reply {
 	return Reply{ToolCalls: []ToolCall{{Name: name, Args: mustJSON(args)}}}
 }
 
+// Count returns a pointer to n, for Reply.ErrorAfter and StallAfter.
+func Count(n int) *int { return &n }
+
 // ErrorReply is a reply answering an HTTP error.
 func ErrorReply(status int, message string) Reply {
 	return Reply{Status: status, ErrorMessage: message}
@@ -90,7 +107,7 @@ func mustJSON(v any) json.RawMessage {
 }
 
 // replyFields are the fields a scripted reply may have.
-const replyFields = "text, deltas, repeat_text, tool_calls, usage, stop, delay_ms, status, error_message, retry_after, fail_times, hang"
+const replyFields = "text, deltas, repeat_text, tool_calls, usage, stop, delay_ms, status, error_message, retry_after, fail_times, hang, thinking, signature, redacted_thinking, error_after, error_type, stall_after"
 
 // LoadScript reads a script file: a JSON object {"replies": [...], "loop":
 // bool} or a bare JSON array of replies.
@@ -168,6 +185,15 @@ func (r Reply) validate() error {
 	}
 	if r.FailTimes < 0 || r.DelayMS < 0 {
 		return errors.New("fail_times and delay_ms must not be negative")
+	}
+	if (r.ErrorAfter != nil && *r.ErrorAfter < 0) || (r.StallAfter != nil && *r.StallAfter < 0) {
+		return errors.New("error_after and stall_after must not be negative")
+	}
+	if r.ErrorAfter != nil && r.StallAfter != nil {
+		return errors.New("use only one of error_after and stall_after")
+	}
+	if r.ErrorType != "" && r.ErrorAfter == nil {
+		return errors.New("error_type needs error_after")
 	}
 	if r.RetryAfter != nil && *r.RetryAfter < 0 {
 		return errors.New("retry_after must not be negative")

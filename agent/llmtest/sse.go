@@ -31,30 +31,90 @@ func (st *stream) anthropic() {
 	}
 
 	index := 0
-	if len(st.deltas) > 0 {
-		st.buf = append(st.anthEvent(st.buf, "content_block_start"),
-			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`+"\n\n"...)
-		st.buf = append(st.anthEvent(st.buf, "ping"), `{"type":"ping"}`+"\n\n"...)
-		if !st.flush() {
-			return
-		}
-		for _, d := range st.deltas {
+	if st.reply.Thinking != "" {
+		b := st.anthEvent(st.buf, "content_block_start")
+		b = append(b, `{"type":"content_block_start","index":`...)
+		b = strconv.AppendInt(b, int64(index), 10)
+		st.buf = append(b, `,"content_block":{"type":"thinking","thinking":"","signature":""}}`+"\n\n"...)
+		for _, d := range SplitText(st.reply.Thinking) {
 			if !st.wait() {
 				return
 			}
 			b := st.anthEvent(st.buf, "content_block_delta")
-			b = append(b, `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`...)
+			b = append(b, `{"type":"content_block_delta","index":`...)
+			b = strconv.AppendInt(b, int64(index), 10)
+			b = append(b, `,"delta":{"type":"thinking_delta","thinking":`...)
 			b = jsonstr.Append(b, d)
 			st.buf = append(b, "}}\n\n"...)
 			if !st.flush() {
 				return
 			}
 		}
-		st.buf = append(st.anthEvent(st.buf, "content_block_stop"), `{"type":"content_block_stop","index":0}`+"\n\n"...)
+		b = st.anthEvent(st.buf, "content_block_delta")
+		b = append(b, `{"type":"content_block_delta","index":`...)
+		b = strconv.AppendInt(b, int64(index), 10)
+		b = append(b, `,"delta":{"type":"signature_delta","signature":`...)
+		b = jsonstr.Append(b, st.signature())
+		b = append(b, "}}\n\n"...)
+		b = st.anthEvent(b, "content_block_stop")
+		b = append(b, `{"type":"content_block_stop","index":`...)
+		b = strconv.AppendInt(b, int64(index), 10)
+		st.buf = append(b, "}\n\n"...)
 		if !st.flush() {
 			return
 		}
 		index++
+	}
+	if st.reply.RedactedThinking != "" {
+		b := st.anthEvent(st.buf, "content_block_start")
+		b = append(b, `{"type":"content_block_start","index":`...)
+		b = strconv.AppendInt(b, int64(index), 10)
+		b = append(b, `,"content_block":{"type":"redacted_thinking","data":`...)
+		b = jsonstr.Append(b, st.reply.RedactedThinking)
+		b = append(b, "}}\n\n"...)
+		b = st.anthEvent(b, "content_block_stop")
+		b = append(b, `{"type":"content_block_stop","index":`...)
+		b = strconv.AppendInt(b, int64(index), 10)
+		st.buf = append(b, "}\n\n"...)
+		if !st.flush() {
+			return
+		}
+		index++
+	}
+	if len(st.deltas) > 0 {
+		b := st.anthEvent(st.buf, "content_block_start")
+		b = append(b, `{"type":"content_block_start","index":`...)
+		b = strconv.AppendInt(b, int64(index), 10)
+		st.buf = append(b, `,"content_block":{"type":"text","text":""}}`+"\n\n"...)
+		st.buf = append(st.anthEvent(st.buf, "ping"), `{"type":"ping"}`+"\n\n"...)
+		if !st.flush() {
+			return
+		}
+		for i, d := range st.deltas {
+			if st.interrupt(i, true) || !st.wait() {
+				return
+			}
+			b := st.anthEvent(st.buf, "content_block_delta")
+			b = append(b, `{"type":"content_block_delta","index":`...)
+			b = strconv.AppendInt(b, int64(index), 10)
+			b = append(b, `,"delta":{"type":"text_delta","text":`...)
+			b = jsonstr.Append(b, d)
+			st.buf = append(b, "}}\n\n"...)
+			if !st.flush() {
+				return
+			}
+		}
+		b = st.anthEvent(st.buf, "content_block_stop")
+		b = append(b, `{"type":"content_block_stop","index":`...)
+		b = strconv.AppendInt(b, int64(index), 10)
+		st.buf = append(b, "}\n\n"...)
+		if !st.flush() {
+			return
+		}
+		index++
+	}
+	if st.interrupt(len(st.deltas), true) {
+		return
 	}
 	for i, tc := range st.reply.ToolCalls {
 		b := st.anthEvent(st.buf, "content_block_start")
@@ -102,6 +162,55 @@ func (st *stream) anthropic() {
 	st.flush()
 }
 
+// interrupt ends the stream as the reply's error_after / stall_after ask,
+// once sent text deltas have gone out; true when the stream is over.
+func (st *stream) interrupt(sent int, anthropic bool) bool {
+	r := st.reply
+	switch {
+	case r.ErrorAfter != nil && *r.ErrorAfter == sent:
+		typ, msg := r.ErrorType, r.ErrorMessage
+		if typ == "" {
+			typ = "overloaded_error"
+		}
+		if msg == "" {
+			msg = "Overloaded"
+		}
+		var b []byte
+		if anthropic {
+			b = st.anthEvent(st.buf, "error")
+			b = append(b, `{"type":"error","error":{"type":`...)
+			b = jsonstr.Append(b, typ)
+			b = append(b, `,"message":`...)
+			b = jsonstr.Append(b, msg)
+			b = append(b, "}}\n\n"...)
+		} else {
+			b = append(st.buf, `data: {"error":{"message":`...)
+			b = jsonstr.Append(b, msg)
+			b = append(b, `,"type":`...)
+			b = jsonstr.Append(b, typ)
+			b = append(b, `,"param":null,"code":null}}`+"\n\n"...)
+		}
+		st.buf = b
+		st.flush()
+		return true
+	case r.StallAfter != nil && *r.StallAfter == sent:
+		st.flush()
+		select {
+		case <-st.ctx.Done():
+		case <-st.done:
+		}
+		return true
+	}
+	return false
+}
+
+func (st *stream) signature() string {
+	if st.reply.Signature != "" {
+		return st.reply.Signature
+	}
+	return "sig_llmtest_" + strconv.Itoa(st.n)
+}
+
 func (st *stream) anthEvent(b []byte, name string) []byte {
 	b = append(b, "event: "...)
 	b = append(b, name...)
@@ -124,8 +233,20 @@ func (st *stream) openai(includeUsage bool) {
 	if !st.flush() {
 		return
 	}
-	for _, d := range st.deltas {
+	for _, d := range SplitText(st.reply.Thinking) {
 		if !st.wait() {
+			return
+		}
+		b := head(st.buf)
+		b = append(b, `,"choices":[{"index":0,"delta":{"reasoning_content":`...)
+		b = jsonstr.Append(b, d)
+		st.buf = append(b, `},"finish_reason":null}]}`+"\n\n"...)
+		if !st.flush() {
+			return
+		}
+	}
+	for i, d := range st.deltas {
+		if st.interrupt(i, false) || !st.wait() {
 			return
 		}
 		b := head(st.buf)
@@ -135,6 +256,9 @@ func (st *stream) openai(includeUsage bool) {
 		if !st.flush() {
 			return
 		}
+	}
+	if st.interrupt(len(st.deltas), false) {
+		return
 	}
 	for i, tc := range st.reply.ToolCalls {
 		b := head(st.buf)

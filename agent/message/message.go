@@ -20,6 +20,7 @@ const (
 	TypeImage      = "image"
 	TypeToolCall   = "tool_call"
 	TypeToolResult = "tool_result"
+	TypeThinking   = "thinking"
 )
 
 // Content is one block of a message. Which fields are set depends on Type:
@@ -28,6 +29,9 @@ const (
 //	image:       MimeType, Data (base64; kept in sessions, never on the wire)
 //	tool_call:   ID, Name, Args
 //	tool_result: CallID, IsError, Content (nested text and image blocks)
+//	thinking:    Text (the model's reasoning), Signature (Anthropic's proof
+//	             that the block is unmodified; sent back as is); Redacted
+//	             with Data (encrypted reasoning the API returned instead)
 type Content struct {
 	Type     string          `json:"type"`
 	Text     string          `json:"text,omitempty"`
@@ -39,6 +43,10 @@ type Content struct {
 	CallID   string          `json:"call_id,omitempty"`
 	IsError  bool            `json:"is_error,omitempty"`
 	Content  []Content       `json:"content,omitempty"`
+	// Signature and Redacted belong to thinking blocks. Sessions keep
+	// them: a resumed transcript must send them back byte for byte.
+	Signature string `json:"signature,omitempty"`
+	Redacted  bool   `json:"redacted,omitempty"`
 }
 
 // Text builds a text block.

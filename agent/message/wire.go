@@ -19,6 +19,8 @@ type WireContent struct {
 	CallID   string          `json:"call_id,omitempty"`
 	IsError  *bool           `json:"is_error,omitempty"`
 	Content  []WireContent   `json:"content,omitempty"`
+	// Redacted marks a thinking block whose text the API encrypted.
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 // WireMessage is a message as the fronts send it.
@@ -54,6 +56,12 @@ func ToWire(cs []Content) []WireContent {
 			e := c.IsError
 			w.IsError = &e
 			w.Content = ToWire(c.Content)
+		case TypeThinking:
+			// The signature and encrypted data stay in the session: they
+			// mean nothing to a client.
+			t := c.Text
+			w.Text = &t
+			w.Redacted = c.Redacted
 		}
 		out = append(out, w)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -29,7 +30,7 @@ func newAnthropic(opts Options, r retrier) *anthropicClient {
 func (c *anthropicClient) Provider() string { return Anthropic }
 
 func (c *anthropicClient) Stream(ctx context.Context, req Request, onEvent func(StreamEvent)) (Response, error) {
-	body, err := anthropicBody(req)
+	body, thinking, err := anthropicBody(req)
 	if err != nil {
 		return Response{}, fmt.Errorf("anthropic: encoding the request: %w", err)
 	}
@@ -40,7 +41,25 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request, onEvent func(
 	if base == "" {
 		base = AnthropicBaseURL
 	}
-	return c.stream(ctx, base+"/v1/messages", body, req.Model, onEvent, readAnthropic)
+	var extra http.Header
+	if thinking && interleavedThinking(req.Model.ID) {
+		// Thinking between tool calls, not only before the first one.
+		extra = http.Header{"Anthropic-Beta": {interleavedThinkingBeta}}
+	}
+	return c.stream(ctx, base+"/v1/messages", body, extra, req.Model, onEvent, readAnthropic)
+}
+
+const interleavedThinkingBeta = "interleaved-thinking-2025-05-14"
+
+// interleavedThinking reports whether a model thinks between tool calls
+// (the Claude 4 family and later) when the beta header asks for it.
+func interleavedThinking(id string) bool {
+	for _, fam := range [...]string{"claude-opus-4", "claude-sonnet-4", "claude-haiku-4", "claude-4"} {
+		if strings.HasPrefix(id, fam) {
+			return true
+		}
+	}
+	return false
 }
 
 // The request body is built from the small wire types below with
@@ -52,9 +71,15 @@ type anthRequest struct {
 	Model     string        `json:"model"`
 	MaxTokens int64         `json:"max_tokens"`
 	Stream    bool          `json:"stream"`
+	Thinking  *anthThinking `json:"thinking,omitempty"`
 	System    []anthBlock   `json:"system,omitempty"`
 	Tools     []anthTool    `json:"tools,omitempty"`
 	Messages  []anthMessage `json:"messages"`
+}
+
+type anthThinking struct {
+	Type         string `json:"type"` // "enabled"
+	BudgetTokens int64  `json:"budget_tokens"`
 }
 
 type anthCache struct {
@@ -86,6 +111,9 @@ type anthBlock struct {
 	ToolUseID    string           `json:"tool_use_id,omitempty"`
 	IsError      bool             `json:"is_error,omitempty"`
 	Content      []anthBlock      `json:"content,omitempty"`
+	Thinking     *string          `json:"thinking,omitempty"`
+	Signature    string           `json:"signature,omitempty"`
+	Data         string           `json:"data,omitempty"`
 	CacheControl *anthCache       `json:"cache_control,omitempty"`
 }
 
@@ -98,13 +126,20 @@ type anthImageSource struct {
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // anthropicBody maps a request to the Messages API, with prompt-caching
-// breakpoints on the system prompt, the tool list and the last user message.
-func anthropicBody(req Request) ([]byte, error) {
+// breakpoints on the system prompt, the tool list and the last user message,
+// and extended thinking when the request's level asks for it. thinking
+// reports whether it does.
+func anthropicBody(req Request) (body []byte, thinking bool, err error) {
 	p := anthRequest{
 		Model:     req.Model.ID,
 		MaxTokens: maxTokens(req),
 		Stream:    true,
 		Messages:  make([]anthMessage, 0, len(req.Messages)),
+	}
+	if req.Model.Reasoning {
+		if b := anthropicThinking(req.Reasoning, p.MaxTokens); b > 0 {
+			p.Thinking = &anthThinking{Type: "enabled", BudgetTokens: b}
+		}
 	}
 	if req.System != "" {
 		p.System = []anthBlock{{Type: "text", Text: req.System, CacheControl: ephemeral}}
@@ -125,6 +160,18 @@ func anthropicBody(req Request) ([]byte, error) {
 			case c.Type == message.TypeText:
 				if c.Text != "" {
 					blocks = append(blocks, anthBlock{Type: "text", Text: c.Text})
+				}
+			case c.Type == message.TypeThinking && assistant:
+				// Sent back exactly as received (the API checks the
+				// signature; tool use within a turn requires the blocks).
+				// Unsigned ones (a stream cut short, another provider's
+				// reasoning) cannot be verified and are left out.
+				switch {
+				case c.Redacted && c.Data != "":
+					blocks = append(blocks, anthBlock{Type: "redacted_thinking", Data: c.Data})
+				case !c.Redacted && c.Signature != "":
+					t := c.Text
+					blocks = append(blocks, anthBlock{Type: "thinking", Thinking: &t, Signature: c.Signature})
 				}
 			case c.Type == message.TypeToolCall && assistant:
 				blocks = append(blocks, anthBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: validArgs(c.Args)})
@@ -159,7 +206,8 @@ func anthropicBody(req Request) ([]byte, error) {
 		blocks := p.Messages[lastUser].Content
 		blocks[len(blocks)-1].CacheControl = ephemeral
 	}
-	return encodeJSON(p)
+	body, err = encodeJSON(p)
+	return body, p.Thinking != nil, err
 }
 
 func anthropicImage(c message.Content) anthBlock {
@@ -191,17 +239,19 @@ func argsOrEmpty(a json.RawMessage) json.RawMessage {
 
 // streamBlock is one content block being streamed.
 type streamBlock struct {
-	kind uint8 // blockText, blockTool, or 0 (ignored: thinking…)
-	text textBuf
+	kind uint8   // blockText, blockTool, blockThinking, blockRedacted, or 0 (ignored)
+	text textBuf // text, or thinking
 	id   string
 	name string
-	args []byte
+	args []byte           // tool arguments; the signature of a thinking block; a redacted block's data
 	call *message.Content // set when a tool call is complete
 }
 
 const (
 	blockText = 1 + iota
 	blockTool
+	blockThinking
+	blockRedacted
 )
 
 // readAnthropic reads one Messages API event stream.
@@ -252,6 +302,17 @@ func readAnthropic(body io.Reader, onEvent func(StreamEvent)) (resp Response, de
 				if b.kind == blockTool {
 					b.args = append(b.args, d.Get("partial_json").Str...)
 				}
+			case "thinking_delta":
+				if b.kind == blockThinking {
+					if t := b.text.add(d.Get("thinking").Str); t != "" {
+						delivered = true
+						onEvent(StreamEvent{ThinkingDelta: t})
+					}
+				}
+			case "signature_delta":
+				if b.kind == blockThinking {
+					b.args = append(b.args, d.Get("signature").Str...)
+				}
 			}
 		case "content_block_start":
 			i := int(gjson.Get(s, "index").Int())
@@ -275,6 +336,16 @@ func readAnthropic(body io.Reader, onEvent func(StreamEvent)) (resp Response, de
 				b.kind = blockTool
 				b.id = strings.Clone(cb.Get("id").Str)
 				b.name = strings.Clone(cb.Get("name").Str)
+			case "thinking":
+				b.kind = blockThinking
+				b.args = append(b.args, cb.Get("signature").Str...)
+				if t := b.text.add(cb.Get("thinking").Str); t != "" {
+					delivered = true
+					onEvent(StreamEvent{ThinkingDelta: t})
+				}
+			case "redacted_thinking":
+				b.kind = blockRedacted
+				b.args = append(b.args, cb.Get("data").Str...)
 			}
 		case "content_block_stop":
 			i := int(gjson.Get(s, "index").Int())
@@ -363,12 +434,16 @@ func anthropicStop(s string, blocks []streamBlock) string {
 }
 
 // blockContent is the assistant content of the streamed blocks, in order:
-// text and complete tool calls.
+// thinking (with its signature), text and complete tool calls.
 func blockContent(blocks []streamBlock) []message.Content {
 	var out []message.Content
 	for i := range blocks {
 		b := &blocks[i]
 		switch {
+		case b.kind == blockThinking && (len(b.text.b) > 0 || len(b.args) > 0):
+			out = append(out, message.Content{Type: message.TypeThinking, Text: b.text.String(), Signature: string(b.args)})
+		case b.kind == blockRedacted:
+			out = append(out, message.Content{Type: message.TypeThinking, Redacted: true, Data: string(b.args)})
 		case b.kind == blockText && len(b.text.b) > 0:
 			out = append(out, message.Text(b.text.String()))
 		case b.call != nil:

@@ -22,7 +22,9 @@ const (
 )
 
 // builtinModels are the models zot knows without a models.json. Prices are
-// USD per million tokens (cache write = 5-minute cache write).
+// USD per million tokens (cache write = 5-minute cache write). Claude
+// models think only when asked (the API's default); GPT-5 models reason at
+// medium unless told otherwise (theirs).
 var builtinModels = []Model{
 	{ID: "claude-opus-4-5", Provider: Anthropic, ContextWindow: 200_000, MaxOutput: 64_000, Reasoning: true,
 		InputPrice: 5, OutputPrice: 25, CacheRead: 0.5, CacheWrite: 6.25},
@@ -35,11 +37,11 @@ var builtinModels = []Model{
 	{ID: "claude-sonnet-4-0", Provider: Anthropic, ContextWindow: 200_000, MaxOutput: 64_000, Reasoning: true,
 		InputPrice: 3, OutputPrice: 15, CacheRead: 0.3, CacheWrite: 3.75},
 
-	{ID: "gpt-5", Provider: OpenAI, ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true,
+	{ID: "gpt-5", Provider: OpenAI, ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true, DefaultReasoning: ReasoningMedium,
 		InputPrice: 1.25, OutputPrice: 10, CacheRead: 0.125},
-	{ID: "gpt-5-mini", Provider: OpenAI, ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true,
+	{ID: "gpt-5-mini", Provider: OpenAI, ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true, DefaultReasoning: ReasoningMedium,
 		InputPrice: 0.25, OutputPrice: 2, CacheRead: 0.025},
-	{ID: "gpt-5-nano", Provider: OpenAI, ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true,
+	{ID: "gpt-5-nano", Provider: OpenAI, ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true, DefaultReasoning: ReasoningMedium,
 		InputPrice: 0.05, OutputPrice: 0.4, CacheRead: 0.005},
 	{ID: "gpt-4.1", Provider: OpenAI, ContextWindow: 1_047_576, MaxOutput: 32_768,
 		InputPrice: 2, OutputPrice: 8, CacheRead: 0.5},
@@ -150,6 +152,11 @@ func (c *Catalog) merge(data []byte) error {
 		if m.ContextWindow <= 0 || m.MaxOutput <= 0 {
 			return fmt.Errorf("model %d (%s): context_window and max_output must be positive", i+1, key.ID)
 		}
+		if lvl, err := ParseReasoning(m.DefaultReasoning); err != nil {
+			return fmt.Errorf("model %d (%s): default_reasoning: %v", i+1, key.ID, err)
+		} else {
+			m.DefaultReasoning = lvl
+		}
 		if m.InputPrice < 0 || m.OutputPrice < 0 || m.CacheRead < 0 || m.CacheWrite < 0 {
 			return fmt.Errorf("model %d (%s): prices must not be negative", i+1, key.ID)
 		}
@@ -175,7 +182,7 @@ func strictDecode(data []byte, v any) error {
 }
 
 // modelFields are the fields a models.json entry may have.
-const modelFields = "id, provider, baseUrl, context_window, max_output, reasoning, input_price, output_price, cache_read_price, cache_write_price"
+const modelFields = "id, provider, baseUrl, context_window, max_output, reasoning, default_reasoning, input_price, output_price, cache_read_price, cache_write_price"
 
 // Models lists the models of a provider in catalogue order (built-ins
 // first). The slice is a copy.
@@ -187,6 +194,21 @@ func (c *Catalog) Models(provider string) []Model {
 		}
 	}
 	return out
+}
+
+// ids are a provider's model ids, sorted.
+func (c *Catalog) ids(provider string) []string {
+	if c == nil {
+		return nil
+	}
+	var ids []string
+	for _, m := range c.models {
+		if m.Provider == provider {
+			ids = append(ids, m.ID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 func (c *Catalog) lookup(provider, id string) (Model, bool) {

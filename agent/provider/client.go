@@ -43,6 +43,12 @@ type Options struct {
 	// Wait sleeps between retries; nil: a timer that stops at ctx's end.
 	// Tests may replace it to record the delays without sleeping.
 	Wait func(ctx context.Context, d time.Duration) error
+	// FirstByteTimeout is how long a request may wait for the first byte
+	// of its answer, IdleTimeout how long a stream may then fall silent;
+	// 0: DefaultFirstByteTimeout / DefaultIdleTimeout. A stall before any
+	// delta is retried once; after one, the call fails naming the stall.
+	FirstByteTimeout time.Duration
+	IdleTimeout      time.Duration
 }
 
 var defaultHTTPClient = &http.Client{}

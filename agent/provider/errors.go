@@ -31,6 +31,8 @@ type APIError struct {
 	NoRetry bool
 	// Attempts is how many requests were made, when more than one.
 	Attempts int
+	// Hint says what to do about it (set by explain).
+	Hint string
 }
 
 func (e *APIError) Error() string {
@@ -47,6 +49,10 @@ func (e *APIError) Error() string {
 	}
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " (gave up after %d attempts)", e.Attempts)
+	}
+	if e.Hint != "" {
+		b.WriteString(" — ")
+		b.WriteString(e.Hint)
 	}
 	return b.String()
 }
@@ -164,3 +170,53 @@ func retryableTransport(err error) bool {
 }
 
 var errTruncated = errors.New("stream ended before its final event")
+
+// explain adds to an API error what the user can do about it: which
+// credential to fix, which model ids exist, how to shrink the context.
+func explain(err error, m Model, cat *Catalog) error {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Hint != "" {
+		return err
+	}
+	msg := strings.ToLower(ae.Message)
+	switch {
+	case ae.Status == http.StatusUnauthorized || ae.Type == "authentication_error" || ae.Type == "invalid_api_key":
+		ae.Hint = "the API key was refused: set " + envKey(ae.Provider) + " (or --api-key, or $ZOT_HOME/auth.json) to a valid key"
+	case ae.Status == http.StatusForbidden || ae.Type == "permission_error":
+		ae.Hint = "this key may not use model " + m.ID + "; check the key's permissions or pick another model (/model)"
+	case ae.Status == http.StatusNotFound && (strings.Contains(msg, "model") || ae.Type == "not_found_error" || ae.Type == "model_not_found"):
+		ae.Hint = "unknown model " + strconv.Quote(m.ID)
+		if cat == nil {
+			cat = Builtin()
+		}
+		if ids := cat.ids(m.Provider); len(ids) > 0 {
+			ae.Hint += "; known " + m.Provider + " models: " + strings.Join(ids, ", ")
+		}
+		ae.Hint += " (switch with /model or --model)"
+	case ae.Status == http.StatusRequestEntityTooLarge || contextTooLong(msg, ae.Type):
+		ae.Hint = "the conversation is too long for " + m.ID + "; run /compact to summarise it, or /new to start over"
+	case ae.Type == "overloaded_error" || ae.Status == 529 || ae.Status == http.StatusServiceUnavailable:
+		if ae.Status == 0 {
+			ae.Hint = "the API is overloaded and cut the answer short; send the prompt again in a moment"
+		} else {
+			ae.Hint = "the API is overloaded; try again in a moment"
+		}
+	case ae.Status == http.StatusTooManyRequests || ae.Type == "rate_limit_error":
+		ae.Hint = "rate limited; wait a moment, or check the account's limits"
+	}
+	return err
+}
+
+func contextTooLong(msg, typ string) bool {
+	return typ == "context_length_exceeded" || typ == "request_too_large" ||
+		strings.Contains(msg, "prompt is too long") || strings.Contains(msg, "context length") ||
+		strings.Contains(msg, "context_length") || strings.Contains(msg, "context window") ||
+		strings.Contains(msg, "too many tokens")
+}
+
+func envKey(provider string) string {
+	if provider == OpenAI {
+		return "OPENAI_API_KEY"
+	}
+	return "ANTHROPIC_API_KEY"
+}

@@ -64,9 +64,10 @@ func newTestClient(t testing.TB, prov string, srv *llmtest.Server, w *waits, mod
 }
 
 type collected struct {
-	deltas []string
-	calls  []message.Content
-	order  []string // "text" / "call:NAME"
+	thinking []string
+	deltas   []string
+	calls    []message.Content
+	order    []string // "text" / "call:NAME"
 }
 
 func (c *collected) on(ev StreamEvent) {
@@ -74,6 +75,11 @@ func (c *collected) on(ev StreamEvent) {
 	case ev.ToolCall != nil:
 		c.calls = append(c.calls, *ev.ToolCall)
 		c.order = append(c.order, "call:"+ev.ToolCall.Name)
+	case ev.ThinkingDelta != "":
+		c.thinking = append(c.thinking, ev.ThinkingDelta)
+		if len(c.order) == 0 || c.order[len(c.order)-1] != "thinking" {
+			c.order = append(c.order, "thinking")
+		}
 	default:
 		c.deltas = append(c.deltas, ev.TextDelta)
 		if len(c.order) == 0 || c.order[len(c.order)-1] != "text" {

@@ -51,7 +51,7 @@ func (c *openaiClient) Stream(ctx context.Context, req Request, onEvent func(Str
 		url = OpenAIBaseURL
 	}
 	url += "/chat/completions"
-	return c.stream(ctx, url, body, req.Model, onEvent, readOpenAI)
+	return c.stream(ctx, url, body, nil, req.Model, onEvent, readOpenAI)
 }
 
 // The request body is built from small wire types with encoding/json, as
@@ -65,6 +65,7 @@ type oaiRequest struct {
 	StreamOptions       oaiStreamOpt `json:"stream_options"`
 	MaxTokens           int64        `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int64        `json:"max_completion_tokens,omitempty"`
+	ReasoningEffort     string       `json:"reasoning_effort,omitempty"`
 }
 
 type oaiStreamOpt struct {
@@ -124,6 +125,9 @@ func openaiBody(req Request, official bool) ([]byte, error) {
 		p.MaxCompletionTokens = n
 	} else {
 		p.MaxTokens = n
+	}
+	if req.Model.Reasoning {
+		p.ReasoningEffort = openaiEffort(req.Reasoning, req.Model.ID, official)
 	}
 	if req.System != "" {
 		p.Messages = append(p.Messages, oaiMessage{Role: "system", Content: req.System})
@@ -204,20 +208,48 @@ func openaiBody(req Request, official bool) ([]byte, error) {
 	return encodeJSON(p)
 }
 
+// openaiEffort is the reasoning_effort of a level. Off is "minimal" for
+// OpenAI's GPT-5 models (they cannot switch reasoning off; minimal is the
+// least) and omitted elsewhere, which leaves compatible servers at their
+// default. Reasoning sent back by a model is never replayed: the API keeps
+// it server-side, and compatible servers (DeepSeek) reject it in input.
+func openaiEffort(level, model string, official bool) string {
+	switch level {
+	case ReasoningLow, ReasoningMedium, ReasoningHigh:
+		return level
+	case ReasoningOff:
+		if official && strings.HasPrefix(model, "gpt-5") {
+			return "minimal"
+		}
+	}
+	return ""
+}
+
 func openaiImage(c message.Content) oaiPart {
 	return oaiPart{Type: "image_url", ImageURL: &oaiImageURL{URL: "data:" + c.MimeType + ";base64," + c.Data}}
 }
 
 // readOpenAI reads one Chat Completions chunk stream. Tool calls arrive in
-// pieces by index and are emitted when the choice finishes.
+// pieces by index and are emitted when the choice finishes. Reasoning that
+// compatible servers stream beside the answer (reasoning_content: vLLM,
+// llama.cpp, DeepSeek; reasoning: Ollama, OpenRouter, newer vLLM) becomes
+// thinking.
 func readOpenAI(body io.Reader, onEvent func(StreamEvent)) (resp Response, delivered bool, err error) {
 	r := newSSEReader(body)
 	text := textBuf{b: make([]byte, 0, 1024)}
+	var thinking textBuf
 	var calls []streamBlock
 	finish, finished := "", false
 	defer func() {
+		var head []message.Content
+		if len(thinking.b) > 0 {
+			head = append(head, message.Content{Type: message.TypeThinking, Text: thinking.String()})
+		}
 		if len(text.b) > 0 {
-			resp.Content = append([]message.Content{message.Text(text.String())}, resp.Content...)
+			head = append(head, message.Text(text.String()))
+		}
+		if head != nil {
+			resp.Content = append(head, resp.Content...)
 		}
 	}()
 	emitCalls := func() {
@@ -254,10 +286,21 @@ func readOpenAI(body io.Reader, onEvent func(StreamEvent)) (resp Response, deliv
 		ch := gjson.Get(s, "choices.0")
 		if ch.Exists() {
 			d := ch.Get("delta")
-			if c := d.Get("content"); c.Type == gjson.String && c.Str != "" {
-				t := text.add(c.Str)
-				delivered = true
-				onEvent(StreamEvent{TextDelta: t})
+			for _, key := range [...]string{"reasoning_content", "reasoning"} {
+				if c := d.Get(key); c.Type == gjson.String && c.Str != "" {
+					t := thinking.add(c.Str)
+					delivered = true
+					onEvent(StreamEvent{ThinkingDelta: t})
+					break
+				}
+			}
+			// A refusal is the model's answer too: the user must see it.
+			for _, key := range [...]string{"content", "refusal"} {
+				if c := d.Get(key); c.Type == gjson.String && c.Str != "" {
+					t := text.add(c.Str)
+					delivered = true
+					onEvent(StreamEvent{TextDelta: t})
+				}
 			}
 			if tcs := d.Get("tool_calls"); tcs.IsArray() {
 				for _, tc := range tcs.Array() {

@@ -33,18 +33,22 @@ type Request struct {
 	Messages  []message.Message
 	Tools     []ToolSpec
 	MaxTokens int // 0: the model's max output
+	// Reasoning is the level to think at (Reasoning* constants); "" or off:
+	// no thinking. Models that do not reason ignore it.
+	Reasoning string
 }
 
 // StreamEvent is one incremental piece of a streaming response. Exactly one
 // of the fields is set.
 type StreamEvent struct {
-	TextDelta string           // a piece of assistant text
-	ToolCall  *message.Content // a complete tool call (emitted when its args are complete)
+	TextDelta     string           // a piece of assistant text
+	ThinkingDelta string           // a piece of the model's reasoning
+	ToolCall      *message.Content // a complete tool call (emitted when its args are complete)
 }
 
 // Response is the complete result of a model call.
 type Response struct {
-	Content []message.Content // text and tool_call blocks, in order
+	Content []message.Content // thinking, text and tool_call blocks, in order
 	Stop    string            // one of the Stop* constants
 	Usage   message.Usage     // tokens of this call, CostUSD filled from the catalogue
 }
@@ -60,16 +64,19 @@ type Client interface {
 
 // Model is one catalogue entry.
 type Model struct {
-	ID            string  `json:"id"`
-	Provider      string  `json:"provider"`
-	BaseURL       string  `json:"baseUrl,omitempty"`
-	ContextWindow int     `json:"context_window"`
-	MaxOutput     int     `json:"max_output"`
-	Reasoning     bool    `json:"reasoning"`
-	InputPrice    float64 `json:"input_price,omitempty"`       // USD per million tokens
-	OutputPrice   float64 `json:"output_price,omitempty"`      // USD per million tokens
-	CacheRead     float64 `json:"cache_read_price,omitempty"`  // USD per million tokens
-	CacheWrite    float64 `json:"cache_write_price,omitempty"` // USD per million tokens
+	ID            string `json:"id"`
+	Provider      string `json:"provider"`
+	BaseURL       string `json:"baseUrl,omitempty"`
+	ContextWindow int    `json:"context_window"`
+	MaxOutput     int    `json:"max_output"`
+	Reasoning     bool   `json:"reasoning"`
+	// DefaultReasoning is the level used when none is asked for (reasoning
+	// models only; "" means off).
+	DefaultReasoning string  `json:"default_reasoning,omitempty"`
+	InputPrice       float64 `json:"input_price,omitempty"`       // USD per million tokens
+	OutputPrice      float64 `json:"output_price,omitempty"`      // USD per million tokens
+	CacheRead        float64 `json:"cache_read_price,omitempty"`  // USD per million tokens
+	CacheWrite       float64 `json:"cache_write_price,omitempty"` // USD per million tokens
 }
 
 // Cost prices a usage by this model's catalogue entry.

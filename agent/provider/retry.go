@@ -31,6 +31,7 @@ type retrier struct {
 type attemptFunc func() (resp Response, delivered bool, err error)
 
 func (r *retrier) run(ctx context.Context, attempt attemptFunc) (Response, error) {
+	stalls := 0
 	for n := 1; ; n++ {
 		resp, delivered, err := attempt()
 		if err == nil {
@@ -46,11 +47,17 @@ func (r *retrier) run(ctx context.Context, attempt attemptFunc) (Response, error
 			resp.Stop = StopError
 		}
 		var ae *APIError
+		var se *StallError
 		isAPI := errors.As(err, &ae)
 		retry := !delivered && n <= r.max
-		if isAPI {
+		switch {
+		case isAPI:
 			retry = retry && ae.Retryable()
-		} else {
+		case errors.As(err, &se):
+			// A server that went silent once may again: one more try.
+			stalls++
+			retry = retry && stalls == 1
+		default:
 			retry = retry && retryableTransport(err)
 		}
 		if !retry {

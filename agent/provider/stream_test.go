@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -243,17 +244,41 @@ func TestScriptExhaustedIsReadableAndNotRetried(t *testing.T) {
 
 func TestClientErrorsAreReadableAndNotRetried(t *testing.T) {
 	for _, prov := range providers {
-		t.Run(prov, func(t *testing.T) {
-			srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{llmtest.ErrorReply(401, "invalid x-api-key")}})
-			defer srv.Close()
-			_, _, err := stream(t, newTestClient(t, prov, srv, &waits{}, nil), simpleRequest(t, prov))
-			if want := prov + ": 401 invalid x-api-key"; err == nil || err.Error() != want {
-				t.Fatalf("error = %v, want %q", err, want)
-			}
-			if n := len(srv.Requests()); n != 1 {
-				t.Fatalf("requests = %d", n)
-			}
-		})
+		env, other := "ANTHROPIC_API_KEY", "claude-haiku-4-5"
+		if prov == OpenAI {
+			env, other = "OPENAI_API_KEY", "gpt-4.1-mini"
+		}
+		model := testModel(t, prov).ID
+		for _, tc := range []struct {
+			status int
+			msg    string
+			want   []string // the error contains each
+		}{
+			{401, "invalid x-api-key", []string{prov + ": 401 invalid x-api-key — ", "set " + env}},
+			{404, "model: " + model + " not found", []string{"unknown model \"" + model + "\"", other, "/model"}},
+			{400, "prompt is too long: 212000 tokens > 200000 maximum", []string{"too long for " + model, "/compact"}},
+			{400, "This model's maximum context length is 400000 tokens.", []string{"/compact"}},
+		} {
+			t.Run(prov+"/"+strconv.Itoa(tc.status), func(t *testing.T) {
+				srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{llmtest.ErrorReply(tc.status, tc.msg)}})
+				defer srv.Close()
+				_, _, err := stream(t, newTestClient(t, prov, srv, &waits{}, nil), simpleRequest(t, prov))
+				if err == nil {
+					t.Fatal("no error")
+				}
+				if !strings.Contains(err.Error(), tc.msg) {
+					t.Fatalf("error %q lost the API's message %q", err, tc.msg)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(err.Error(), w) {
+						t.Fatalf("error = %q, want it to contain %q", err, w)
+					}
+				}
+				if n := len(srv.Requests()); n != 1 {
+					t.Fatalf("requests = %d", n)
+				}
+			})
+		}
 	}
 }
 

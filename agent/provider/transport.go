@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -14,8 +15,9 @@ import (
 // them alone costs 8.5 MB of resident memory and 32 MB of binary (their
 // generated packages' init and data), which put an idle `zot rpc` over its
 // 20 MB budget, while we used only their Post (see docs/decisions.md).
-// The SDKs stay as test-only dependencies: stream_test.go feeds the
-// scripted server's streams through their decoders to keep our wire honest.
+// The SDKs stay as test-only dependencies: conformance_test.go builds the
+// same requests with their param types and runs their stream decoders over
+// the recorded streams in testdata/, to keep our wire honest.
 
 const anthropicVersion = "2023-06-01"
 
@@ -30,24 +32,116 @@ type endpoint struct {
 	header   http.Header
 	retry    retrier
 	catalog  *Catalog
+	// firstByte and idle bound the silences of a stream (see watchdog).
+	firstByte, idle time.Duration
 }
 
 func newEndpoint(provider string, opts Options, r retrier) endpoint {
-	return endpoint{provider: provider, hc: opts.HTTPClient, header: http.Header{}, retry: r, catalog: opts.Catalog}
+	e := endpoint{provider: provider, hc: opts.HTTPClient, header: http.Header{}, retry: r, catalog: opts.Catalog,
+		firstByte: opts.FirstByteTimeout, idle: opts.IdleTimeout}
+	if e.firstByte == 0 {
+		e.firstByte = DefaultFirstByteTimeout
+	}
+	if e.idle == 0 {
+		e.idle = DefaultIdleTimeout
+	}
+	return e
+}
+
+// Stream silences zot waits out before it gives up on a connection. The
+// first byte may take long (a big prompt on a local server, a reasoning
+// model thinking before its first chunk); once streaming, both APIs send
+// something (a delta, a ping) every few seconds.
+const (
+	DefaultFirstByteTimeout = 5 * time.Minute
+	DefaultIdleTimeout      = 2 * time.Minute
+)
+
+// StallError is a stream that sent nothing for too long.
+type StallError struct {
+	Provider string
+	Silence  time.Duration
+	// Started: some of the answer had arrived (else no byte of the body did).
+	Started bool
+}
+
+func (e *StallError) Error() string {
+	if !e.Started {
+		return fmt.Sprintf("%s: the stream stalled: no response within %s of sending the request", e.Provider, e.Silence)
+	}
+	return fmt.Sprintf("%s: the stream stalled: nothing received for %s in the middle of the answer", e.Provider, e.Silence)
+}
+
+// watchdog cancels an attempt whose stream falls silent: firstByte until
+// the body's first byte, idle between reads after that. Reads of the body
+// go through it so each one re-arms the timer.
+type watchdog struct {
+	body      io.Reader
+	timer     *time.Timer
+	firstByte time.Duration
+	idle      time.Duration
+	started   bool
+	fired     chan struct{}
+}
+
+func newWatchdog(cancel context.CancelFunc, firstByte, idle time.Duration) *watchdog {
+	w := &watchdog{firstByte: firstByte, idle: idle, fired: make(chan struct{})}
+	w.timer = time.AfterFunc(firstByte, func() { close(w.fired); cancel() })
+	return w
+}
+
+func (w *watchdog) Read(p []byte) (int, error) {
+	n, err := w.body.Read(p)
+	if n > 0 {
+		w.started = true
+		w.timer.Reset(w.idle)
+	}
+	return n, err
+}
+
+// stalled reports the stall, if the timer fired.
+func (w *watchdog) stalled(provider string) *StallError {
+	select {
+	case <-w.fired:
+		d := w.firstByte
+		if w.started {
+			d = w.idle
+		}
+		return &StallError{Provider: provider, Silence: d, Started: w.started}
+	default:
+		return nil
+	}
 }
 
 // stream POSTs body to url (with retries) and decodes the streamed answer
 // with read; the response's usage is priced for model.
-func (c endpoint) stream(ctx context.Context, url string, body []byte, model Model, onEvent func(StreamEvent),
+func (c endpoint) stream(ctx context.Context, url string, body []byte, extra http.Header, model Model, onEvent func(StreamEvent),
 	read func(io.Reader, func(StreamEvent)) (Response, bool, error)) (Response, error) {
 	resp, err := c.retry.run(ctx, func() (Response, bool, error) {
-		raw, err := post(ctx, c.hc, c.provider, url, c.header, body)
+		actx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		dog := newWatchdog(cancel, c.firstByte, c.idle)
+		defer dog.timer.Stop()
+		raw, err := post(actx, c.hc, c.provider, url, c.header, extra, body)
 		if err != nil {
+			if s := dog.stalled(c.provider); s != nil && ctx.Err() == nil {
+				return Response{}, false, s
+			}
 			return Response{}, false, err
 		}
 		defer raw.Body.Close()
-		return read(raw.Body, onEvent)
+		dog.body = raw.Body
+		resp, delivered, err := read(dog, onEvent)
+		if err != nil && ctx.Err() == nil {
+			if s := dog.stalled(c.provider); s != nil {
+				return resp, delivered, s
+			}
+		}
+		return resp, delivered, err
 	})
+	if err != nil {
+		err = explain(err, model, c.catalog)
+	}
 	cost(c.catalog, model, &resp.Usage)
 	return resp, err
 }
@@ -55,12 +149,15 @@ func (c endpoint) stream(ctx context.Context, url string, body []byte, model Mod
 // post sends one JSON request and returns the response when it is 2xx.
 // Any other status becomes an *APIError carrying the API's own message and
 // the retry headers; a connection failure becomes a readable transport error.
-func post(ctx context.Context, hc *http.Client, provider, url string, header http.Header, body []byte) (*http.Response, error) {
+func post(ctx context.Context, hc *http.Client, provider, url string, header, extra http.Header, body []byte) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, transportError(provider, err)
 	}
 	req.Header = header.Clone()
+	for k, v := range extra {
+		req.Header[k] = v
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("User-Agent", userAgent)

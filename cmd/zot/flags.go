@@ -19,6 +19,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 type common struct {
 	provider, model, apiKey, baseURL, cwd string
 	systemPrompt, appendSystemPrompt      string
+	reasoning                             string
 	maxSteps                              int
 	noTools                               bool
 	tools                                 string
@@ -44,14 +45,13 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.noSession, "no-session", false, "do not save this session")
 	fs.StringVar(&c.resume, "resume", "", "resume a session by id (see `zot sessions`)")
 	fs.BoolVar(&c.cont, "c", false, "continue the latest session of this workspace")
-	// --reasoning is accepted for compatibility with zot's flag set.
-	fs.String("reasoning", "", "reasoning effort (accepted for compatibility; not used yet)")
+	fs.StringVar(&c.reasoning, "reasoning", "", "how much the model thinks: off, low, medium or high (default: the model's; see README)")
 }
 
 // config turns the flags into a runtime configuration.
 func (c *common) config(sessions bool) agent.Config {
 	cfg := agent.Config{
-		Provider: c.provider, Model: c.model, APIKey: c.apiKey, BaseURL: c.baseURL,
+		Provider: c.provider, Model: c.model, APIKey: c.apiKey, BaseURL: c.baseURL, Reasoning: c.reasoning,
 		Cwd: c.cwd, SystemPrompt: c.systemPrompt, AppendSystemPrompt: c.appendSystemPrompt,
 		MaxSteps: c.maxSteps, NoTools: c.noTools,
 		Sessions: sessions && !c.noSession,

@@ -28,6 +28,14 @@ func Run(ctx context.Context, rt *agent.Runtime, prompt string, asJSON bool, std
 	failed := false
 	names := map[string]string{}
 	lastNewline := true
+	// thinking streams to stderr; thinkingOpen: a thinking line is unfinished.
+	thinkingOpen := false
+	endThinking := func() {
+		if thinkingOpen {
+			fmt.Fprintln(stderr)
+			thinkingOpen = false
+		}
+	}
 	for ev := range ch {
 		if asJSON {
 			b, _ := json.Marshal(ev)
@@ -40,7 +48,17 @@ func Run(ctx context.Context, rt *agent.Runtime, prompt string, asJSON bool, std
 			}
 			continue
 		}
+		if ev.Type != agent.EventThinkingDelta {
+			endThinking()
+		}
 		switch ev.Type {
+		case agent.EventThinkingDelta:
+			if !thinkingOpen {
+				out.Flush()
+				fmt.Fprint(stderr, "thinking: ")
+				thinkingOpen = true
+			}
+			fmt.Fprint(stderr, ev.Text)
 		case agent.EventTextDelta:
 			out.WriteString(ev.Delta)
 			lastNewline = strings.HasSuffix(ev.Delta, "\n")

@@ -32,6 +32,7 @@ type Command struct {
 	Message string          `json:"message,omitempty"`
 	Images  []Image         `json:"images,omitempty"`
 	Model   string          `json:"model,omitempty"`
+	Level   string          `json:"level,omitempty"` // set_reasoning
 }
 
 // Image is a prompt attachment.
@@ -192,12 +193,22 @@ func (s *Server) handle(ctx context.Context, c Command) {
 			return
 		}
 		ok(map[string]any{"model": c.Model})
+	case "set_reasoning":
+		if c.Level == "" {
+			fail(errors.New(`set_reasoning needs a "level": off, low, medium or high`))
+			return
+		}
+		if err := s.rt.SetReasoning(c.Level); err != nil {
+			fail(err)
+			return
+		}
+		ok(map[string]any{"reasoning": s.rt.Reasoning()})
 	case "get_models":
 		ok(map[string]any{"models": s.rt.Models()})
 	case "":
-		fail(errors.New(`missing "type"; commands: hello, prompt, abort, compact, get_state, get_messages, clear, set_model, get_models, ping`))
+		fail(errors.New(`missing "type"; commands: hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ping`))
 	default:
-		fail(fmt.Errorf("unknown command %q; commands: hello, prompt, abort, compact, get_state, get_messages, clear, set_model, get_models, ping", c.Type))
+		fail(fmt.Errorf("unknown command %q; commands: hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ping", c.Type))
 	}
 }
 
