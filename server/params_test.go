@@ -39,7 +39,7 @@ func (f *fakeRuntime) SetModel(id string) error {
 	f.model = id
 	return nil
 }
-func (f *fakeRuntime) SetReasoning(level string) error { return nil }
+func (f *fakeRuntime) SetReasoning(level string) error   { return nil }
 func (f *fakeRuntime) Models() []provider.Model          { return []provider.Model{{ID: "m1"}, {ID: "m2"}} }
 func (f *fakeRuntime) Sessions() ([]session.Info, error) { return nil, nil }
 func (f *fakeRuntime) Resume(which string) error {
