@@ -180,3 +180,52 @@ func TestKill9LosesNoFinishedMessage(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintReasoningShowsThinking(t *testing.T) {
+	reply := llmtest.Reply{Thinking: "Weigh the options first.", Text: "The answer."}
+	e := newEnv(t, reply, reply)
+	out, errOut, code := e.runZot(e.args("-p", "think", "--reasoning", "high")...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, errOut)
+	}
+	if strings.TrimSpace(out) != "The answer." {
+		t.Fatalf("stdout = %q (thinking belongs on stderr)", out)
+	}
+	if !strings.Contains(errOut, "thinking: Weigh the options first.\n") {
+		t.Fatalf("stderr = %q", errOut)
+	}
+	if b := e.llm.Requests()[0].Body["thinking"]; b == nil {
+		t.Fatalf("--reasoning high sent no thinking: %v", e.llm.Requests()[0].Body)
+	}
+
+	out, errOut, code = e.runZot(e.args("-p", "think", "--reasoning", "high", "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, errOut)
+	}
+	var thought strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		json.Unmarshal([]byte(line), &m)
+		if m["type"] == "thinking_delta" {
+			thought.WriteString(m["text"].(string))
+		}
+		if m["type"] == "assistant_message" && !strings.Contains(line, `{"type":"thinking","text":"Weigh the options first."}`) {
+			t.Fatalf("assistant_message lacks its thinking block: %s", line)
+		}
+	}
+	if thought.String() != "Weigh the options first." {
+		t.Fatalf("thinking_delta events = %q in %s", thought.String(), out)
+	}
+}
+
+func TestPrintReasoningRejectedClearly(t *testing.T) {
+	e := newEnv(t)
+	_, errOut, code := e.runZot(e.args("-p", "x", "--reasoning", "max")...)
+	if code == 0 || !strings.Contains(errOut, `unknown reasoning level "max" (want off, low, medium or high)`) {
+		t.Fatalf("exit %d, stderr: %s", code, errOut)
+	}
+	_, errOut, code = e.runZot(e.args("-p", "x", "--provider", "openai", "--model", "gpt-4.1", "--reasoning", "low")...)
+	if code == 0 || !strings.Contains(errOut, "gpt-4.1 does not reason") || !strings.Contains(errOut, "gpt-5") {
+		t.Fatalf("exit %d, stderr: %s", code, errOut)
+	}
+}

@@ -298,3 +298,34 @@ func toJSON(v any) string {
 	b, _ := jsonMarshal(v)
 	return string(b)
 }
+
+func TestRPCSetReasoningAndThinkingEvents(t *testing.T) {
+	e := newEnv(t, llmtest.Reply{Thinking: "Let me think.", Text: "Done."})
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "r", "type": "set_reasoning", "level": "low"})
+	if r := p.until(isResponse("r"))[0]; r["success"] != true || r["data"].(map[string]any)["reasoning"] != "low" {
+		t.Fatalf("set_reasoning: %v", r)
+	}
+	p.send(map[string]any{"id": "st", "type": "get_state"})
+	if r := p.until(isResponse("st"))[0]; r["data"].(map[string]any)["reasoning"] != "low" {
+		t.Fatalf("get_state: %v", r)
+	}
+	p.send(map[string]any{"id": "bad", "type": "set_reasoning", "level": "max"})
+	if r := p.until(isResponse("bad"))[0]; r["success"] != false || !strings.Contains(r["error"].(string), "off, low, medium or high") {
+		t.Fatalf("bad level: %v", r)
+	}
+	p.send(map[string]any{"id": "go", "type": "prompt", "message": "hi"})
+	evs := p.until(isType("done"))
+	th := find(evs, "thinking_delta")
+	if th == nil || th["text"] != "Let" {
+		t.Fatalf("thinking_delta: %v in %v", th, types(evs))
+	}
+	if got := e.llm.Requests()[0].Body["thinking"].(map[string]any)["budget_tokens"]; got != float64(4096) {
+		t.Fatalf("budget = %v", got)
+	}
+	p.send(map[string]any{"id": "msgs", "type": "get_messages"})
+	msgs := toJSON(p.until(isResponse("msgs"))[0]["data"])
+	if !strings.Contains(msgs, `{"text":"Let me think.","type":"thinking"}`) || strings.Contains(msgs, "sig_llmtest") {
+		t.Fatalf("get_messages: %s", msgs)
+	}
+}
