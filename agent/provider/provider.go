@@ -1,5 +1,6 @@
 // Package provider holds the LLM clients (Anthropic Messages and OpenAI Chat
-// Completions, through their official SDKs), the model catalogue and cost.
+// Completions over net/http; the official SDKs are test-only judges, see
+// docs/decisions.md), the model catalogue and cost.
 // The runtime sees only the Client interface.
 package provider
 

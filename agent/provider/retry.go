@@ -6,14 +6,15 @@ import (
 	"time"
 )
 
-// Retries are ours, not the SDKs' (both SDKs get WithMaxRetries(0)):
+// Retries are ours (the SDKs are not in the request path; their policy was):
 //   - the SDKs retry only the request, not a stream that fails before its
 //     first delta (an overloaded_error event, a dropped connection); our loop
 //     retries any failure as long as nothing reached onEvent;
 //   - one policy for both providers (0.5 s, 1 s, 2 s… capped at 8 s, or
 //     Retry-After / retry-after-ms; x-should-retry: false stops);
 //   - the wait goes through Options.Wait, so tests assert the number of
-//     attempts and the delays asked for without sleeping or timing.
+//     attempts and the delays asked for without sleeping or timing;
+//   - a stalled stream (StallError) is retried once, before its first delta.
 const (
 	backoffBase   = 500 * time.Millisecond
 	backoffCap    = 8 * time.Second
