@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Retries are ours (the SDKs are not in the request path; their policy was):
+// Retries are ours, with what the SDKs' retry policy lacks:
 //   - the SDKs retry only the request, not a stream that fails before its
 //     first delta (an overloaded_error event, a dropped connection); our loop
 //     retries any failure as long as nothing reached onEvent;
