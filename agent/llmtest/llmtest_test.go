@@ -236,6 +236,9 @@ func TestParseScript(t *testing.T) {
 		{`[{"status": 200}]`, "not an HTTP error status"},
 		{`[{"delay_ms": "slow"}]`, `field "delay_ms"`},
 		{`{"loop": true}`, "needs at least one reply"},
+		{`[{"text": "a", "error_after": 1, "stall_after": 1}]`, "only one of error_after and stall_after"},
+		{`[{"text": "a", "error_after": -1}]`, "must not be negative"},
+		{`[{"text": "a", "error_type": "api_error"}]`, "error_type needs error_after"},
 		{``, "empty script"},
 	}
 	for _, b := range bad {
@@ -324,5 +327,60 @@ func TestAppendString(t *testing.T) {
 		if got != want {
 			t.Fatalf("%q → %q", s, got)
 		}
+	}
+}
+
+// Thinking, mid-stream errors and stalls read as the SDKs expect them.
+func TestOfficialSDKsReadThinkingAndMidStreamErrors(t *testing.T) {
+	srv := New(Script{Replies: []Reply{
+		{Thinking: "Think first.", Signature: "sig+/=", RedactedThinking: "REDACTED", Text: "Answer."},
+		{Thinking: "Think first.", Text: "Answer."},
+		{Text: "one two three", ErrorAfter: Count(2), ErrorType: "api_error", ErrorMessage: "Internal server error"},
+	}})
+	defer srv.Close()
+	ctx := context.Background()
+	ac := anthropic.NewClient(aopt.WithoutEnvironmentDefaults(), aopt.WithBaseURL(srv.AnthropicURL()), aopt.WithAPIKey("k"), aopt.WithMaxRetries(0))
+	params := anthropic.MessageNewParams{Model: "claude-x", MaxTokens: 2048, Thinking: anthropic.ThinkingConfigParamOfEnabled(1024),
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}}
+	st := ac.Messages.NewStreaming(ctx, params)
+	var msg anthropic.Message
+	for st.Next() {
+		if err := msg.Accumulate(st.Current()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(msg.Content) != 3 || msg.Content[0].Thinking != "Think first." || msg.Content[0].Signature != "sig+/=" ||
+		msg.Content[1].Type != "redacted_thinking" || msg.Content[1].Data != "REDACTED" || msg.Content[2].Text != "Answer." {
+		t.Fatalf("anthropic message = %+v", msg.Content)
+	}
+
+	oc := openai.NewClient(oopt.WithBaseURL(srv.OpenAIURL()), oopt.WithAPIKey("k"), oopt.WithMaxRetries(0))
+	ost := oc.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{Model: "gpt-x",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}})
+	var reasoning strings.Builder
+	acc := openai.ChatCompletionAccumulator{}
+	for ost.Next() {
+		ch := ost.Current()
+		acc.AddChunk(ch)
+		if len(ch.Choices) > 0 {
+			var s string
+			json.Unmarshal([]byte(ch.Choices[0].Delta.JSON.ExtraFields["reasoning_content"].Raw()), &s)
+			reasoning.WriteString(s)
+		}
+	}
+	if err := ost.Err(); err != nil || reasoning.String() != "Think first." || acc.Choices[0].Message.Content != "Answer." {
+		t.Fatalf("err %v reasoning %q content %q", err, reasoning.String(), acc.Choices[0].Message.Content)
+	}
+
+	st = ac.Messages.NewStreaming(ctx, params)
+	msg = anthropic.Message{}
+	for st.Next() {
+		msg.Accumulate(st.Current())
+	}
+	if err := st.Err(); err == nil || !strings.Contains(err.Error(), "api_error") || msg.Content[0].Text != "one two" {
+		t.Fatalf("mid-stream error: %v, content %+v", err, msg.Content)
 	}
 }
