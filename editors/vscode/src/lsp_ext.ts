@@ -43,6 +43,8 @@ export interface WireContent {
     call_id?: string;
     is_error?: boolean;
     content?: WireContent[];
+    /** A thinking block whose text the API sent encrypted. */
+    redacted?: boolean;
 }
 
 export interface WireMessage {
@@ -320,6 +322,7 @@ export type ZotEvent =
     | { type: "user_message"; content: WireContent[]; time: string; runId: string }
     | { type: "assistant_start"; runId: string }
     | { type: "text_delta"; delta: string; runId: string }
+    | { type: "thinking_delta"; text: string; runId: string }
     | { type: "tool_call"; id: string; name: string; args: unknown; runId: string }
     | { type: "tool_progress"; id: string; text: string; runId: string }
     | { type: "tool_result"; id: string; is_error: boolean; content: WireContent[]; runId: string }

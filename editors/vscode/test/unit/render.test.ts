@@ -77,7 +77,7 @@ test("args summaries", () => {
 
 test("item renderer: classes and a streaming assistant item", () => {
     const r = new ItemRenderer();
-    const a = { kind: "assistant" as const, id: "a-1", text: "Hello **there**", streaming: true };
+    const a = { kind: "assistant" as const, id: "a-1", text: "Hello **there**", thinking: "", streaming: true };
     assert.equal(r.className(a), "item assistant streaming");
     assert.match(r.html(a), /<strong>there<\/strong>/);
     a.streaming = false;
@@ -104,4 +104,21 @@ test("slash completion list marks the selection", () => {
     assert.match(html, /completion selected" role="option" data-index="1"/);
     assert.match(html, /\/todos/);
     assert.match(html, /completion-src">todo</);
+});
+
+test("thinking: a collapsed section above the answer, escaped, labelled while it streams", () => {
+    const r = new ItemRenderer();
+    const a = { kind: "assistant" as const, id: "a-2", text: "", thinking: "Is <b> safe? Check.", streaming: true };
+    let html = r.html(a);
+    assert.match(html, /^<details class="thinking thinking-active" data-key="thinking"><summary>/);
+    assert.doesNotMatch(html, /<details[^>]* open/, "collapsed unless the user opens it");
+    assert.match(html, /thinking-label">Thinking…</);
+    assert.match(html, /thinking-text">Is &lt;b&gt; safe\? Check\.</);
+    a.text = "It is **safe**.";
+    a.streaming = false;
+    html = r.html(a);
+    assert.ok(html.indexOf("thinking-text") < html.indexOf("<strong>safe</strong>"), "thinking comes before the answer");
+    assert.doesNotMatch(html, /thinking-active/);
+    assert.match(html, /thinking-label">Thinking</);
+    assert.doesNotMatch(r.html({ ...a, id: "a-3", thinking: "" }), /details/, "no section without thinking");
 });

@@ -149,3 +149,34 @@ test("a run whose events (done included) arrive before the zot/prompt answer is 
     st.runStarted(s, "run-9", false);
     assert.equal(st.isRunning(s), false);
 });
+
+test("thinking: deltas before the answer, the final message and history keep it", () => {
+    const s = st.createState();
+    st.runStarted(s, run, false);
+    stream(s, [
+        { type: "user_message", content: [{ type: "text", text: "why?" }], time: "" },
+        { type: "assistant_start" },
+        { type: "thinking_delta", text: "Consider " },
+        { type: "thinking_delta", text: "the cause." },
+    ]);
+    const a = s.items[1] as st.AssistantItem;
+    assert.equal(a.thinking, "Consider the cause.");
+    assert.equal(a.text, "");
+    assert.equal(a.streaming, true);
+    stream(s, [
+        { type: "text_delta", delta: "Because." },
+        { type: "assistant_message", content: [{ type: "thinking", text: "Consider the cause." }, { type: "text", text: "Because." }], time: "" },
+        { type: "turn_end", stop: "end_turn" },
+        { type: "done" },
+    ]);
+    assert.equal(a.text, "Because.", "thinking never leaks into the answer");
+    assert.equal(a.thinking, "Consider the cause.");
+
+    st.loadHistory(s, [
+        { role: "user", content: [{ type: "text", text: "why?" }], time: "" },
+        { role: "assistant", content: [{ type: "thinking", text: "Hm." }, { type: "thinking", redacted: true, text: "" }, { type: "text", text: "Because." }], time: "" },
+    ]);
+    const h = s.items[1] as st.AssistantItem;
+    assert.equal(h.text, "Because.");
+    assert.equal(h.thinking, "Hm.\n\n(redacted by the provider)");
+});

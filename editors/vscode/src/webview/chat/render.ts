@@ -83,6 +83,24 @@ export function renderTool(t: ToolItem): string {
     );
 }
 
+/**
+ * The model's reasoning as a collapsed section above the answer. Its
+ * data-key keeps it open across re-renders once the user opens it, so it
+ * streams while open. "Thinking…" while the model still thinks (no answer
+ * yet), "Thinking" after.
+ */
+export function renderThinking(it: AssistantItem): string {
+    if (!it.thinking) {
+        return "";
+    }
+    const active = it.streaming && !it.text;
+    const label = active ? "Thinking…" : "Thinking";
+    return (
+        `<details class="thinking${active ? " thinking-active" : ""}" data-key="thinking"><summary>${codicon("lightbulb")}` +
+        `<span class="thinking-label">${label}</span></summary><div class="thinking-text">${escapeHtml(it.thinking)}</div></details>`
+    );
+}
+
 export function renderNotice(n: NoticeItem): string {
     const icon = n.level === "error" ? "error" : n.level === "warn" ? "warning" : n.level === "display" ? "terminal" : "info";
     const src = n.source ? `<span class="notice-source">${escapeHtml(n.source)}</span> ` : "";
@@ -122,6 +140,10 @@ export class ItemRenderer {
     }
 
     private assistant(it: AssistantItem): string {
+        return renderThinking(it) + `<div class="md">${this.answer(it)}</div>`;
+    }
+
+    private answer(it: AssistantItem): string {
         let html: string;
         if (it.streaming) {
             let s = this.streams.get(it.id);
@@ -134,7 +156,7 @@ export class ItemRenderer {
             this.streams.delete(it.id);
             html = renderMarkdown(it.text);
         }
-        return `<div class="md">${html}</div>`;
+        return html;
     }
 
     reset(): void {

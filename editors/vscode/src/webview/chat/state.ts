@@ -14,6 +14,8 @@ export interface AssistantItem {
     kind: "assistant";
     id: string;
     text: string;
+    /** The model's reasoning before (and between) its answer; "" for none. */
+    thinking: string;
     streaming: boolean;
 }
 export type ToolStatus = "running" | "done" | "error";
@@ -141,6 +143,17 @@ export function runStarted(s: ChatState, runId: string, queued: boolean, ahead?:
     s.statusDirty = true;
 }
 
+/** The thinking of content blocks (redacted ones are counted, not shown). */
+export function thinkingOf(content: WireContent[] | undefined): string {
+    const parts: string[] = [];
+    for (const c of content ?? []) {
+        if (c.type === "thinking") {
+            parts.push(c.redacted ? "(redacted by the provider)" : c.text ?? "");
+        }
+    }
+    return parts.filter(Boolean).join("\n\n");
+}
+
 /** The text of content blocks. */
 export function textOf(content: WireContent[] | undefined): string {
     if (!content) {
@@ -190,22 +203,31 @@ export function applyEvent(s: ChatState, ev: ZotEvent): void {
             break;
         case "assistant_start":
             endStreaming(s);
-            s.current = add(s, { kind: "assistant", id: nextId(s, "a"), text: "", streaming: true });
+            s.current = add(s, { kind: "assistant", id: nextId(s, "a"), text: "", thinking: "", streaming: true });
+            break;
+        case "thinking_delta":
+            if (!s.current) {
+                s.current = add(s, { kind: "assistant", id: nextId(s, "a"), text: "", thinking: "", streaming: true });
+            }
+            s.current.thinking += ev.text;
+            touch(s, s.current);
             break;
         case "text_delta":
             if (!s.current) {
-                s.current = add(s, { kind: "assistant", id: nextId(s, "a"), text: "", streaming: true });
+                s.current = add(s, { kind: "assistant", id: nextId(s, "a"), text: "", thinking: "", streaming: true });
             }
             s.current.text += ev.delta;
             touch(s, s.current);
             break;
         case "assistant_message": {
             const text = textOf(ev.content.filter((c) => c.type === "text"));
+            const thinking = thinkingOf(ev.content);
             if (s.current) {
                 s.current.text = text;
+                s.current.thinking = thinking;
                 endStreaming(s);
-            } else if (text) {
-                add(s, { kind: "assistant", id: nextId(s, "a"), text, streaming: false });
+            } else if (text || thinking) {
+                add(s, { kind: "assistant", id: nextId(s, "a"), text, thinking, streaming: false });
             }
             break;
         }
@@ -301,8 +323,9 @@ export function loadHistory(s: ChatState, messages: WireMessage[]): void {
             }
         } else if (m.role === "assistant") {
             const text = textOf(m.content);
-            if (text) {
-                add(s, { kind: "assistant", id: nextId(s, "a"), text, streaming: false });
+            const thinking = thinkingOf(m.content);
+            if (text || thinking) {
+                add(s, { kind: "assistant", id: nextId(s, "a"), text, thinking, streaming: false });
             }
             for (const c of m.content) {
                 if (c.type === "tool_call" && c.id) {
