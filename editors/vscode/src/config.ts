@@ -59,6 +59,10 @@ export function launch(): ServerLaunch {
     if (str("model")) {
         opts.model = str("model");
     }
+    const reasoning = str("reasoning");
+    if (reasoning === "off" || reasoning === "low" || reasoning === "medium" || reasoning === "high") {
+        opts.reasoning = reasoning;
+    }
     if (str("baseUrl")) {
         opts.baseUrl = str("baseUrl");
     }

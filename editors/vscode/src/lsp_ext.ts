@@ -89,6 +89,7 @@ export type PermissionMode = "auto" | "ask" | "readonly";
 export interface InitializationOptions {
     provider?: string;
     model?: string;
+    reasoning?: "off" | "low" | "medium" | "high";
     apiKey?: string;
     baseUrl?: string;
     permissionMode?: PermissionMode;
