@@ -1,7 +1,9 @@
 -- The chat buffer: one per workspace root, filetype=markdown. Streamed
 -- text_deltas are coalesced and drawn at most every chat.flush_ms with one
 -- nvim_buf_set_text at the end of the last line; tool calls are compact
--- lines whose details (args, result) sit in a closed fold below them.
+-- lines whose details (args, result) sit in a closed fold below them; the
+-- model's thinking is a "💭 Thinking" line with its text in a closed fold
+-- below (za to read; it keeps streaming while open).
 local compat = require('zot.compat')
 local config = require('zot.config')
 local util = require('zot.util')
@@ -169,8 +171,11 @@ local function append_text(chat, text)
   follow(chat, wins)
 end
 
---- Draws the coalesced deltas.
+local draw_thinking
+
+--- Draws the coalesced deltas (and thinking).
 function M.flush(chat)
+  draw_thinking(chat)
   if chat.pending_n == 0 then
     return
   end
@@ -333,6 +338,7 @@ local function setup_window(chat, win)
   wo.foldmethod = 'manual'
   wo.foldtext = FOLDTEXT
   wo.foldlevel = 0
+  wo.foldminlines = 0 -- a one-line thinking or result folds too
   wo.foldenable = true
   refold(chat, win)
   chat.bar = nil
@@ -431,7 +437,7 @@ end
 function M.clear(root)
   local chat = M.get(root)
   chat.pending, chat.pending_n = {}, 0
-  chat.tools, chat.run_header = {}, {}
+  chat.tools, chat.run_header, chat.think = {}, {}, nil
   api.nvim_buf_clear_namespace(chat.buf, ns, 0, -1)
   modify(chat, function(buf)
     api.nvim_buf_set_lines(buf, 0, -1, false, {})
@@ -563,6 +569,94 @@ local function on_tool_result(chat, ev)
   set_status(chat, 'thinking')
 end
 
+-- ------------------------------------------------------------- thinking --
+
+local THINKING = '💭 Thinking'
+-- Thinking can be long; its fold keeps this many lines.
+local MAX_THINKING_LINES = 2000
+
+--- Redraws the streaming thinking below its header line, keeping the fold
+--- closed unless the user opened it.
+draw_thinking = function(chat)
+  local th = chat.think
+  if not (th and th.dirty and valid(chat)) then
+    return
+  end
+  th.dirty = false
+  local buf = chat.buf
+  local pos = api.nvim_buf_get_extmark_by_id(buf, ns, th.extmark, {})
+  local row = pos and pos[1]
+  if not row then
+    return
+  end
+  local n = api.nvim_buf_line_count(buf)
+  local after = row + 1
+  while after < n and is_detail(api.nvim_buf_get_lines(buf, after, after + 1, true)[1]) do
+    after = after + 1
+  end
+  local details = detail_lines(th.text, MAX_THINKING_LINES)
+  local wins = windows(chat)
+  local open = {}
+  for _, w in ipairs(wins) do
+    pcall(api.nvim_win_call, w, function()
+      open[w] = after > row + 1 and vim.fn.foldlevel(row + 2) > 0 and vim.fn.foldclosed(row + 2) == -1
+    end)
+  end
+  local following = followers(chat)
+  modify(chat, function()
+    api.nvim_buf_set_lines(buf, row + 1, after, false, details)
+  end)
+  if #details > 0 then
+    for _, w in ipairs(wins) do
+      pcall(api.nvim_win_call, w, function()
+        if vim.wo.foldmethod == 'manual' then
+          vim.cmd(string.format('silent! %d,%dfolddelete', row + 2, row + 1 + #details))
+          vim.cmd(string.format('silent %d,%dfold', row + 2, row + 1 + #details))
+          if open[w] then
+            vim.cmd(string.format('silent %dfoldopen', row + 2))
+          end
+        end
+      end)
+    end
+  end
+  follow(chat, following)
+end
+
+local function on_thinking(chat, text)
+  if not text or text == '' then
+    return
+  end
+  local th = chat.think
+  if not th then
+    M.flush(chat)
+    local row = block(chat, { THINKING .. '…' }, false)
+    th = { extmark = api.nvim_buf_set_extmark(chat.buf, ns, row, 0, {}), text = '' }
+    chat.think = th
+    set_status(chat, 'thinking')
+  end
+  th.text = th.text .. text
+  th.dirty = true
+  arm(chat)
+end
+
+--- The thinking is over (the answer or a tool call starts): draw the rest
+--- and drop the ellipsis.
+local function end_thinking(chat)
+  local th = chat.think
+  if not th then
+    return
+  end
+  draw_thinking(chat)
+  chat.think = nil
+  local pos = valid(chat) and api.nvim_buf_get_extmark_by_id(chat.buf, ns, th.extmark, {})
+  if pos and pos[1] then
+    modify(chat, function()
+      api.nvim_buf_set_lines(chat.buf, pos[1], pos[1] + 1, false, { THINKING })
+    end)
+  end
+  pcall(api.nvim_buf_del_extmark, chat.buf, ns, th.extmark)
+end
+
 -- --------------------------------------------------------------- events --
 
 local function run_of(chat, id)
@@ -582,6 +676,9 @@ function M.on_event(state, ev)
   local t = ev.type
   if t == 'text_delta' then
     local d = ev.delta
+    if chat.think then
+      end_thinking(chat)
+    end
     if d and d ~= '' then
       chat.pending_n = chat.pending_n + 1
       chat.pending[chat.pending_n] = d
@@ -593,6 +690,13 @@ function M.on_event(state, ev)
       arm(chat)
     end
     return
+  end
+  if t == 'thinking_delta' then
+    on_thinking(chat, ev.text)
+    return
+  end
+  if chat.think then
+    end_thinking(chat)
   end
   local run = run_of(chat, ev.runId)
   if t == 'turn_start' then
@@ -720,6 +824,18 @@ function M.render_messages(root, messages)
     elseif role == 'assistant' then
       local text = table.concat(texts, '\n')
       block(chat, { '## zot' }, true)
+      for _, c in ipairs(util.val(m.content) or {}) do
+        if type(c) == 'table' and c.type == 'thinking' then
+          local body = util.val(c.redacted) and '(redacted by the provider)' or (type(c.text) == 'string' and c.text or '')
+          local details = detail_lines(body, MAX_THINKING_LINES)
+          local lines = { THINKING }
+          vim.list_extend(lines, details)
+          local row = block(chat, lines, false)
+          if #details > 0 then
+            fold(chat, row + 1, row + #details)
+          end
+        end
+      end
       append_text(chat, text)
       for _, c in ipairs(util.val(m.content) or {}) do
         if type(c) == 'table' and c.type == 'tool_call' then

@@ -9,6 +9,7 @@ M.defaults = {
   -- initializationOptions: nil leaves zot's own default / flags.
   provider = nil,
   model = nil,
+  reasoning = nil, -- "off" | "low" | "medium" | "high": how much the model thinks
   api_key = nil,
   base_url = nil,
   permission = nil, -- "auto" | "ask" | "readonly"
@@ -52,6 +53,7 @@ M.unset = {
   'cmd_env',
   'provider',
   'model',
+  'reasoning',
   'api_key',
   'base_url',
   'permission',
@@ -79,6 +81,9 @@ function M.set(opts)
   if o.permission and not vim.tbl_contains({ 'auto', 'ask', 'readonly' }, o.permission) then
     error('zot: permission must be "auto", "ask" or "readonly", not ' .. vim.inspect(o.permission))
   end
+  if o.reasoning and not vim.tbl_contains({ 'off', 'low', 'medium', 'high' }, o.reasoning) then
+    error('zot: reasoning must be "off", "low", "medium" or "high", not ' .. vim.inspect(o.reasoning))
+  end
   if not vim.tbl_contains({ 'vertical', 'horizontal', 'float' }, o.chat.layout) then
     error('zot: chat.layout must be "vertical", "horizontal" or "float"')
   end
@@ -95,6 +100,7 @@ function M.init_options()
   local io = {
     provider = o.provider,
     model = o.model,
+    reasoning = o.reasoning,
     apiKey = o.api_key,
     baseUrl = o.base_url,
     permissionMode = o.permission,
