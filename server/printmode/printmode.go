@@ -28,13 +28,14 @@ func Run(ctx context.Context, rt *agent.Runtime, prompt string, asJSON bool, std
 	failed := false
 	names := map[string]string{}
 	lastNewline := true
-	// thinking streams to stderr; thinkingOpen: a thinking line is unfinished.
-	thinkingOpen := false
+	// Thinking streams to stderr after a "thinking: " label; thinkingOpen:
+	// it is being written, thinkingNL: what was written ends a line.
+	thinkingOpen, thinkingNL := false, false
 	endThinking := func() {
-		if thinkingOpen {
+		if thinkingOpen && !thinkingNL {
 			fmt.Fprintln(stderr)
-			thinkingOpen = false
 		}
+		thinkingOpen = false
 	}
 	for ev := range ch {
 		if asJSON {
@@ -59,6 +60,7 @@ func Run(ctx context.Context, rt *agent.Runtime, prompt string, asJSON bool, std
 				thinkingOpen = true
 			}
 			fmt.Fprint(stderr, ev.Text)
+			thinkingNL = strings.HasSuffix(ev.Text, "\n")
 		case agent.EventTextDelta:
 			out.WriteString(ev.Delta)
 			lastNewline = strings.HasSuffix(ev.Delta, "\n")
