@@ -38,6 +38,10 @@ func TestEventWireFields(t *testing.T) {
 		{Event{Type: EventTurnEnd, Stop: "end_turn"}, `{"type":"turn_end","stop":"end_turn"}`},
 		{Event{Type: EventDone}, `{"type":"done"}`},
 		{Event{Type: EventToolProgress, ID: "t1", Text: "line"}, `{"type":"tool_progress","id":"t1","text":"line"}`},
+		{Event{Type: EventThinkingDelta, Text: "hm\n\"x\""}, `{"type":"thinking_delta","text":"hm\n\"x\""}`},
+		{Event{Type: EventAssistantMessage, Content: []message.Content{{Type: message.TypeThinking, Text: "t", Signature: "secret"},
+			{Type: message.TypeThinking, Redacted: true, Data: "enc"}}, Time: time.Unix(0, 0).UTC()},
+			`{"content":[{"type":"thinking","text":"t"},{"type":"thinking","text":"","redacted":true}],"time":"1970-01-01T00:00:00Z","type":"assistant_message"}`},
 		{Event{Type: EventToolCall, ID: "t1", Name: "read"}, `{"args":{},"id":"t1","name":"read","type":"tool_call"}`},
 		{Event{Type: EventToolResult, ID: "t1", Content: []message.Content{message.Text("x")}}, `{"content":[{"type":"text","text":"x"}],"id":"t1","is_error":false,"type":"tool_result"}`},
 		{Event{Type: EventUsage, Usage: message.Usage{Input: 1}, Cumulative: message.Usage{Input: 3}}, `{"cache_read":0,"cache_write":0,"cost_usd":0,"cumulative":{"input":3,"output":0,"cache_read":0,"cache_write":0,"cost_usd":0},"input":1,"output":0,"type":"usage"}`},
@@ -47,6 +51,16 @@ func TestEventWireFields(t *testing.T) {
 		if string(got) != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.ev.Type, got, c.want)
 		}
+	}
+	// The hand encoder and Wire() agree on thinking_delta.
+	th := Event{Type: EventThinkingDelta, Text: "a \u2028 \xff"}
+	fast, _ := th.MarshalJSON()
+	slow, _ := json.Marshal(th.Wire())
+	var f, w map[string]any
+	json.Unmarshal(fast, &f)
+	json.Unmarshal(slow, &w)
+	if f["text"] != w["text"] || f["type"] != w["type"] {
+		t.Errorf("thinking_delta: hand %s, Wire %s", fast, slow)
 	}
 	withRun := Event{Type: EventTextDelta, Delta: "d"}.AppendJSON(nil, "r1")
 	if string(withRun) != `{"type":"text_delta","delta":"d","runId":"r1"}` {

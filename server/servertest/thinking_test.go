@@ -50,6 +50,15 @@ func TestThinkingOverLSP(t *testing.T) {
 	if b := e.llm.Requests()[1].Body["thinking"]; b != nil {
 		t.Fatalf("reasoning off still sent thinking: %v", b)
 	}
+	var cmd struct{ Action, Display string }
+	ed.MustCall("zot/command", map[string]any{"name": "reasoning", "args": "low"}, &cmd)
+	if cmd.Action != "display" || !strings.Contains(cmd.Display, "Reasoning: low") {
+		t.Fatalf("/reasoning low: %+v", cmd)
+	}
+	ed.MustCall("zot/state", nil, &st)
+	if st["reasoning"] != "low" {
+		t.Fatalf("after /reasoning low: %v", st["reasoning"])
+	}
 	if err := ed.Call("zot/setReasoning", map[string]any{"reasoning": "max"}, nil); err == nil || err.Code != -32602 ||
 		!strings.Contains(err.Message, "off, low, medium or high") {
 		t.Fatalf("bad level: %v", err)
