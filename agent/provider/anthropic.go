@@ -206,8 +206,33 @@ func anthropicBody(req Request) (body []byte, thinking bool, err error) {
 		blocks := p.Messages[lastUser].Content
 		blocks[len(blocks)-1].CacheControl = ephemeral
 	}
+	if p.Thinking != nil && unthoughtToolTurn(p.Messages) {
+		// The API rejects thinking when the tool-use turn in progress began
+		// without it (reasoning was switched on after a run stopped
+		// mid-tool): this request goes without; the next turn thinks.
+		p.Thinking = nil
+	}
 	body, err = encodeJSON(p)
 	return body, p.Thinking != nil, err
+}
+
+// unthoughtToolTurn reports whether the last assistant message called tools
+// without opening with a thinking block, and only user messages (its tool
+// results) follow it: a turn the API still counts as in progress.
+func unthoughtToolTurn(msgs []anthMessage) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role != "assistant" {
+			continue
+		}
+		toolUse := false
+		for _, b := range m.Content {
+			toolUse = toolUse || b.Type == "tool_use"
+		}
+		first := m.Content[0].Type
+		return toolUse && first != "thinking" && first != "redacted_thinking"
+	}
+	return false
 }
 
 func anthropicImage(c message.Content) anthBlock {

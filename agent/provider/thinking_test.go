@@ -323,3 +323,27 @@ func TestCancelStillWinsOverTheWatchdog(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Reasoning switched on after a run stopped mid-tool: the turn in progress
+// has no thinking block, which the API rejects with thinking on.
+func TestThinkingOffForATurnThatBeganWithoutIt(t *testing.T) {
+	msgs := thinkingTranscript()
+	msgs[1].Content = msgs[1].Content[3:] // the tool call only
+	msgs = append(msgs, message.Message{Role: message.RoleUser, Content: []message.Content{message.Text("go on")}})
+	req := Request{Model: testModel(t, Anthropic), Messages: msgs, Reasoning: ReasoningHigh}
+	if _, thinking, _ := anthropicBody(req); thinking {
+		t.Fatal("thinking sent for a tool turn that began without it")
+	}
+	// Once that turn has an answer, the next request thinks again.
+	msgs = append(msgs, message.Message{Role: message.RoleAssistant, Content: []message.Content{message.Text("done")}},
+		message.Message{Role: message.RoleUser, Content: []message.Content{message.Text("next")}})
+	req.Messages = msgs
+	if _, thinking, _ := anthropicBody(req); !thinking {
+		t.Fatal("thinking stayed off after the turn ended")
+	}
+	// A signed turn keeps it.
+	req.Messages = thinkingTranscript()
+	if _, thinking, _ := anthropicBody(req); !thinking {
+		t.Fatal("thinking off for a signed turn")
+	}
+}
