@@ -9,4 +9,4 @@ trap 'kill $llm 2>/dev/null || true; rm -rf "$tmp"' EXIT
 llm=$!
 for _ in $(seq 100); do [ -s "$tmp/url" ] && break; sleep 0.05; done
 url=$(head -n1 "$tmp/url")
-ZOT_HOME="$tmp/home" "$bin" -p "hello, who are you?" --api-key demo --base-url "$url" --no-session
+ZOT_HOME="$tmp/home" "$bin" -p "hello, who are you?" --api-key demo --base-url "$url" --no-session --reasoning medium
