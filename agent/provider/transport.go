@@ -67,9 +67,9 @@ type StallError struct {
 
 func (e *StallError) Error() string {
 	if !e.Started {
-		return fmt.Sprintf("%s: the stream stalled: no response within %s of sending the request", e.Provider, e.Silence)
+		return fmt.Sprintf("%s: the stream stalled: no response within %s of sending the request (the server may be down or overloaded; send the prompt again)", e.Provider, e.Silence)
 	}
-	return fmt.Sprintf("%s: the stream stalled: nothing received for %s in the middle of the answer", e.Provider, e.Silence)
+	return fmt.Sprintf("%s: the stream stalled: nothing received for %s in the middle of the answer (the partial answer was not kept; send the prompt again)", e.Provider, e.Silence)
 }
 
 // watchdog cancels an attempt whose stream falls silent: firstByte until
