@@ -2,6 +2,7 @@ package agent
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/tools"
@@ -48,4 +49,7 @@ type Config struct {
 	Client provider.Client
 	// HTTPClient is used by the provider clients; default http.DefaultClient.
 	HTTPClient *http.Client
+	// FirstByteTimeout and IdleTimeout bound a model stream's silences
+	// (0: provider.DefaultFirstByteTimeout / DefaultIdleTimeout).
+	FirstByteTimeout, IdleTimeout time.Duration
 }

@@ -119,6 +119,7 @@ func New(cfg Config) (*Runtime, error) {
 		r.client, err = provider.New(provider.Options{
 			Provider: cfg.Provider, APIKey: key, BaseURL: cfg.BaseURL,
 			HTTPClient: cfg.HTTPClient, Catalog: cat,
+			FirstByteTimeout: cfg.FirstByteTimeout, IdleTimeout: cfg.IdleTimeout,
 		})
 		if err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/llmtest"
@@ -118,6 +119,28 @@ func TestMidStreamOverloadLeavesNoHalfMessage(t *testing.T) {
 	}
 	if end := ofType(evs, agent.EventTurnEnd); len(end) != 1 || end[0].Stop != "error" {
 		t.Fatalf("turn_end = %+v", end)
+	}
+	for _, m := range rt.Messages() {
+		if m.Role == message.RoleAssistant {
+			t.Fatalf("half-written assistant message kept: %+v", m)
+		}
+	}
+}
+
+// A stream that stalls mid-answer: an error naming the stall, and nothing
+// half-written in the transcript or the session.
+func TestStallMidAnswerLeavesNoHalfMessage(t *testing.T) {
+	rt, _ := newRuntime(t, func(c *agent.Config) {
+		c.Sessions = true
+		c.FirstByteTimeout, c.IdleTimeout = 300*time.Millisecond, 300*time.Millisecond
+	}, llmtest.Reply{Thinking: "hm", Text: "half of an answer", StallAfter: llmtest.Count(2)})
+	evs := collect(t)(rt.Prompt(context.Background(), "go", nil))
+	errs := ofType(evs, agent.EventError)
+	if len(errs) != 1 || !strings.Contains(errs[0].Message, "stream stalled") {
+		t.Fatalf("errors = %+v", errs)
+	}
+	if len(ofType(evs, agent.EventTextDelta)) != 2 {
+		t.Fatalf("deltas: %d", len(ofType(evs, agent.EventTextDelta)))
 	}
 	for _, m := range rt.Messages() {
 		if m.Role == message.RoleAssistant {
