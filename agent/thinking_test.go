@@ -132,7 +132,7 @@ func TestMidStreamOverloadLeavesNoHalfMessage(t *testing.T) {
 func TestStallMidAnswerLeavesNoHalfMessage(t *testing.T) {
 	rt, _ := newRuntime(t, func(c *agent.Config) {
 		c.Sessions = true
-		c.FirstByteTimeout, c.IdleTimeout = 300*time.Millisecond, 300*time.Millisecond
+		c.FirstByteTimeout, c.IdleTimeout = time.Second, time.Second
 	}, llmtest.Reply{Thinking: "hm", Text: "half of an answer", StallAfter: llmtest.Count(2)})
 	evs := collect(t)(rt.Prompt(context.Background(), "go", nil))
 	errs := ofType(evs, agent.EventError)

@@ -253,11 +253,12 @@ func TestErrorEventBeforeFirstDeltaIsRetried(t *testing.T) {
 	}
 }
 
-// Stalls: the timeouts are made small; nothing here measures time. A
+// Stalls: the timeouts are made small (but well above any pause of a
+// loopback stream on a loaded machine); nothing here measures time. A
 // stall either ends the call with a StallError or is retried.
 func stallClient(t *testing.T, prov string, srv *llmtest.Server, w *waits) Client {
 	return newTestClient(t, prov, srv, w, func(o *Options) {
-		o.FirstByteTimeout, o.IdleTimeout = 300*time.Millisecond, 300*time.Millisecond
+		o.FirstByteTimeout, o.IdleTimeout = time.Second, time.Second
 	})
 }
 
