@@ -45,7 +45,10 @@ type editorWorkspace struct {
 	notes map[string]string
 }
 
-var _ tools.Workspace = (*editorWorkspace)(nil)
+var (
+	_ tools.Workspace     = (*editorWorkspace)(nil)
+	_ tools.OverlayLister = (*editorWorkspace)(nil)
+)
 
 func newEditorWorkspace(s *Server) *editorWorkspace {
 	wd, _ := os.Getwd()
@@ -123,6 +126,19 @@ func (w *editorWorkspace) ReadFile(ctx context.Context, path string) ([]byte, er
 		return []byte(sh), nil
 	}
 	return os.ReadFile(path)
+}
+
+// OverlaidPaths lists the files whose ReadFile is not the disk's: the open
+// buffers and the documents zot changed that the editor has not saved. The
+// search tools read every other file from disk directly.
+func (w *editorWorkspace) OverlaidPaths() []string {
+	paths := w.s.overlay.paths()
+	w.mu.Lock()
+	for p := range w.shadow {
+		paths = append(paths, p)
+	}
+	w.mu.Unlock()
+	return paths
 }
 
 // WriteFile replaces path with data. When the user typed in the buffer

@@ -41,6 +41,17 @@ func (o *overlay) get(path string) (document, bool) {
 	return *d, true
 }
 
+// paths lists the open documents' paths.
+func (o *overlay) paths() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]string, 0, len(o.docs))
+	for p := range o.docs {
+		out = append(out, p)
+	}
+	return out
+}
+
 func (o *overlay) bump() {
 	close(o.changed)
 	o.changed = make(chan struct{})

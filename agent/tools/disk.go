@@ -60,3 +60,6 @@ func (d *diskWorkspace) EditFile(ctx context.Context, path string, oldData, newD
 }
 
 func (d *diskWorkspace) Sync(context.Context) error { return nil }
+
+// OverlaidPaths is empty: every read is the disk's.
+func (d *diskWorkspace) OverlaidPaths() []string { return nil }

@@ -62,9 +62,8 @@ func (t *findTool) Run(ctx context.Context, call Call) Result {
 	if a.Limit > 0 {
 		limit = int(a.Limit)
 	}
-	root := t.ws.Root()
 	start := ResolvePath(t.ws, a.Path)
-	shown := displayPath(root, start)
+	shown := displayPath(t.ws.Root(), start)
 	if r, ok := checkDir(start, shown); !ok {
 		return r
 	}
@@ -72,7 +71,7 @@ func (t *findTool) Run(ctx context.Context, call Call) Result {
 	var found []string
 	more := false
 	err = walkTree(ctx, t.ws, start, func(e walkEntry) error {
-		if !globs.match(displayPath(start, e.abs)) {
+		if !globs.match(e.sub) {
 			return nil
 		}
 		// Collect one more than the limit to know whether there is more.
@@ -80,7 +79,7 @@ func (t *findTool) Run(ctx context.Context, call Call) Result {
 			more = true
 			return errStopWalk
 		}
-		p := displayPath(root, e.abs)
+		p := e.shown
 		if e.isDir {
 			p += "/"
 		}

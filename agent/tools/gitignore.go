@@ -203,9 +203,18 @@ func readGitignore(ctx context.Context, ws Workspace, base, rel string) *ignoreF
 type walkEntry struct {
 	abs    string
 	rel    string // relative to the walk base, slash-separated
+	sub    string // relative to the walk's start, slash-separated
+	shown  string // as tools show it: relative to the workspace root if inside it
 	isDir  bool   // a directory, or a symlink to one (not entered)
 	isLink bool
 	d      fs.DirEntry
+}
+
+// searchable reports whether the entry may hold text to search: a regular
+// file or a symlink (a device or FIFO could block a read).
+func (e walkEntry) searchable() bool {
+	t := e.d.Type()
+	return t.IsRegular() || t&fs.ModeSymlink != 0
 }
 
 // errStopWalk ends a walk early without an error.
@@ -224,15 +233,29 @@ func walkTree(ctx context.Context, ws Workspace, start string, fn func(walkEntry
 	if relStart == "." {
 		relStart = ""
 	}
-	err := walkDir(ctx, ws, base, start, relStart, st, fn, true)
+	w := &walker{ctx: ctx, ws: ws, base: base, fn: fn, subFrom: 0, shownIsRel: base == ws.Root()}
+	if relStart != "" {
+		w.subFrom = len(relStart) + 1
+	}
+	err := w.dir(start, relStart, st, true)
 	if errors.Is(err, errStopWalk) {
 		return nil
 	}
 	return err
 }
 
-func walkDir(ctx context.Context, ws Workspace, base, dir, rel string, st ignoreStack, fn func(walkEntry) error, top bool) error {
-	if err := ctx.Err(); err != nil {
+// walker is one walk's fixed state.
+type walker struct {
+	ctx        context.Context
+	ws         Workspace
+	base       string
+	fn         func(walkEntry) error
+	subFrom    int  // rel[subFrom:] is the path relative to the start
+	shownIsRel bool // base is the workspace root, so rel is what tools show
+}
+
+func (w *walker) dir(dir, rel string, st ignoreStack, top bool) error {
+	if err := w.ctx.Err(); err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(dir)
@@ -245,17 +268,21 @@ func walkDir(ctx context.Context, ws Workspace, base, dir, rel string, st ignore
 	if !top {
 		for _, e := range entries {
 			if e.Name() == ".gitignore" && !e.IsDir() {
-				st = st.push(readGitignore(ctx, ws, base, rel))
+				st = st.push(readGitignore(w.ctx, w.ws, w.base, rel))
 				break
 			}
 		}
+	}
+	prefix := dir + string(filepath.Separator)
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		prefix = dir
 	}
 	for _, e := range entries {
 		name := e.Name()
 		if name == ".git" {
 			continue
 		}
-		we := walkEntry{abs: filepath.Join(dir, name), isDir: e.IsDir(), d: e}
+		we := walkEntry{abs: prefix + name, isDir: e.IsDir(), d: e}
 		if rel == "" {
 			we.rel = name
 		} else {
@@ -270,7 +297,13 @@ func walkDir(ctx context.Context, ws Workspace, base, dir, rel string, st ignore
 		if st.ignored(we.rel, we.isDir) {
 			continue
 		}
-		err := fn(we)
+		we.sub = we.rel[w.subFrom:]
+		if w.shownIsRel {
+			we.shown = we.rel
+		} else {
+			we.shown = displayPath(w.ws.Root(), we.abs)
+		}
+		err := w.fn(we)
 		if err == fs.SkipDir {
 			continue
 		}
@@ -278,7 +311,7 @@ func walkDir(ctx context.Context, ws Workspace, base, dir, rel string, st ignore
 			return err
 		}
 		if we.isDir && !we.isLink {
-			if err := walkDir(ctx, ws, base, we.abs, we.rel, st, fn, false); err != nil {
+			if err := w.dir(we.abs, we.rel, st, false); err != nil {
 				return err
 			}
 		}

@@ -39,6 +39,11 @@ func compileGlob(p string) (glob, error) {
 
 // match reports whether the slash-separated relative path matches.
 func (g glob) match(rel string) bool {
+	// "**/name" (any pattern without a slash) looks at the base name only:
+	// the common case, without splitting the path.
+	if len(g.segs) == 2 && g.segs[0] == "**" && g.segs[1] != "**" {
+		return matchSeg(g.segs[1], rel[strings.LastIndexByte(rel, '/')+1:])
+	}
 	return matchSegs(g.segs, strings.Split(rel, "/"))
 }
 

@@ -8,11 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
-	"regexp/syntax"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 )
 
 // Grep tool tuning.
@@ -74,9 +73,12 @@ type grepArgs struct {
 // grepFile is one file to search and, once searched, what was found.
 type grepFile struct {
 	abs, shown string
-	lines      []string // set when there are matches
-	matches    []int    // 0-based line numbers of matching lines
-	skipped    bool     // too large
+	done       chan struct{} // closed once searched
+	lines      []outLine     // matches with their context
+	hits       []int         // line numbers of up to limit+1 matches
+	skipped    bool          // too large
+	binary     bool
+	err        error
 }
 
 func (t *grepTool) Run(ctx context.Context, call Call) Result {
@@ -120,89 +122,124 @@ func (t *grepTool) Run(ctx context.Context, call Call) Result {
 		}
 		return ErrorResult(fmt.Sprintf("Cannot access %s: %v", shownStart, err))
 	}
-
-	var files []*grepFile
 	single := !fi.IsDir()
-	if single {
-		files = append(files, &grepFile{abs: start, shown: shownStart})
-	} else {
-		err := walkTree(ctx, t.ws, start, func(e walkEntry) error {
-			if e.isDir {
-				return nil
+
+	s := &grepSearch{ws: t.ws, matcher: newMatcher(re, src), limit: limit, ctxLines: ctxLines}
+	if ol, ok := t.ws.(OverlayLister); ok {
+		s.direct = true
+		if paths := ol.OverlaidPaths(); len(paths) > 0 {
+			s.overlaid = make(map[string]bool, len(paths))
+			for _, p := range paths {
+				s.overlaid[p] = true
 			}
-			if globs != nil {
-				rel := displayPath(start, e.abs)
-				if !globs.match(rel) {
-					return nil
-				}
-			}
-			f := &grepFile{abs: e.abs, shown: displayPath(root, e.abs)}
-			if info, err := e.d.Info(); err == nil && info.Mode().IsRegular() && info.Size() > maxGrepFileSize {
-				f.skipped = true
-			}
-			files = append(files, f)
-			return nil
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return ErrorResult("grep was cancelled.")
-			}
-			return ErrorResult(fmt.Sprintf("Cannot search %s: %v", shownStart, err))
 		}
 	}
 
-	// A literal every match must contain lets most files be rejected with
-	// one fast substring search instead of a regex scan of every line.
-	lit := requiredLiteral(src)
+	// The walk, the searches and the assembly of the output run at once:
+	// the walk lists files in order onto `order` and `work`, workers search
+	// them in parallel, and the output is assembled in walk order, so the
+	// first limit matches are always the same ones. order's buffer bounds
+	// how far the searches run ahead of the output.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	order := make(chan *grepFile, 512)
+	work := make(chan *grepFile, 512)
+	var wg sync.WaitGroup
+	var walkErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(work)
+		defer close(order)
+		send := func(f *grepFile) error {
+			f.done = make(chan struct{})
+			select {
+			case order <- f:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			select {
+			case work <- f:
+				return nil
+			case <-ctx.Done():
+				close(f.done)
+				return ctx.Err()
+			}
+		}
+		if single {
+			send(&grepFile{abs: start, shown: shownStart})
+			return
+		}
+		walkErr = walkTree(ctx, t.ws, start, func(e walkEntry) error {
+			if e.isDir || !e.searchable() {
+				return nil
+			}
+			if globs != nil && !globs.match(e.sub) {
+				return nil
+			}
+			return send(&grepFile{abs: e.abs, shown: e.shown})
+		})
+	}()
+	for range max(runtime.GOMAXPROCS(0), 2) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := s.worker()
+			for f := range work {
+				w.search(ctx, f)
+				close(f.done)
+			}
+		}()
+	}
 
 	var b strings.Builder
 	matched, skippedBig := 0, 0
 	hitLimit, hitBytes := false, false
 	wroteGroup := false
 	var singleBinary bool
-
-	for i := 0; i < len(files) && !hitLimit && !hitBytes; i += grepBatch {
-		batch := files[i:min(i+grepBatch, len(files))]
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-		for _, f := range batch {
-			if f.skipped {
-				continue
-			}
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer wg.Done()
-				defer func() { <-sem }()
-				if bin := t.searchFile(ctx, f, re, lit, limit); bin && single {
-					singleBinary = true
-				}
-			}()
+	for f := range order {
+		select {
+		case <-f.done:
+		case <-ctx.Done():
 		}
-		wg.Wait()
 		if ctx.Err() != nil {
-			return ErrorResult("grep was cancelled.")
+			break
 		}
-		for _, f := range batch {
-			if f.skipped {
-				skippedBig++
-				continue
-			}
-			if len(f.matches) == 0 {
-				continue
-			}
-			take := min(len(f.matches), limit-matched)
-			if !renderFile(&b, f, re, take, ctxLines, &wroteGroup) {
-				hitBytes = true
-				break
-			}
-			matched += take
-			f.lines = nil // let the batch's text go
-			if matched >= limit {
-				hitLimit = take < len(f.matches) || i+grepBatch < len(files) || moreMatches(batch, f)
-				break
-			}
+		switch {
+		case f.skipped:
+			skippedBig++
+			continue
+		case f.binary && single:
+			singleBinary = true
 		}
+		if len(f.hits) == 0 {
+			continue
+		}
+		if matched == limit {
+			hitLimit = true // one match more than shown: there are more
+			break
+		}
+		take := min(len(f.hits), limit-matched)
+		if !writeGrepLines(&b, f, take, ctxLines, &wroteGroup) {
+			hitBytes = true
+			break
+		}
+		matched += take
+		if take < len(f.hits) {
+			hitLimit = true
+			break
+		}
+	}
+	cancelled := ctx.Err() != nil && !hitLimit && !hitBytes
+	cancel()
+	for range order { // let the walk see the cancel and end
+	}
+	wg.Wait()
+	if cancelled {
+		return ErrorResult("grep was cancelled.")
+	}
+	if walkErr != nil && !errors.Is(walkErr, context.Canceled) {
+		return ErrorResult(fmt.Sprintf("Cannot search %s: %v", shownStart, walkErr))
 	}
 
 	if singleBinary {
@@ -231,191 +268,93 @@ func displayOrRoot(s string) string {
 	return s
 }
 
-// moreMatches reports whether a file after f in batch has matches.
-func moreMatches(batch []*grepFile, f *grepFile) bool {
-	after := false
-	for _, g := range batch {
-		if after && len(g.matches) > 0 {
-			return true
-		}
-		if g == f {
-			after = true
-		}
-	}
-	return false
+// grepSearch is what every worker of one grep call shares.
+type grepSearch struct {
+	ws       Workspace
+	matcher  matcher
+	limit    int
+	ctxLines int
+	// direct: files not in overlaid are read from disk, not through ws.
+	direct   bool
+	overlaid map[string]bool
 }
 
-// searchFile reads f through the workspace and records up to limit
-// matching lines. It reports whether the file was binary.
-func (t *grepTool) searchFile(ctx context.Context, f *grepFile, re *regexp.Regexp, lit literal, limit int) bool {
+// grepWorker searches files one at a time with its own buffers.
+type grepWorker struct {
+	*grepSearch
+	m    matcher
+	buf  []byte
+	hits []lineHit
+}
+
+func (s *grepSearch) worker() *grepWorker {
+	return &grepWorker{grepSearch: s, m: s.matcher}
+}
+
+// search reads f and records up to limit+1 matching lines with their
+// context (one more than can be shown tells that there are more).
+func (w *grepWorker) search(ctx context.Context, f *grepFile) {
 	if ctx.Err() != nil {
-		return false
+		return
 	}
-	data, err := t.ws.ReadFile(ctx, f.abs)
-	if err != nil {
-		return false
+	var data []byte
+	if w.direct && !w.overlaid[f.abs] {
+		var tooBig bool
+		data, tooBig, f.err = readFileInto(w.buf, f.abs, maxGrepFileSize)
+		w.buf = data[:0]
+		if tooBig {
+			f.skipped = true
+			return
+		}
+	} else {
+		data, f.err = w.ws.ReadFile(ctx, f.abs)
+		if len(data) > maxGrepFileSize {
+			f.skipped = true
+			return
+		}
+	}
+	if f.err != nil {
+		return
 	}
 	if isBinary(data) {
-		return true
+		f.binary = true
+		return
 	}
-	text := string(data)
-	if !lit.mayMatch(text) {
-		return false
+	w.hits = w.m.scan(data, w.limit+1, w.hits[:0])
+	if len(w.hits) == 0 {
+		return
 	}
-	var matches []int
-	n := 0
-	for rest := text; rest != ""; n++ {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
-		if re.MatchString(strings.TrimSuffix(line, "\r")) {
-			matches = append(matches, n)
-			if len(matches) > limit { // one more tells there is more
-				break
-			}
-		}
+	f.hits = make([]int, len(w.hits))
+	for i, h := range w.hits {
+		f.hits[i] = h.n
 	}
-	if len(matches) > 0 {
-		f.matches = matches
-		f.lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	}
-	return false
+	f.lines = renderHits(data, w.hits, w.ctxLines, w.m.re)
 }
 
-// renderFile writes the first take matches of f with context. It returns
-// false, writing nothing more, once the output would pass MaxOutputBytes.
-func renderFile(b *strings.Builder, f *grepFile, re *regexp.Regexp, take, ctxLines int, wroteGroup *bool) bool {
-	isMatch := make(map[int]bool, len(f.matches))
-	for _, m := range f.matches {
-		isMatch[m] = true
-	}
-	last := -1
-	for _, m := range f.matches[:take] {
-		from, to := max(0, m-ctxLines), min(len(f.lines)-1, m+ctxLines)
-		if from <= last {
-			from = last + 1
-		} else if ctxLines > 0 && *wroteGroup {
+// writeGrepLines writes f's lines up to its take-th match and that match's
+// context. It returns false, writing nothing more, once the output would
+// pass MaxOutputBytes.
+func writeGrepLines(b *strings.Builder, f *grepFile, take, ctxLines int, wroteGroup *bool) bool {
+	lastShown := f.hits[take-1] + ctxLines
+	prev := -2 // a file's first line starts a group
+	for _, l := range f.lines {
+		if l.n > lastShown {
+			break
+		}
+		if ctxLines > 0 && *wroteGroup && l.n != prev+1 {
 			b.WriteString("--\n")
 		}
-		for i := from; i <= to; i++ {
-			sep := "-"
-			if isMatch[i] {
-				sep = ":"
-			}
-			line := strings.TrimSuffix(f.lines[i], "\r")
-			if isMatch[i] {
-				line = matchWindow(line, re)
-			}
-			line = cutLine(line, MaxGrepLineLength)
-			s := fmt.Sprintf("%s%s%d%s %s\n", f.shown, sep, i+1, sep, line)
-			if b.Len()+len(s) > MaxOutputBytes {
-				return false
-			}
-			b.WriteString(s)
+		sep := "-"
+		if l.match {
+			sep = ":"
 		}
-		last = max(last, to)
+		line := f.shown + sep + strconv.Itoa(l.n+1) + sep + " " + l.text + "\n"
+		if b.Len()+len(line) > MaxOutputBytes {
+			return false
+		}
+		b.WriteString(line)
+		prev = l.n
 		*wroteGroup = true
 	}
 	return true
-}
-
-// matchWindow makes sure a long line shows its match: when the match ends
-// past MaxGrepLineLength characters, the line is shown from shortly before
-// the match, after a marker.
-func matchWindow(line string, re *regexp.Regexp) string {
-	if len(line) <= MaxGrepLineLength {
-		return line
-	}
-	loc := re.FindStringIndex(line)
-	if loc == nil || utf8.RuneCountInString(line[:loc[1]]) <= MaxGrepLineLength {
-		return line
-	}
-	from := loc[0]
-	for n := 0; from > 0 && n < 100; n++ {
-		_, size := utf8.DecodeLastRuneInString(line[:from])
-		from -= size
-	}
-	return fmt.Sprintf("[%d chars cut] …", utf8.RuneCountInString(line[:from])) + line[from:]
-}
-
-// literal is text every match of a pattern contains, possibly up to ASCII
-// case. The zero literal rules nothing out.
-type literal struct {
-	text string
-	fold bool // compare ASCII letters case-insensitively (text is lower case)
-}
-
-// requiredLiteral finds the longest literal that every match of the
-// pattern src must contain: a literal at the top, or one of the parts of a
-// top-level concatenation (through groups and x+ / x{n,} with n ≥ 1).
-// Case-folded literals are used only when ASCII, where folding is exact.
-func requiredLiteral(src string) literal {
-	re, err := syntax.Parse(src, syntax.Perl)
-	if err != nil {
-		return literal{}
-	}
-	var walk func(re *syntax.Regexp) literal
-	walk = func(re *syntax.Regexp) literal {
-		switch re.Op {
-		case syntax.OpLiteral:
-			s := string(re.Rune)
-			if re.Flags&syntax.FoldCase == 0 {
-				return literal{text: s}
-			}
-			for i := 0; i < len(s); i++ {
-				if s[i] >= utf8.RuneSelf {
-					return literal{}
-				}
-			}
-			return literal{text: strings.ToLower(s), fold: true}
-		case syntax.OpCapture, syntax.OpPlus:
-			return walk(re.Sub[0])
-		case syntax.OpRepeat:
-			if re.Min >= 1 {
-				return walk(re.Sub[0])
-			}
-		case syntax.OpConcat:
-			var best literal
-			for _, sub := range re.Sub {
-				if l := walk(sub); len(l.text) > len(best.text) {
-					best = l
-				}
-			}
-			return best
-		}
-		return literal{}
-	}
-	return walk(re)
-}
-
-// mayMatch reports whether text contains the literal.
-func (l literal) mayMatch(text string) bool {
-	switch {
-	case l.text == "":
-		return true
-	case !l.fold:
-		return strings.Contains(text, l.text)
-	}
-	// Two non-ASCII runes fold to ASCII letters: ſ (U+017F) to s and the
-	// Kelvin sign (U+212A) to k. A text holding them gets the full scan.
-	if strings.Contains(text, "\u017f") || strings.Contains(text, "\u212a") {
-		return true
-	}
-	return strings.Contains(asciiLower(text), l.text)
-}
-
-// asciiLower lower-cases ASCII letters only.
-func asciiLower(s string) string {
-	b := make([]byte, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b[i] = c
-	}
-	return string(b)
 }

@@ -3,6 +3,8 @@ package tools
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -140,34 +142,68 @@ func BenchmarkGrep(b *testing.B) {
 	}
 }
 
-func TestRequiredLiteral(t *testing.T) {
+func TestRequiredLiterals(t *testing.T) {
 	cases := []struct {
 		src  string
-		want literal
+		want []literal
 	}{
-		{"needle", literal{"needle", false}},
-		{`\w+Handler\(`, literal{"Handler(", false}},
-		{"(?i)Needle", literal{"needle", true}},
-		{"(?i)straße", literal{}},
-		{"a|b", literal{}},
-		{"foo?", literal{"fo", false}},
-		{"(abc)+x", literal{"abc", false}},
-		{"x*", literal{}},
+		{"needle", []literal{{"needle", false}}},
+		{`\w+Handler\(`, []literal{{"Handler(", false}}},
+		{"(?i)Needle", []literal{{"needle", true}}},
+		{"(?i)straße", nil},
+		{"foo|bar", []literal{{"foo", false}, {"bar", false}}},
+		{"a|b", nil}, // parsed as the class [ab]
+		{"foo|ba(r|z)", []literal{{"foo", false}, {"ba", false}}},
+		{"foo|x*", nil},
+		{"foo?", []literal{{"fo", false}}},
+		{"(abc)+x", []literal{{"abc", false}}},
+		{"x*", nil},
 	}
 	for _, c := range cases {
-		if got := requiredLiteral(c.src); got != c.want {
-			t.Errorf("requiredLiteral(%q) = %+v, want %+v", c.src, got, c.want)
+		if got := requiredLiterals(c.src); !slices.Equal(got, c.want) {
+			t.Errorf("requiredLiterals(%q) = %+v, want %+v", c.src, got, c.want)
 		}
 	}
-	// Folding ASCII is exact except for two runes that fold to s and k.
-	l := requiredLiteral("(?i)ks")
-	for _, s := range []string{"xKSx", "\u212as", "k\u017f"} {
-		if !l.mayMatch(s) {
-			t.Errorf("mayMatch(%q) = false", s)
+}
+
+func TestIndexFold(t *testing.T) {
+	cases := []struct {
+		data, lower string
+		want        int
+	}{
+		{"xxDeadLine yy", "deadline", 2},
+		{"deadlin DEADLINE", "deadline", 8},
+		{"no match here", "deadline", -1},
+		{"ab", "abc", -1},
+		{"zzQ", "q", 2},
+		{"a-B a-b", "a-b", 0},
+		{"A_B", "a_b", 0},
+	}
+	for _, c := range cases {
+		if got := indexFold([]byte(c.data), c.lower); got != c.want {
+			t.Errorf("indexFold(%q, %q) = %d, want %d", c.data, c.lower, got, c.want)
 		}
 	}
-	if l.mayMatch("k s") {
-		t.Error("mayMatch(\"k s\") = true")
+}
+
+// TestMatcherAgreesWithLineByLine checks that the literal prefilter finds
+// exactly the lines a plain line-by-line regexp scan finds.
+func TestMatcherAgreesWithLineByLine(t *testing.T) {
+	text := "alpha beta\r\nGamma delta\n\nbeta gamma beta\nthe \u212aelvin k\nepsilon\nlast beta"
+	for _, src := range []string{"beta", "(?i)gamma", "beta$", "^beta", "alpha|epsilon", "(?i)K", `\bbeta\b`, "(?i)GAMMA|last", "zzz", "b.ta", "k"} {
+		re := regexp.MustCompile(src)
+		m := newMatcher(re, src)
+		if m.lits == nil && src != "b.ta" {
+			t.Errorf("%q: no literal found", src)
+		}
+		got := m.scan([]byte(text), 100, nil)
+		want := m.scanLines([]byte(text), 100, nil)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: prefiltered %v, line by line %v", src, got, want)
+		}
+		if len(want) == 0 && src != "zzz" {
+			t.Errorf("%q: no match at all", src)
+		}
 	}
 }
 

@@ -128,6 +128,18 @@ func (o *overlayWorkspace) ReadFile(ctx context.Context, p string) ([]byte, erro
 	return o.Workspace.ReadFile(ctx, p)
 }
 
+// OverlaidPaths lists the open buffers: grep reads every other file from
+// disk itself.
+func (o *overlayWorkspace) OverlaidPaths() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var paths []string
+	for p := range o.buffers {
+		paths = append(paths, p)
+	}
+	return paths
+}
+
 func (o *overlayWorkspace) WriteFile(ctx context.Context, p string, data []byte) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()

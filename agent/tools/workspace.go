@@ -21,3 +21,14 @@ type Workspace interface {
 	// process (bash) reads files from disk.
 	Sync(ctx context.Context) error
 }
+
+// OverlayLister is implemented by a Workspace whose ReadFile differs from
+// the disk only for a known set of files (an editor's open buffers). The
+// search tools read every other file straight from disk into reused
+// buffers, and only these through ReadFile. A Workspace without it has
+// every file read through ReadFile.
+type OverlayLister interface {
+	// OverlaidPaths returns the absolute, cleaned paths whose ReadFile text
+	// may differ from the disk's.
+	OverlaidPaths() []string
+}
