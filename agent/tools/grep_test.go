@@ -1,9 +1,11 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -49,6 +51,11 @@ func TestGrep(t *testing.T) {
 			"b.txt-1- one\nb.txt:2: two needle\nb.txt-3- three\n--\nb.txt-6- six\nb.txt:7: seven needle"},
 		{"context merges groups", map[string]any{"pattern": "needle", "path": "b.txt", "context": 3},
 			"b.txt-1- one\nb.txt:2: two needle\nb.txt-3- three\nb.txt-4- four\nb.txt-5- five\nb.txt-6- six\nb.txt:7: seven needle"},
+		{"adjacent context groups join", map[string]any{"pattern": "needle", "path": "b.txt", "context": 2},
+			"b.txt-1- one\nb.txt:2: two needle\nb.txt-3- three\nb.txt-4- four\nb.txt-5- five\nb.txt-6- six\nb.txt:7: seven needle"},
+		{"context groups in two files", map[string]any{"pattern": "needle", "glob": "{b,crlf}.txt", "context": 1},
+			"b.txt-1- one\nb.txt:2: two needle\nb.txt-3- three\n--\nb.txt-6- six\nb.txt:7: seven needle\n--\ncrlf.txt-1- x\ncrlf.txt:2: needle crlf"},
+		{"limit met exactly", map[string]any{"pattern": "needle", "path": "b.txt", "limit": 2}, "b.txt:2: two needle\nb.txt:7: seven needle"},
 		{"limit", map[string]any{"pattern": "needle", "path": "b.txt", "limit": 1},
 			"b.txt:2: two needle\n\n[limit of 1 match reached; there may be more. Narrow the pattern, path or glob, or raise limit]"},
 		{"no match", map[string]any{"pattern": "haystack"}, `No matches for "haystack" in the workspace root.`},
@@ -211,4 +218,24 @@ func TestGrepFoldsSpecialRunes(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.txt": "the \u212aelvin sign\n"})
 	contains(t, mustOK(t, run(t, NewGrep(NewDiskWorkspace(dir)), map[string]any{"pattern": "kelvin", "ignoreCase": true})), "a.txt:1:")
+}
+
+// An early stop (limit reached) or a cancel ends the walk and the workers
+// before grep returns.
+func TestGrepStopsItsGoroutines(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 2000 {
+		files[fmt.Sprintf("d%02d/f%04d.txt", i%20, i)] = "match me\n"
+	}
+	writeFiles(t, dir, files)
+	tool := NewGrep(NewDiskWorkspace(dir))
+	before := runtime.NumGoroutine()
+	contains(t, mustOK(t, run(t, tool, map[string]any{"pattern": "match", "limit": 1})), "d00/f0000.txt:1: match me", "[limit of 1 match reached")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	mustErr(t, runCtx(t, ctx, tool, map[string]any{"pattern": "match"}, nil), "grep was cancelled")
+	if after := runtime.NumGoroutine(); after > before {
+		t.Fatalf("%d goroutines before grep, %d after", before, after)
+	}
 }
