@@ -55,7 +55,10 @@ func Text(s string) Content { return Content{Type: TypeText, Text: s} }
 // Image builds an image block from base64 data.
 func Image(mime, b64 string) Content { return Content{Type: TypeImage, MimeType: mime, Data: b64} }
 
-// Message is one transcript entry.
+// Message is one transcript entry. Once in a transcript a message is
+// never modified in place (a change is a new message with a new Content
+// slice): the provider clients cache each message's wire encoding by the
+// address of its Content array.
 type Message struct {
 	Role    string    `json:"role"`
 	Content []Content `json:"content"`

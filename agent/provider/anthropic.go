@@ -17,7 +17,8 @@ import (
 // anthropicClient streams the Messages API.
 type anthropicClient struct {
 	endpoint
-	base string // explicit base URL, normalised; "" to use Model.BaseURL or the default
+	cache encodeCache
+	base  string // explicit base URL, normalised; "" to use Model.BaseURL or the default
 }
 
 func newAnthropic(opts Options, r retrier) *anthropicClient {
@@ -30,7 +31,7 @@ func newAnthropic(opts Options, r retrier) *anthropicClient {
 func (c *anthropicClient) Provider() string { return Anthropic }
 
 func (c *anthropicClient) Stream(ctx context.Context, req Request, onEvent func(StreamEvent)) (Response, error) {
-	body, thinking, err := anthropicBody(req)
+	body, thinking, err := anthropicBody(req, &c.cache)
 	if err != nil {
 		return Response{}, fmt.Errorf("anthropic: encoding the request: %w", err)
 	}
@@ -46,7 +47,7 @@ func (c *anthropicClient) Stream(ctx context.Context, req Request, onEvent func(
 		// Thinking between tool calls, not only before the first one.
 		extra = http.Header{"Anthropic-Beta": {interleavedThinkingBeta}}
 	}
-	return c.stream(ctx, base+"/v1/messages", body, extra, req.Model, onEvent, readAnthropic)
+	return c.stream(ctx, base+"/v1/messages", c.cache.share(body), extra, req.Model, onEvent, readAnthropic)
 }
 
 const interleavedThinkingBeta = "interleaved-thinking-2025-05-14"
@@ -74,7 +75,7 @@ type anthRequest struct {
 	Thinking  *anthThinking `json:"thinking,omitempty"`
 	System    []anthBlock   `json:"system,omitempty"`
 	Tools     []anthTool    `json:"tools,omitempty"`
-	Messages  []anthMessage `json:"messages"`
+	Messages  []anthMessage `json:"messages"` // last and nil: the encoded messages are spliced in
 }
 
 type anthThinking struct {
@@ -128,13 +129,13 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // anthropicBody maps a request to the Messages API, with prompt-caching
 // breakpoints on the system prompt, the tool list and the last user message,
 // and extended thinking when the request's level asks for it. thinking
-// reports whether it does.
-func anthropicBody(req Request) (body []byte, thinking bool, err error) {
+// reports whether it does. cache (may be nil) holds the messages encoded
+// by earlier calls.
+func anthropicBody(req Request, cache *encodeCache) (body []byte, thinking bool, err error) {
 	p := anthRequest{
 		Model:     req.Model.ID,
 		MaxTokens: maxTokens(req),
 		Stream:    true,
-		Messages:  make([]anthMessage, 0, len(req.Messages)),
 	}
 	if req.Model.Reasoning {
 		if b := anthropicThinking(req.Reasoning, p.MaxTokens); b > 0 {
@@ -152,68 +153,95 @@ func anthropicBody(req Request) (body []byte, thinking bool, err error) {
 		p.Tools[len(p.Tools)-1].CacheControl = ephemeral
 	}
 	lastUser := -1
-	for _, m := range req.Messages {
-		var blocks []anthBlock
-		assistant := m.Role == message.RoleAssistant
-		for _, c := range m.Content {
-			switch {
-			case c.Type == message.TypeText:
-				if c.Text != "" {
-					blocks = append(blocks, anthBlock{Type: "text", Text: c.Text})
-				}
-			case c.Type == message.TypeThinking && assistant:
-				// Sent back exactly as received (the API checks the
-				// signature; tool use within a turn requires the blocks).
-				// Unsigned ones (a stream cut short, another provider's
-				// reasoning) cannot be verified and are left out.
-				switch {
-				case c.Redacted && c.Data != "":
-					blocks = append(blocks, anthBlock{Type: "redacted_thinking", Data: c.Data})
-				case !c.Redacted && c.Signature != "":
-					t := c.Text
-					blocks = append(blocks, anthBlock{Type: "thinking", Thinking: &t, Signature: c.Signature})
-				}
-			case c.Type == message.TypeToolCall && assistant:
-				blocks = append(blocks, anthBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: validArgs(c.Args)})
-			case c.Type == message.TypeImage && !assistant:
-				blocks = append(blocks, anthropicImage(c))
-			case c.Type == message.TypeToolResult && !assistant:
-				tr := anthBlock{Type: "tool_result", ToolUseID: c.CallID, IsError: c.IsError}
-				for _, rc := range c.Content {
-					switch rc.Type {
-					case message.TypeText:
-						if rc.Text != "" {
-							tr.Content = append(tr.Content, anthBlock{Type: "text", Text: rc.Text})
-						}
-					case message.TypeImage:
-						tr.Content = append(tr.Content, anthropicImage(rc))
-					}
-				}
-				blocks = append(blocks, tr)
+	for i := len(req.Messages) - 1; i >= 0 && lastUser < 0; i-- {
+		if m := req.Messages[i]; m.Role != message.RoleAssistant {
+			if _, ok := anthropicMessage(m); ok {
+				lastUser = i
 			}
 		}
-		if len(blocks) == 0 {
-			continue // the API rejects empty messages (an aborted turn, say)
-		}
-		role := "assistant"
-		if !assistant {
-			role = "user"
-			lastUser = len(p.Messages)
-		}
-		p.Messages = append(p.Messages, anthMessage{Role: role, Content: blocks})
 	}
-	if lastUser >= 0 {
-		blocks := p.Messages[lastUser].Content
-		blocks[len(blocks)-1].CacheControl = ephemeral
-	}
-	if p.Thinking != nil && unthoughtToolTurn(p.Messages) {
+	if p.Thinking != nil {
 		// The API rejects thinking when the tool-use turn in progress began
 		// without it (reasoning was switched on after a run stopped
 		// mid-tool): this request goes without; the next turn thinks.
-		p.Thinking = nil
+		for i := len(req.Messages) - 1; i >= 0; i-- {
+			if m := req.Messages[i]; m.Role == message.RoleAssistant {
+				if am, ok := anthropicMessage(m); ok {
+					if unthoughtToolTurn([]anthMessage{am}) {
+						p.Thinking = nil
+					}
+					break
+				}
+			}
+		}
 	}
-	body, err = encodeJSON(p)
+	head, err := encodeJSON(p)
+	if err != nil {
+		return nil, false, err
+	}
+	body, err = cache.body(head, nil, req.Messages, lastUser, func(i int, m message.Message) ([]byte, error) {
+		am, ok := anthropicMessage(m)
+		if !ok {
+			return nil, nil
+		}
+		if i == lastUser {
+			am.Content[len(am.Content)-1].CacheControl = ephemeral
+		}
+		return encodeJSON(am)
+	})
 	return body, p.Thinking != nil, err
+}
+
+// anthropicMessage maps one transcript message to the Messages API; ok is
+// false when nothing of it is sent.
+func anthropicMessage(m message.Message) (am anthMessage, ok bool) {
+	var blocks []anthBlock
+	assistant := m.Role == message.RoleAssistant
+	for _, c := range m.Content {
+		switch {
+		case c.Type == message.TypeText:
+			if c.Text != "" {
+				blocks = append(blocks, anthBlock{Type: "text", Text: c.Text})
+			}
+		case c.Type == message.TypeThinking && assistant:
+			// Sent back exactly as received (the API checks the
+			// signature; tool use within a turn requires the blocks).
+			// Unsigned ones (a stream cut short, another provider's
+			// reasoning) cannot be verified and are left out.
+			switch {
+			case c.Redacted && c.Data != "":
+				blocks = append(blocks, anthBlock{Type: "redacted_thinking", Data: c.Data})
+			case !c.Redacted && c.Signature != "":
+				t := c.Text
+				blocks = append(blocks, anthBlock{Type: "thinking", Thinking: &t, Signature: c.Signature})
+			}
+		case c.Type == message.TypeToolCall && assistant:
+			blocks = append(blocks, anthBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: validArgs(c.Args)})
+		case c.Type == message.TypeImage && !assistant:
+			blocks = append(blocks, anthropicImage(c))
+		case c.Type == message.TypeToolResult && !assistant:
+			tr := anthBlock{Type: "tool_result", ToolUseID: c.CallID, IsError: c.IsError}
+			for _, rc := range c.Content {
+				switch rc.Type {
+				case message.TypeText:
+					if rc.Text != "" {
+						tr.Content = append(tr.Content, anthBlock{Type: "text", Text: rc.Text})
+					}
+				case message.TypeImage:
+					tr.Content = append(tr.Content, anthropicImage(rc))
+				}
+			}
+			blocks = append(blocks, tr)
+		}
+	}
+	if len(blocks) == 0 {
+		return anthMessage{}, false // the API rejects empty messages (an aborted turn, say)
+	}
+	role := "assistant"
+	if !assistant {
+		role = "user"
+	}
+	return anthMessage{Role: role, Content: blocks}, true
 }
 
 // unthoughtToolTurn reports whether the last assistant message called tools

@@ -69,7 +69,7 @@ func sameJSON(t *testing.T, ours, theirs []byte) {
 func TestAnthropicRequestMatchesSDK(t *testing.T) {
 	model := testModel(t, Anthropic)
 	ours, thinking, err := anthropicBody(Request{Model: model, System: confSystem, Tools: confTools,
-		Messages: confConversation(), Reasoning: ReasoningMedium})
+		Messages: confConversation(), Reasoning: ReasoningMedium}, nil)
 	if err != nil || !thinking {
 		t.Fatal(err, thinking)
 	}
@@ -122,7 +122,7 @@ func TestAnthropicRequestMatchesSDK(t *testing.T) {
 func TestOpenAIRequestMatchesSDK(t *testing.T) {
 	model := testModel(t, OpenAI)
 	conv := confConversation()
-	ours, err := openaiBody(Request{Model: model, System: confSystem, Tools: confTools, Messages: conv, Reasoning: ReasoningHigh}, true)
+	ours, err := openaiBody(Request{Model: model, System: confSystem, Tools: confTools, Messages: conv, Reasoning: ReasoningHigh}, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,8 @@ import (
 // servers (Ollama, vLLM, llama.cpp, OpenRouter) through a base URL.
 type openaiClient struct {
 	endpoint
-	base string // explicit base URL, normalised; "" to use Model.BaseURL or the default
+	cache encodeCache
+	base  string // explicit base URL, normalised; "" to use Model.BaseURL or the default
 }
 
 func newOpenAI(opts Options, r retrier) *openaiClient {
@@ -42,7 +43,7 @@ func (c *openaiClient) Stream(ctx context.Context, req Request, onEvent func(Str
 	if base == "" && req.Model.BaseURL != "" {
 		base = normalizeBaseURL(OpenAI, req.Model.BaseURL)
 	}
-	body, err := openaiBody(req, base == "" || strings.HasPrefix(base, "https://api.openai.com"))
+	body, err := openaiBody(req, base == "" || strings.HasPrefix(base, "https://api.openai.com"), &c.cache)
 	if err != nil {
 		return Response{}, fmt.Errorf("openai: encoding the request: %w", err)
 	}
@@ -51,7 +52,7 @@ func (c *openaiClient) Stream(ctx context.Context, req Request, onEvent func(Str
 		url = OpenAIBaseURL
 	}
 	url += "/chat/completions"
-	return c.stream(ctx, url, body, nil, req.Model, onEvent, readOpenAI)
+	return c.stream(ctx, url, c.cache.share(body), nil, req.Model, onEvent, readOpenAI)
 }
 
 // The request body is built from small wire types with encoding/json, as
@@ -59,13 +60,14 @@ func (c *openaiClient) Stream(ctx context.Context, req Request, onEvent func(Str
 
 type oaiRequest struct {
 	Model               string       `json:"model"`
-	Messages            []oaiMessage `json:"messages"`
 	Tools               []oaiTool    `json:"tools,omitempty"`
 	Stream              bool         `json:"stream"`
 	StreamOptions       oaiStreamOpt `json:"stream_options"`
 	MaxTokens           int64        `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int64        `json:"max_completion_tokens,omitempty"`
 	ReasoningEffort     string       `json:"reasoning_effort,omitempty"`
+	// Messages stays last and nil: the encoded messages are spliced in.
+	Messages []oaiMessage `json:"messages"`
 }
 
 type oaiStreamOpt struct {
@@ -113,13 +115,13 @@ type oaiFunctionCall struct {
 
 // openaiBody maps a request to Chat Completions. official selects
 // max_completion_tokens (api.openai.com) over max_tokens (what compatible
-// servers understand).
-func openaiBody(req Request, official bool) ([]byte, error) {
+// servers understand). cache (may be nil) holds the messages encoded by
+// earlier calls.
+func openaiBody(req Request, official bool, cache *encodeCache) ([]byte, error) {
 	p := oaiRequest{
 		Model:         req.Model.ID,
 		Stream:        true,
 		StreamOptions: oaiStreamOpt{IncludeUsage: true},
-		Messages:      make([]oaiMessage, 0, len(req.Messages)+1),
 	}
 	if n := maxTokens(req); official {
 		p.MaxCompletionTokens = n
@@ -129,83 +131,109 @@ func openaiBody(req Request, official bool) ([]byte, error) {
 	if req.Model.Reasoning {
 		p.ReasoningEffort = openaiEffort(req.Reasoning, req.Model.ID, official)
 	}
+	var system [][]byte
 	if req.System != "" {
-		p.Messages = append(p.Messages, oaiMessage{Role: "system", Content: req.System})
+		b, err := encodeJSON(oaiMessage{Role: "system", Content: req.System})
+		if err != nil {
+			return nil, err
+		}
+		system = [][]byte{b}
 	}
 	for _, t := range req.Tools {
 		p.Tools = append(p.Tools, oaiTool{Type: "function",
 			Function: oaiFunction{Name: t.Name, Description: t.Description, Parameters: schemaOrEmpty(t.Schema)}})
 	}
-	for _, m := range req.Messages {
-		if m.Role == message.RoleAssistant {
-			a := oaiMessage{Role: "assistant"}
-			if text := message.TextOf(m.Content); text != "" {
-				a.Content = text
+	head, err := encodeJSON(p)
+	if err != nil {
+		return nil, err
+	}
+	return cache.body(head, system, req.Messages, -1, func(_ int, m message.Message) ([]byte, error) {
+		var raw []byte
+		for i, om := range openaiMessages(m) {
+			b, err := encodeJSON(om)
+			if err != nil {
+				return nil, err
 			}
-			for _, c := range m.Content {
-				if c.Type == message.TypeToolCall {
-					a.ToolCalls = append(a.ToolCalls, oaiToolCall{ID: c.ID, Type: "function",
-						Function: oaiFunctionCall{Name: c.Name, Arguments: string(argsOrEmpty(c.Args))}})
-				}
+			if i > 0 {
+				raw = append(raw, ',')
 			}
-			if a.Content != nil || len(a.ToolCalls) > 0 {
-				p.Messages = append(p.Messages, a)
-			}
-			continue
+			raw = append(raw, b...)
 		}
-		// A user message: its tool results become "tool" messages, which must
-		// follow the assistant message at once; images in tool results (a
-		// tool message holds text only) go in a user message after them,
-		// with the message's own text and images.
-		var parts, toolImages []oaiPart
+		return raw, nil
+	})
+}
+
+// openaiMessages maps one transcript message to Chat Completions messages
+// (none, one, or a user message's tool results and then its own content).
+func openaiMessages(m message.Message) (out []oaiMessage) {
+	if m.Role == message.RoleAssistant {
+		a := oaiMessage{Role: "assistant"}
+		if text := message.TextOf(m.Content); text != "" {
+			a.Content = text
+		}
 		for _, c := range m.Content {
-			switch c.Type {
-			case message.TypeText:
-				if c.Text != "" {
-					parts = append(parts, oaiPart{Type: "text", Text: c.Text})
-				}
-			case message.TypeImage:
-				parts = append(parts, openaiImage(c))
-			case message.TypeToolResult:
-				text := message.TextOf(c.Content)
-				imgs := 0
-				for _, rc := range c.Content {
-					if rc.Type == message.TypeImage {
-						toolImages = append(toolImages, openaiImage(rc))
-						imgs++
-					}
-				}
-				if imgs > 0 {
-					text = strings.TrimSpace(text + "\n(" + strconv.Itoa(imgs) + " image(s) attached in the next message)")
-				}
-				if text == "" {
-					text = "(no output)"
-				}
-				p.Messages = append(p.Messages, oaiMessage{Role: "tool", Content: text, ToolCallID: c.CallID})
+			if c.Type == message.TypeToolCall {
+				a.ToolCalls = append(a.ToolCalls, oaiToolCall{ID: c.ID, Type: "function",
+					Function: oaiFunctionCall{Name: c.Name, Arguments: string(argsOrEmpty(c.Args))}})
 			}
 		}
-		if len(toolImages) > 0 {
-			parts = append(append([]oaiPart{{Type: "text", Text: "Images from the tool results above:"}}, toolImages...), parts...)
+		if a.Content != nil || len(a.ToolCalls) > 0 {
+			out = append(out, a)
 		}
-		if len(parts) == 0 {
-			continue
-		}
-		allText := true
-		for _, pt := range parts {
-			allText = allText && pt.Type == "text"
-		}
-		if allText {
-			// Plain string content: what every compatible server accepts.
-			texts := make([]string, len(parts))
-			for i, pt := range parts {
-				texts[i] = pt.Text
+		return out
+	}
+	// A user message: its tool results become "tool" messages, which must
+	// follow the assistant message at once; images in tool results (a
+	// tool message holds text only) go in a user message after them,
+	// with the message's own text and images.
+	var parts, toolImages []oaiPart
+	for _, c := range m.Content {
+		switch c.Type {
+		case message.TypeText:
+			if c.Text != "" {
+				parts = append(parts, oaiPart{Type: "text", Text: c.Text})
 			}
-			p.Messages = append(p.Messages, oaiMessage{Role: "user", Content: strings.Join(texts, "\n")})
-		} else {
-			p.Messages = append(p.Messages, oaiMessage{Role: "user", Content: parts})
+		case message.TypeImage:
+			parts = append(parts, openaiImage(c))
+		case message.TypeToolResult:
+			text := message.TextOf(c.Content)
+			imgs := 0
+			for _, rc := range c.Content {
+				if rc.Type == message.TypeImage {
+					toolImages = append(toolImages, openaiImage(rc))
+					imgs++
+				}
+			}
+			if imgs > 0 {
+				text = strings.TrimSpace(text + "\n(" + strconv.Itoa(imgs) + " image(s) attached in the next message)")
+			}
+			if text == "" {
+				text = "(no output)"
+			}
+			out = append(out, oaiMessage{Role: "tool", Content: text, ToolCallID: c.CallID})
 		}
 	}
-	return encodeJSON(p)
+	if len(toolImages) > 0 {
+		parts = append(append([]oaiPart{{Type: "text", Text: "Images from the tool results above:"}}, toolImages...), parts...)
+	}
+	if len(parts) == 0 {
+		return out
+	}
+	allText := true
+	for _, pt := range parts {
+		allText = allText && pt.Type == "text"
+	}
+	if allText {
+		// Plain string content: what every compatible server accepts.
+		texts := make([]string, len(parts))
+		for i, pt := range parts {
+			texts[i] = pt.Text
+		}
+		out = append(out, oaiMessage{Role: "user", Content: strings.Join(texts, "\n")})
+	} else {
+		out = append(out, oaiMessage{Role: "user", Content: parts})
+	}
+	return out
 }
 
 // openaiEffort is the reasoning_effort of a level. Off is "minimal" for

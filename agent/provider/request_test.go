@@ -131,7 +131,7 @@ func TestOpenAIRequestShape(t *testing.T) {
 }
 
 func TestOpenAIOfficialUsesMaxCompletionTokens(t *testing.T) {
-	b, err := openaiBody(Request{Model: testModel(t, OpenAI), MaxTokens: 10}, true)
+	b, err := openaiBody(Request{Model: testModel(t, OpenAI), MaxTokens: 10}, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func thinkingTranscript() []message.Message {
 
 func TestThinkingSentBackUnchanged(t *testing.T) {
 	req := Request{Model: testModel(t, Anthropic), Messages: thinkingTranscript(), Reasoning: ReasoningLow}
-	body, thinking, err := anthropicBody(req)
+	body, thinking, err := anthropicBody(req, nil)
 	if err != nil || !thinking {
 		t.Fatal(err, thinking)
 	}
@@ -112,7 +112,7 @@ func TestThinkingSentBackUnchanged(t *testing.T) {
 	}
 
 	// OpenAI-compatible servers get no reasoning back (DeepSeek rejects it).
-	ob, err := openaiBody(Request{Model: testModel(t, OpenAI), Messages: thinkingTranscript()}, true)
+	ob, err := openaiBody(Request{Model: testModel(t, OpenAI), Messages: thinkingTranscript()}, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestThinkingBudgetFitsMaxTokens(t *testing.T) {
 	} {
 		req := simpleRequest(t, Anthropic)
 		req.Reasoning, req.MaxTokens = tc.level, tc.maxTokens
-		body, _, err := anthropicBody(req)
+		body, _, err := anthropicBody(req, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func TestReasoningEffortLevels(t *testing.T) {
 		{Model{ID: "qwq", Provider: OpenAI, Reasoning: true}, ReasoningMedium, false, "medium"},
 		{gpt41, ReasoningHigh, true, nil}, // does not reason
 	} {
-		body, err := openaiBody(Request{Model: tc.model, Reasoning: tc.level, Messages: thinkingTranscript()[:1]}, tc.official)
+		body, err := openaiBody(Request{Model: tc.model, Reasoning: tc.level, Messages: thinkingTranscript()[:1]}, tc.official, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -332,19 +332,19 @@ func TestThinkingOffForATurnThatBeganWithoutIt(t *testing.T) {
 	msgs[1].Content = msgs[1].Content[3:] // the tool call only
 	msgs = append(msgs, message.Message{Role: message.RoleUser, Content: []message.Content{message.Text("go on")}})
 	req := Request{Model: testModel(t, Anthropic), Messages: msgs, Reasoning: ReasoningHigh}
-	if _, thinking, _ := anthropicBody(req); thinking {
+	if _, thinking, _ := anthropicBody(req, nil); thinking {
 		t.Fatal("thinking sent for a tool turn that began without it")
 	}
 	// Once that turn has an answer, the next request thinks again.
 	msgs = append(msgs, message.Message{Role: message.RoleAssistant, Content: []message.Content{message.Text("done")}},
 		message.Message{Role: message.RoleUser, Content: []message.Content{message.Text("next")}})
 	req.Messages = msgs
-	if _, thinking, _ := anthropicBody(req); !thinking {
+	if _, thinking, _ := anthropicBody(req, nil); !thinking {
 		t.Fatal("thinking stayed off after the turn ended")
 	}
 	// A signed turn keeps it.
 	req.Messages = thinkingTranscript()
-	if _, thinking, _ := anthropicBody(req); !thinking {
+	if _, thinking, _ := anthropicBody(req, nil); !thinking {
 		t.Fatal("thinking off for a signed turn")
 	}
 }

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -115,8 +114,9 @@ func (w *watchdog) stalled(provider string) *StallError {
 
 // stream POSTs body to url (with retries) and decodes the streamed answer
 // with read; the response's usage is priced for model.
-func (c endpoint) stream(ctx context.Context, url string, body []byte, extra http.Header, model Model, onEvent func(StreamEvent),
+func (c endpoint) stream(ctx context.Context, url string, body *sharedBody, extra http.Header, model Model, onEvent func(StreamEvent),
 	read func(io.Reader, func(StreamEvent)) (Response, bool, error)) (Response, error) {
+	defer body.done()
 	resp, err := c.retry.run(ctx, func() (Response, bool, error) {
 		actx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -149,11 +149,15 @@ func (c endpoint) stream(ctx context.Context, url string, body []byte, extra htt
 // post sends one JSON request and returns the response when it is 2xx.
 // Any other status becomes an *APIError carrying the API's own message and
 // the retry headers; a connection failure becomes a readable transport error.
-func post(ctx context.Context, hc *http.Client, provider, url string, header, extra http.Header, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+func post(ctx context.Context, hc *http.Client, provider, url string, header, extra http.Header, body *sharedBody) (*http.Response, error) {
+	r := body.reader()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, r)
 	if err != nil {
+		r.Close()
 		return nil, transportError(provider, err)
 	}
+	req.ContentLength = int64(len(body.data))
+	req.GetBody = func() (io.ReadCloser, error) { return body.reader(), nil }
 	req.Header = header.Clone()
 	for k, v := range extra {
 		req.Header[k] = v

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -156,4 +157,60 @@ func rss(pid int) int {
 		}
 	}
 	return 0
+}
+
+// BenchmarkRPCSessionCPU measures zot's host CPU per prompt at process
+// level, as the user pays it (GC and scheduler included): one `zot rpc`
+// runs n prompts of the reference workload without clearing, so the
+// conversation grows to 4n messages, and its rusage at exit, minus that of
+// a one-prompt session, is divided by n-1. It reports the figure for a
+// 20-prompt and a 400-prompt session (goal: 400 ≤ 1.2 × 20) and the RSS
+// of the idle process after the 400th prompt.
+// ZOT_CPUPROFILE=FILE profiles the 400-prompt process.
+func BenchmarkRPCSessionCPU(b *testing.B) {
+	var cpu1, cpu20, cpu400 time.Duration
+	var rss400 int
+	for b.Loop() {
+		c1, _ := rpcSession(b, 1, false)
+		c20, _ := rpcSession(b, 20, false)
+		c400, r := rpcSession(b, 400, true)
+		cpu1, cpu20, cpu400 = cpu1+c1, cpu20+c20, cpu400+c400
+		rss400 = max(rss400, r)
+	}
+	n := time.Duration(b.N)
+	per20 := float64((cpu20-cpu1)/n) / 19 / 1e6
+	per400 := float64((cpu400-cpu1)/n) / 399 / 1e6
+	b.ReportMetric(per20, "cpu-ms/prompt@20")
+	b.ReportMetric(per400, "cpu-ms/prompt@400")
+	b.ReportMetric(per400/per20, "x-400-vs-20")
+	b.ReportMetric(float64(rss400)/1024, "MB-RSS@400")
+	b.ReportMetric(0, "ns/op")
+}
+
+// rpcSession runs one `zot rpc` (session saved, as by default) through n
+// prompts of benchScript and returns its CPU time at exit and its RSS
+// after the last prompt.
+func rpcSession(b *testing.B, n int, profile bool) (time.Duration, int) {
+	e := benchEnv(b)
+	var env []string
+	if !profile {
+		env = []string{"ZOT_CPUPROFILE="}
+	}
+	p := e.startRPC(env)
+	p.send(map[string]any{"id": "h", "type": "hello"})
+	p.until(isResponse("h"))
+	prompt := []byte(`{"id":"1","type":"prompt","message":"read the readme"}` + "\n")
+	for range n {
+		p.in.Write(prompt)
+		if got := p.untilLine(`"type":"done"`, `"type":"text_delta"`); got != 120 {
+			b.Fatalf("text_delta = %d, want 120", got)
+		}
+	}
+	rssKB := rss(p.cmd.Process.Pid)
+	p.in.Close()
+	if err := p.cmd.Wait(); err != nil {
+		b.Fatalf("zot rpc: %v\n%s", err, p.errb.String())
+	}
+	ru := p.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), rssKB
 }
