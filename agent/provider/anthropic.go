@@ -175,7 +175,7 @@ func anthropicBody(req Request, cache *encodeCache) (body []byte, thinking bool,
 			}
 		}
 	}
-	head, err := encodeJSON(p)
+	head, err := cache.head(p)
 	if err != nil {
 		return nil, false, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -25,6 +26,11 @@ type encodeCache struct {
 	prev  []encodedMessage // the last call's messages, in order
 	spare []encodedMessage // the call before's slice, to reuse
 	free  []byte           // the last request body's buffer, to build the next in
+	// The last request head (the request without its messages) and its
+	// encoding: the system prompt and the tools' schemas rarely change
+	// between calls and cost more to encode than to compare.
+	headOf  any
+	headRaw []byte
 }
 
 // encodedMessage is one transcript message as the wire carries it: zero or
@@ -38,6 +44,27 @@ type encodedMessage struct {
 
 func (e *encodedMessage) is(m message.Message) bool {
 	return e.key == &m.Content[0] && len(e.content) == len(m.Content) && e.role == m.Role
+}
+
+// head encodes p, a provider's request struct without its messages,
+// reusing the last call's encoding when p is deep-equal to its request
+// (reflect.DeepEqual, so fields added to the struct are compared too).
+func (c *encodeCache) head(p any) ([]byte, error) {
+	if c != nil {
+		c.mu.Lock()
+		of, raw := c.headOf, c.headRaw
+		c.mu.Unlock()
+		if of != nil && reflect.DeepEqual(of, p) {
+			return raw, nil
+		}
+	}
+	raw, err := encodeJSON(p)
+	if err == nil && c != nil {
+		c.mu.Lock()
+		c.headOf, c.headRaw = p, raw
+		c.mu.Unlock()
+	}
+	return raw, err
 }
 
 // body builds a request body from head, the request encoded with a null

@@ -10,7 +10,8 @@ import (
 
 // A growing conversation encoded through the cache gives byte for byte
 // the body encoded without it, call after call, for both providers; the
-// breakpoint on Anthropic's last user message moves with it.
+// breakpoint on Anthropic's last user message moves with it, and a changed
+// system prompt or tool list is encoded again.
 func TestCachedBodiesEqualUncached(t *testing.T) {
 	for _, prov := range []string{Anthropic, OpenAI} {
 		t.Run(prov, func(t *testing.T) {
@@ -19,6 +20,12 @@ func TestCachedBodiesEqualUncached(t *testing.T) {
 			for n := 1; n <= len(full.Messages); n++ {
 				req := full
 				req.Messages = full.Messages[:n]
+				// The head changes now and then: system prompt, tools, limit.
+				req.System = fmt.Sprint("SYSTEM ", n/2)
+				if n == 3 {
+					req.Tools = full.Tools[:1]
+					req.MaxTokens = 99
+				}
 				var cached, fresh []byte
 				var err1, err2 error
 				if prov == Anthropic {

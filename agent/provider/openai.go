@@ -143,7 +143,7 @@ func openaiBody(req Request, official bool, cache *encodeCache) ([]byte, error) 
 		p.Tools = append(p.Tools, oaiTool{Type: "function",
 			Function: oaiFunction{Name: t.Name, Description: t.Description, Parameters: schemaOrEmpty(t.Schema)}})
 	}
-	head, err := encodeJSON(p)
+	head, err := cache.head(p)
 	if err != nil {
 		return nil, err
 	}
