@@ -35,9 +35,12 @@ test-vscode: build
 vet:
 	$(GO) vet ./...
 
-# Every benchmark (speed and memory targets are checked here, not in tests).
+# Every benchmark (speed and memory targets are checked here, not in tests),
+# then a summary of the search tools against ripgrep and of zot's host CPU
+# per prompt. The output is kept in bin/bench.txt.
 bench: build
-	$(GO) test -run '^$$' -bench . ./...
+	bash -o pipefail -c '$(GO) test -p 1 -run "^$$" -bench . ./... | tee bin/bench.txt'
+	@awk -f scripts/bench-summary.awk bin/bench.txt
 
 clean:
 	rm -rf bin
