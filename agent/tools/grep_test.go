@@ -239,3 +239,17 @@ func TestGrepStopsItsGoroutines(t *testing.T) {
 		t.Fatalf("%d goroutines before grep, %d after", before, after)
 	}
 }
+
+// Files over the size limit are skipped and counted, read from disk or
+// from an editor buffer.
+func TestGrepSkipsHugeFiles(t *testing.T) {
+	dir := t.TempDir()
+	huge := "needle\n" + strings.Repeat("x", maxGrepFileSize)
+	writeFiles(t, dir, map[string]string{"huge.txt": huge, "small.txt": "needle\n", "open.txt": "disk\n"})
+	ws := newOverlay(dir)
+	ws.open(filepath.Join(dir, "open.txt"), huge)
+	out := mustOK(t, run(t, NewGrep(ws), map[string]any{"pattern": "needle"}))
+	if want := "small.txt:1: needle\n[2 files larger than 20.0 MB skipped]"; out != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", out, want)
+	}
+}
