@@ -80,3 +80,19 @@ func TestPathLess(t *testing.T) {
 		}
 	}
 }
+
+// Outside the workspace, results are absolute paths and globs with a slash
+// are matched relative to the searched directory.
+func TestFindOutsideTheWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"ws/a.go": "", "other/pkg/b.go": "needle\n", "other/c.txt": ""})
+	ws := NewDiskWorkspace(filepath.Join(dir, "ws"))
+	other := filepath.Join(dir, "other")
+	want := filepath.Join(other, "pkg", "b.go")
+	if got := mustOK(t, run(t, NewFind(ws), map[string]any{"pattern": "pkg/*.go", "path": other})); got != want {
+		t.Fatalf("find: got %q, want %q", got, want)
+	}
+	if got := mustOK(t, run(t, NewGrep(ws), map[string]any{"pattern": "needle", "path": other, "glob": "pkg/*.go"})); got != want+":1: needle" {
+		t.Fatalf("grep: got %q", got)
+	}
+}
