@@ -139,11 +139,12 @@ func (t *grepTool) Run(ctx context.Context, call Call) Result {
 	// the walk lists files in order onto `order` and `work`, workers search
 	// them in parallel, and the output is assembled in walk order, so the
 	// first limit matches are always the same ones. order's buffer bounds
-	// how far the searches run ahead of the output.
+	// how far the searches run ahead of the output (and so the work and
+	// memory spent past the limit once it is reached).
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	order := make(chan *grepFile, 512)
-	work := make(chan *grepFile, 512)
+	order := make(chan *grepFile, 256)
+	work := make(chan *grepFile, 16)
 	var wg sync.WaitGroup
 	var walkErr error
 	wg.Add(1)
