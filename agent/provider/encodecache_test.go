@@ -16,6 +16,10 @@ func TestCachedBodiesEqualUncached(t *testing.T) {
 	for _, prov := range []string{Anthropic, OpenAI} {
 		t.Run(prov, func(t *testing.T) {
 			full := transcriptRequest(t, prov)
+			// Thinking blocks too, with reasoning on (the Anthropic head
+			// then depends on the last assistant turn).
+			full.Messages = append(append(thinkingTranscript(), full.Messages...), thinkingTranscript()...)
+			full.Reasoning = ReasoningLow
 			var cache encodeCache
 			for n := 1; n <= len(full.Messages); n++ {
 				req := full
