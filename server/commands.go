@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -53,44 +52,24 @@ func (s *Server) commandList() []CommandInfo {
 	return out
 }
 
-func (s *Server) zotCommands(ctx context.Context, _ json.RawMessage) (any, error) {
-	return map[string]any{"commands": s.commandList()}, nil
+func (s *Server) zotCommands(ctx context.Context) (CommandsResult, error) {
+	return CommandsResult{Commands: s.commandList()}, nil
 }
 
-// CommandParams is zot/command's params.
-type CommandParams struct {
-	Name string `json:"name"`
-	Args string `json:"args"`
-}
-
-// CommandResult is zot/command's result: what the editor should do.
-type CommandResult struct {
-	// Action: prompt (a run started: RunID), insert (put Insert in the
-	// input box), display (show Display in the chat), open_panel (a
-	// zot/panel/open was sent: PanelID), noop.
-	Action  string `json:"action"`
-	Prompt  string `json:"prompt,omitempty"`
-	Insert  string `json:"insert,omitempty"`
-	Display string `json:"display,omitempty"`
-	PanelID string `json:"panelId,omitempty"`
-	RunID   string `json:"runId,omitempty"`
-	Queued  bool   `json:"queued,omitempty"`
-	// Error is the extension's error text, shown as an error line
-	// whatever the action.
-	Error string `json:"error,omitempty"`
-}
-
-func (s *Server) zotCommand(ctx context.Context, raw json.RawMessage) (any, error) {
-	const method = "zot/command"
-	var p CommandParams
-	if err := decodeParams(method, raw, &p); err != nil {
-		return nil, err
+func (p *CommandParams) validate(method string) error {
+	if p.command() == "" {
+		return fieldError(method, "name", "is required: a command from zot/commands")
 	}
-	name := strings.TrimPrefix(strings.TrimSpace(p.Name), "/")
-	args := strings.TrimSpace(p.Args)
-	if name == "" {
-		return nil, fieldError(method, "name", "is required: a command from zot/commands")
-	}
+	return nil
+}
+
+// command is the command's name without the slash.
+func (p *CommandParams) command() string {
+	return strings.TrimPrefix(strings.TrimSpace(p.Name), "/")
+}
+
+func (s *Server) zotCommand(ctx context.Context, p *CommandParams) (CommandResult, error) {
+	name, args := p.command(), strings.TrimSpace(p.Args)
 	// A command may wait on an extension's process, a reload, or (right
 	// after initialize) the host starting: let other messages through.
 	release(ctx)
@@ -105,23 +84,23 @@ func (s *Server) zotCommand(ctx context.Context, raw json.RawMessage) (any, erro
 			if c.Name == name {
 				resp, err := host.RunCommand(ctx, name, args)
 				if err != nil {
-					return nil, err
+					return CommandResult{}, err
 				}
 				return s.commandAction(resp)
 			}
 		}
 	}
-	return nil, fieldError(method, "name", "names no command (%q); zot/commands lists them", name)
+	return CommandResult{}, fieldError(MethodCommand, "name", "names no command (%q); zot/commands lists them", name)
 }
 
 // commandAction maps an extension's command_response onto the editor.
-func (s *Server) commandAction(resp CommandResponse) (any, error) {
+func (s *Server) commandAction(resp CommandResponse) (CommandResult, error) {
 	res := CommandResult{Action: resp.Action, Error: resp.Error}
 	switch resp.Action {
 	case "prompt":
 		rt, err := s.runtime()
 		if err != nil {
-			return nil, err
+			return CommandResult{}, err
 		}
 		if strings.TrimSpace(resp.Prompt) == "" {
 			res.Action, res.Error = "noop", strings.TrimSpace(res.Error+" (the command returned an empty prompt)")
@@ -153,8 +132,9 @@ func (s *Server) commandAction(resp CommandResponse) (any, error) {
 	return res, nil
 }
 
-func (s *Server) builtinCommand(ctx context.Context, name, args string) (any, error) {
-	display := func(format string, a ...any) (any, error) {
+func (s *Server) builtinCommand(ctx context.Context, name, args string) (CommandResult, error) {
+	fail := func(err error) (CommandResult, error) { return CommandResult{}, err }
+	display := func(format string, a ...any) (CommandResult, error) {
 		return CommandResult{Action: "display", Display: fmt.Sprintf(format, a...)}, nil
 	}
 	switch name {
@@ -170,13 +150,13 @@ func (s *Server) builtinCommand(ctx context.Context, name, args string) (any, er
 		}
 		m, ok := parseMode(args)
 		if !ok {
-			return nil, fieldError("zot/command", "args", "must be auto, ask or readonly, not %q", args)
+			return fail(fieldError(MethodCommand, "args", "must be auto, ask or readonly, not %q", args))
 		}
 		s.setMode(m)
 		return display("Permission mode: %s", m)
 	case "reload-ext":
-		if _, err := s.zotExtensionsReload(ctx, nil); err != nil {
-			return nil, err
+		if _, err := s.zotExtensionsReload(ctx); err != nil {
+			return fail(err)
 		}
 		res := s.extensionsResult()
 		loaded := 0
@@ -189,12 +169,12 @@ func (s *Server) builtinCommand(ctx context.Context, name, args string) (any, er
 	}
 	rt, err := s.runtime()
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	switch name {
 	case "clear":
 		if err := rt.Clear(); err != nil {
-			return nil, err
+			return fail(err)
 		}
 		return display("Cleared the conversation.")
 	case "compact":
@@ -214,25 +194,25 @@ func (s *Server) builtinCommand(ctx context.Context, name, args string) (any, er
 			return display("Models (current: %s):\n%s", cur, strings.TrimRight(b.String(), "\n"))
 		}
 		if err := rt.SetModel(args); err != nil {
-			return nil, err
+			return fail(err)
 		}
 		return display("Model: %s", rt.State().Model)
 	case "reasoning":
 		if args != "" {
 			if err := rt.SetReasoning(args); err != nil {
-				return nil, err
+				return fail(err)
 			}
 		}
 		return display("Reasoning: %s (model %s)", rt.State().Reasoning, rt.State().Model)
 	case "new":
 		if err := rt.NewSession(); err != nil {
-			return nil, err
+			return fail(err)
 		}
 		return display("Started a new session.")
 	case "sessions":
 		infos, err := rt.Sessions()
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		if len(infos) == 0 {
 			return display("No saved sessions for this workspace.")
@@ -248,9 +228,9 @@ func (s *Server) builtinCommand(ctx context.Context, name, args string) (any, er
 			which = "latest"
 		}
 		if err := rt.Resume(which); err != nil {
-			return nil, err
+			return fail(err)
 		}
 		return display("Resumed session %s (%d messages).", rt.State().SessionID, rt.State().MessageCount)
 	}
-	return nil, fieldError("zot/command", "name", "names no command (%q)", name)
+	return fail(fieldError(MethodCommand, "name", "names no command (%q)", name))
 }

@@ -371,8 +371,7 @@ func (w *editorWorkspace) flushSaves(ctx context.Context) error {
 	s.mu.Unlock()
 	failed := map[string]string{}
 	if useSave {
-		var res SaveResult
-		err := s.call(ctx, "zot/save", &SaveParams{URIs: uris}, &res)
+		res, err := requestSave.call(ctx, s, &SaveParams{URIs: uris})
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -501,23 +500,6 @@ type createFileOptions struct {
 type applyEditResult struct {
 	Applied       bool   `json:"applied"`
 	FailureReason string `json:"failureReason,omitempty"`
-}
-
-// SaveParams is zot/save's params (server → client).
-type SaveParams struct {
-	URIs []string `json:"uris"`
-}
-
-// SaveResult is zot/save's result.
-type SaveResult struct {
-	Saved  []string     `json:"saved"`
-	Failed []SaveFailed `json:"failed,omitempty"`
-}
-
-// SaveFailed is one document the client could not save.
-type SaveFailed struct {
-	URI    string `json:"uri"`
-	Reason string `json:"reason"`
 }
 
 // editorTool wraps the built-in write and edit tools so that, when the

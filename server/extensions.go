@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -72,14 +71,6 @@ type TrustRequest struct {
 	Description string
 }
 
-// CommandInfo is one slash command.
-type CommandInfo struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Source      string `json:"source"` // builtin | extension
-	Extension   string `json:"extension,omitempty"`
-}
-
 // CommandResponse is an extension's command_response.
 type CommandResponse struct {
 	Action  string // prompt | insert | display | open_panel | noop
@@ -88,28 +79,6 @@ type CommandResponse struct {
 	Display string
 	Panel   *Panel
 	Error   string
-}
-
-// Panel is an extension panel's content.
-type Panel struct {
-	PanelID   string   `json:"panelId"`
-	Extension string   `json:"extension"`
-	Title     string   `json:"title"`
-	Lines     []string `json:"lines"`
-	Footer    string   `json:"footer"`
-}
-
-// ExtensionStatus is one extension as zot/extensions lists it.
-type ExtensionStatus struct {
-	Name     string   `json:"name"`
-	Version  string   `json:"version,omitempty"`
-	Source   string   `json:"source"` // ext | project | global
-	Dir      string   `json:"dir"`
-	State    string   `json:"state"` // loaded | failed | untrusted | disabled | shadowed | starting
-	Reason   string   `json:"reason,omitempty"`
-	PID      int      `json:"pid,omitempty"`
-	Commands []string `json:"commands"`
-	Tools    []string `json:"tools"`
 }
 
 // waitHost returns the host once it has started (or failed to), so a
@@ -202,15 +171,6 @@ const (
 	TrustNo  = "Don't run"
 )
 
-// ExtensionsResult is zot/extensions and zot/extensions/changed.
-type ExtensionsResult struct {
-	Extensions []ExtensionStatus `json:"extensions"`
-	Commands   []CommandInfo     `json:"commands"`
-	// Loading: the host is still starting.
-	Loading bool   `json:"loading,omitempty"`
-	Error   string `json:"error,omitempty"`
-}
-
 func (s *Server) extensionsResult() ExtensionsResult {
 	s.mu.Lock()
 	host, herr := s.host, s.hostErr
@@ -228,20 +188,20 @@ func (s *Server) extensionsResult() ExtensionsResult {
 	return res
 }
 
-func (s *Server) sendChanged() { s.notify("zot/extensions/changed", s.extensionsResult()) }
+func (s *Server) sendChanged() { notifyExtensionsChanged.send(s, s.extensionsResult()) }
 
-func (s *Server) zotExtensions(ctx context.Context, _ json.RawMessage) (any, error) {
+func (s *Server) zotExtensions(ctx context.Context) (ExtensionsResult, error) {
 	return s.extensionsResult(), nil
 }
 
-func (s *Server) zotExtensionsReload(ctx context.Context, _ json.RawMessage) (any, error) {
+func (s *Server) zotExtensionsReload(ctx context.Context) (ExtensionsResult, error) {
 	release(ctx) // a reload waits for in-flight calls: don't hold the queue
 	host := s.waitHost(ctx)
 	if host == nil {
-		return nil, rpcError(CodeRequestFailed, "no extension host is running%s", s.hostErrSuffix())
+		return ExtensionsResult{}, rpcError(CodeRequestFailed, "no extension host is running%s", s.hostErrSuffix())
 	}
 	if err := host.Reload(ctx); err != nil {
-		return nil, err
+		return ExtensionsResult{}, err
 	}
 	return s.extensionsResult(), nil
 }
@@ -261,15 +221,8 @@ func (s *Server) hostErrSuffix() string {
 // hostUI implements HostUI for the server.
 type hostUI struct{ s *Server }
 
-// NotifyParams is zot/notify.
-type NotifyParams struct {
-	Extension string `json:"extension"`
-	Level     string `json:"level"`
-	Message   string `json:"message"`
-}
-
 func (u hostUI) Notify(extension, level, message string) {
-	u.s.notify("zot/notify", NotifyParams{Extension: extension, Level: level, Message: message})
+	notifyNotify.send(u.s, NotifyParams{Extension: extension, Level: level, Message: message})
 	if u.s.caps.zot.Notify {
 		return // the client shows zot/notify itself; no second copy
 	}

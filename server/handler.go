@@ -2,10 +2,7 @@ package server
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -22,18 +19,18 @@ import (
 //	               queue before replying (ordered.go)
 //	guard          panics become InternalError; errors never reach the conn
 //	dispatch       initialize, shutdown, exit, didChange and zot/*
-//	ServerHandler  the standard LSP methods, onto *Server
+//	               (the typed table zotMethods, methods.go)
+//	standard       the other LSP methods zot serves (lspMethods)
 //
-// protocol.ServerHandler ignores its fallback handler and sends every
-// method it does not know to Server.Request, so zot/* must be answered
-// before it. initialize, initialized, shutdown, exit and didChange are
-// answered here too: v0.12's types lack LSP 3.17's positionEncoding,
-// reject "params": null on shutdown/exit and a missing one on initialized,
-// and cannot tell a full-text change from an edit at 0:0 (Range is not a
-// pointer).
+// go.lsp.dev/protocol's ServerHandler is not used: it needs all 60
+// methods of protocol.Server and sends every method it does not know to
+// Server.Request. initialize, initialized, shutdown, exit and didChange
+// are answered in dispatch: v0.12's types lack LSP 3.17's
+// positionEncoding, reject "params": null on shutdown/exit and a missing
+// one on initialized, and cannot tell a full-text change from an edit at
+// 0:0 (Range is not a pointer).
 func (s *Server) handler() jsonrpc2.Handler {
-	h := protocol.ServerHandler(s, jsonrpc2.MethodNotFoundHandler)
-	h = s.dispatch(h)
+	h := s.dispatch(s.standard)
 	h = s.guard(h)
 	h = ordered(h)
 	h = s.cancels.middleware(h)
@@ -94,43 +91,6 @@ func (s *Server) barrier(ctx context.Context, max time.Duration) {
 	}
 }
 
-// zotHandler serves one zot/* method.
-type zotHandler func(s *Server, ctx context.Context, params json.RawMessage) (any, error)
-
-// zotMethods are the client → server zot/* methods. zot/panel/key and
-// zot/panel/closed are notifications; the rest are requests.
-var zotMethods = map[string]zotHandler{
-	"zot/prompt":            (*Server).zotPrompt,
-	"zot/abort":             (*Server).zotAbort,
-	"zot/state":             (*Server).zotState,
-	"zot/messages":          (*Server).zotMessages,
-	"zot/clear":             (*Server).zotClear,
-	"zot/compact":           (*Server).zotCompact,
-	"zot/models":            (*Server).zotModels,
-	"zot/setModel":          (*Server).zotSetModel,
-	"zot/setReasoning":      (*Server).zotSetReasoning,
-	"zot/setPermissionMode": (*Server).zotSetPermissionMode,
-	"zot/commands":          (*Server).zotCommands,
-	"zot/command":           (*Server).zotCommand,
-	"zot/sessions":          (*Server).zotSessions,
-	"zot/session/resume":    (*Server).zotSessionResume,
-	"zot/session/new":       (*Server).zotSessionNew,
-	"zot/extensions":        (*Server).zotExtensions,
-	"zot/extensions/reload": (*Server).zotExtensionsReload,
-	"zot/panel/key":         (*Server).zotPanelKey,
-	"zot/panel/closed":      (*Server).zotPanelClosed,
-	"zot/ping":              (*Server).zotPing,
-}
-
-func zotMethodNames() []string {
-	out := make([]string, 0, len(zotMethods))
-	for m := range zotMethods {
-		out = append(out, m)
-	}
-	sort.Strings(out)
-	return out
-}
-
 func (s *Server) dispatch(std jsonrpc2.Handler) jsonrpc2.Handler {
 	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		_, isCall := req.(*jsonrpc2.Call)
@@ -172,12 +132,12 @@ func (s *Server) dispatch(std jsonrpc2.Handler) jsonrpc2.Handler {
 			s.didChange(req.Params())
 			return reply(ctx, nil, nil)
 		}
-		if strings.HasPrefix(method, "zot/") {
+		if strings.HasPrefix(method, zotPrefix) {
 			h, ok := zotMethods[method]
 			if !ok {
 				return reply(ctx, nil, errMethodNotFound(method))
 			}
-			res, err := h(s, ctx, req.Params())
+			res, err := h.serve(s, ctx, req.Params())
 			if err != nil {
 				if ctx.Err() != nil {
 					err = rpcError(CodeRequestCancelled, "%s was cancelled", method)
@@ -221,9 +181,3 @@ func (s *Server) guard(next jsonrpc2.Handler) jsonrpc2.Handler {
 		return nil
 	}
 }
-
-func (s *Server) zotPing(ctx context.Context, _ json.RawMessage) (any, error) {
-	return map[string]any{"pong": true}, nil
-}
-
-var _ = fmt.Sprint

@@ -342,12 +342,3 @@ func (s *Server) shutdown(ctx context.Context) error {
 func (s *Server) exit() {
 	s.exitOnce.Do(func() { close(s.exited) })
 }
-
-// SetTrace accepts $/setTrace; zot logs to stderr regardless.
-func (s *Server) SetTrace(context.Context, *protocol.SetTraceParams) error { return nil }
-
-// DidChangeConfiguration is accepted and ignored: zot is configured by
-// initializationOptions and zot/* requests.
-func (s *Server) DidChangeConfiguration(context.Context, *protocol.DidChangeConfigurationParams) error {
-	return nil
-}

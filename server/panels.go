@@ -1,9 +1,6 @@
 package server
 
-import (
-	"context"
-	"encoding/json"
-)
+import "context"
 
 // Panel key names (zot's, as panel_key sends them to extensions).
 var panelKeys = map[string]bool{
@@ -18,7 +15,7 @@ func (s *Server) openPanel(p Panel) {
 	s.mu.Lock()
 	s.panels[p.PanelID] = p.Extension
 	s.mu.Unlock()
-	s.notify("zot/panel/open", p)
+	notifyPanelOpen.send(s, p)
 }
 
 func (s *Server) renderPanel(p Panel) {
@@ -30,13 +27,7 @@ func (s *Server) renderPanel(p Panel) {
 		p.Extension = ext
 	}
 	s.mu.Unlock()
-	s.notify("zot/panel/render", p)
-}
-
-// PanelCloseParams is zot/panel/close (s→c) and zot/panel/closed (c→s).
-type PanelCloseParams struct {
-	PanelID   string `json:"panelId"`
-	Extension string `json:"extension,omitempty"`
+	notifyPanelRender.send(s, p)
 }
 
 func (s *Server) closePanel(extension, panelID string) {
@@ -46,55 +37,46 @@ func (s *Server) closePanel(extension, panelID string) {
 	}
 	delete(s.panels, panelID)
 	s.mu.Unlock()
-	s.notify("zot/panel/close", PanelCloseParams{PanelID: panelID, Extension: extension})
-}
-
-// PanelKeyParams is zot/panel/key.
-type PanelKeyParams struct {
-	PanelID string `json:"panelId"`
-	Key     string `json:"key"`
-	Text    string `json:"text,omitempty"`
+	notifyPanelClose.send(s, PanelCloseParams{PanelID: panelID, Extension: extension})
 }
 
 // zotPanelKey forwards a key to the panel's extension. It is a
 // notification: problems are logged (and answered when sent as a request).
-func (s *Server) zotPanelKey(ctx context.Context, raw json.RawMessage) (any, error) {
-	const method = "zot/panel/key"
-	var p PanelKeyParams
-	if err := decodeParams(method, raw, &p); err != nil {
-		return nil, err
-	}
-	if p.PanelID == "" {
-		return nil, fieldError(method, "panelId", "is required")
-	}
-	if !panelKeys[p.Key] {
-		return nil, fieldError(method, "key", "must be one of up, down, left, right, enter, esc, tab, pageup, pagedown, home, end, backspace, delete, rune; not %q", p.Key)
-	}
-	if p.Key == "rune" && p.Text == "" {
-		return nil, fieldError(method, "text", "is required with key \"rune\": the typed character")
-	}
+func (s *Server) zotPanelKey(ctx context.Context, p *PanelKeyParams) error {
 	host := s.currentHost()
 	if host == nil {
-		return nil, rpcError(CodeRequestFailed, "no extension host is running")
+		return rpcError(CodeRequestFailed, "no extension host is running")
 	}
-	return nil, host.PanelKey(p.PanelID, p.Key, p.Text)
+	return host.PanelKey(p.PanelID, p.Key, p.Text)
+}
+
+func (p *PanelKeyParams) validate(method string) error {
+	if p.PanelID == "" {
+		return fieldError(method, "panelId", "is required")
+	}
+	if !panelKeys[p.Key] {
+		return fieldError(method, "key", "must be one of up, down, left, right, enter, esc, tab, pageup, pagedown, home, end, backspace, delete, rune; not %q", p.Key)
+	}
+	if p.Key == "rune" && p.Text == "" {
+		return fieldError(method, "text", "is required with key \"rune\": the typed character")
+	}
+	return nil
 }
 
 // zotPanelClosed tells the extension the user closed its panel.
-func (s *Server) zotPanelClosed(ctx context.Context, raw json.RawMessage) (any, error) {
-	const method = "zot/panel/closed"
-	var p PanelCloseParams
-	if err := decodeParams(method, raw, &p); err != nil {
-		return nil, err
-	}
-	if p.PanelID == "" {
-		return nil, fieldError(method, "panelId", "is required")
-	}
+func (s *Server) zotPanelClosed(ctx context.Context, p *PanelCloseParams) error {
 	s.mu.Lock()
 	delete(s.panels, p.PanelID)
 	s.mu.Unlock()
 	if host := s.currentHost(); host != nil {
-		return nil, host.PanelClosed(p.PanelID)
+		return host.PanelClosed(p.PanelID)
 	}
-	return nil, nil
+	return nil
+}
+
+func (p *PanelCloseParams) validate(method string) error {
+	if p.PanelID == "" {
+		return fieldError(method, "panelId", "is required")
+	}
+	return nil
 }

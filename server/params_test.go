@@ -78,7 +78,7 @@ func FuzzZotParams(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, params []byte) {
 		s := newTestServer(t)
 		method := names[int(which)%len(names)]
-		res, err := zotMethods[method](s, context.Background(), json.RawMessage(params))
+		res, err := zotMethods[method].serve(s, context.Background(), json.RawMessage(params))
 		if err != nil {
 			var re *jsonrpc2.Error
 			if !errors.As(errFailed(err), &re) || re.Message == "" {
@@ -116,7 +116,7 @@ func TestDecodeParamsNamesFields(t *testing.T) {
 		`{"text":"a","context":{"uri":""}}`:  `"context.uri" is required`,
 	}
 	for params, want := range cases {
-		_, err := s.zotPrompt(context.Background(), json.RawMessage(params))
+		_, err := zotMethods[MethodPrompt].serve(s, context.Background(), json.RawMessage(params))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q", params, err, want)
 		}

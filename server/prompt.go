@@ -2,78 +2,50 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/message"
 )
 
-// PromptParams is zot/prompt's params.
-type PromptParams struct {
-	Text    string         `json:"text"`
-	Images  []ImageParam   `json:"images,omitempty"`
-	Context *PromptContext `json:"context,omitempty"`
-}
-
-// ImageParam is one attached image (base64).
-type ImageParam struct {
-	MimeType string `json:"mimeType"`
-	Data     string `json:"data"`
-	// MimeTypeRPC accepts the RPC spelling mime_type too.
-	MimeTypeRPC string `json:"mime_type,omitempty"`
-}
-
-// PromptContext is what the user is looking at.
-type PromptContext struct {
-	URI           string          `json:"uri"`
-	Range         *protocol.Range `json:"range,omitempty"`
-	SelectionText string          `json:"selectionText,omitempty"`
-}
-
-// RunStarted answers zot/prompt, zot/compact and prompt commands at once.
-type RunStarted struct {
-	RunID string `json:"runId"`
-	// Queued: another run is in progress; this one starts after it (and
-	// after Ahead-1 other queued runs).
-	Queued bool `json:"queued"`
-	Ahead  int  `json:"ahead,omitempty"`
-}
-
-func (s *Server) zotPrompt(ctx context.Context, raw json.RawMessage) (any, error) {
-	const method = "zot/prompt"
-	var p PromptParams
-	if err := decodeParams(method, raw, &p); err != nil {
-		return nil, err
-	}
-	imgs := make([]message.Content, 0, len(p.Images))
+// validate checks the images and that there is something to send.
+func (p *PromptParams) validate(method string) error {
 	for i, im := range p.Images {
-		mt := im.MimeType
-		if mt == "" {
-			mt = im.MimeTypeRPC
-		}
-		if !strings.HasPrefix(mt, "image/") {
-			return nil, fieldError(method, fmt.Sprintf("images[%d].mimeType", i), "must be an image type such as \"image/png\", not %q", mt)
+		if !strings.HasPrefix(im.mimeType(), "image/") {
+			return fieldError(method, fmt.Sprintf("images[%d].mimeType", i), "must be an image type such as \"image/png\", not %q", im.mimeType())
 		}
 		if im.Data == "" {
-			return nil, fieldError(method, fmt.Sprintf("images[%d].data", i), "must be the base64 image data")
+			return fieldError(method, fmt.Sprintf("images[%d].data", i), "must be the base64 image data")
 		}
-		imgs = append(imgs, message.Image(mt, im.Data))
 	}
-	if strings.TrimSpace(p.Text) == "" && len(imgs) == 0 {
-		return nil, fieldError(method, "text", "must not be empty (or attach images)")
+	if strings.TrimSpace(p.Text) == "" && len(p.Images) == 0 {
+		return fieldError(method, "text", "must not be empty (or attach images)")
 	}
 	if p.Context != nil && p.Context.URI == "" {
-		return nil, fieldError(method, "context.uri", "is required when context is given")
+		return fieldError(method, "context.uri", "is required when context is given")
+	}
+	return nil
+}
+
+// mimeType is the image's type in either spelling.
+func (im ImageParam) mimeType() string {
+	if im.MimeType == "" {
+		return im.MimeTypeRPC
+	}
+	return im.MimeType
+}
+
+func (s *Server) zotPrompt(ctx context.Context, p *PromptParams) (RunStarted, error) {
+	imgs := make([]message.Content, 0, len(p.Images))
+	for _, im := range p.Images {
+		imgs = append(imgs, message.Image(im.mimeType(), im.Data))
 	}
 	rt, err := s.runtime()
 	if err != nil {
-		return nil, err
+		return RunStarted{}, err
 	}
 	text := s.withContext(p.Text, p.Context)
 	r := &run{kind: "prompt", title: firstLine(p.Text), start: func(ctx context.Context) (<-chan agent.Event, error) {
@@ -132,130 +104,97 @@ func firstLine(s string) string {
 	return s
 }
 
-// AbortParams is zot/abort's params.
-type AbortParams struct {
-	// ClearQueue also drops the queued runs.
-	ClearQueue bool `json:"clearQueue,omitempty"`
-}
-
-// AbortResult says what was stopped.
-type AbortResult struct {
-	Aborted *string  `json:"aborted"`
-	Dropped []string `json:"dropped"`
-}
-
-func (s *Server) zotAbort(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p AbortParams
-	if err := decodeParams("zot/abort", raw, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) zotAbort(ctx context.Context, p *AbortParams) (AbortResult, error) {
 	return s.runs.abort(p.ClearQueue), nil
 }
 
-// StateResult is zot/state: the RPC get_state object plus the server's own
-// fields.
-type StateResult struct {
-	agent.State
-	PermissionMode string `json:"permissionMode"`
-	RunID          string `json:"runId,omitempty"`
-	Queued         int    `json:"queued"`
-}
-
-func (s *Server) zotState(ctx context.Context, _ json.RawMessage) (any, error) {
+func (s *Server) zotState(ctx context.Context) (StateResult, error) {
 	rt, err := s.runtime()
 	if err != nil {
-		return nil, err
+		return StateResult{}, err
 	}
 	cur, queued := s.runs.status()
 	return StateResult{State: rt.State(), PermissionMode: string(s.permissionMode()), RunID: cur, Queued: queued}, nil
 }
 
-func (s *Server) zotMessages(ctx context.Context, _ json.RawMessage) (any, error) {
+func (s *Server) zotMessages(ctx context.Context) (MessagesResult, error) {
 	rt, err := s.runtime()
 	if err != nil {
-		return nil, err
+		return MessagesResult{}, err
 	}
 	msgs := rt.Messages()
 	wire := make([]message.WireMessage, 0, len(msgs))
 	for _, m := range msgs {
 		wire = append(wire, message.MessageToWire(m))
 	}
-	return map[string]any{"messages": wire}, nil
+	return MessagesResult{Messages: wire}, nil
 }
 
-func (s *Server) zotClear(ctx context.Context, _ json.RawMessage) (any, error) {
+func (s *Server) zotClear(ctx context.Context) (ClearResult, error) {
 	rt, err := s.runtime()
 	if err != nil {
-		return nil, err
+		return ClearResult{}, err
 	}
 	if err := rt.Clear(); err != nil {
-		return nil, err
+		return ClearResult{}, err
 	}
-	return map[string]any{"cleared": true}, nil
+	return ClearResult{Cleared: true}, nil
 }
 
-func (s *Server) zotCompact(ctx context.Context, _ json.RawMessage) (any, error) {
+func (s *Server) zotCompact(ctx context.Context) (RunStarted, error) {
 	rt, err := s.runtime()
 	if err != nil {
-		return nil, err
+		return RunStarted{}, err
 	}
 	return s.runs.enqueue(&run{kind: "compact", title: "compacting the conversation", start: rt.Compact}), nil
 }
 
-func (s *Server) zotModels(ctx context.Context, _ json.RawMessage) (any, error) {
+func (s *Server) zotModels(ctx context.Context) (ModelsResult, error) {
 	rt, err := s.runtime()
 	if err != nil {
-		return nil, err
+		return ModelsResult{}, err
 	}
-	return map[string]any{"models": rt.Models(), "current": rt.State().Model}, nil
+	return ModelsResult{Models: rt.Models(), Current: rt.State().Model}, nil
 }
 
-// SetModelParams is zot/setModel's params.
-type SetModelParams struct {
-	Model string `json:"model"`
-}
-
-func (s *Server) zotSetModel(ctx context.Context, raw json.RawMessage) (any, error) {
-	const method = "zot/setModel"
-	var p SetModelParams
-	if err := decodeParams(method, raw, &p); err != nil {
-		return nil, err
-	}
+func (p *SetModelParams) validate(method string) error {
 	if strings.TrimSpace(p.Model) == "" {
-		return nil, fieldError(method, "model", "is required: a model id from zot/models")
+		return fieldError(method, "model", "is required: a model id from zot/models")
 	}
+	return nil
+}
+
+func (s *Server) zotSetModel(ctx context.Context, p *SetModelParams) (SetModelResult, error) {
 	rt, err := s.runtime()
 	if err != nil {
-		return nil, err
+		return SetModelResult{}, err
 	}
 	if err := rt.SetModel(p.Model); err != nil {
-		return nil, err
+		return SetModelResult{}, err
 	}
-	return map[string]any{"model": rt.State().Model}, nil
+	return SetModelResult{Model: rt.State().Model}, nil
 }
 
-// SetReasoningParams is zot/setReasoning's params.
-type SetReasoningParams struct {
-	Reasoning string `json:"reasoning"`
+func (s *Server) zotPing(ctx context.Context) (PingResult, error) {
+	return PingResult{Pong: true}, nil
 }
 
-func (s *Server) zotSetReasoning(ctx context.Context, raw json.RawMessage) (any, error) {
-	const method = "zot/setReasoning"
-	var p SetReasoningParams
-	if err := decodeParams(method, raw, &p); err != nil {
-		return nil, err
-	}
+func (p *SetReasoningParams) validate(method string) error {
 	if strings.TrimSpace(p.Reasoning) == "" {
-		return nil, fieldError(method, "reasoning", "is required: off, low, medium or high")
+		return fieldError(method, "reasoning", "is required: off, low, medium or high")
 	}
+	return nil
+}
+
+func (s *Server) zotSetReasoning(ctx context.Context, p *SetReasoningParams) (SetReasoningResult, error) {
 	rt, err := s.runtime()
 	if err != nil {
-		return nil, err
+		return SetReasoningResult{}, err
 	}
 	if err := rt.SetReasoning(p.Reasoning); err != nil {
-		return nil, fieldError(method, "reasoning", "%v", err)
+		return SetReasoningResult{}, fieldError(MethodSetReasoning, "reasoning", "%v", err)
 	}
-	return map[string]any{"reasoning": rt.State().Reasoning}, nil
+	return SetReasoningResult{Reasoning: rt.State().Reasoning}, nil
 }
 
 // run is one prompt or compaction, queued or in progress.
@@ -356,8 +295,13 @@ func (q *runQueue) abort(clearQueue bool) AbortResult {
 
 // endUnstarted ends a run that never started: error, then done.
 func (s *Server) endUnstarted(r *run, why string) {
-	s.notify("zot/event", map[string]any{"type": agent.EventError, "message": why, "runId": r.id})
-	s.notify("zot/event", map[string]any{"type": agent.EventDone, "runId": r.id})
+	s.sendEvent(agent.Event{Type: agent.EventError, Message: why}, r.id)
+	s.sendEvent(agent.Event{Type: agent.EventDone}, r.id)
+}
+
+// sendEvent sends one zot/event of run runID.
+func (s *Server) sendEvent(ev agent.Event, runID string) {
+	s.sendRaw(append(ev.AppendJSON([]byte(eventPrefix), runID), '}'))
 }
 
 // loop is the queue's worker.
@@ -455,7 +399,7 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 			// Disk agrees with the buffers before the client hears done.
 			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			if err := s.ws.flushSaves(sctx); err != nil {
-				s.notify("zot/event", map[string]any{"type": agent.EventError, "message": err.Error(), "runId": r.id})
+				s.sendEvent(agent.Event{Type: agent.EventError, Message: err.Error()}, r.id)
 			}
 			cancel()
 			// A client that hears done sees nothing running.
@@ -495,7 +439,7 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 
 // eventPrefix starts a zot/event notification; the event's JSON and "}"
 // follow. Events are framed by hand: a run can stream 100k deltas.
-const eventPrefix = `{"jsonrpc":"2.0","method":"zot/event","params":`
+const eventPrefix = `{"jsonrpc":"2.0","method":"` + MethodEvent + `","params":`
 
 // waitForwarded waits until the tool_call event of id is on the wire, so
 // the editor knows a call before any dialog about it.

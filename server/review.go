@@ -111,22 +111,6 @@ func (s *Server) permit(ctx context.Context, call agent.ToolCallInfo) agent.Tool
 	return agent.ToolDecision{}
 }
 
-// ReviewEditParams is zot/reviewEdit's params (server → client).
-type ReviewEditParams struct {
-	URI        string `json:"uri"`
-	OldText    string `json:"oldText"`
-	NewText    string `json:"newText"`
-	ToolCallID string `json:"toolCallId"`
-	Tool       string `json:"tool,omitempty"`
-}
-
-// ReviewEditResult is the client's answer.
-type ReviewEditResult struct {
-	Decision string  `json:"decision"` // accept | reject
-	Text     *string `json:"text,omitempty"`
-	Message  string  `json:"message,omitempty"`
-}
-
 // reviewChange asks the user about an edit in ask mode and returns the
 // text they accepted (their own version if they changed it).
 func (s *Server) reviewChange(ctx context.Context, path, oldText, newText string) (string, error) {
@@ -139,8 +123,7 @@ func (s *Server) reviewChange(ctx context.Context, path, oldText, newText string
 	shown := s.ws.display(path)
 	id, tool := s.ws.currentCall()
 	if useReview {
-		var res ReviewEditResult
-		err := s.call(ctx, "zot/reviewEdit", &ReviewEditParams{URI: string(uri.File(path)), OldText: oldText, NewText: newText, ToolCallID: id, Tool: tool}, &res)
+		res, err := requestReviewEdit.call(ctx, s, &ReviewEditParams{URI: string(uri.File(path)), OldText: oldText, NewText: newText, ToolCallID: id, Tool: tool})
 		if err == nil {
 			switch strings.ToLower(res.Decision) {
 			case "accept":
@@ -161,7 +144,7 @@ func (s *Server) reviewChange(ctx context.Context, path, oldText, newText string
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("the run was aborted during the review of %s; no change was made", shown)
 		}
-		s.logf("zot/reviewEdit failed (%v); asking with showMessageRequest", err)
+		s.logf("%s failed (%v); asking with showMessageRequest", MethodReviewEdit, err)
 	}
 	added, removed := lineDelta(oldText, newText)
 	msg := fmt.Sprintf("zot wants to change %s (+%d −%d lines). Apply the change?", shown, added, removed)
@@ -250,21 +233,15 @@ func (h hooks) Observe(ev agent.Lifecycle) {
 	}
 }
 
-// SetPermissionModeParams is zot/setPermissionMode's params.
-type SetPermissionModeParams struct {
-	Mode string `json:"mode"`
+func (p *SetPermissionModeParams) validate(method string) error {
+	if _, ok := parseMode(p.Mode); !ok {
+		return fieldError(method, "mode", "must be auto, ask or readonly, not %q", p.Mode)
+	}
+	return nil
 }
 
-func (s *Server) zotSetPermissionMode(ctx context.Context, raw json.RawMessage) (any, error) {
-	const method = "zot/setPermissionMode"
-	var p SetPermissionModeParams
-	if err := decodeParams(method, raw, &p); err != nil {
-		return nil, err
-	}
-	m, ok := parseMode(p.Mode)
-	if !ok {
-		return nil, fieldError(method, "mode", "must be auto, ask or readonly, not %q", p.Mode)
-	}
+func (s *Server) zotSetPermissionMode(ctx context.Context, p *SetPermissionModeParams) (SetPermissionModeResult, error) {
+	m, _ := parseMode(p.Mode)
 	s.setMode(m)
-	return map[string]any{"mode": m}, nil
+	return SetPermissionModeResult{Mode: m}, nil
 }

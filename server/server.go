@@ -8,8 +8,8 @@
 // overlay of unsaved buffers), prompt.go (runs and zot/event), edits.go
 // (the editor-backed tools.Workspace), review.go (permission modes and
 // approvals), progress.go, commands.go, panels.go, extensions.go,
-// sessions.go, cancel.go, handler.go (the handler chain) and
-// unimplemented.go.
+// sessions.go, cancel.go, handler.go (the handler chain), protocol.go
+// (the zot/* contract) and methods.go (the typed method tables).
 package server
 
 import (
@@ -32,10 +32,6 @@ import (
 	"github.com/zot-editors/zot/agent/session"
 	"github.com/zot-editors/zot/agent/tools"
 )
-
-// ProtocolVersion is the major version of the zot/* contract
-// (docs/protocol.md), reported in experimental.zot.protocolVersion.
-const ProtocolVersion = 1
 
 // Runtime is the part of *agent.Runtime the server drives; tests may
 // substitute a fake.
@@ -87,8 +83,6 @@ const (
 
 // Server is one LSP connection's zot.
 type Server struct {
-	unimplemented
-
 	opts Options
 	log  *log.Logger
 

@@ -1,0 +1,348 @@
+package server
+
+// The zot/* extensions of LSP, declared once: every method of
+// docs/protocol.md with its params and result. This is the Go half of
+// editors/vscode/src/lsp_ext.ts (and editors/nvim/lua/zot/protocol.lua),
+// as rust-analyzer's lsp/ext.rs is of its lsp_ext.ts; contract_test.go
+// checks that the four agree. Handlers never spell a method name: they
+// use these constants, and the client → server methods are served only
+// through the typed table zotMethods (methods.go).
+
+import (
+	"go.lsp.dev/protocol"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/provider"
+	"github.com/zot-editors/zot/agent/session"
+)
+
+// ProtocolVersion is the major version of the zot/* contract
+// (experimental.zot.protocolVersion). Within a major version methods,
+// fields and event types are only added.
+const ProtocolVersion = 1
+
+// ProtocolRevision counts the changes to docs/protocol.md. A change to the
+// document needs a new revision: bump this, the revision in the document's
+// header, and add a line to its changelog (contract_test.go checks all
+// three, and the changelog line's digest of the document).
+const ProtocolRevision = 1
+
+// zotPrefix starts every method of the contract.
+const zotPrefix = "zot/"
+
+// Client → server requests.
+const (
+	MethodPrompt            = "zot/prompt"
+	MethodAbort             = "zot/abort"
+	MethodCompact           = "zot/compact"
+	MethodState             = "zot/state"
+	MethodMessages          = "zot/messages"
+	MethodClear             = "zot/clear"
+	MethodModels            = "zot/models"
+	MethodSetModel          = "zot/setModel"
+	MethodSetReasoning      = "zot/setReasoning"
+	MethodSetPermissionMode = "zot/setPermissionMode"
+	MethodPing              = "zot/ping"
+	MethodCommands          = "zot/commands"
+	MethodCommand           = "zot/command"
+	MethodSessions          = "zot/sessions"
+	MethodSessionResume     = "zot/session/resume"
+	MethodSessionNew        = "zot/session/new"
+	MethodExtensions        = "zot/extensions"
+	MethodExtensionsReload  = "zot/extensions/reload"
+)
+
+// Client → server notifications.
+const (
+	MethodPanelKey    = "zot/panel/key"
+	MethodPanelClosed = "zot/panel/closed"
+)
+
+// Server → client notifications.
+const (
+	MethodEvent             = "zot/event"
+	MethodNotify            = "zot/notify"
+	MethodPanelOpen         = "zot/panel/open"
+	MethodPanelRender       = "zot/panel/render"
+	MethodPanelClose        = "zot/panel/close"
+	MethodExtensionsChanged = "zot/extensions/changed"
+)
+
+// Server → client requests.
+const (
+	MethodReviewEdit = "zot/reviewEdit"
+	MethodSave       = "zot/save"
+)
+
+// The server → client methods, typed: the only way the server sends them.
+var (
+	notifyEvent             = serverNotification[agent.Event]{MethodEvent} // framed by hand (sendEvent)
+	notifyNotify            = serverNotification[NotifyParams]{MethodNotify}
+	notifyPanelOpen         = serverNotification[Panel]{MethodPanelOpen}
+	notifyPanelRender       = serverNotification[Panel]{MethodPanelRender}
+	notifyPanelClose        = serverNotification[PanelCloseParams]{MethodPanelClose}
+	notifyExtensionsChanged = serverNotification[ExtensionsResult]{MethodExtensionsChanged}
+	requestReviewEdit       = serverRequest[ReviewEditParams, ReviewEditResult]{MethodReviewEdit}
+	requestSave             = serverRequest[SaveParams, SaveResult]{MethodSave}
+)
+
+// serverMethods lists the server → client methods for the contract test.
+var serverMethods = []methodSpec{
+	notifyEvent.spec(), notifyNotify.spec(), notifyPanelOpen.spec(), notifyPanelRender.spec(),
+	notifyPanelClose.spec(), notifyExtensionsChanged.spec(),
+	requestReviewEdit.spec(), requestSave.spec(),
+}
+
+// ---------------------------------------------------------------- runs
+
+// PromptParams is zot/prompt's params.
+type PromptParams struct {
+	Text    string         `json:"text"`
+	Images  []ImageParam   `json:"images,omitempty"`
+	Context *PromptContext `json:"context,omitempty"`
+}
+
+// ImageParam is one attached image (base64).
+type ImageParam struct {
+	MimeType string `json:"mimeType"`
+	Data     string `json:"data"`
+	// MimeTypeRPC accepts the RPC spelling mime_type too.
+	MimeTypeRPC string `json:"mime_type,omitempty"`
+}
+
+// PromptContext is what the user is looking at.
+type PromptContext struct {
+	URI           string          `json:"uri"`
+	Range         *protocol.Range `json:"range,omitempty"`
+	SelectionText string          `json:"selectionText,omitempty"`
+}
+
+// RunStarted answers zot/prompt, zot/compact and prompt commands at once.
+type RunStarted struct {
+	RunID string `json:"runId"`
+	// Queued: another run is in progress; this one starts after it (and
+	// after Ahead-1 other queued runs).
+	Queued bool `json:"queued"`
+	Ahead  int  `json:"ahead,omitempty"`
+}
+
+// AbortParams is zot/abort's params.
+type AbortParams struct {
+	// ClearQueue also drops the queued runs.
+	ClearQueue bool `json:"clearQueue,omitempty"`
+}
+
+// AbortResult says what was stopped.
+type AbortResult struct {
+	Aborted *string  `json:"aborted"`
+	Dropped []string `json:"dropped"`
+}
+
+// StateResult is zot/state: the RPC get_state object plus the server's own
+// fields.
+type StateResult struct {
+	agent.State
+	PermissionMode string `json:"permissionMode"`
+	RunID          string `json:"runId,omitempty"`
+	Queued         int    `json:"queued"`
+}
+
+// MessagesResult is zot/messages: the transcript.
+type MessagesResult struct {
+	Messages []message.WireMessage `json:"messages"`
+}
+
+// ClearResult is zot/clear's result.
+type ClearResult struct {
+	Cleared bool `json:"cleared"`
+}
+
+// ModelsResult is zot/models: the provider's models and the current one.
+type ModelsResult struct {
+	Models  []provider.Model `json:"models"`
+	Current string           `json:"current"`
+}
+
+// SetModelParams is zot/setModel's params.
+type SetModelParams struct {
+	Model string `json:"model"`
+}
+
+// SetModelResult is zot/setModel's result: the model now in use.
+type SetModelResult struct {
+	Model string `json:"model"`
+}
+
+// SetReasoningParams is zot/setReasoning's params.
+type SetReasoningParams struct {
+	Reasoning string `json:"reasoning"`
+}
+
+// SetReasoningResult is zot/setReasoning's result: the level now in effect.
+type SetReasoningResult struct {
+	Reasoning string `json:"reasoning"`
+}
+
+// SetPermissionModeParams is zot/setPermissionMode's params.
+type SetPermissionModeParams struct {
+	Mode string `json:"mode"`
+}
+
+// SetPermissionModeResult is zot/setPermissionMode's result.
+type SetPermissionModeResult struct {
+	Mode PermissionMode `json:"mode"`
+}
+
+// PingResult is zot/ping's result.
+type PingResult struct {
+	Pong bool `json:"pong"`
+}
+
+// ---------------------------------------------------------------- commands
+
+// CommandsResult is zot/commands: built-in commands, then the extensions'.
+type CommandsResult struct {
+	Commands []CommandInfo `json:"commands"`
+}
+
+// CommandInfo is one slash command.
+type CommandInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Source      string `json:"source"` // builtin | extension
+	Extension   string `json:"extension,omitempty"`
+}
+
+// CommandParams is zot/command's params.
+type CommandParams struct {
+	Name string `json:"name"`
+	Args string `json:"args"`
+}
+
+// CommandResult is zot/command's result: what the editor should do.
+type CommandResult struct {
+	// Action: prompt (a run started: RunID), insert (put Insert in the
+	// input box), display (show Display in the chat), open_panel (a
+	// zot/panel/open was sent: PanelID), noop.
+	Action  string `json:"action"`
+	Prompt  string `json:"prompt,omitempty"`
+	Insert  string `json:"insert,omitempty"`
+	Display string `json:"display,omitempty"`
+	PanelID string `json:"panelId,omitempty"`
+	RunID   string `json:"runId,omitempty"`
+	Queued  bool   `json:"queued,omitempty"`
+	// Error is the extension's error text, shown as an error line
+	// whatever the action.
+	Error string `json:"error,omitempty"`
+}
+
+// ---------------------------------------------------------------- sessions
+
+// SessionsResult is zot/sessions: this workspace's sessions, newest first.
+type SessionsResult struct {
+	Sessions []session.Info `json:"sessions"`
+	Current  string         `json:"current"`
+}
+
+// ResumeParams is zot/session/resume's params.
+type ResumeParams struct {
+	// ID is a session id from zot/sessions, or "latest".
+	ID string `json:"id"`
+}
+
+// SessionResult answers zot/session/resume and zot/session/new.
+type SessionResult struct {
+	SessionID    string `json:"sessionId"`
+	MessageCount int    `json:"messageCount"`
+}
+
+// ---------------------------------------------------------------- extensions
+
+// ExtensionStatus is one extension as zot/extensions lists it.
+type ExtensionStatus struct {
+	Name     string   `json:"name"`
+	Version  string   `json:"version,omitempty"`
+	Source   string   `json:"source"` // ext | project | global
+	Dir      string   `json:"dir"`
+	State    string   `json:"state"` // loaded | failed | untrusted | disabled | shadowed | starting
+	Reason   string   `json:"reason,omitempty"`
+	PID      int      `json:"pid,omitempty"`
+	Commands []string `json:"commands"`
+	Tools    []string `json:"tools"`
+}
+
+// ExtensionsResult is zot/extensions and zot/extensions/changed.
+type ExtensionsResult struct {
+	Extensions []ExtensionStatus `json:"extensions"`
+	Commands   []CommandInfo     `json:"commands"`
+	// Loading: the host is still starting.
+	Loading bool   `json:"loading,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// ---------------------------------------------------------------- panels
+
+// Panel is an extension panel's content.
+type Panel struct {
+	PanelID   string   `json:"panelId"`
+	Extension string   `json:"extension"`
+	Title     string   `json:"title"`
+	Lines     []string `json:"lines"`
+	Footer    string   `json:"footer"`
+}
+
+// PanelCloseParams is zot/panel/close (s→c) and zot/panel/closed (c→s).
+type PanelCloseParams struct {
+	PanelID   string `json:"panelId"`
+	Extension string `json:"extension,omitempty"`
+}
+
+// PanelKeyParams is zot/panel/key.
+type PanelKeyParams struct {
+	PanelID string `json:"panelId"`
+	Key     string `json:"key"`
+	Text    string `json:"text,omitempty"`
+}
+
+// ---------------------------------------------------------------- server → client
+
+// NotifyParams is zot/notify.
+type NotifyParams struct {
+	Extension string `json:"extension"`
+	Level     string `json:"level"`
+	Message   string `json:"message"`
+}
+
+// ReviewEditParams is zot/reviewEdit's params (server → client).
+type ReviewEditParams struct {
+	URI        string `json:"uri"`
+	OldText    string `json:"oldText"`
+	NewText    string `json:"newText"`
+	ToolCallID string `json:"toolCallId"`
+	Tool       string `json:"tool,omitempty"`
+}
+
+// ReviewEditResult is the client's answer.
+type ReviewEditResult struct {
+	Decision string  `json:"decision"` // accept | reject
+	Text     *string `json:"text,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// SaveParams is zot/save's params (server → client).
+type SaveParams struct {
+	URIs []string `json:"uris"`
+}
+
+// SaveResult is zot/save's result.
+type SaveResult struct {
+	Saved  []string     `json:"saved"`
+	Failed []SaveFailed `json:"failed,omitempty"`
+}
+
+// SaveFailed is one document the client could not save.
+type SaveFailed struct {
+	URI    string `json:"uri"`
+	Reason string `json:"reason"`
+}
