@@ -2,6 +2,7 @@
 -- zot/save, zot/panel/*, zot/extensions/changed, workspace/applyEdit,
 -- window/showMessage(Request) and $/progress. They are the zot client's
 -- own (start_client's `handlers`), never global.
+local P = require('zot.protocol')
 local util = require('zot.util')
 
 local M = {}
@@ -57,7 +58,7 @@ function M.show_message_request(err, params, ctx, cfg)
   if async then
     return choice or vim.NIL
   end
-  return vim.lsp.handlers['window/showMessageRequest'](err, params, ctx, cfg)
+  return vim.lsp.handlers[P.lsp.show_message_request](err, params, ctx, cfg)
 end
 
 function M.event(_, params, ctx)
@@ -240,7 +241,7 @@ function M.extensions_changed(_, params, ctx)
 end
 
 function M.progress(err, params, ctx, cfg)
-  local default = vim.lsp.handlers['$/progress']
+  local default = vim.lsp.handlers[P.lsp.progress]
   if default then
     pcall(default, err, params, ctx, cfg)
   end
@@ -251,7 +252,7 @@ function M.progress(err, params, ctx, cfg)
 end
 
 function M.progress_create(_, params, ctx, cfg)
-  local default = vim.lsp.handlers['window/workDoneProgress/create']
+  local default = vim.lsp.handlers[P.lsp.progress_create]
   if default then
     pcall(default, nil, params, ctx, cfg)
   end
@@ -260,22 +261,22 @@ end
 
 function M.build()
   return {
-    ['zot/event'] = M.event,
-    ['zot/notify'] = M.notify,
-    ['zot/reviewEdit'] = M.review,
-    ['zot/save'] = M.save,
-    ['zot/panel/open'] = M.panel_open,
-    ['zot/panel/render'] = M.panel_render,
-    ['zot/panel/close'] = M.panel_close,
-    ['zot/extensions/changed'] = M.extensions_changed,
-    ['workspace/applyEdit'] = M.apply_edit,
-    ['window/showMessage'] = M.show_message,
-    ['window/showMessageRequest'] = M.show_message_request,
-    ['window/logMessage'] = function()
+    [P.server_notification.event] = M.event,
+    [P.server_notification.notify] = M.notify,
+    [P.server_request.review_edit] = M.review,
+    [P.server_request.save] = M.save,
+    [P.server_notification.panel_open] = M.panel_open,
+    [P.server_notification.panel_render] = M.panel_render,
+    [P.server_notification.panel_close] = M.panel_close,
+    [P.server_notification.extensions_changed] = M.extensions_changed,
+    [P.lsp.apply_edit] = M.apply_edit,
+    [P.lsp.show_message] = M.show_message,
+    [P.lsp.show_message_request] = M.show_message_request,
+    [P.lsp.log_message] = function()
       return vim.NIL
     end,
-    ['$/progress'] = M.progress,
-    ['window/workDoneProgress/create'] = M.progress_create,
+    [P.lsp.progress] = M.progress,
+    [P.lsp.progress_create] = M.progress_create,
   }
 end
 

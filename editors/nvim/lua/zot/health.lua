@@ -1,6 +1,7 @@
 -- :checkhealth zot — the binary and its version, the provider and key
 -- state and the extensions, as the server sees them (the running client
 -- of the current root, else a short-lived `zot lsp` probe).
+local P = require('zot.protocol')
 local compat = require('zot.compat')
 local config = require('zot.config')
 local util = require('zot.util')
@@ -14,13 +15,13 @@ local function probe(cmd, root)
   local exts_changed
   local client = rpc.start(cmd[1], vim.list_slice(cmd, 2), {
     notification = function(method, params)
-      if method == 'zot/extensions/changed' then
+      if method == P.server_notification.extensions_changed then
         exts_changed = params
       end
     end,
     server_request = function(method)
       -- Trust prompts and the like: decline, this is only a probe.
-      if method == 'window/showMessageRequest' then
+      if method == P.lsp.show_message_request then
         return vim.NIL
       end
       return vim.NIL
@@ -30,7 +31,7 @@ local function probe(cmd, root)
     return nil, 'could not start ' .. table.concat(cmd, ' ')
   end
   local init
-  client.request('initialize', {
+  client.request(P.lsp.initialize, {
     processId = vim.fn.getpid(),
     rootUri = vim.uri_from_fname(root),
     workspaceFolders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') } },
@@ -52,7 +53,7 @@ local function probe(cmd, root)
     client.terminate()
     return nil, 'initialize failed: ' .. tostring(init.err.message)
   end
-  client.notify('initialized', vim.empty_dict())
+  client.notify(P.lsp.initialized, vim.empty_dict())
   out.info = (((init.result or {}).capabilities or {}).experimental or {}).zot or {}
   out.server_info = (init.result or {}).serverInfo
   -- Extensions start after initialized; wait (bounded) until they settle.
@@ -60,7 +61,7 @@ local function probe(cmd, root)
     return exts_changed ~= nil and not exts_changed.loading
   end, 20)
   local exts
-  client.request('zot/extensions', vim.empty_dict(), function(err, result)
+  client.request(P.request.extensions, vim.empty_dict(), function(err, result)
     exts = { err = err, result = result }
   end)
   vim.wait(5000, function()
@@ -68,9 +69,9 @@ local function probe(cmd, root)
   end, 10)
   out.extensions = exts and exts.result or exts_changed
   local done = false
-  client.request('shutdown', nil, function()
+  client.request(P.lsp.shutdown, nil, function()
     done = true
-    client.notify('exit', nil)
+    client.notify(P.lsp.exit, nil)
   end)
   vim.wait(5000, function()
     return done and client.is_closing()
@@ -127,7 +128,7 @@ function M.check()
   if st and st.ready then
     h.ok(string.format('running for %s (pid %s)', root, tostring(st.pid or '?')))
     info = st.info or {}
-    exts = c.request_sync(st, 'zot/extensions', nil, 5000) or st.extensions
+    exts = c.request_sync(st, P.request.extensions, nil, 5000) or st.extensions
   else
     h.info('no zot client runs for ' .. root .. '; asked a short-lived `zot lsp`')
     local res, err = probe(cmd, root)

@@ -1,4 +1,5 @@
 -- zot for Neovim: require("zot").setup({...}); see :help zot.
+local P = require('zot.protocol')
 local compat = require('zot.compat')
 local config = require('zot.config')
 local util = require('zot.util')
@@ -146,7 +147,7 @@ function M.command(name, args, opts)
   local builtin = vim.tbl_contains(require('zot.commands').builtin, name)
   with_state(opts, function(state)
     local function send()
-      require('zot.client').request(state, 'zot/command', { name = name, args = args or '' }, function(err, res)
+      require('zot.client').request(state, P.request.command, { name = name, args = args or '' }, function(err, res)
         if err then
           return fail(state, '/' .. name, err)
         end
@@ -182,7 +183,7 @@ function M.prompt(text, opts)
   end
   with_state(opts, function(state)
     local params = { text = text, context = ctx }
-    require('zot.client').request(state, 'zot/prompt', params, function(err, res)
+    require('zot.client').request(state, P.request.prompt, params, function(err, res)
       if err then
         return fail(state, 'prompt', err)
       end
@@ -209,7 +210,7 @@ function M.abort(opts)
     util.notify('zot: nothing is running', vim.log.levels.INFO)
     return
   end
-  c.request(st, 'zot/abort', { clearQueue = opts.clear_queue or false }, function(err, res)
+  c.request(st, P.request.abort, { clearQueue = opts.clear_queue or false }, function(err, res)
     if err then
       return fail(st, 'abort', err)
     end
@@ -240,7 +241,7 @@ end
 
 function M.new_session(opts)
   with_state(opts, function(state)
-    require('zot.client').request(state, 'zot/session/new', nil, function(err, res)
+    require('zot.client').request(state, P.request.session_new, nil, function(err, res)
       if err then
         return fail(state, 'new session', err)
       end
@@ -252,11 +253,11 @@ end
 
 local function resume(state, id)
   local c = require('zot.client')
-  c.request(state, 'zot/session/resume', { id = id }, function(err, res)
+  c.request(state, P.request.session_resume, { id = id }, function(err, res)
     if err then
       return fail(state, 'resume', err)
     end
-    c.request(state, 'zot/messages', nil, function(e2, msgs)
+    c.request(state, P.request.messages, nil, function(e2, msgs)
       if not e2 and msgs then
         chat().render_messages(state.root, msgs.messages)
       end
@@ -271,7 +272,7 @@ end
 
 function M.sessions(opts)
   with_state(opts, function(state)
-    require('zot.client').request(state, 'zot/sessions', nil, function(err, res)
+    require('zot.client').request(state, P.request.sessions, nil, function(err, res)
       if err then
         return fail(state, 'sessions', err)
       end
@@ -304,7 +305,7 @@ end
 
 function M.set_model(id, opts)
   with_state(opts, function(state)
-    require('zot.client').request(state, 'zot/setModel', { model = id }, function(err, res)
+    require('zot.client').request(state, P.request.set_model, { model = id }, function(err, res)
       if err then
         return fail(state, 'model', err)
       end
@@ -320,7 +321,7 @@ end
 
 function M.models(opts)
   with_state(opts, function(state)
-    require('zot.client').request(state, 'zot/models', nil, function(err, res)
+    require('zot.client').request(state, P.request.models, nil, function(err, res)
       if err then
         return fail(state, 'models', err)
       end
@@ -341,7 +342,7 @@ end
 
 function M.set_mode(mode, opts)
   local function set(state, m)
-    require('zot.client').request(state, 'zot/setPermissionMode', { mode = m }, function(err, res)
+    require('zot.client').request(state, P.request.set_permission_mode, { mode = m }, function(err, res)
       if err then
         return fail(state, 'mode', err)
       end
@@ -398,7 +399,7 @@ M.extension_lines = extension_lines
 
 function M.extensions(opts)
   with_state(opts, function(state)
-    require('zot.client').request(state, 'zot/extensions', nil, function(err, res)
+    require('zot.client').request(state, P.request.extensions, nil, function(err, res)
       if err then
         return fail(state, 'extensions', err)
       end
@@ -410,7 +411,7 @@ end
 
 function M.reload(opts)
   with_state(opts, function(state)
-    require('zot.client').request(state, 'zot/extensions/reload', nil, function(err, res)
+    require('zot.client').request(state, P.request.extensions_reload, nil, function(err, res)
       if err then
         return fail(state, 'reload', err)
       end

@@ -2,6 +2,7 @@
 -- a title and a footer. Keys typed in the float go to the extension as
 -- zot/panel/key with zot's key names; q and <Esc> close the float and send
 -- zot/panel/closed.
+local P = require('zot.protocol')
 local compat = require('zot.compat')
 local config = require('zot.config')
 
@@ -140,7 +141,7 @@ local function send_key(panel, key, text)
   if text then
     params.text = text
   end
-  require('zot.client').notify(panel.state, 'zot/panel/key', params)
+  require('zot.client').notify(panel.state, P.notification.panel_key, params)
 end
 
 local function map_keys(panel)
@@ -197,7 +198,7 @@ function M.open(state, p)
       if not panel.closing then
         panel.closing = true
         M.panels[k] = nil
-        require('zot.client').notify(state, 'zot/panel/closed', { panelId = panel.id, extension = panel.extension })
+        require('zot.client').notify(state, P.notification.panel_closed, { panelId = panel.id, extension = panel.extension })
       end
     end,
   })
@@ -234,7 +235,7 @@ function M.close(state, id, by_user)
   M.panels[k] = nil
   panel.closing = true
   if by_user then
-    require('zot.client').notify(state, 'zot/panel/closed', { panelId = panel.id, extension = panel.extension })
+    require('zot.client').notify(state, P.notification.panel_closed, { panelId = panel.id, extension = panel.extension })
   end
   if panel.win and api.nvim_win_is_valid(panel.win) then
     pcall(api.nvim_win_close, panel.win, true)

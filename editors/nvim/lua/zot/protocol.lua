@@ -1,0 +1,277 @@
+-- The zot/* extensions of LSP, declared once: every method of
+-- docs/protocol.md by direction and kind, the standard LSP methods the
+-- plugin sends or answers, and (as LuaCATS annotations) the params and
+-- results, mirroring editors/vscode/src/lsp_ext.ts and server/protocol.go.
+-- Every other module names methods only through this table;
+-- server/contract_test.go checks that docs, Go, TypeScript and this file
+-- agree.
+
+local M = {}
+
+--- The major version of the zot/* contract this client speaks.
+M.version = 1
+
+--- Client → server requests.
+M.request = {
+  prompt = 'zot/prompt',
+  abort = 'zot/abort',
+  compact = 'zot/compact',
+  state = 'zot/state',
+  messages = 'zot/messages',
+  clear = 'zot/clear',
+  models = 'zot/models',
+  set_model = 'zot/setModel',
+  set_permission_mode = 'zot/setPermissionMode',
+  ping = 'zot/ping',
+  commands = 'zot/commands',
+  command = 'zot/command',
+  sessions = 'zot/sessions',
+  session_resume = 'zot/session/resume',
+  session_new = 'zot/session/new',
+  extensions = 'zot/extensions',
+  extensions_reload = 'zot/extensions/reload',
+}
+
+--- Client → server notifications.
+M.notification = {
+  panel_key = 'zot/panel/key',
+  panel_closed = 'zot/panel/closed',
+}
+
+--- Server → client notifications.
+M.server_notification = {
+  event = 'zot/event',
+  notify = 'zot/notify',
+  panel_open = 'zot/panel/open',
+  panel_render = 'zot/panel/render',
+  panel_close = 'zot/panel/close',
+  extensions_changed = 'zot/extensions/changed',
+}
+
+--- Server → client requests.
+M.server_request = {
+  review_edit = 'zot/reviewEdit',
+  save = 'zot/save',
+}
+
+--- The standard LSP methods the plugin sends (health's probe) or answers.
+M.lsp = {
+  initialize = 'initialize',
+  initialized = 'initialized',
+  shutdown = 'shutdown',
+  exit = 'exit',
+  apply_edit = 'workspace/applyEdit',
+  show_message = 'window/showMessage',
+  show_message_request = 'window/showMessageRequest',
+  log_message = 'window/logMessage',
+  progress = '$/progress',
+  progress_create = 'window/workDoneProgress/create',
+}
+
+--- JSON-RPC error codes of zot (docs/protocol.md, "Errors").
+M.error_code = {
+  no_runtime = -32001,
+  server_not_initialized = -32002,
+  request_cancelled = -32800,
+  request_failed = -32803,
+}
+
+-- ---------------------------------------------------------------- shared
+
+---@class zot.Position
+---@field line integer
+---@field character integer
+
+---@class zot.Range
+---@field start zot.Position
+---@field end zot.Position
+
+---@class zot.Usage
+---@field input integer
+---@field output integer
+---@field cache_read integer
+---@field cache_write integer
+---@field cost_usd number
+
+---@class zot.CommandInfo
+---@field name string
+---@field description string
+---@field source 'builtin'|'extension'|string
+---@field extension? string
+
+-- ---------------------------------------------------------------- runs
+
+---@class zot.ImageParam
+---@field mimeType string
+---@field data string
+
+---@class zot.PromptContext
+---@field uri string
+---@field range? zot.Range
+---@field selectionText? string
+
+---@class zot.PromptParams
+---@field text string
+---@field images? zot.ImageParam[]
+---@field context? zot.PromptContext
+
+--- The answer to zot/prompt, zot/compact and prompt commands.
+---@class zot.RunStarted
+---@field runId string
+---@field queued boolean
+---@field ahead? integer
+
+---@class zot.AbortParams
+---@field clearQueue? boolean
+
+---@class zot.AbortResult
+---@field aborted string|nil
+---@field dropped string[]
+
+---@class zot.StateResult
+---@field provider string
+---@field model string
+---@field cwd string
+---@field message_count integer
+---@field busy boolean
+---@field usage zot.Usage
+---@field session_id? string
+---@field permissionMode 'auto'|'ask'|'readonly'
+---@field runId? string
+---@field queued integer
+
+---@class zot.MessagesResult
+---@field messages table[]
+
+---@class zot.ClearResult
+---@field cleared boolean
+
+---@class zot.ModelsResult
+---@field models table[]
+---@field current string
+
+---@class zot.SetModelParams
+---@field model string
+
+---@class zot.SetModelResult
+---@field model string
+
+---@class zot.SetPermissionModeParams
+---@field mode 'auto'|'ask'|'readonly'
+
+---@class zot.SetPermissionModeResult
+---@field mode 'auto'|'ask'|'readonly'
+
+---@class zot.PingResult
+---@field pong boolean
+
+-- ---------------------------------------------------------------- commands
+
+---@class zot.CommandsResult
+---@field commands zot.CommandInfo[]
+
+---@class zot.CommandParams
+---@field name string
+---@field args? string
+
+--- What the editor should do after a slash command.
+---@class zot.CommandResult
+---@field action 'prompt'|'insert'|'display'|'open_panel'|'noop'
+---@field prompt? string
+---@field insert? string
+---@field display? string
+---@field panelId? string
+---@field runId? string
+---@field queued? boolean
+---@field error? string
+
+-- ---------------------------------------------------------------- sessions
+
+---@class zot.SessionInfo
+---@field id string
+---@field path string
+---@field cwd string
+---@field created string
+---@field modified string
+---@field title string
+---@field messages integer
+
+---@class zot.SessionsResult
+---@field sessions zot.SessionInfo[]
+---@field current string
+
+---@class zot.ResumeParams
+---@field id string
+
+---@class zot.SessionResult
+---@field sessionId string
+---@field messageCount integer
+
+-- ---------------------------------------------------------------- extensions
+
+---@class zot.ExtensionStatus
+---@field name string
+---@field version? string
+---@field source string
+---@field dir string
+---@field state string
+---@field reason? string
+---@field pid? integer
+---@field commands string[]
+---@field tools string[]
+
+---@class zot.ExtensionsResult
+---@field extensions zot.ExtensionStatus[]
+---@field commands zot.CommandInfo[]
+---@field loading? boolean
+---@field error? string
+
+-- ---------------------------------------------------------------- panels
+
+---@class zot.Panel
+---@field panelId string
+---@field extension string
+---@field title string
+---@field lines string[]
+---@field footer string
+
+---@class zot.PanelCloseParams
+---@field panelId string
+---@field extension? string
+
+---@class zot.PanelKeyParams
+---@field panelId string
+---@field key string
+---@field text? string
+
+-- ---------------------------------------------------------------- server → client
+
+---@class zot.NotifyParams
+---@field extension string
+---@field level 'info'|'success'|'warn'|'error'|string
+---@field message string
+
+---@class zot.ReviewEditParams
+---@field uri string
+---@field oldText string
+---@field newText string
+---@field toolCallId string
+---@field tool? string
+
+---@class zot.ReviewEditResult
+---@field decision 'accept'|'reject'
+---@field text? string
+---@field message? string
+
+---@class zot.SaveParams
+---@field uris string[]
+
+---@class zot.SaveFailed
+---@field uri string
+---@field reason string
+
+---@class zot.SaveResult
+---@field saved string[]
+---@field failed? zot.SaveFailed[]
+
+return M
