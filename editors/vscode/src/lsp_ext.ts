@@ -1,8 +1,10 @@
 // The zot/* extensions of LSP, declared once and typed: every method of
 // docs/protocol.md (protocol version 1) with its params and result, in the
-// order of its method index. The
-// rest of the extension uses only these constants (the model is
-// rust-analyzer's editors/code/src/lsp_ext.ts).
+// order of its method index. The rest of the extension uses only these
+// constants (the model is rust-analyzer's editors/code/src/lsp_ext.ts).
+// server/protocol.go is the Go half and editors/nvim/lua/zot/protocol.lua
+// the Lua one; server/contract_test.go checks that they, and the docs,
+// agree (method names and kinds, the fields of each named type).
 //
 // This file imports only vscode-languageclient's message-type classes
 // (re-exported from vscode-jsonrpc), so the webview-free tests can load it.
@@ -149,8 +151,14 @@ export interface StateResult {
 }
 export const state = new lc.RequestType0<StateResult, void>("zot/state");
 
-export const messages = new lc.RequestType0<{ messages: WireMessage[] }, void>("zot/messages");
-export const clear = new lc.RequestType0<{ cleared: boolean }, void>("zot/clear");
+export interface MessagesResult {
+    messages: WireMessage[];
+}
+export const messages = new lc.RequestType0<MessagesResult, void>("zot/messages");
+export interface ClearResult {
+    cleared: boolean;
+}
+export const clear = new lc.RequestType0<ClearResult, void>("zot/clear");
 export const compact = new lc.RequestType0<RunStarted, void>("zot/compact");
 
 export interface Model {
@@ -165,15 +173,34 @@ export interface Model {
     cache_read_price?: number;
     cache_write_price?: number;
 }
-export const models = new lc.RequestType0<{ models: Model[]; current: string }, void>("zot/models");
-export const setModel = new lc.RequestType<{ model: string }, { model: string }, void>("zot/setModel");
-export const setPermissionMode = new lc.RequestType<{ mode: PermissionMode }, { mode: PermissionMode }, void>(
+export interface ModelsResult {
+    models: Model[];
+    current: string;
+}
+export const models = new lc.RequestType0<ModelsResult, void>("zot/models");
+export interface SetModelParams {
+    model: string;
+}
+export interface SetModelResult {
+    model: string;
+}
+export const setModel = new lc.RequestType<SetModelParams, SetModelResult, void>("zot/setModel");
+export interface SetPermissionModeParams {
+    mode: PermissionMode;
+}
+export interface SetPermissionModeResult {
+    mode: PermissionMode;
+}
+export const setPermissionMode = new lc.RequestType<SetPermissionModeParams, SetPermissionModeResult, void>(
     "zot/setPermissionMode",
 );
 
 // ---------------------------------------------------------------- commands
 
-export const commands = new lc.RequestType0<{ commands: CommandInfo[] }, void>("zot/commands");
+export interface CommandsResult {
+    commands: CommandInfo[];
+}
+export const commands = new lc.RequestType0<CommandsResult, void>("zot/commands");
 
 export interface CommandParams {
     name: string;
@@ -204,12 +231,20 @@ export interface SessionInfo {
     title: string;
     messages: number;
 }
-export const sessions = new lc.RequestType0<{ sessions: SessionInfo[]; current: string }, void>("zot/sessions");
+export interface SessionsResult {
+    sessions: SessionInfo[];
+    current: string;
+}
+export const sessions = new lc.RequestType0<SessionsResult, void>("zot/sessions");
 export interface SessionResult {
     sessionId: string;
     messageCount: number;
 }
-export const sessionResume = new lc.RequestType<{ id: string }, SessionResult, void>("zot/session/resume");
+export interface ResumeParams {
+    /** A session id from zot/sessions, or "latest". */
+    id: string;
+}
+export const sessionResume = new lc.RequestType<ResumeParams, SessionResult, void>("zot/session/resume");
 export const sessionNew = new lc.RequestType0<SessionResult, void>("zot/session/new");
 
 // ---------------------------------------------------------------- extensions
@@ -236,7 +271,10 @@ export const extensionsReload = new lc.RequestType0<ExtensionsResult, void>("zot
 /** Server → client: the extensions or their commands changed (start, reload, crash). */
 export const extensionsChanged = new lc.NotificationType<ExtensionsResult>("zot/extensions/changed");
 
-export const ping = new lc.RequestType0<{ pong: boolean }, void>("zot/ping");
+export interface PingResult {
+    pong: boolean;
+}
+export const ping = new lc.RequestType0<PingResult, void>("zot/ping");
 
 // ---------------------------------------------------------------- panels
 
@@ -309,9 +347,13 @@ export const reviewEdit = new lc.RequestType<ReviewEditParams, ReviewEditResult,
 export interface SaveParams {
     uris: string[];
 }
+export interface SaveFailed {
+    uri: string;
+    reason: string;
+}
 export interface SaveResult {
     saved: string[];
-    failed?: { uri: string; reason: string }[];
+    failed?: SaveFailed[];
 }
 export const save = new lc.RequestType<SaveParams, SaveResult, void>("zot/save");
 
