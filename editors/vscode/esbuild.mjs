@@ -1,6 +1,6 @@
 // Builds the extension (dist/extension.js, Node), the webviews
 // (dist/webview/*.js, browser) and their assets; --tests builds the unit
-// tests into out/test/. Flags: --production (minify, no source maps),
+// tests into out/test/ (with "vscode" resolved to test/unit/fake/vscode.ts). Flags: --production (minify, no source maps),
 // --watch, --tests.
 import * as esbuild from "esbuild";
 import { cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
@@ -62,7 +62,8 @@ if (args.has("--tests")) {
     platform: "node",
     format: "cjs",
     target: "node20",
-    external: ["vscode"],
+    // The extension-host code runs against a fake of the vscode API.
+    alias: { vscode: "./test/unit/fake/vscode.ts" },
   });
 } else if (watch) {
   copyAssets();

@@ -6,12 +6,15 @@ import * as vscode from "vscode";
 import * as lc from "vscode-languageclient/node";
 import * as ext from "./lsp_ext";
 import { launch } from "./config";
+import type { ClientState, Connection } from "./state";
+
+export type { ClientState } from "./state";
+export { errorMessage } from "./errors";
 
 /** Restarts allowed within RESTART_WINDOW_MS before zot is left stopped. */
 export const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
-export type ClientState = "starting" | "running" | "stopped" | "error";
 
 /** Advertises what this client implements of zot's server → client requests. */
 class ZotCapabilities implements lc.StaticFeature {
@@ -89,6 +92,11 @@ class TraceChannel implements vscode.LogOutputChannel {
 /** Hooks the extension installs on every (re)started client. */
 export type Installer = (client: lc.LanguageClient) => vscode.Disposable[];
 
+/** Makes the language client (the unit tests pass a fake). */
+export type ClientFactory = (server: lc.ServerOptions, client: lc.LanguageClientOptions) => lc.LanguageClient;
+
+const newLanguageClient: ClientFactory = (server, client) => new lc.LanguageClient("zot", "zot", server, client);
+
 export class ZotClient implements vscode.Disposable {
     client?: lc.LanguageClient;
     info?: ext.ServerInfo;
@@ -121,8 +129,14 @@ export class ZotClient implements vscode.Disposable {
     constructor(
         readonly output: vscode.LogOutputChannel,
         private readonly install: Installer,
+        private readonly create: ClientFactory = newLanguageClient,
     ) {
         this.trace = new TraceChannel(output);
+    }
+
+    /** The connection as the status bar and the chat show it. */
+    get connection(): Connection {
+        return { state: this.state, problem: this.problem, version: this.info?.version };
     }
 
     private setState(s: ClientState, problem?: string): void {
@@ -168,7 +182,7 @@ export class ZotClient implements vscode.Disposable {
                 return false;
             },
         };
-        const client = new lc.LanguageClient("zot", "zot", serverOptions, clientOptions);
+        const client = this.create(serverOptions, clientOptions);
         client.registerFeature(new ZotCapabilities());
         this.client = client;
         this.installed = this.install(client);
@@ -315,12 +329,4 @@ function startError(e: unknown, command: string): string {
         return `zot: cannot start "${command} lsp" (${m}). Install zot or set "zot.serverPath" to the zot binary.`;
     }
     return `zot: the language server failed to start: ${m}`;
-}
-
-/** The message of an error from a request, for the user. */
-export function errorMessage(e: unknown): string {
-    if (e instanceof lc.ResponseError) {
-        return e.message;
-    }
-    return e instanceof Error ? e.message : String(e);
 }

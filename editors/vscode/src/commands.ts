@@ -1,0 +1,289 @@
+// What the user asks of zot, from the chat or the command palette: prompts,
+// slash commands, sessions, models, modes, extensions (rust-analyzer's
+// commands.ts). Each function takes the extension's context (ctx.ts).
+
+import * as vscode from "vscode";
+import * as ext from "./lsp_ext";
+import { errorMessage } from "./errors";
+import { parseSlash, promptText } from "./webview/chat/slash";
+import type { Ctx } from "./ctx";
+
+/** What the user typed in the chat: a slash command or a prompt. */
+export async function send(ctx: Ctx, text: string, context?: ext.PromptContext): Promise<void> {
+    const slash = context ? undefined : parseSlash(text);
+    if (slash) {
+        await runCommand(ctx, slash.name, slash.args);
+        return;
+    }
+    await prompt(ctx, promptText(text), context);
+}
+
+export async function prompt(ctx: Ctx, text: string, context?: ext.PromptContext): Promise<void> {
+    try {
+        const r = await ctx.client.running().sendRequest(ext.prompt, { text, context });
+        ctx.state.addRun(r.runId);
+        ctx.updateStatusBar();
+        ctx.chat.post({ type: "runStarted", runId: r.runId, queued: r.queued, ahead: r.ahead });
+    } catch (e) {
+        ctx.chat.notice("error", errorMessage(e));
+    }
+}
+
+/** Commands after which the chat's transcript is gone. */
+const CLEARS = ["new", "clear"];
+/** Commands after which the state (and for resume the transcript) is re-read. */
+const REFRESHES = ["new", "clear", "resume", "model", "mode"];
+
+export async function runCommand(ctx: Ctx, name: string, args: string): Promise<void> {
+    let r: ext.CommandResult;
+    try {
+        r = await ctx.client.running().sendRequest(ext.command, { name, args });
+    } catch (e) {
+        ctx.chat.notice("error", `/${name}: ${errorMessage(e)}`);
+        return;
+    }
+    if (r.error) {
+        ctx.chat.notice("error", `/${name}: ${r.error}`);
+        if (!ctx.chat.visible) {
+            void vscode.window.showErrorMessage(`zot /${name}: ${r.error}`);
+        }
+    }
+    if (r.runId) {
+        if (ctx.state.addRun(r.runId)) {
+            ctx.updateStatusBar();
+        }
+        ctx.chat.post({ type: "runStarted", runId: r.runId, queued: !!r.queued });
+    }
+    switch (r.action) {
+        case "insert":
+            ctx.chat.post({ type: "insert", text: r.insert ?? "" });
+            break;
+        case "display":
+            ctx.chat.notice("display", r.display ?? "");
+            if (!ctx.chat.visible) {
+                void vscode.window.showInformationMessage(r.display ?? "");
+            }
+            break;
+    }
+    if (CLEARS.includes(name)) {
+        ctx.chat.post({ type: "clear" });
+        if (r.display) {
+            ctx.chat.notice("display", r.display);
+        }
+    }
+    if (REFRESHES.includes(name)) {
+        await refresh(ctx, name === "resume");
+    }
+}
+
+/** Re-reads state (model, mode, usage) and optionally the transcript. */
+export async function refresh(ctx: Ctx, history: boolean): Promise<void> {
+    const c = ctx.client.running();
+    const s = await c.sendRequest(ext.state);
+    ctx.client.resumeSession = s.session_id || undefined;
+    ctx.state.fromState(s);
+    if (history) {
+        const m = await c.sendRequest(ext.messages);
+        ctx.chat.post({ type: "history", messages: m.messages });
+    }
+    ctx.chat.post({ type: "status", status: ctx.state.chatStatus(ctx.client.connection) });
+    ctx.updateStatusBar();
+}
+
+export async function abort(ctx: Ctx): Promise<void> {
+    const r = await ctx.client.running().sendRequest(ext.abort, { clearQueue: true });
+    if (!r.aborted && r.dropped.length === 0) {
+        ctx.chat.notice("info", "Nothing is running.");
+    }
+}
+
+export async function setModel(ctx: Ctx, model: string): Promise<void> {
+    try {
+        const r = await ctx.client.running().sendRequest(ext.setModel, { model });
+        ctx.state.model = r.model;
+    } catch (e) {
+        ctx.chat.notice("error", errorMessage(e));
+    }
+    await refresh(ctx, false);
+}
+
+export async function setMode(ctx: Ctx, mode: ext.PermissionMode): Promise<void> {
+    try {
+        const r = await ctx.client.running().sendRequest(ext.setPermissionMode, { mode });
+        ctx.state.mode = r.mode;
+    } catch (e) {
+        ctx.chat.notice("error", errorMessage(e));
+    }
+    await refresh(ctx, false);
+}
+
+export async function newSession(ctx: Ctx): Promise<void> {
+    const r = await ctx.client.running().sendRequest(ext.sessionNew);
+    ctx.chat.post({ type: "clear" });
+    ctx.chat.notice("info", `New session${r.sessionId ? ` (${r.sessionId})` : ""}.`);
+    await refresh(ctx, false);
+}
+
+export async function resumeSession(ctx: Ctx): Promise<void> {
+    const c = ctx.client.running();
+    const { sessions, current } = await c.sendRequest(ext.sessions);
+    if (sessions.length === 0) {
+        void vscode.window.showInformationMessage("zot: no saved sessions for this workspace.");
+        return;
+    }
+    const pick = await vscode.window.showQuickPick(
+        sessions.map((s) => ({
+            label: s.title || "(untitled)",
+            description: `${new Date(s.modified).toLocaleString()} · ${s.messages} messages${s.id === current ? " · current" : ""}`,
+            detail: s.id,
+            id: s.id,
+        })),
+        { title: "zot: resume a session", placeHolder: "Pick a session of this workspace", matchOnDetail: true },
+    );
+    if (!pick) {
+        return;
+    }
+    const r = await c.sendRequest(ext.sessionResume, { id: pick.id });
+    await refresh(ctx, true);
+    ctx.chat.notice("info", `Resumed session ${r.sessionId} (${r.messageCount} messages).`);
+}
+
+/** Zot: Prompt — asks with the editor's file and selection as context. */
+export async function promptCommand(ctx: Ctx): Promise<void> {
+    const ed = vscode.window.activeTextEditor;
+    let context: ext.PromptContext | undefined;
+    let where = "";
+    if (ed && ed.document.uri.scheme === "file") {
+        const sel = ed.selection;
+        const rel = vscode.workspace.asRelativePath(ed.document.uri, false);
+        context = {
+            uri: ed.document.uri.toString(),
+            range: { start: { line: sel.start.line, character: sel.start.character }, end: { line: sel.end.line, character: sel.end.character } },
+        };
+        if (!sel.isEmpty) {
+            context.selectionText = ed.document.getText(sel);
+            where = ` about ${rel}:${sel.start.line + 1}-${sel.end.line + 1}`;
+        } else {
+            where = ` about ${rel}`;
+        }
+    }
+    const text = await vscode.window.showInputBox({
+        title: `Ask zot${where}`,
+        prompt: context ? "The file (and selection) go along as context." : undefined,
+        placeHolder: "What should zot do?",
+        ignoreFocusOut: true,
+    });
+    if (!text?.trim()) {
+        return;
+    }
+    await ctx.chat.reveal();
+    await send(ctx, text, context);
+}
+
+export async function selectModel(ctx: Ctx): Promise<void> {
+    const { models, current } = await ctx.client.running().sendRequest(ext.models);
+    const pick = await vscode.window.showQuickPick(
+        models.map((m) => ({
+            label: m.id,
+            description: `${m.provider}${m.id === current ? " · current" : ""}`,
+            detail: [m.context_window ? `${m.context_window.toLocaleString()} tokens context` : "", m.input_price ? `$${m.input_price}/M in, $${m.output_price ?? 0}/M out` : ""]
+                .filter(Boolean)
+                .join(" · "),
+        })),
+        { title: "zot: select a model", placeHolder: current },
+    );
+    if (pick) {
+        await setModel(ctx, pick.label);
+    }
+}
+
+export async function runCommandPicker(ctx: Ctx): Promise<void> {
+    const { commands } = await ctx.client.running().sendRequest(ext.commands);
+    const pick = await vscode.window.showQuickPick(
+        commands.map((c) => ({ label: "/" + c.name, description: c.source === "extension" ? (c.extension ?? "extension") : "", detail: c.description, name: c.name })),
+        { title: "zot: run a slash command", matchOnDetail: true },
+    );
+    if (!pick) {
+        return;
+    }
+    const args = await vscode.window.showInputBox({ title: `/${pick.name}`, prompt: `Arguments for /${pick.name} (optional)`, placeHolder: pick.detail });
+    if (args === undefined) {
+        return;
+    }
+    await ctx.chat.reveal();
+    await runCommand(ctx, pick.name, args);
+}
+
+export async function reloadExtensions(ctx: Ctx): Promise<void> {
+    const r = await ctx.client.running().sendRequest(ext.extensionsReload);
+    ctx.setCommands(r.commands);
+    const loaded = r.extensions.filter((e) => e.state === "loaded").length;
+    void vscode.window.showInformationMessage(`zot: reloaded extensions: ${loaded} loaded of ${r.extensions.length}.`);
+}
+
+export async function showExtensions(ctx: Ctx): Promise<void> {
+    const r = await ctx.client.running().sendRequest(ext.extensions);
+    if (r.extensions.length === 0) {
+        void vscode.window.showInformationMessage(
+            r.loading ? "zot: extensions are still starting." : r.error ? `zot: extensions could not start: ${r.error}` : "zot: no extensions are installed.",
+        );
+        return;
+    }
+    const icon = (s: string) => (s === "loaded" ? "$(pass)" : s === "starting" ? "$(loading~spin)" : s === "failed" ? "$(error)" : "$(circle-slash)");
+    const pick = await vscode.window.showQuickPick(
+        r.extensions.map((e) => ({
+            label: `${icon(e.state)} ${e.name}${e.version ? " " + e.version : ""}`,
+            description: `${e.state} · ${e.source}${e.reason ? " · " + e.reason : ""}`,
+            detail: [e.commands.length ? "commands: " + e.commands.map((c) => "/" + c).join(" ") : "", e.tools.length ? "tools: " + e.tools.join(" ") : "", e.dir]
+                .filter(Boolean)
+                .join(" · "),
+            e,
+        })),
+        { title: "zot: extensions", placeHolder: "Pick one to see it in the output", matchOnDescription: true },
+    );
+    if (pick) {
+        ctx.output.appendLine(`[extensions] ${JSON.stringify(pick.e, null, 2)}`);
+        ctx.output.show(true);
+    }
+}
+
+export async function pickPermissionMode(ctx: Ctx): Promise<void> {
+    const items: { label: ext.PermissionMode; detail: string }[] = [
+        { label: "auto", detail: "Edits and commands run without asking" },
+        { label: "ask", detail: "Review every edit in a diff; approve every shell command" },
+        { label: "readonly", detail: "zot may read but not write or run commands" },
+    ];
+    const pick = await vscode.window.showQuickPick(items, { title: "zot: permission mode", placeHolder: `now: ${ctx.state.mode}` });
+    if (pick) {
+        await setMode(ctx, pick.label);
+    }
+}
+
+/** The palette commands of package.json; errors become an error message. */
+export function registerCommands(ctx: Ctx & { focusChat(): unknown; showOutput(): unknown }): vscode.Disposable[] {
+    const cmd = (id: string, f: (...a: unknown[]) => unknown) =>
+        vscode.commands.registerCommand(id, async (...a: unknown[]) => {
+            try {
+                await f(...a);
+            } catch (e) {
+                void vscode.window.showErrorMessage(`zot: ${errorMessage(e)}`);
+            }
+        });
+    const uriArg = (a: unknown) => (a instanceof vscode.Uri ? a : undefined);
+    return [
+        cmd("zot.focusChat", () => ctx.focusChat()),
+        cmd("zot.prompt", () => promptCommand(ctx)),
+        cmd("zot.abort", () => abort(ctx)),
+        cmd("zot.newSession", () => newSession(ctx)),
+        cmd("zot.resumeSession", () => resumeSession(ctx)),
+        cmd("zot.selectModel", () => selectModel(ctx)),
+        cmd("zot.runCommand", () => runCommandPicker(ctx)),
+        cmd("zot.reloadExtensions", () => reloadExtensions(ctx)),
+        cmd("zot.showExtensions", () => showExtensions(ctx)),
+        cmd("zot.setPermissionMode", () => pickPermissionMode(ctx)),
+        cmd("zot.restartServer", () => ctx.client.restart()),
+        cmd("zot.showOutput", () => ctx.showOutput()),
+        cmd("zot.review.accept", (uri) => ctx.reviews.accept(uriArg(uri))),
+        cmd("zot.review.reject", (uri) => ctx.reviews.reject(uriArg(uri), "the user rejected the change")),
+    ];
+}

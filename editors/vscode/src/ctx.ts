@@ -1,0 +1,43 @@
+// The extension's context (rust-analyzer's ctx.ts): what the commands
+// (commands.ts) and the server's messages (events.ts) work on. extension.ts
+// implements it; the unit tests pass a fake.
+
+import type * as vscode from "vscode";
+import type * as lc from "vscode-languageclient/node";
+import type * as ext from "./lsp_ext";
+import type { ZotState, Connection } from "./state";
+import type { HostToChat, NoticeLevel } from "./webview/protocol";
+import type { PanelManager } from "./panels";
+import type { ReviewManager } from "./review";
+
+/** The chat view, as the rest of the extension uses it. */
+export interface ChatSink {
+    readonly visible: boolean;
+    post(m: HostToChat): void;
+    notice(level: NoticeLevel, text: string, extension?: string): void;
+    event(ev: ext.ZotEvent): void;
+    reveal(focus?: boolean): Thenable<void> | void;
+}
+
+/** The language client, as the commands use it. */
+export interface ClientHandle {
+    readonly connection: Connection;
+    /** The running client, or an error the user can act on. */
+    running(): Pick<lc.LanguageClient, "sendRequest">;
+    restart(): Promise<void>;
+    /** The session to resume after a crash. */
+    resumeSession?: string;
+}
+
+export interface Ctx {
+    readonly state: ZotState;
+    readonly client: ClientHandle;
+    readonly chat: ChatSink;
+    readonly panels: Pick<PanelManager, "open" | "render" | "close">;
+    readonly reviews: Pick<ReviewManager, "review" | "accept" | "reject">;
+    readonly output: Pick<vscode.OutputChannel, "appendLine" | "show">;
+    updateStatusBar(): void;
+    setCommands(cmds: ext.CommandInfo[]): void;
+    /** Re-reads state (model, mode, usage) and optionally the transcript. */
+    refresh(history: boolean): Promise<void>;
+}

@@ -1,0 +1,70 @@
+// What zot lsp sends the editor: the handlers installed on each (re)started
+// language client for zot/event, zot/notify, zot/panel/*,
+// zot/extensions/changed, zot/reviewEdit and zot/save.
+
+import * as vscode from "vscode";
+import type * as lc from "vscode-languageclient/node";
+import * as ext from "./lsp_ext";
+import { errorMessage } from "./errors";
+import type { Ctx } from "./ctx";
+
+/** Handlers installed on each language client before it starts. */
+export function installHandlers(c: Pick<lc.LanguageClient, "onNotification" | "onRequest">, ctx: Ctx): vscode.Disposable[] {
+    return [
+        c.onNotification(ext.event, (ev) => onEvent(ctx, ev)),
+        c.onNotification(ext.notify, (p) => onNotify(ctx, p)),
+        c.onNotification(ext.panelOpen, (p) => ctx.panels.open(p)),
+        c.onNotification(ext.panelRender, (p) => ctx.panels.render(p)),
+        c.onNotification(ext.panelClose, (p) => ctx.panels.close(p)),
+        c.onNotification(ext.extensionsChanged, (r) => ctx.setCommands(r.commands)),
+        c.onRequest(ext.reviewEdit, (p, token) => ctx.reviews.review(p, token)),
+        c.onRequest(ext.save, (p) => saveDocuments(p)),
+    ];
+}
+
+/** zot/event: to the chat, and the run bookkeeping behind the status bar. */
+export function onEvent(ctx: Ctx, ev: ext.ZotEvent): void {
+    ctx.chat.event(ev);
+    const { changed, idle } = ctx.state.onEvent(ev);
+    if (changed) {
+        ctx.updateStatusBar();
+    }
+    if (idle) {
+        // The session now exists on disk: remember it (resume after a crash).
+        void ctx.refresh(false).catch(() => undefined);
+    }
+}
+
+/** zot/notify: an extension's message, in the chat (and info as a toast). */
+export function onNotify(ctx: Ctx, p: ext.NotifyParams): void {
+    const level = p.level === "error" ? "error" : p.level === "warn" || p.level === "warning" ? "warn" : "info";
+    ctx.chat.notice(level, p.message, p.extension);
+    // warn and error also arrive as window/showMessage (the language
+    // client shows those); info only comes here.
+    if (level === "info") {
+        void vscode.window.showInformationMessage(p.extension ? `[${p.extension}] ${p.message}` : p.message);
+    }
+}
+
+/** zot/save: save the documents zot changed (through applyEdit). */
+export async function saveDocuments(p: ext.SaveParams): Promise<ext.SaveResult> {
+    const saved: string[] = [];
+    const failed: ext.SaveFailed[] = [];
+    for (const u of p.uris) {
+        try {
+            const uri = vscode.Uri.parse(u);
+            let doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === uri.scheme && d.uri.fsPath === uri.fsPath);
+            if (!doc) {
+                doc = await vscode.workspace.openTextDocument(uri);
+            }
+            if (!doc.isDirty || (await doc.save())) {
+                saved.push(u);
+            } else {
+                failed.push({ uri: u, reason: "the editor did not save it" });
+            }
+        } catch (e) {
+            failed.push({ uri: u, reason: errorMessage(e) });
+        }
+    }
+    return failed.length ? { saved, failed } : { saved };
+}
