@@ -1,0 +1,169 @@
+import { test, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import * as vscode from "vscode";
+import { ResponseError } from "vscode-languageclient";
+import { resetFake, fake, FakeDocument } from "./fake/vscode";
+import { fakeCtx, stateAnswer } from "./fake/ctx";
+import * as commands from "../../src/commands";
+import type { Ctx } from "../../src/ctx";
+
+beforeEach(() => resetFake());
+
+test("a prompt goes to zot/prompt (// escapes a slash); the run counts as running and the chat hears it started", async () => {
+    const t = fakeCtx({ "zot/prompt": () => ({ runId: "run-1", queued: true, ahead: 1 }) });
+    await commands.send(t.ctx, "//etc/hosts: explain");
+    assert.deepEqual(t.requests, [{ method: "zot/prompt", params: { text: "/etc/hosts: explain", context: undefined } }]);
+    assert.equal(t.state.running, true);
+    assert.deepEqual(t.posted, [{ type: "runStarted", runId: "run-1", queued: true, ahead: 1 }]);
+    assert.ok(t.statusBarDraws() > 0);
+});
+
+test("a slash command goes to zot/command; display is shown; /model re-reads the state", async () => {
+    const t = fakeCtx({
+        "zot/command": () => ({ action: "display", display: "Model: m2" }),
+        "zot/state": () => ({ ...stateAnswer(), model: "m2" }),
+    });
+    await commands.send(t.ctx, "/model m2");
+    assert.deepEqual(t.requests.map((r) => [r.method, r.params]), [
+        ["zot/command", { name: "model", args: "m2" }],
+        ["zot/state", undefined],
+    ]);
+    assert.deepEqual(t.notices, [{ level: "display", text: "Model: m2", extension: undefined }]);
+    assert.equal(t.state.model, "m2");
+    assert.equal(t.client.resumeSession, "sess-1", "the session to resume after a crash is remembered");
+    assert.deepEqual(t.posted.at(-1), { type: "status", status: t.state.chatStatus(t.client.connection) });
+});
+
+test("/clear empties the chat; /resume also reloads the transcript", async () => {
+    const t = fakeCtx({
+        "zot/command": (p) => ((p as { name: string }).name === "clear" ? { action: "display", display: "Cleared the conversation." } : { action: "display", display: "Resumed." }),
+        "zot/state": stateAnswer,
+        "zot/messages": () => ({ messages: [{ role: "user", content: [], time: "t" }] }),
+    });
+    await commands.runCommand(t.ctx, "clear", "");
+    assert.deepEqual(t.posted.slice(0, 1), [{ type: "clear" }]);
+    assert.equal(t.notices.filter((n) => n.text === "Cleared the conversation.").length, 2, "once as the result, once after the clear");
+    assert.deepEqual(t.methods(), ["zot/command", "zot/state"]);
+    await commands.runCommand(t.ctx, "resume", "latest");
+    assert.deepEqual(t.methods().slice(2), ["zot/command", "zot/state", "zot/messages"]);
+    assert.ok(t.posted.some((m) => m.type === "history" && m.messages.length === 1));
+});
+
+test("insert puts text in the input; a prompt command's run is tracked", async () => {
+    const t = fakeCtx({ "zot/command": () => ({ action: "insert", insert: "/todos add ", runId: "run-4", queued: false }) });
+    await commands.runCommand(t.ctx, "todos", "");
+    assert.deepEqual(t.posted, [
+        { type: "runStarted", runId: "run-4", queued: false },
+        { type: "insert", text: "/todos add " },
+    ]);
+    assert.equal(t.state.running, true);
+});
+
+test("a command's error is shown in the chat, and as a message when the chat is hidden", async () => {
+    const t = fakeCtx({ "zot/command": () => ({ action: "noop", error: "todo crashed" }) });
+    t.chat.visible = false;
+    await commands.runCommand(t.ctx, "todos", "");
+    assert.deepEqual(t.notices, [{ level: "error", text: "/todos: todo crashed", extension: undefined }]);
+    assert.deepEqual(fake.messages, [{ level: "error", message: "zot /todos: todo crashed", items: [] }]);
+});
+
+test("a failing request becomes an error notice with zot's message", async () => {
+    const t = fakeCtx({
+        "zot/command": () => {
+            throw new ResponseError(-32602, 'zot/command: "name" names no command ("nope")');
+        },
+        "zot/prompt": () => {
+            throw new ResponseError(-32001, "zot cannot start: no API key");
+        },
+    });
+    await commands.runCommand(t.ctx, "nope", "");
+    await commands.prompt(t.ctx, "hi");
+    assert.deepEqual(t.notices.map((n) => n.text), ['/nope: zot/command: "name" names no command ("nope")', "zot cannot start: no API key"]);
+    assert.equal(t.state.running, false);
+});
+
+test("abort clears the queue; with nothing running the chat says so", async () => {
+    let aborted: string | null = "run-1";
+    const t = fakeCtx({ "zot/abort": () => ({ aborted, dropped: [] }) });
+    await commands.abort(t.ctx);
+    assert.deepEqual(t.requests, [{ method: "zot/abort", params: { clearQueue: true } }]);
+    assert.deepEqual(t.notices, []);
+    aborted = null;
+    await commands.abort(t.ctx);
+    assert.deepEqual(t.notices, [{ level: "info", text: "Nothing is running.", extension: undefined }]);
+});
+
+test("setModel and setMode take the server's answer, report its error, and re-read the state", async () => {
+    const t = fakeCtx({
+        "zot/setModel": () => ({ model: "m2" }),
+        "zot/setPermissionMode": () => {
+            throw new ResponseError(-32602, 'zot/setPermissionMode: "mode" must be auto, ask or readonly, not "yolo"');
+        },
+        "zot/state": () => ({ ...stateAnswer(), model: "m2" }),
+    });
+    await commands.setModel(t.ctx, "m2");
+    assert.equal(t.state.model, "m2");
+    await commands.setMode(t.ctx, "yolo" as "ask");
+    assert.match(t.notices[0].text, /must be auto, ask or readonly/);
+    assert.deepEqual(t.methods(), ["zot/setModel", "zot/state", "zot/setPermissionMode", "zot/state"]);
+});
+
+test("resume a session: a quick pick of the sessions, then zot/session/resume and the transcript", async () => {
+    const sessions = [
+        { id: "s2", path: "/x/s2", cwd: "/ws", created: "2026-01-02T00:00:00Z", modified: "2026-01-02T00:00:00Z", title: "second", messages: 4 },
+        { id: "s1", path: "/x/s1", cwd: "/ws", created: "2026-01-01T00:00:00Z", modified: "2026-01-01T00:00:00Z", title: "", messages: 2 },
+    ];
+    const t = fakeCtx({
+        "zot/sessions": () => ({ sessions, current: "s2" }),
+        "zot/session/resume": (p) => ({ sessionId: (p as { id: string }).id, messageCount: 2 }),
+        "zot/state": stateAnswer,
+        "zot/messages": () => ({ messages: [] }),
+    });
+    fake.answers.push("(untitled)");
+    await commands.resumeSession(t.ctx);
+    assert.deepEqual(t.requests[1], { method: "zot/session/resume", params: { id: "s1" } });
+    assert.deepEqual(t.methods().slice(2), ["zot/state", "zot/messages"]);
+    assert.deepEqual(t.notices.at(-1), { level: "info", text: "Resumed session s1 (2 messages).", extension: undefined });
+});
+
+test("Zot: Prompt sends the file and the selection as context", async () => {
+    const t = fakeCtx({ "zot/prompt": () => ({ runId: "run-1", queued: false }) });
+    const doc = new FakeDocument(vscode.Uri.file("/ws/src/main.go"), "package main\nfunc main() {}\n");
+    const at = (line: number, character: number) => ({ line, character });
+    const selection = { start: at(1, 0), end: at(1, 14), isEmpty: false };
+    (vscode.window as { activeTextEditor: unknown }).activeTextEditor = {
+        document: { uri: doc.uri, getText: () => "func main() {}" },
+        selection,
+    };
+    fake.answers.push("explain");
+    try {
+        await commands.promptCommand(t.ctx);
+    } finally {
+        (vscode.window as { activeTextEditor: unknown }).activeTextEditor = undefined;
+    }
+    assert.deepEqual(t.requests, [
+        {
+            method: "zot/prompt",
+            params: { text: "explain", context: { uri: "file:///ws/src/main.go", range: { start: at(1, 0), end: at(1, 14) }, selectionText: "func main() {}" } },
+        },
+    ]);
+    assert.equal(t.reveals(), 1);
+});
+
+test("palette commands report errors as a message (zot not running)", async () => {
+    const t = fakeCtx();
+    t.client.running = () => {
+        throw new Error('zot: cannot start "zot lsp"');
+    };
+    const ds = commands.registerCommands(t.ctx as Ctx & { focusChat(): unknown; showOutput(): unknown });
+    assert.deepEqual(
+        [...fake.commands.keys()].sort(),
+        ["zot.abort", "zot.focusChat", "zot.newSession", "zot.prompt", "zot.reloadExtensions", "zot.restartServer", "zot.resumeSession", "zot.review.accept", "zot.review.reject", "zot.runCommand", "zot.selectModel", "zot.setPermissionMode", "zot.showExtensions", "zot.showOutput"],
+    );
+    await vscode.commands.executeCommand("zot.abort");
+    assert.deepEqual(fake.messages, [{ level: "error", message: 'zot: zot: cannot start "zot lsp"', items: [] }]);
+    await vscode.commands.executeCommand("zot.restartServer");
+    assert.equal(t.client.restarts, 1);
+    ds.forEach((d) => d.dispose());
+    assert.equal(fake.commands.size, 0);
+});

@@ -1,0 +1,71 @@
+import { test, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import * as vscode from "vscode";
+import { resetFake, fake, FakeDocument } from "./fake/vscode";
+import { fakeCtx, stateAnswer } from "./fake/ctx";
+import { installHandlers, onEvent, onNotify, saveDocuments } from "../../src/events";
+import type { ZotEvent } from "../../src/lsp_ext";
+
+beforeEach(() => resetFake());
+
+const ev = (e: Record<string, unknown>) => e as unknown as ZotEvent;
+
+test("every server → client zot method gets a handler", () => {
+    const t = fakeCtx();
+    const methods: string[] = [];
+    const lc = {
+        onNotification: (type: { method: string }) => (methods.push(type.method), new vscode.Disposable(() => undefined)),
+        onRequest: (type: { method: string }) => (methods.push(type.method), new vscode.Disposable(() => undefined)),
+    };
+    const ds = installHandlers(lc as never, t.ctx);
+    assert.equal(ds.length, methods.length);
+    assert.deepEqual(methods.sort(), ["zot/event", "zot/extensions/changed", "zot/notify", "zot/panel/close", "zot/panel/open", "zot/panel/render", "zot/reviewEdit", "zot/save"]);
+});
+
+test("zot/event goes to the chat; the end of the last run re-reads the state", async () => {
+    const t = fakeCtx({ "zot/state": stateAnswer });
+    onEvent(t.ctx, ev({ type: "turn_start", step: 1, runId: "run-1" }));
+    assert.equal(t.state.running, true);
+    assert.equal(t.statusBarDraws(), 1);
+    onEvent(t.ctx, ev({ type: "text_delta", delta: "hi", runId: "run-1" }));
+    assert.equal(t.statusBarDraws(), 1, "a delta does not redraw the status bar");
+    assert.deepEqual(t.methods(), []);
+    onEvent(t.ctx, ev({ type: "done", runId: "run-1" }));
+    assert.equal(t.events.length, 3);
+    assert.equal(t.state.running, false);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(t.methods(), ["zot/state"]);
+    assert.equal(t.client.resumeSession, "sess-1");
+});
+
+test("zot/notify: in the chat; info also as a toast (warn and error come as showMessage)", () => {
+    const t = fakeCtx();
+    onNotify(t.ctx, { extension: "todo", level: "info", message: "saved" });
+    onNotify(t.ctx, { extension: "todo", level: "warning", message: "slow" });
+    onNotify(t.ctx, { extension: "", level: "error", message: "boom" });
+    assert.deepEqual(t.notices, [
+        { level: "info", text: "saved", extension: "todo" },
+        { level: "warn", text: "slow", extension: "todo" },
+        { level: "error", text: "boom", extension: "" },
+    ]);
+    assert.deepEqual(fake.messages, [{ level: "info", message: "[todo] saved", items: [] }]);
+});
+
+test("zot/save saves dirty buffers, opens others, and reports what failed", async () => {
+    const dirty = new FakeDocument(vscode.Uri.file("/ws/a.go"), "a");
+    dirty.isDirty = true;
+    const refused = new FakeDocument(vscode.Uri.file("/ws/c.go"), "c");
+    refused.isDirty = true;
+    refused.saveResult = false;
+    fake.documents.push(dirty, refused);
+    fake.disk.set("file:///ws/b.go", "b");
+    const res = await saveDocuments({ uris: ["file:///ws/a.go", "file:///ws/b.go", "file:///ws/c.go", "file:///ws/gone.go"] });
+    assert.deepEqual(res.saved, ["file:///ws/a.go", "file:///ws/b.go"]);
+    assert.deepEqual(res.failed?.map((f) => f.uri), ["file:///ws/c.go", "file:///ws/gone.go"]);
+    assert.equal(res.failed?.[0].reason, "the editor did not save it");
+    assert.match(res.failed?.[1].reason ?? "", /not found/);
+    assert.equal(dirty.saves, 1);
+    assert.equal(dirty.isDirty, false);
+    assert.equal(fake.documents.length, 3, "b.go was opened");
+    assert.deepEqual(await saveDocuments({ uris: ["file:///ws/a.go"] }), { saved: ["file:///ws/a.go"] }, "no failed field when all saved");
+});

@@ -1,0 +1,120 @@
+import { test, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import * as vscode from "vscode";
+import { resetFake, fake, FakeDocument, CancellationTokenSource, TabInputTextDiff } from "./fake/vscode";
+import { ReviewManager, PROPOSAL_SCHEME, ORIGINAL_SCHEME } from "../../src/review";
+import type { ReviewEditParams, ReviewEditResult } from "../../src/lsp_ext";
+
+const params = (p: Partial<ReviewEditParams> = {}): ReviewEditParams => ({
+    uri: "file:///ws/src/a.go",
+    oldText: "one\n",
+    newText: "two\n",
+    toolCallId: "toolu_1",
+    tool: "edit",
+    ...p,
+});
+
+/** Starts a review and returns its answer and the diff it opened. */
+async function startReview(m: ReviewManager, p = params(), cts = new CancellationTokenSource()) {
+    const answer = m.review(p, cts.token as unknown as vscode.CancellationToken);
+    await new Promise((r) => setImmediate(r));
+    const diff = fake.executed.find((e) => e.command === "vscode.diff");
+    assert.ok(diff, "the review opens a diff editor");
+    const [left, right, title] = diff.args as [vscode.Uri, vscode.Uri, string];
+    return { answer, left, right, title, cts };
+}
+
+/** Whether answer has settled (without waiting for it). */
+async function settled(answer: Promise<ReviewEditResult>): Promise<boolean> {
+    let done = false;
+    void answer.then(() => (done = true));
+    await new Promise((r) => setImmediate(r));
+    return done;
+}
+
+let m: ReviewManager;
+const logs: string[] = [];
+beforeEach(() => {
+    resetFake();
+    logs.length = 0;
+    m = new ReviewManager((s) => logs.push(s));
+});
+
+test("a review shows the file as it is against zot's editable proposal, and a notification", async () => {
+    const { left, right, title } = await startReview(m);
+    assert.equal(left.scheme, ORIGINAL_SCHEME);
+    assert.equal(right.scheme, PROPOSAL_SCHEME);
+    assert.equal(title, "a.go ↔ zot's proposed change (editable)");
+    const original = fake.fileSystems.get(ORIGINAL_SCHEME) as vscode.FileSystemProvider;
+    const proposal = fake.fileSystems.get(PROPOSAL_SCHEME) as vscode.FileSystemProvider;
+    assert.equal(Buffer.from(await original.readFile(left)).toString(), "one\n");
+    assert.equal(Buffer.from(await proposal.readFile(right)).toString(), "two\n");
+    assert.equal(fake.progress[0].title, "zot wants to change src/a.go (edit).");
+    assert.equal(fake.contexts.get("zot.reviewing"), true);
+    assert.equal(m.count, 1);
+});
+
+test("accept as proposed: decision accept without text; the diff closes, the context clears", async () => {
+    const { answer, right } = await startReview(m);
+    fake.tabGroups.push({ tabs: [{ input: new TabInputTextDiff(vscode.Uri.parse("zot-review-original:/1/a.go"), right) }] });
+    assert.equal(await settled(answer), false, "zot waits for the user");
+    await m.accept();
+    assert.deepEqual(await answer, { decision: "accept" });
+    assert.equal(fake.closedTabs.length, 1);
+    assert.equal(fake.contexts.get("zot.reviewing"), false);
+    assert.equal(m.count, 0);
+    const proposal = fake.fileSystems.get(PROPOSAL_SCHEME) as vscode.FileSystemProvider;
+    assert.throws(() => proposal.readFile(right), /not found/, "the proposal is dropped");
+});
+
+test("accept after the user edited the proposal: the user's text goes back (and the buffer is saved)", async () => {
+    const { answer, right } = await startReview(m);
+    const doc = new FakeDocument(right, "two, but better\n");
+    doc.isDirty = true;
+    fake.documents.push(doc);
+    await m.accept(right);
+    assert.deepEqual(await answer, { decision: "accept", text: "two, but better\n" });
+    assert.equal(doc.saves, 1);
+});
+
+test("reject carries the reason; a second decision is ignored", async () => {
+    const { answer, right } = await startReview(m);
+    await m.reject(right, "the user rejected the change");
+    assert.deepEqual(await answer, { decision: "reject", message: "the user rejected the change" });
+    await m.accept(right);
+    assert.deepEqual(fake.messages.at(-1), { level: "info", message: "zot: no change is waiting for review.", items: [] });
+});
+
+test("zot stops waiting ($/cancelRequest): the review is rejected and closed", async () => {
+    const { answer, cts } = await startReview(m);
+    cts.cancel();
+    assert.deepEqual(await answer, { decision: "reject", message: "the review was cancelled" });
+    assert.equal(m.count, 0);
+});
+
+test("Cancel on the notification rejects", async () => {
+    const { answer } = await startReview(m);
+    fake.progress[0].cancel.cancel();
+    assert.deepEqual(await answer, { decision: "reject", message: "the user rejected the change" });
+});
+
+test("closing the diff without deciding rejects", async () => {
+    const { answer, left, right } = await startReview(m);
+    const tab = { input: new TabInputTextDiff(left, right) };
+    fake.tabGroups.push({ tabs: [tab] });
+    await vscode.window.tabGroups.close([tab as unknown as vscode.Tab]);
+    assert.deepEqual(await answer, { decision: "reject", message: "the user closed the review without accepting" });
+});
+
+test("two reviews: each answered on its own; rejectAll (connection reset) ends the rest", async () => {
+    const a = await startReview(m, params({ uri: "file:///ws/a.go" }));
+    fake.executed.length = 0;
+    const b = await startReview(m, params({ uri: "file:///ws/b.go", oldText: "" }));
+    assert.match(b.title, /zot's proposed create/);
+    assert.notEqual(a.right.toString(), b.right.toString());
+    await m.accept(a.right);
+    assert.deepEqual(await a.answer, { decision: "accept" });
+    assert.equal(await settled(b.answer), false);
+    m.rejectAll();
+    assert.deepEqual(await b.answer, { decision: "reject", message: "the editor's connection to zot was reset" });
+});
