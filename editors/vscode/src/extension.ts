@@ -23,7 +23,7 @@ import type { HostToChat } from "./webview/protocol";
 
 let zot: Zot | undefined;
 
-export async function activate(context: vscode.ExtensionContext): Promise<Zot> {
+export function activate(context: vscode.ExtensionContext): Zot {
     zot = new Zot(context);
     context.subscriptions.push(zot);
     void zot.client.start();

@@ -47,7 +47,7 @@ function setup(behaviour: { fail?: Error; info?: Partial<ServerInfo> } = {}) {
         return f as unknown as lc.LanguageClient;
     };
     const installed: unknown[] = [];
-    const out = vscode.window.createOutputChannel("zot", { log: true }) as unknown as vscode.LogOutputChannel;
+    const out = vscode.window.createOutputChannel("zot", { log: true });
     const client = new ZotClient(out, (c) => (installed.push(c), []), factory);
     const states: string[] = [];
     client.onState((s) => states.push(s));
@@ -81,7 +81,7 @@ test("start: runs zot lsp with the settings, advertises zot's capabilities, read
     assert.deepEqual(t.states, ["starting", "running"]);
     assert.equal(t.started(), 1);
     assert.deepEqual(t.client.connection, { state: "running", problem: undefined, version: "9.9.9" });
-    assert.equal(t.client.running(), f as unknown);
+    assert.equal(t.client.running(), f);
     assert.deepEqual(fake.messages, []);
 });
 
@@ -147,6 +147,6 @@ test("restart stops the old client and starts a new one", async () => {
     await t.client.restart();
     assert.equal(t.made.length, 2);
     assert.equal(t.made[0].stops, 1);
-    assert.equal(t.client.client, t.made[1] as unknown);
+    assert.equal(t.client.client, t.made[1]);
     assert.deepEqual(t.states, ["starting", "running", "stopped", "starting", "running"]);
 });

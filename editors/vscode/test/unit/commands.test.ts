@@ -164,6 +164,8 @@ test("palette commands report errors as a message (zot not running)", async () =
     assert.deepEqual(fake.messages, [{ level: "error", message: 'zot: zot: cannot start "zot lsp"', items: [] }]);
     await vscode.commands.executeCommand("zot.restartServer");
     assert.equal(t.client.restarts, 1);
-    ds.forEach((d) => d.dispose());
+    for (const d of ds) {
+        d.dispose();
+    }
     assert.equal(fake.commands.size, 0);
 });

@@ -16,7 +16,7 @@ const params = (p: Partial<ReviewEditParams> = {}): ReviewEditParams => ({
 
 /** Starts a review and returns its answer and the diff it opened. */
 async function startReview(m: ReviewManager, p = params(), cts = new CancellationTokenSource()) {
-    const answer = m.review(p, cts.token as unknown as vscode.CancellationToken);
+    const answer = m.review(p, cts.token);
     await new Promise((r) => setImmediate(r));
     const diff = fake.executed.find((e) => e.command === "vscode.diff");
     assert.ok(diff, "the review opens a diff editor");

@@ -104,7 +104,7 @@ test("errors, queued runs and compaction show as notices", () => {
     st.applyEvent(s, { type: "compact_done", summary: "short", runId: "run-2" });
     st.applyEvent(s, { type: "done", runId: "run-2" });
     assert.equal(st.isRunning(s), false);
-    const n = s.items.filter((i) => i.kind === "notice") as st.NoticeItem[];
+    const n = s.items.filter((i): i is st.NoticeItem => i.kind === "notice");
     assert.deepEqual(
         n.map((i) => i.level),
         ["info", "error", "info"],

@@ -263,7 +263,7 @@ input.addEventListener("input", () => {
 });
 
 complEl.addEventListener("mousedown", (e) => {
-    const el = (e.target as HTMLElement).closest(".completion") as HTMLElement | null;
+    const el = (e.target as HTMLElement).closest<HTMLElement>(".completion");
     if (el) {
         e.preventDefault();
         acceptCompletion(Number(el.dataset.index));

@@ -9,10 +9,10 @@ import { escapeHtml, renderMarkdown, StreamingMarkdown } from "./markdown";
 /** A one-line summary of a tool call's arguments. */
 export function summarizeArgs(name: string, args: unknown): string {
     if (args === null || typeof args !== "object") {
-        return args === undefined || args === null ? "" : String(args);
+        return args === undefined || args === null ? "" : typeof args === "string" ? args : JSON.stringify(args);
     }
     const a = args as Record<string, unknown>;
-    const pick = (k: string) => (typeof a[k] === "string" ? (a[k] as string) : undefined);
+    const pick = (k: string) => (typeof a[k] === "string" ? a[k] : undefined);
     let s: string | undefined;
     switch (name) {
         case "bash":

@@ -2,10 +2,9 @@
 // test build (esbuild.mjs --tests) resolves "vscode" to this file. It
 // implements what zot's extension and vscode-languageclient use, records
 // what the extension shows and runs, and lets a test script the user's
-// answers (fake.answers). Anything else throws, so a test cannot pass on a
-// call the fake silently ignores.
-
-/* eslint-disable @typescript-eslint/no-explicit-any -- the fake stands in for vscode's own types */
+// answers (fake.answers). What it does not model is absent (and
+// vscode.languages throws), so code that needs more fails loudly instead of
+// passing on a call the fake ignores.
 
 type Listener<T> = (e: T) => unknown;
 
@@ -97,7 +96,7 @@ export class ThemeColor {
 
 export class FileSystemError extends Error {
     static FileNotFound(u?: Uri): FileSystemError {
-        return new FileSystemError(`file not found: ${u}`);
+        return new FileSystemError(`file not found: ${String(u)}`);
     }
     static NoPermissions(m?: string): FileSystemError {
         return new FileSystemError(m ?? "no permissions");
@@ -257,7 +256,7 @@ function newRecord() {
         documents: [] as FakeDocument[],
         /** Documents openTextDocument can open, by uri string. */
         disk: new Map<string, string>(),
-        fileSystems: new Map<string, any>(),
+        fileSystems: new Map<string, unknown>(),
         /** Progress notifications: title and the cancel source of each. */
         progress: [] as { title: string; cancel: CancellationTokenSource; done: Promise<unknown> }[],
         settings: new Map<string, unknown>(),
@@ -286,7 +285,7 @@ function answer<T>(): T | undefined {
 
 function show(level: Shown["level"]) {
     return async (message: string, ...rest: unknown[]) => {
-        const items = rest.filter((r) => typeof r === "string") as string[];
+        const items = rest.filter((r): r is string => typeof r === "string");
         fake.messages.push({ level, message, items });
         return items.length ? answer<string>() : undefined;
     };
@@ -325,7 +324,7 @@ export const window = {
         if (a === undefined) {
             return undefined;
         }
-        return typeof a === "number" ? list[a] : list.find((i: any) => i.label === a || i === a);
+        return typeof a === "number" ? list[a] : list.find((i) => (i as { label?: string }).label === a || i === a);
     },
     async showInputBox(_opts?: unknown): Promise<string | undefined> {
         return answer<string>();
