@@ -6,7 +6,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -416,4 +418,71 @@ func TestContractRevisionNoted(t *testing.T) {
 			"and set the header's revision and ProtocolRevision (server/protocol.go) to %d",
 			ProtocolRevision, got, want, ProtocolRevision+1, want, ProtocolRevision+1)
 	}
+}
+
+// TestContractClientsUseTheirDeclarations: the Neovim modules name methods
+// only through zot.protocol (and only names it declares), and the VS Code
+// sources only through lsp_ext.ts.
+func TestContractClientsUseTheirDeclarations(t *testing.T) {
+	lua := readFile(t, luaPath)
+	declared := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?ms)^M\.(\w+) = \{\n(.*?)^\}`).FindAllStringSubmatch(lua, -1) {
+		for _, e := range regexp.MustCompile(`(?m)^\s+(\w+) = `).FindAllStringSubmatch(m[2], -1) {
+			declared[m[1]+"."+e[1]] = true
+		}
+	}
+	if len(declared) < 30 {
+		t.Fatalf("protocol.lua declares only %d names", len(declared))
+	}
+	methodLiteral := regexp.MustCompile(`['"](zot|workspace|window|textDocument|\$)/[\w/$]+['"]`)
+	use := regexp.MustCompile(`\bP\.(\w+)\.(\w+)`)
+	dir := "../editors/nvim/lua/zot"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() == "protocol.lua" || !strings.HasSuffix(e.Name(), ".lua") {
+			continue
+		}
+		for i, line := range strings.Split(readFile(t, dir+"/"+e.Name()), "\n") {
+			code, _, _ := strings.Cut(line, "--")
+			if m := methodLiteral.FindString(code); m != "" {
+				t.Errorf("%s:%d: the method %s spelled out; use zot.protocol", e.Name(), i+1, m)
+			}
+			for _, u := range use.FindAllStringSubmatch(code, -1) {
+				if !declared[u[1]+"."+u[2]] {
+					t.Errorf("%s:%d: P.%s.%s is not declared in protocol.lua", e.Name(), i+1, u[1], u[2])
+				}
+			}
+		}
+	}
+	tsDir := "../editors/vscode/src"
+	tsLiteral := regexp.MustCompile("[\"'`]zot/[\\w/]+[\"'`]")
+	err = filepathWalk(tsDir, func(path string) {
+		if strings.HasSuffix(path, "/lsp_ext.ts") || !strings.HasSuffix(path, ".ts") {
+			return
+		}
+		for i, line := range strings.Split(readFile(t, path), "\n") {
+			code, _, _ := strings.Cut(line, "//")
+			if m := tsLiteral.FindString(code); m != "" {
+				t.Errorf("%s:%d: the method %s spelled out; use lsp_ext.ts", path, i+1, m)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func filepathWalk(root string, f func(path string)) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			f(path)
+		}
+		return nil
+	})
 }
