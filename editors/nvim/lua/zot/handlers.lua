@@ -21,6 +21,7 @@ local notify_levels = {
   error = levels.ERROR,
 }
 
+---@param params zot.NotifyParams
 function M.notify(_, params, _)
   params = params or {}
   local ext, msg = params.extension or 'zot', tostring(params.message or '')
@@ -61,6 +62,8 @@ function M.show_message_request(err, params, ctx, cfg)
   return vim.lsp.handlers[P.lsp.show_message_request](err, params, ctx, cfg)
 end
 
+--- zot/event: one event of a run (docs/protocol.md, "Events").
+---@param params table
 function M.event(_, params, ctx)
   local st = state_of(ctx)
   if st and params then
@@ -172,6 +175,8 @@ function M.apply_edit(_, params, ctx)
   return { applied = true }
 end
 
+---@param params zot.SaveParams
+---@return zot.SaveResult
 function M.save(_, params, _)
   local saved, failed = {}, {}
   for _, uri in ipairs((params and params.uris) or {}) do
@@ -200,6 +205,8 @@ function M.save(_, params, _)
   return res
 end
 
+---@param params zot.ReviewEditParams
+---@return zot.ReviewEditResult
 function M.review(_, params, ctx)
   local st = state_of(ctx)
   local async, res = util.await(function(resolve)
@@ -233,6 +240,7 @@ M.panel_close = panel_handler(function(panel, st, params)
   panel.close(st, params.panelId, false)
 end)
 
+---@param params zot.ExtensionsResult
 function M.extensions_changed(_, params, ctx)
   local st = state_of(ctx)
   if st and params then

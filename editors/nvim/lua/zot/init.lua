@@ -108,6 +108,7 @@ local function show_chat(state, force)
   end
 end
 
+---@param res zot.CommandResult
 local function on_command_result(state, res)
   res = res or {}
   local err = util.val(res.error)
