@@ -11,8 +11,8 @@ import (
 
 // zotMethods is the one table of client → server zot/* methods: each entry
 // decodes its params into a typed struct, validates them, calls the
-// handler and hands the typed result to the reply (which encodes it).
-// Handlers only see valid, typed params.
+// handler and encodes its typed result. Handlers only see valid, typed
+// params.
 var zotMethods = newMethodTable(
 	request(MethodPrompt, (*Server).zotPrompt),
 	request(MethodAbort, (*Server).zotAbort),
@@ -110,7 +110,7 @@ func request[P, R any](method string, fn func(s *Server, ctx context.Context, p 
 		if err != nil {
 			return nil, err
 		}
-		return res, nil
+		return encode(method, res)
 	}}
 }
 
@@ -122,8 +122,19 @@ func request0[R any](method string, fn func(s *Server, ctx context.Context) (R, 
 		if err != nil {
 			return nil, err
 		}
-		return res, nil
+		return encode(method, res)
 	}}
+}
+
+// encode marshals a result here rather than in the reply: jsonrpc2 would
+// fail to send a result it cannot encode and the client would wait
+// forever; this way it gets an InternalError naming the method.
+func encode(method string, res any) (any, error) {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, rpcError(jsonrpc2.InternalError, "%s: cannot encode the result: %v (please report it)", method, err)
+	}
+	return json.RawMessage(b), nil
 }
 
 // notification registers a notification with params P. Its errors are

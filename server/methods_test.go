@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -54,8 +55,9 @@ func TestMethodTableDecodesValidatesCalls(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || res != c.want {
-			t.Errorf("%s: %v, %v; want %v", c.params, res, err, c.want)
+		want, _ := json.Marshal(c.want)
+		if got, ok := res.(json.RawMessage); err != nil || !ok || string(got) != string(want) {
+			t.Errorf("%s: %v, %v; want %s", c.params, res, err, want)
 		}
 	}
 	if calls != 3 {
@@ -63,6 +65,19 @@ func TestMethodTableDecodesValidatesCalls(t *testing.T) {
 	}
 	if h.Method != "zot/probe" || h.Dir != clientToServer || h.Notification {
 		t.Errorf("spec %+v", h.methodSpec)
+	}
+}
+
+// A result that does not encode is an InternalError naming the method,
+// not a reply jsonrpc2 cannot send (the client would wait forever).
+func TestMethodTableResultThatDoesNotEncode(t *testing.T) {
+	h := request0("zot/probe", func(s *Server, ctx context.Context) (struct{ F float64 }, error) {
+		return struct{ F float64 }{math.NaN()}, nil
+	})
+	res, err := h.serve(newTestServer(t), context.Background(), nil)
+	var re *jsonrpc2.Error
+	if !errors.As(err, &re) || re.Code != jsonrpc2.InternalError || !strings.HasPrefix(re.Message, "zot/probe: cannot encode the result") || res != nil {
+		t.Fatalf("got %v, %v", res, err)
 	}
 }
 
