@@ -209,6 +209,8 @@ var wireTypes = map[string]reflect.Type{
 	"ModelsResult":            reflect.TypeOf(ModelsResult{}),
 	"SetModelParams":          reflect.TypeOf(SetModelParams{}),
 	"SetModelResult":          reflect.TypeOf(SetModelResult{}),
+	"SetReasoningParams":      reflect.TypeOf(SetReasoningParams{}),
+	"SetReasoningResult":      reflect.TypeOf(SetReasoningResult{}),
 	"SetPermissionModeParams": reflect.TypeOf(SetPermissionModeParams{}),
 	"SetPermissionModeResult": reflect.TypeOf(SetPermissionModeResult{}),
 	"PingResult":              reflect.TypeOf(PingResult{}),

@@ -140,6 +140,8 @@ export const abort = new lc.RequestType<AbortParams, AbortResult, void>("zot/abo
 export interface StateResult {
     provider: string;
     model: string;
+    /** The thinking level requests are sent with. */
+    reasoning: ReasoningLevel;
     cwd: string;
     message_count: number;
     busy: boolean;
@@ -185,6 +187,15 @@ export interface SetModelResult {
     model: string;
 }
 export const setModel = new lc.RequestType<SetModelParams, SetModelResult, void>("zot/setModel");
+export type ReasoningLevel = "off" | "low" | "medium" | "high";
+export interface SetReasoningParams {
+    reasoning: ReasoningLevel;
+}
+export interface SetReasoningResult {
+    /** The level now in effect (from the next model call). */
+    reasoning: ReasoningLevel;
+}
+export const setReasoning = new lc.RequestType<SetReasoningParams, SetReasoningResult, void>("zot/setReasoning");
 export interface SetPermissionModeParams {
     mode: PermissionMode;
 }

@@ -21,6 +21,7 @@ M.request = {
   clear = 'zot/clear',
   models = 'zot/models',
   set_model = 'zot/setModel',
+  set_reasoning = 'zot/setReasoning',
   set_permission_mode = 'zot/setPermissionMode',
   ping = 'zot/ping',
   commands = 'zot/commands',
@@ -131,6 +132,7 @@ M.error_code = {
 ---@class zot.StateResult
 ---@field provider string
 ---@field model string
+---@field reasoning 'off'|'low'|'medium'|'high'
 ---@field cwd string
 ---@field message_count integer
 ---@field busy boolean
@@ -155,6 +157,12 @@ M.error_code = {
 
 ---@class zot.SetModelResult
 ---@field model string
+
+---@class zot.SetReasoningParams
+---@field reasoning 'off'|'low'|'medium'|'high'
+
+---@class zot.SetReasoningResult
+---@field reasoning 'off'|'low'|'medium'|'high'
 
 ---@class zot.SetPermissionModeParams
 ---@field mode 'auto'|'ask'|'readonly'

@@ -54,7 +54,7 @@ test("server info and zot/state fill the state; clearRuns forgets runs", () => {
     const s = new ZotState();
     s.fromServerInfo({ protocolVersion: 1, version: "0.1.0", provider: "openai", model: "gpt", cwd: "/p", permissionMode: "readonly", commands: [{ name: "help", description: "", source: "builtin" }] });
     assert.deepEqual([s.provider, s.model, s.mode, s.commands.length], ["openai", "gpt", "readonly", 1]);
-    s.fromState({ provider: "anthropic", model: "c", cwd: "/p", message_count: 2, busy: false, usage: { input: 0, output: 0, cache_read: 0, cache_write: 0, cost_usd: 0 }, permissionMode: "auto", queued: 0 });
+    s.fromState({ provider: "anthropic", model: "c", reasoning: "off", cwd: "/p", message_count: 2, busy: false, usage: { input: 0, output: 0, cache_read: 0, cache_write: 0, cost_usd: 0 }, permissionMode: "auto", queued: 0 });
     assert.deepEqual(s.chatStatus({ state: "running", version: "v" }), {
         connection: "running",
         message: undefined,

@@ -72,6 +72,7 @@ export function fakeCtx(answers: Record<string, Answer> = {}) {
 export const stateAnswer = () => ({
     provider: "anthropic",
     model: "m1",
+    reasoning: "off",
     cwd: "/ws",
     message_count: 0,
     busy: false,
