@@ -55,6 +55,11 @@ type Options struct {
 	// ExtPaths are --ext/-e directories, loaded first (they win over
 	// project and global extensions of the same name) and trusted.
 	ExtPaths []string
+	// EditorExtPaths are extension paths an editor passed in
+	// (initializationOptions.ext), loaded after ExtPaths. Those inside the
+	// workspace need trust like project extensions (a repository can
+	// ship them); the others are trusted like ExtPaths.
+	EditorExtPaths []string
 	// BuiltinTools and BuiltinCommands win over extension names.
 	BuiltinTools    []string
 	BuiltinCommands []string
@@ -120,7 +125,10 @@ type Status struct {
 	Description string   `json:"description,omitempty"`
 	Language    string   `json:"language,omitempty"`
 	Dir         string   `json:"dir"`
-	Source      string   `json:"source"` // ext, project, global
+	Source      string   `json:"source"` // ext, workspace, project, global
+	// Secrets are the credentials (SecretEnv) the manifest asks to
+	// receive; the trust question shows them.
+	Secrets []string `json:"secrets,omitempty"`
 	State       string   `json:"state"`
 	Reason      string   `json:"reason,omitempty"`
 	Tools       []string `json:"tools,omitempty"`    // registered tools (shadowed ones included)
@@ -149,6 +157,7 @@ type Host struct {
 	discMu sync.Mutex // serialises rediscovery
 	regMu  sync.Mutex // serialises registry rebuilds
 	reg    atomic.Pointer[registry]
+	hasher *Hasher // trust hashes, cached in $ZOT_HOME
 
 	panelMu sync.Mutex
 	panels  map[string]*proc
@@ -194,6 +203,7 @@ func NewHost(o Options) *Host {
 	h := &Host{o: o, panels: map[string]*proc{}, changedCh: make(chan struct{}, 1)}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.reg.Store(&registry{})
+	h.hasher = NewHasher(o.Home)
 	return h
 }
 
@@ -339,7 +349,7 @@ func (h *Host) Reload(ctx context.Context) error {
 // extensions are trusted already.
 func (h *Host) Trust(name string) error {
 	var c *Candidate
-	for _, cand := range Discover(h.o.Cwd, h.o.Home, h.o.ExtPaths) {
+	for _, cand := range h.discover() {
 		if cand.Name == name && cand.Err == nil && cand.ShadowedBy == "" {
 			c = &cand
 			break
@@ -351,7 +361,12 @@ func (h *Host) Trust(name string) error {
 	if !needsTrust(c.Source) {
 		return nil
 	}
-	if err := TrustCandidate(h.o.Home, h.o.Cwd, *c); err != nil {
+	hash, err := h.hasher.Hash(c.Dir, c.Manifest, c.Raw)
+	if err != nil {
+		return err
+	}
+	h.hasher.Save()
+	if err := RecordTrust(h.o.Home, h.o.Cwd, c.Name, hash); err != nil {
 		return err
 	}
 	h.mu.Lock()
@@ -361,6 +376,11 @@ func (h *Host) Trust(name string) error {
 		h.rediscover(h.ctx, false, true)
 	}
 	return nil
+}
+
+// discover lists the candidates with this host's paths.
+func (h *Host) discover() []Candidate {
+	return DiscoverAll(h.o.Cwd, h.o.Home, h.o.ExtPaths, h.o.EditorExtPaths)
 }
 
 type nopUI struct{}

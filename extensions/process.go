@@ -105,6 +105,7 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 	for attempt := 0; ; attempt++ {
 		cmd = exec.Command(execPath, c.Manifest.Args...)
 		cmd.Dir = c.Dir
+		cmd.Env = extensionEnv(os.Environ(), c.Manifest.Env)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
 		setProcGroup(cmd)
 		err = cmd.Start()

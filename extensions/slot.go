@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -59,14 +61,59 @@ func (s *slot) setState(state, reason string) {
 	s.mu.Unlock()
 }
 
-// fingerprint captures everything whose change reloads an extension.
+// fingerprint captures everything whose change reloads an extension: its
+// place and manifest, its trust hash (extensions that need trust), and the
+// stat keys of its code files (a rebuilt binary reloads even when nothing
+// is hashed).
 func (h *Host) fingerprint(c Candidate, hash string) string {
 	errText := ""
 	if c.Err != nil {
 		errText = c.Err.Error()
 	}
 	trusted := !needsTrust(c.Source) || (hash != "" && IsTrusted(h.o.Home, h.o.Cwd, c.Name, hash))
-	return strings.Join([]string{c.Dir, c.Source, fmt.Sprint(c.Manifest.IsEnabled()), c.ShadowedBy, errText, hash, fmt.Sprint(trusted)}, "\x00")
+	var code strings.Builder
+	if c.Err == nil {
+		fmt.Fprintf(&code, "%x", c.Raw)
+		for _, f := range c.Manifest.codeFiles(c.Dir) {
+			if fi, err := os.Stat(f); err == nil {
+				fmt.Fprintf(&code, "|%s %+v", f, fileID(fi))
+			}
+		}
+	}
+	return strings.Join([]string{c.Dir, c.Source, fmt.Sprint(c.Manifest.IsEnabled()), c.ShadowedBy, errText, hash, fmt.Sprint(trusted), code.String()}, "\x00")
+}
+
+// hashConcurrency bounds the trust hashes computed at once.
+var hashConcurrency = max(2, min(8, runtime.GOMAXPROCS(0)))
+
+// trustHashes computes the trust hash of every candidate that needs one,
+// in parallel (bounded); an unchanged file is only stat'ed (Hasher's
+// cache). A candidate whose hash fails gets Err.
+func (h *Host) trustHashes(cands []Candidate) []string {
+	hashes := make([]string, len(cands))
+	sem := make(chan struct{}, hashConcurrency)
+	var wg sync.WaitGroup
+	for i := range cands {
+		c := &cands[i]
+		if c.Err != nil || c.ShadowedBy != "" || !needsTrust(c.Source) {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			var err error
+			if hashes[i], err = h.hasher.Hash(c.Dir, c.Manifest, c.Raw); err != nil {
+				c.Err = fmt.Errorf("trust hash: %w", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := h.hasher.Save(); err != nil {
+		h.logf("extensions: cannot save %s: %v", HashCacheFile, err)
+	}
+	return hashes
 }
 
 // rediscover scans the extension directories and reconciles the slots:
@@ -86,27 +133,20 @@ func (h *Host) rediscover(ctx context.Context, force, wait bool) {
 			h.discMu.Unlock()
 		}
 	}()
+	cands := h.discover()
 	if h.watch != nil {
-		h.watch.sync()
+		h.watch.sync(cands)
 	}
-	cands := Discover(h.o.Cwd, h.o.Home, h.o.ExtPaths)
 	type job struct {
 		s        *slot
 		c        Candidate
 		hash, fp string
 	}
-	// Hash outside the locks: it reads every code file.
-	hashes := make([]string, len(cands))
+	// Hash outside the locks: it may read files.
+	hashes := h.trustHashes(cands)
 	fps := make([]string, len(cands))
 	for i := range cands {
-		c := &cands[i]
-		if c.Err == nil {
-			var err error
-			if hashes[i], err = TrustHash(c.Dir, c.Manifest, c.Raw); err != nil {
-				c.Err = err
-			}
-		}
-		fps[i] = h.fingerprint(*c, hashes[i])
+		fps[i] = h.fingerprint(cands[i], hashes[i])
 	}
 	var jobs []job
 	h.mu.Lock()
@@ -574,6 +614,7 @@ func (s *slot) status() Status {
 		Language:    c.Manifest.Language,
 		Dir:         c.Dir,
 		Source:      c.Source,
+		Secrets:     c.Manifest.secretsAsked(),
 		State:       s.state,
 		Reason:      s.reason,
 		Shadowed:    slices.Clone(s.shadowed),

@@ -1,14 +1,11 @@
 package extensions
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -33,32 +30,10 @@ type trustedEntry struct {
 // trustMu serialises read-modify-write of trust files in this process.
 var trustMu sync.Mutex
 
-// TrustHash is the hash trust is recorded against: sha256 over the
-// manifest (canonical JSON without "enabled", so enable/disable does not
-// revoke trust) and every code file (the exec and script args inside the
-// extension directory), each with its relative path.
+// TrustHash is the hash trust is recorded against (uncached; the host
+// uses a Hasher). See Hasher.Hash for what it covers.
 func TrustHash(dir string, m Manifest, raw []byte) (string, error) {
-	h := sha256.New()
-	var fields map[string]any
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return "", err
-	}
-	delete(fields, "enabled")
-	canon, _ := json.Marshal(fields) // map keys are sorted
-	fmt.Fprintf(h, "manifest %d\n", len(canon))
-	h.Write(canon)
-	files := m.codeFiles(dir)
-	sort.Strings(files)
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return "", err
-		}
-		rel, _ := filepath.Rel(dir, f)
-		fmt.Fprintf(h, "\nfile %s %d\n", filepath.ToSlash(rel), len(b))
-		h.Write(b)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return (&Hasher{}).Hash(dir, m, raw)
 }
 
 // workspaceKey is the canonical form of a workspace path.
@@ -132,14 +107,17 @@ func TrustCandidate(home, cwd string, c Candidate) error {
 	if c.Err != nil {
 		return c.Err
 	}
-	h, err := TrustHash(c.Dir, c.Manifest, c.Raw)
+	hs := NewHasher(home)
+	h, err := hs.Hash(c.Dir, c.Manifest, c.Raw)
 	if err != nil {
 		return err
 	}
+	hs.Save()
 	return RecordTrust(home, cwd, c.Name, h)
 }
 
-// needsTrust reports whether a candidate's source requires trust: only
-// project-local extensions do; global installs and --ext paths are the
+// needsTrust reports whether a candidate's source requires trust:
+// project-local extensions and extension paths an editor passed in that
+// lie inside the workspace do; global installs and --ext paths are the
 // user's own act.
-func needsTrust(source string) bool { return source == SourceProject }
+func needsTrust(source string) bool { return source == SourceProject || source == SourceWorkspace }

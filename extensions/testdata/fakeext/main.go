@@ -20,7 +20,7 @@ type frame map[string]any
 
 var (
 	name         = flag.String("name", "fake", "hello name")
-	toolsF       = flag.String("tools", "", "tools to register: echo,slow,crash,image,hang,late")
+	toolsF       = flag.String("tools", "", "tools to register: echo,env,slow,crash,image,hang,late")
 	cmdsF        = flag.String("cmds", "", "commands to register: hi,panel,crash,err,insert,display,noop,flood,slow")
 	eventsF      = flag.String("events", "", "events to subscribe to")
 	interceptF   = flag.String("intercept", "", "events to intercept")
@@ -227,6 +227,12 @@ func toolCall(id, name string, args json.RawMessage) {
 	switch name {
 	case "echo", "late":
 		emit(frame{"type": "tool_result", "id": id, "content": []frame{{"type": "text", "text": *prefix + ": " + a.Text}}})
+	case "env", "envb": // the value of the variable named by text, or <unset>
+		v, ok := os.LookupEnv(a.Text)
+		if !ok {
+			v = "<unset>"
+		}
+		emit(frame{"type": "tool_result", "id": id, "content": []frame{{"type": "text", "text": v}}})
 	case "image":
 		emit(frame{"type": "tool_result", "id": id, "content": []frame{
 			{"type": "text", "text": "an image"},
