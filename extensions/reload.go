@@ -189,6 +189,6 @@ func (w *watcher) schedule() {
 		w.timer.Stop()
 	}
 	w.timer = time.AfterFunc(w.h.o.Debounce, func() {
-		w.h.goBG(func() { w.h.rediscover(w.h.ctx, false, false) })
+		w.h.goBG(func() { w.h.rediscover(w.h.ctx, false, true) })
 	})
 }

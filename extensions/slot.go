@@ -227,7 +227,7 @@ func (h *Host) rediscover(ctx context.Context, force, wait bool) {
 		})
 	}
 	for _, j := range jobs {
-		run(func() { j.s.load(ctx, j.c, j.hash, j.fp, user, true) })
+		run(func() { j.s.load(ctx, j.c, j.hash, j.fp, user, wait) })
 	}
 	if wait {
 		wg.Wait()

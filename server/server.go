@@ -110,7 +110,10 @@ type Server struct {
 	rt        Runtime
 	rtErr     error
 	cfg       agent.Config
-	exts      []string
+	exts      []string // --ext paths (the user's command line)
+	// editorExts are initializationOptions.ext paths: those inside the
+	// workspace need trust (a repository's settings can name them).
+	editorExts []string
 	host      Host
 	hostErr   error
 	hostReady chan struct{}

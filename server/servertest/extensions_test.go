@@ -306,3 +306,70 @@ func TestNotifyCapabilitySuppressesShowMessage(t *testing.T) {
 		}
 	}
 }
+
+// The agent's write into an extension directory is put to the user even
+// in the default (auto) mode, with the whole new content; "Deny" leaves
+// the file alone and tells the model.
+func TestAgentWriteIntoExtensionDirAsks(t *testing.T) {
+	e := newEnv(t)
+	dir := filepath.Join(e.home, "dev", "lspext")
+	manifest := filepath.Join(dir, "extension.json")
+	e.installExt(dir, "lspext")
+	before, _ := os.ReadFile(manifest)
+	disabled := strings.Replace(string(before), "{", "{\n  \"enabled\": false,", 1)
+	e.llm.Append(
+		llmtest.ToolReply("write", map[string]any{"path": manifest, "content": disabled}),
+		llmtest.TextReply("ok"))
+	asked := make(chan string, 2)
+	cfg := e.config("--ext", dir)
+	ed := servertest.Start(t, cfg)
+	ed.Choose = func(msg string, actions []string) string {
+		asked <- msg + " | " + strings.Join(actions, "/")
+		return "Deny"
+	}
+	ed.Initialize(nil)
+	waitExt(ed, "lspext", "loaded")
+	evs := ed.WaitDone(ed.Prompt("turn the guard off").RunID)
+	res := servertest.Find(evs, "tool_result")
+	if res["is_error"] != true || !strings.Contains(servertest.ResultText(res), "did not allow") {
+		t.Fatalf("tool result: %v", res)
+	}
+	q := <-asked
+	if !strings.Contains(q, "Allow this change/Deny") || !strings.Contains(q, `"enabled": false`) {
+		t.Fatalf("question: %s", q)
+	}
+	if after, _ := os.ReadFile(manifest); string(after) != string(before) {
+		t.Fatal("the manifest was changed")
+	}
+}
+
+// An extension path from initializationOptions inside the workspace (a
+// repository's settings can put it there) is asked about like a project
+// extension; one outside the workspace is the user's and loads.
+func TestEditorExtPathInsideWorkspaceAsksTrust(t *testing.T) {
+	e := newEnv(t)
+	inside := e.installExt(filepath.Join(e.root, "tools", "repoext"), "repoext")
+	outside := e.installExt(filepath.Join(e.home, "mine", "userext"), "userext")
+	asked := make(chan string, 4)
+	cfg := e.config()
+	cfg.InitOptions = map[string]any{"ext": []string{inside, outside}}
+	ed := servertest.Start(t, cfg)
+	ed.Choose = func(msg string, actions []string) string {
+		asked <- msg
+		return "Don't run"
+	}
+	ed.Initialize(nil)
+	waitExt(ed, "userext", "loaded")
+	if q := <-asked; !strings.Contains(q, `"repoext"`) || !strings.Contains(q, "inside the workspace") {
+		t.Fatalf("trust question: %s", q)
+	}
+	x := waitExt(ed, "repoext", "untrusted")
+	if x.Source != "workspace" {
+		t.Fatalf("status: %+v", x)
+	}
+	select {
+	case q := <-asked:
+		t.Fatalf("asked about more: %s", q)
+	default:
+	}
+}
