@@ -35,7 +35,7 @@ const (
 // A code file the manifest names (exec, args) is hashed even there.
 var TrustSkipDirs = []string{
 	".git", ".hg", ".svn", // version control
-	"node_modules",                                  // npm dependencies
+	"node_modules",                                // npm dependencies
 	"__pycache__", ".mypy_cache", ".pytest_cache", // Python caches
 	".ruff_cache", ".tox", ".cache", ".gradle",
 }

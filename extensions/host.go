@@ -129,15 +129,15 @@ const (
 
 // Status describes one discovered extension.
 type Status struct {
-	Name        string   `json:"name"`
-	Version     string   `json:"version,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Language    string   `json:"language,omitempty"`
-	Dir         string   `json:"dir"`
-	Source      string   `json:"source"` // ext, workspace, project, global
+	Name        string `json:"name"`
+	Version     string `json:"version,omitempty"`
+	Description string `json:"description,omitempty"`
+	Language    string `json:"language,omitempty"`
+	Dir         string `json:"dir"`
+	Source      string `json:"source"` // ext, workspace, project, global
 	// Secrets are the credentials (SecretEnv) the manifest asks to
 	// receive; the trust question shows them.
-	Secrets []string `json:"secrets,omitempty"`
+	Secrets     []string `json:"secrets,omitempty"`
 	State       string   `json:"state"`
 	Reason      string   `json:"reason,omitempty"`
 	Tools       []string `json:"tools,omitempty"`    // registered tools (shadowed ones included)
