@@ -56,6 +56,7 @@ type proc struct {
 	readDone  chan struct{}
 
 	stopping     atomic.Bool
+	registering  atomic.Bool // a register_* or subscribe frame arrived
 	crashHandled atomic.Bool
 	seq          atomic.Uint64
 	badLines     atomic.Int64
@@ -65,7 +66,7 @@ type proc struct {
 	hello     wire.Frame
 	gotHello  bool
 	ready     bool
-	autoReady bool
+	autoReady string // why it counts as ready without a ready frame
 	tools     []*toolReg
 	commands  []cmdReg
 	events    map[string]bool

@@ -482,11 +482,18 @@ func (s *slot) startProc(ctx context.Context) (*proc, error) {
 			}
 			silence.Reset(h.o.ReadyFallback)
 		case <-silence.C:
+			// Silence means ready only for an extension that has not
+			// started registering: one that has will send ready (a pause
+			// under load is not the end of its registrations), up to
+			// HelloTimeout below.
+			if p.registering.Load() {
+				continue
+			}
 			p.log.printf("no ready frame; ready after %s of silence", h.o.ReadyFallback)
-			p.markReady(true)
+			p.markReady("no ready frame; ready after silence")
 		case <-helloT.C:
 			p.log.printf("still registering after %s; treating as ready", h.o.HelloTimeout)
-			p.markReady(true)
+			p.markReady(fmt.Sprintf("no ready frame within %s of start; ready without it", h.o.HelloTimeout))
 		case <-p.dead:
 			return nil, fmt.Errorf("%s while registering (log: %s)", p.deadErr, s.log.path)
 		case <-ctx.Done():
@@ -708,8 +715,8 @@ func (s *slot) status() Status {
 		}
 		p.mu.Lock()
 		st.Diagnostics = slices.Clone(p.diags)
-		if p.autoReady {
-			st.Diagnostics = append(st.Diagnostics, "no ready frame; ready after silence")
+		if p.autoReady != "" {
+			st.Diagnostics = append(st.Diagnostics, p.autoReady)
 		}
 		p.mu.Unlock()
 	}

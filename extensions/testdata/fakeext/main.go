@@ -42,6 +42,7 @@ var (
 	startDelay   = flag.Duration("start-delay", 0, "sleep before hello")
 	ackNoExit    = flag.Bool("ack-no-exit", false, "ack shutdown but keep running")
 	readyDelay   = flag.Duration("ready-delay", 0, "sleep between registrations and ready")
+	lateDelay    = flag.Duration("late-delay", 0, "sleep before registering the late tool")
 	notifyOnCall = flag.Bool("notify-on-call", false, "send a notify before each tool_result")
 	noRead       = flag.Bool("no-read", false, "stop reading stdin after ready")
 	crashAfter   = flag.Duration("crash-after", 200*time.Millisecond, "with -crash-start: delay before exiting")
@@ -149,6 +150,7 @@ func main() {
 	}
 	for _, t := range list(*toolsF) {
 		if t == "late" {
+			time.Sleep(*lateDelay)
 			emit(frame{"type": "register_tool", "name": "late", "description": "registered after ready"})
 		}
 	}
