@@ -35,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -114,6 +115,10 @@ type UI interface {
 	Changed()
 }
 
+// maxConcurrentStarts bounds the extensions between spawn and ready at
+// once (see docs/decisions.md for the measurement).
+var maxConcurrentStarts = max(16, 8*runtime.GOMAXPROCS(0))
+
 // Extension states as Status reports them.
 const (
 	StateStarting   = "starting"
@@ -167,6 +172,8 @@ type Host struct {
 	regMu  sync.Mutex // serialises registry rebuilds
 	reg    atomic.Pointer[registry]
 	hasher *Hasher // trust hashes, cached in $ZOT_HOME
+	// startSem bounds the extensions starting (spawn → ready) at once.
+	startSem chan struct{}
 
 	panelMu sync.Mutex
 	panels  map[string]*proc
@@ -213,6 +220,7 @@ func NewHost(o Options) *Host {
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.reg.Store(&registry{})
 	h.hasher = NewHasher(o.Home)
+	h.startSem = make(chan struct{}, maxConcurrentStarts)
 	return h
 }
 

@@ -437,6 +437,15 @@ func (s *slot) startProc(ctx context.Context) (*proc, error) {
 	s.mu.Lock()
 	c := s.cand
 	s.mu.Unlock()
+	// Bound the handshakes in flight: 100 extensions do not fork at once.
+	select {
+	case h.startSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("start cancelled: %v", ctx.Err())
+	case <-h.ctx.Done():
+		return nil, errors.New("host closed")
+	}
+	defer func() { <-h.startSem }()
 	p, err := spawn(s, c)
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %s: %v (log: %s)", c.Manifest.Exec, err, s.log.path)
