@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/server/servertest"
@@ -334,7 +335,7 @@ func TestAgentWriteIntoExtensionDirAsks(t *testing.T) {
 	if res["is_error"] != true || !strings.Contains(servertest.ResultText(res), "did not allow") {
 		t.Fatalf("tool result: %v", res)
 	}
-	q := <-asked
+	q := recvQuestion(t, asked)
 	if !strings.Contains(q, "Allow this change/Deny") || !strings.Contains(q, `"enabled": false`) {
 		t.Fatalf("question: %s", q)
 	}
@@ -349,6 +350,10 @@ func TestAgentWriteIntoExtensionDirAsks(t *testing.T) {
 func TestEditorExtPathInsideWorkspaceAsksTrust(t *testing.T) {
 	e := newEnv(t)
 	inside := e.installExt(filepath.Join(e.root, "tools", "repoext"), "repoext")
+	// It asks for a provider key: the question says so.
+	m := filepath.Join(inside, "extension.json")
+	b, _ := os.ReadFile(m)
+	os.WriteFile(m, []byte(strings.Replace(string(b), "{", `{"env": ["OPENAI_API_KEY"],`, 1)), 0o644)
 	outside := e.installExt(filepath.Join(e.home, "mine", "userext"), "userext")
 	asked := make(chan string, 4)
 	cfg := e.config()
@@ -360,7 +365,7 @@ func TestEditorExtPathInsideWorkspaceAsksTrust(t *testing.T) {
 	}
 	ed.Initialize(nil)
 	waitExt(ed, "userext", "loaded")
-	if q := <-asked; !strings.Contains(q, `"repoext"`) || !strings.Contains(q, "inside the workspace") {
+	if q := recvQuestion(t, asked); !strings.Contains(q, `"repoext"`) || !strings.Contains(q, "inside the workspace") || !strings.Contains(q, "It asks to receive your OPENAI_API_KEY") {
 		t.Fatalf("trust question: %s", q)
 	}
 	x := waitExt(ed, "repoext", "untrusted")
@@ -371,5 +376,48 @@ func TestEditorExtPathInsideWorkspaceAsksTrust(t *testing.T) {
 	case q := <-asked:
 		t.Fatalf("asked about more: %s", q)
 	default:
+	}
+}
+
+// A file change that disables a guard (here as the agent's bash could do
+// it) is put to the user; "Keep guarding" keeps it checking tool calls.
+func TestGuardDisabledByFileChangeAsksEditor(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "rm -rf /tmp/nothing-here"}),
+		llmtest.TextReply("ok"))
+	dir := filepath.Join(e.home, "dev", "lspext")
+	e.installExt(dir, "lspext")
+	asked := make(chan string, 2)
+	ed := servertest.Start(t, e.config("--ext", dir))
+	ed.Choose = func(msg string, actions []string) string {
+		asked <- msg + " | " + strings.Join(actions, "/")
+		return "Keep guarding"
+	}
+	ed.Initialize(nil)
+	waitExt(ed, "lspext", "loaded")
+	manifest := filepath.Join(dir, "extension.json")
+	b, _ := os.ReadFile(manifest)
+	os.WriteFile(manifest, []byte(strings.Replace(string(b), "{", "{\n  \"enabled\": false,", 1)), 0o644)
+	q := recvQuestion(t, asked)
+	if !strings.Contains(q, `guard extension "lspext"`) || !strings.Contains(q, "Disable the guard/Keep guarding") {
+		t.Fatalf("question: %s", q)
+	}
+	evs := ed.WaitDone(ed.Prompt("clean up").RunID)
+	res := servertest.Find(evs, "tool_result")
+	if res["is_error"] != true || !strings.Contains(servertest.ResultText(res), "lspext guard: refusing rm -rf") {
+		t.Fatalf("the guard stopped guarding: %v", res)
+	}
+}
+
+// recvQuestion returns the next question the editor was asked, failing
+// the test if none comes.
+func recvQuestion(t *testing.T, asked <-chan string) string {
+	t.Helper()
+	select {
+	case q := <-asked:
+		return q
+	case <-time.After(30 * time.Second):
+		t.Fatal("the editor was never asked")
+		return ""
 	}
 }
