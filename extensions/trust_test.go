@@ -178,3 +178,25 @@ func TestExtensionEnvDropsSecretsUnlessAsked(t *testing.T) {
 		t.Fatalf("status secrets: %+v", st.Secrets)
 	}
 }
+
+// A crash restart runs the code on disk again: changed since it was
+// trusted, it is not restarted but asked about.
+func TestCrashRestartRechecksTrust(t *testing.T) {
+	e := newEnv(t)
+	dir := e.project("phoenix", "-tools", "crash,echo")
+	lib := filepath.Join(dir, "lib.py")
+	os.WriteFile(lib, []byte("one\n"), 0o644)
+	if err := TrustCandidate(e.home, e.cwd, Discover(e.cwd, e.home, nil)[0]); err != nil {
+		t.Fatal(err)
+	}
+	h := e.start(nil) // restart backoff 10 ms
+	if st := statusOf(h, "phoenix"); st.State != StateReady {
+		t.Fatalf("trusted: %+v", st)
+	}
+	os.WriteFile(lib, []byte("two\n"), 0o644)
+	callTool(t, h, "crash", `{"text":"x"}`)
+	eventually(t, "untrusted instead of restarted", func() bool { return statusOf(h, "phoenix").State == StateUntrusted })
+	if n := strings.Count(e.logOf("phoenix"), "started phoenix"); n != 1 {
+		t.Fatalf("started %d times", n)
+	}
+}
