@@ -124,7 +124,7 @@ type Panel struct {
 type ExtensionStatus struct {
 	Name     string   `json:"name"`
 	Version  string   `json:"version,omitempty"`
-	Source   string   `json:"source"` // ext | project | global
+	Source   string   `json:"source"` // ext | workspace | project | global
 	Dir      string   `json:"dir"`
 	State    string   `json:"state"` // loaded | failed | untrusted | disabled | shadowed | starting
 	Reason   string   `json:"reason,omitempty"`
