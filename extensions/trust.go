@@ -48,12 +48,31 @@ func workspaceKey(cwd string) string {
 	return filepath.Clean(abs)
 }
 
+// trustCache is the last trust.json parsed, by path and stat key: a
+// discovery of N project extensions asks IsTrusted N times, and parsing
+// the file each time would be quadratic. Guarded by trustMu.
+var trustCache struct {
+	path string
+	key  statKey
+	doc  trustDoc
+}
+
+// readTrust returns the trust store; callers hold trustMu and must not
+// modify the result (RecordTrust copies what it changes).
 func readTrust(home string) (trustDoc, error) {
 	doc := trustDoc{Version: 1, Workspaces: map[string]map[string]trustedEntry{}}
-	b, err := os.ReadFile(filepath.Join(home, TrustFile))
+	path := filepath.Join(home, TrustFile)
+	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return doc, nil
 	}
+	if err != nil {
+		return doc, err
+	}
+	if k := fileID(fi); trustCache.path == path && trustCache.key == k && k.Ctime != 0 {
+		return trustCache.doc, nil
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return doc, err
 	}
@@ -63,6 +82,7 @@ func readTrust(home string) (trustDoc, error) {
 	if doc.Workspaces == nil {
 		doc.Workspaces = map[string]map[string]trustedEntry{}
 	}
+	trustCache.path, trustCache.key, trustCache.doc = path, fileID(fi), doc
 	return doc, nil
 }
 
@@ -88,10 +108,18 @@ func RecordTrust(home, cwd, name, hash string) error {
 		return err
 	}
 	ws := workspaceKey(cwd)
-	if doc.Workspaces[ws] == nil {
-		doc.Workspaces[ws] = map[string]trustedEntry{}
+	// Copy what changes: the cached document is shared.
+	all := make(map[string]map[string]trustedEntry, len(doc.Workspaces)+1)
+	for k, v := range doc.Workspaces {
+		all[k] = v
 	}
-	doc.Workspaces[ws][name] = trustedEntry{SHA256: hash, TrustedAt: time.Now().UTC()}
+	entries := make(map[string]trustedEntry, len(all[ws])+1)
+	for k, v := range all[ws] {
+		entries[k] = v
+	}
+	entries[name] = trustedEntry{SHA256: hash, TrustedAt: time.Now().UTC()}
+	all[ws] = entries
+	doc.Workspaces = all
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
