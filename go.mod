@@ -14,6 +14,7 @@ require (
 	go.lsp.dev/protocol v0.12.0
 	go.lsp.dev/uri v1.0.1
 	go.uber.org/zap v1.21.0
+	golang.org/x/sys v0.48.0
 )
 
 require (
@@ -38,5 +39,4 @@ require (
 	go.uber.org/multierr v1.8.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 	golang.org/x/sync v0.23.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 )

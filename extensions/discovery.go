@@ -3,6 +3,7 @@ package extensions
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -12,6 +13,11 @@ const (
 	SourceExplicit = "ext"     // --ext/-e PATH
 	SourceProject  = "project" // <cwd>/.zot/extensions/<name>
 	SourceGlobal   = "global"  // $ZOT_HOME/extensions/<name>
+	// SourceWorkspace is an extension path an editor passed in
+	// (initializationOptions.ext, zot.extensions) that lies inside the
+	// workspace: a repository can put it there, so it needs trust like a
+	// project extension.
+	SourceWorkspace = "workspace"
 )
 
 // Candidate is one extension directory found by discovery.
@@ -38,8 +44,19 @@ func GlobalRoot(home string) string { return filepath.Join(home, "extensions") }
 // ones (ShadowedBy set). Candidates with a broken manifest are listed with
 // Err and take no name.
 func Discover(cwd, home string, extPaths []string) []Candidate {
+	return DiscoverAll(cwd, home, extPaths, nil)
+}
+
+// DiscoverAll is Discover with the extension paths an editor passed in
+// (editorExtPaths, after extPaths): those inside the workspace have
+// SourceWorkspace and need trust; the others are SourceExplicit.
+func DiscoverAll(cwd, home string, extPaths, editorExtPaths []string) []Candidate {
 	var out []Candidate
-	for _, p := range extPaths {
+	ws := ""
+	if cwd != "" {
+		ws = workspaceKey(cwd)
+	}
+	for i, p := range append(slices.Clone(extPaths), editorExtPaths...) {
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			abs = p
@@ -47,7 +64,11 @@ func Discover(cwd, home string, extPaths []string) []Candidate {
 		if st, err := os.Stat(abs); err == nil && !st.IsDir() && filepath.Base(abs) == ManifestFile {
 			abs = filepath.Dir(abs)
 		}
-		out = append(out, readCandidate(abs, SourceExplicit))
+		source := SourceExplicit
+		if i >= len(extPaths) && ws != "" && within(ws, workspaceKey(abs)) {
+			source = SourceWorkspace
+		}
+		out = append(out, readCandidate(abs, source))
 	}
 	if cwd != "" {
 		out = append(out, scanRoot(ProjectRoot(cwd), SourceProject)...)

@@ -35,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,11 @@ type Options struct {
 	// ExtPaths are --ext/-e directories, loaded first (they win over
 	// project and global extensions of the same name) and trusted.
 	ExtPaths []string
+	// EditorExtPaths are extension paths an editor passed in
+	// (initializationOptions.ext), loaded after ExtPaths. Those inside the
+	// workspace need trust like project extensions (a repository can
+	// ship them); the others are trusted like ExtPaths.
+	EditorExtPaths []string
 	// BuiltinTools and BuiltinCommands win over extension names.
 	BuiltinTools    []string
 	BuiltinCommands []string
@@ -72,6 +78,15 @@ type Options struct {
 	// project-local extension may run; true records the trust and starts
 	// it. Nil leaves it untrusted until `zot ext trust NAME`.
 	AskTrust func(context.Context, Status) bool
+	// ApproveWrite asks the user whether the agent may write or edit a
+	// file inside a protected directory (ProtectedDirs), whatever the
+	// permission mode. Nil refuses such writes with a tool error.
+	ApproveWrite func(context.Context, WriteRequest) bool
+	// ConfirmGuardOff asks the user whether a guard (an extension that
+	// intercepts tool_call) whose manifest a file change disabled may
+	// really stop guarding. Until a yes it keeps guarding; nil never
+	// confirms (an explicit Reload or a restart of zot applies it).
+	ConfirmGuardOff func(context.Context, Status) bool
 	// UI receives notifications and panels; nil drops them.
 	UI UI
 	// Watch enables hot reload on file changes (fsnotify).
@@ -100,6 +115,10 @@ type UI interface {
 	Changed()
 }
 
+// maxConcurrentStarts bounds the extensions between spawn and ready at
+// once (see docs/decisions.md for the measurement).
+var maxConcurrentStarts = max(16, 8*runtime.GOMAXPROCS(0))
+
 // Extension states as Status reports them.
 const (
 	StateStarting   = "starting"
@@ -115,12 +134,15 @@ const (
 
 // Status describes one discovered extension.
 type Status struct {
-	Name        string   `json:"name"`
-	Version     string   `json:"version,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Language    string   `json:"language,omitempty"`
-	Dir         string   `json:"dir"`
-	Source      string   `json:"source"` // ext, project, global
+	Name        string `json:"name"`
+	Version     string `json:"version,omitempty"`
+	Description string `json:"description,omitempty"`
+	Language    string `json:"language,omitempty"`
+	Dir         string `json:"dir"`
+	Source      string `json:"source"` // ext, workspace, project, global
+	// Secrets are the credentials (SecretEnv) the manifest asks to
+	// receive; the trust question shows them.
+	Secrets     []string `json:"secrets,omitempty"`
 	State       string   `json:"state"`
 	Reason      string   `json:"reason,omitempty"`
 	Tools       []string `json:"tools,omitempty"`    // registered tools (shadowed ones included)
@@ -149,6 +171,9 @@ type Host struct {
 	discMu sync.Mutex // serialises rediscovery
 	regMu  sync.Mutex // serialises registry rebuilds
 	reg    atomic.Pointer[registry]
+	hasher *Hasher // trust hashes, cached in $ZOT_HOME
+	// startSem bounds the extensions starting (spawn → ready) at once.
+	startSem chan struct{}
 
 	panelMu sync.Mutex
 	panels  map[string]*proc
@@ -194,6 +219,8 @@ func NewHost(o Options) *Host {
 	h := &Host{o: o, panels: map[string]*proc{}, changedCh: make(chan struct{}, 1)}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.reg.Store(&registry{})
+	h.hasher = NewHasher(o.Home)
+	h.startSem = make(chan struct{}, maxConcurrentStarts)
 	return h
 }
 
@@ -339,7 +366,7 @@ func (h *Host) Reload(ctx context.Context) error {
 // extensions are trusted already.
 func (h *Host) Trust(name string) error {
 	var c *Candidate
-	for _, cand := range Discover(h.o.Cwd, h.o.Home, h.o.ExtPaths) {
+	for _, cand := range h.discover() {
 		if cand.Name == name && cand.Err == nil && cand.ShadowedBy == "" {
 			c = &cand
 			break
@@ -351,7 +378,12 @@ func (h *Host) Trust(name string) error {
 	if !needsTrust(c.Source) {
 		return nil
 	}
-	if err := TrustCandidate(h.o.Home, h.o.Cwd, *c); err != nil {
+	hash, err := h.hasher.Hash(c.Dir, c.Manifest, c.Raw)
+	if err != nil {
+		return err
+	}
+	h.hasher.Save()
+	if err := RecordTrust(h.o.Home, h.o.Cwd, c.Name, hash); err != nil {
 		return err
 	}
 	h.mu.Lock()
@@ -361,6 +393,11 @@ func (h *Host) Trust(name string) error {
 		h.rediscover(h.ctx, false, true)
 	}
 	return nil
+}
+
+// discover lists the candidates with this host's paths.
+func (h *Host) discover() []Candidate {
+	return DiscoverAll(h.o.Cwd, h.o.Home, h.o.ExtPaths, h.o.EditorExtPaths)
 }
 
 type nopUI struct{}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -288,17 +289,47 @@ func TestEventQueueDropsOldest(t *testing.T) {
 	}
 }
 
+// An extension that says hello and nothing else is ready after the
+// silence; what it registers later reaches the next model call and the
+// editors.
 func TestReadyFallbackAndLateRegistration(t *testing.T) {
 	e := newEnv(t)
-	e.global("legacy", "-tools", "echo,late", "-noready")
-	h := e.start(nil)
+	e.global("legacy", "-tools", "late", "-noready", "-late-delay", "400ms")
+	ui := &lateWatchUI{recUI: e.ui}
+	h := e.start(func(o *Options) { o.UI = ui })
+	ui.h.Store(h)
 	st := statusOf(h, "legacy")
 	if st.State != StateReady || !slices.Contains(st.Diagnostics, "no ready frame; ready after silence") {
 		t.Fatalf("status %+v", st)
 	}
-	eventually(t, "late tool", func() bool { return toolNamed(h, "late") != nil })
+	eventually(t, "the editors told of the late tool", ui.sawLate.Load)
 	if r := callTool(t, h, "late", `{"text":"l"}`); resultText(r) != "echo: l" {
 		t.Fatalf("late: %+v", r)
+	}
+}
+
+// ready is the signal: an extension that has started registering and
+// pauses (a loaded machine) longer than the silence window before ready
+// is not declared ready early; its tools are all there when Start
+// returns. One that registers and never sends ready is ready once the
+// hello budget is spent.
+func TestRegisteringExtensionIsNotReadyBySilence(t *testing.T) {
+	e := newEnv(t)
+	e.global("slowpoke", "-tools", "echo", "-ready-delay", "600ms")
+	e.global("legacy", "-tools", "echo2", "-noready")
+	h := e.start(func(o *Options) { o.HelloTimeout = 2 * time.Second })
+	st := statusOf(h, "slowpoke")
+	if st.State != StateReady || len(st.Diagnostics) != 0 || !strings.Contains(e.logOf("slowpoke"), "started slowpoke") {
+		t.Fatalf("slowpoke: %+v", st)
+	}
+	if strings.Contains(e.logOf("slowpoke"), "no ready frame") {
+		t.Fatal("declared ready by silence while registering")
+	}
+	if toolNamed(h, "echo") == nil {
+		t.Fatal("tool missing when Start returned")
+	}
+	if st := statusOf(h, "legacy"); st.State != StateReady || !slices.Contains(st.Diagnostics, "no ready frame within 2s of start; ready without it") {
+		t.Fatalf("legacy: %+v", st)
 	}
 }
 
@@ -346,5 +377,18 @@ func TestEnvironmentInheritedNotLogged(t *testing.T) {
 	h.Close(context.Background())
 	if strings.Contains(e.logOf("env"), "hunter2") {
 		t.Fatal("an environment value reached the log")
+	}
+}
+
+// lateWatchUI notes whether a Changed call saw the late tool registered.
+type lateWatchUI struct {
+	*recUI
+	h       atomic.Pointer[Host]
+	sawLate atomic.Bool
+}
+
+func (u *lateWatchUI) Changed() {
+	if h := u.h.Load(); h != nil && toolNamed(h, "late") != nil {
+		u.sawLate.Store(true)
 	}
 }

@@ -68,6 +68,12 @@ func (h *Host) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.To
 		}
 		if err != nil {
 			reason := fmt.Sprintf("blocked: extension %q could not check this tool call (%v); tool calls fail closed while a guard is unresponsive or restarting", name, err)
+			s.mu.Lock()
+			down := s.cur == nil
+			s.mu.Unlock()
+			if down {
+				reason = fmt.Sprintf("blocked: the guard extension %q is not running (%v); %s. Tell the user; do not try to work around it", name, err, guardDownReason(name, ""))
+			}
 			s.log.printf("tool_call intercept for %s: %v; blocked (fail-closed)", call.Name, err)
 			return agent.ToolDecision{Block: true, Reason: reason}
 		}
@@ -85,6 +91,11 @@ func (h *Host) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.To
 				s.log.printf("tool_call intercept: modified_args is not a JSON object; ignored")
 			}
 		}
+	}
+	// Writes into extension directories and $ZOT_HOME need the user's
+	// approval, checked on the arguments the guards let through.
+	if d, ok := h.checkProtectedWrite(ctx, call, args); ok && d.Block {
+		return d
 	}
 	if rewritten {
 		return agent.ToolDecision{ModifiedArgs: args}

@@ -31,6 +31,9 @@ type Manifest struct {
 	// Timeout is the tool-call and command timeout in seconds; 0 means
 	// the host's default (60 s).
 	Timeout float64 `json:"timeout,omitempty"`
+	// Env names credentials (SecretEnv: provider keys, the RPC token) the
+	// extension needs; without it they are removed from its environment.
+	Env []string `json:"env,omitempty"`
 }
 
 // IsEnabled reports the effective enabled flag (default true).
@@ -48,6 +51,7 @@ var (
 	extNameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 	toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 	cmdNameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]{0,63}$`)
+	envNameRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 // ValidExtensionName reports whether s may name an extension: it becomes
@@ -71,6 +75,11 @@ func (m Manifest) Validate() error {
 		return errors.New("manifest: exec is required")
 	case m.Timeout < 0:
 		return errors.New("manifest: timeout must be a positive number of seconds")
+	}
+	for _, n := range m.Env {
+		if !envNameRE.MatchString(n) {
+			return fmt.Errorf("manifest: env: %q is not an environment variable name", n)
+		}
 	}
 	return nil
 }

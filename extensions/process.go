@@ -37,6 +37,7 @@ type proc struct {
 	log     *extLog
 	cmd     *exec.Cmd
 	pid     int
+	pidfd   int // -1 when the platform has none
 	stdout  *os.File
 	out     *outQueue
 	ui      *uiQueue
@@ -56,6 +57,7 @@ type proc struct {
 	readDone  chan struct{}
 
 	stopping     atomic.Bool
+	registering  atomic.Bool // a register_* or subscribe frame arrived
 	crashHandled atomic.Bool
 	seq          atomic.Uint64
 	badLines     atomic.Int64
@@ -65,7 +67,7 @@ type proc struct {
 	hello     wire.Frame
 	gotHello  bool
 	ready     bool
-	autoReady bool
+	autoReady string // why it counts as ready without a ready frame
 	tools     []*toolReg
 	commands  []cmdReg
 	events    map[string]bool
@@ -102,11 +104,14 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 		return nil, err
 	}
 	var cmd *exec.Cmd
+	var pidfd *int
 	for attempt := 0; ; attempt++ {
 		cmd = exec.Command(execPath, c.Manifest.Args...)
 		cmd.Dir = c.Dir
+		cmd.Env = extensionEnv(os.Environ(), c.Manifest.Env)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
 		setProcGroup(cmd)
+		pidfd = requestPidfd(cmd)
 		err = cmd.Start()
 		// A freshly rebuilt binary can still be open for writing for a
 		// moment (ETXTBSY); retry briefly instead of failing the reload.
@@ -129,6 +134,7 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 		log:       s.log,
 		cmd:       cmd,
 		pid:       cmd.Process.Pid,
+		pidfd:     *pidfd,
 		stdout:    outR,
 		timeout:   c.Manifest.CallTimeout(h.o.ToolTimeout),
 		helloCh:   make(chan struct{}),
@@ -157,6 +163,7 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 // still read (briefly), then the pipe is closed so a grandchild holding
 // it open cannot keep the reader alive.
 func (p *proc) waitLoop() {
+	awaitExit(p.pidfd) // no OS thread blocked per child (Linux)
 	err := p.cmd.Wait()
 	p.exitErr = err
 	close(p.exited)
@@ -512,7 +519,7 @@ func (q *outQueue) close(drain bool) {
 
 func (q *outQueue) run() {
 	defer q.w.Close()
-	bw := bufio.NewWriterSize(q.w, 64<<10)
+	bw := bufio.NewWriterSize(q.w, 8<<10) // larger frames are written through
 	failed := false
 	for range q.signal {
 		for {

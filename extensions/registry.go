@@ -74,9 +74,15 @@ func (h *Host) rebuild() {
 	toolOwner := map[string]string{}
 	for _, s := range slots {
 		s.mu.Lock()
-		p, name, guardDown := s.adv, s.cand.Name, s.guardDown
+		p, name := s.adv, s.cand.Name
+		var intercepts map[string]bool
+		if p != nil {
+			_, _, _, intercepts = p.regs()
+			s.guard = intercepts[wire.EventToolCall]
+		}
+		guardDown := p == nil && s.guard
 		s.mu.Unlock()
-		if p == nil && guardDown {
+		if guardDown {
 			r.intercept[wire.EventToolCall] = append(r.intercept[wire.EventToolCall], s)
 		}
 		var shadowed []string

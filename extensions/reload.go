@@ -62,9 +62,9 @@ func (w *watcher) roots() []string {
 	return r
 }
 
-// sync brings the watch list up to date; called before each discovery so
-// a directory is watched before it is scanned.
-func (w *watcher) sync() {
+// sync brings the watch list up to date with the candidates a discovery
+// just found (a change made meanwhile is caught by the watch on the root).
+func (w *watcher) sync(cands []Candidate) {
 	want := map[string]bool{}
 	if w.h.o.Cwd != "" {
 		want[w.h.o.Cwd] = true // so a new .zot/ is noticed
@@ -78,7 +78,7 @@ func (w *watcher) sync() {
 			}
 		}
 	}
-	for _, c := range Discover(w.h.o.Cwd, w.h.o.Home, w.h.o.ExtPaths) {
+	for _, c := range cands {
 		want[c.Dir] = true
 		if c.Err == nil {
 			for _, f := range c.Manifest.codeFiles(c.Dir) {
@@ -170,7 +170,7 @@ func (w *watcher) relevant(path string) bool {
 			}
 		}
 	}
-	for _, p := range w.h.o.ExtPaths {
+	for _, p := range append(slices.Clone(w.h.o.ExtPaths), w.h.o.EditorExtPaths...) {
 		if abs, err := filepath.Abs(p); err == nil && abs == path {
 			return true
 		}
@@ -189,6 +189,6 @@ func (w *watcher) schedule() {
 		w.timer.Stop()
 	}
 	w.timer = time.AfterFunc(w.h.o.Debounce, func() {
-		w.h.goBG(func() { w.h.rediscover(w.h.ctx, false, false) })
+		w.h.goBG(func() { w.h.rediscover(w.h.ctx, false, true) })
 	})
 }

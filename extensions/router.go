@@ -45,6 +45,10 @@ func (p *proc) handle(f wire.Frame) {
 	}
 	changed := false
 	switch f.Type {
+	case wire.TypeRegisterCommand, wire.TypeRegisterTool, wire.TypeSubscribe:
+		p.registering.Store(true)
+	}
+	switch f.Type {
 	case wire.TypeHello:
 		p.log.printf("skipped a second hello frame")
 	case wire.TypeRegisterCommand:
@@ -54,7 +58,7 @@ func (p *proc) handle(f wire.Frame) {
 	case wire.TypeSubscribe:
 		changed = p.addSubscribe(f)
 	case wire.TypeReady:
-		p.markReady(false)
+		p.markReady("")
 	case wire.TypeToolResult, wire.TypeCommandResponse, wire.TypeEventInterceptResponse:
 		p.deliver(f)
 	case wire.TypePanelRender:
@@ -72,8 +76,9 @@ func (p *proc) handle(f wire.Frame) {
 		p.mu.Lock()
 		ready := p.ready
 		p.mu.Unlock()
-		if ready { // a late registration: offer it at the next model call
+		if ready { // a late registration: offer it at the next model call, tell the editors
 			p.s.h.rebuild()
+			p.s.h.changed()
 		}
 	}
 }
@@ -99,7 +104,9 @@ func (p *proc) onHello(f wire.Frame) {
 	close(p.helloCh)
 }
 
-func (p *proc) markReady(auto bool) {
+// markReady: a ready frame (auto "") or the host's fallback (auto says
+// which) ends the registration window.
+func (p *proc) markReady(auto string) {
 	p.readyOnce.Do(func() {
 		p.mu.Lock()
 		p.ready, p.autoReady = true, auto

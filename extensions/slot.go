@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -35,10 +37,16 @@ type slot struct {
 	asked    string // hash the trust question was asked for
 	shadowed []string
 	removed  bool
-	// guardDown: the process that crashed intercepted tool_call. Until it
-	// is back (or given up on) the registry keeps it as an interceptor, so
-	// tool calls fail closed instead of slipping past a crashed guard.
-	guardDown bool
+	// guard: the extension's last running process intercepted tool_call.
+	// While no process runs (crashed, restarting, given up, failed to
+	// start, untrusted after a change, invalid manifest) the registry keeps
+	// it as a tool_call interceptor, so tool calls are blocked instead of
+	// slipping past a guard that is down. Only a new process that does not
+	// intercept tool_call, or the user disabling or removing it, ends that.
+	guard bool
+	// offOK is the fingerprint for which the user confirmed that a guard
+	// disabled by a file change may stop guarding.
+	offOK string
 }
 
 var openGate = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
@@ -59,14 +67,59 @@ func (s *slot) setState(state, reason string) {
 	s.mu.Unlock()
 }
 
-// fingerprint captures everything whose change reloads an extension.
+// fingerprint captures everything whose change reloads an extension: its
+// place and manifest, its trust hash (extensions that need trust), and the
+// stat keys of its code files (a rebuilt binary reloads even when nothing
+// is hashed).
 func (h *Host) fingerprint(c Candidate, hash string) string {
 	errText := ""
 	if c.Err != nil {
 		errText = c.Err.Error()
 	}
 	trusted := !needsTrust(c.Source) || (hash != "" && IsTrusted(h.o.Home, h.o.Cwd, c.Name, hash))
-	return strings.Join([]string{c.Dir, c.Source, fmt.Sprint(c.Manifest.IsEnabled()), c.ShadowedBy, errText, hash, fmt.Sprint(trusted)}, "\x00")
+	var code strings.Builder
+	if c.Err == nil {
+		fmt.Fprintf(&code, "%x", c.Raw)
+		for _, f := range c.Manifest.codeFiles(c.Dir) {
+			if fi, err := os.Stat(f); err == nil {
+				fmt.Fprintf(&code, "|%s %+v", f, fileID(fi))
+			}
+		}
+	}
+	return strings.Join([]string{c.Dir, c.Source, fmt.Sprint(c.Manifest.IsEnabled()), c.ShadowedBy, errText, hash, fmt.Sprint(trusted), code.String()}, "\x00")
+}
+
+// hashConcurrency bounds the trust hashes computed at once.
+var hashConcurrency = max(2, min(8, runtime.GOMAXPROCS(0)))
+
+// trustHashes computes the trust hash of every candidate that needs one,
+// in parallel (bounded); an unchanged file is only stat'ed (Hasher's
+// cache). A candidate whose hash fails gets Err.
+func (h *Host) trustHashes(cands []Candidate) []string {
+	hashes := make([]string, len(cands))
+	sem := make(chan struct{}, hashConcurrency)
+	var wg sync.WaitGroup
+	for i := range cands {
+		c := &cands[i]
+		if c.Err != nil || c.ShadowedBy != "" || !needsTrust(c.Source) {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			var err error
+			if hashes[i], err = h.hasher.Hash(c.Dir, c.Manifest, c.Raw); err != nil {
+				c.Err = fmt.Errorf("trust hash: %w", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := h.hasher.Save(); err != nil {
+		h.logf("extensions: cannot save %s: %v", HashCacheFile, err)
+	}
+	return hashes
 }
 
 // rediscover scans the extension directories and reconciles the slots:
@@ -86,27 +139,21 @@ func (h *Host) rediscover(ctx context.Context, force, wait bool) {
 			h.discMu.Unlock()
 		}
 	}()
+	cands := h.discover()
 	if h.watch != nil {
-		h.watch.sync()
+		h.watch.sync(cands)
 	}
-	cands := Discover(h.o.Cwd, h.o.Home, h.o.ExtPaths)
 	type job struct {
 		s        *slot
 		c        Candidate
 		hash, fp string
 	}
-	// Hash outside the locks: it reads every code file.
-	hashes := make([]string, len(cands))
+	user := force // an explicit reload; a file change is not the user's word
+	// Hash outside the locks: it may read files.
+	hashes := h.trustHashes(cands)
 	fps := make([]string, len(cands))
 	for i := range cands {
-		c := &cands[i]
-		if c.Err == nil {
-			var err error
-			if hashes[i], err = TrustHash(c.Dir, c.Manifest, c.Raw); err != nil {
-				c.Err = err
-			}
-		}
-		fps[i] = h.fingerprint(*c, hashes[i])
+		fps[i] = h.fingerprint(cands[i], hashes[i])
 	}
 	var jobs []job
 	h.mu.Lock()
@@ -180,19 +227,21 @@ func (h *Host) rediscover(ctx context.Context, force, wait bool) {
 		})
 	}
 	for _, j := range jobs {
-		run(func() { j.s.load(ctx, j.c, j.hash, j.fp) })
+		run(func() { j.s.load(ctx, j.c, j.hash, j.fp, user, wait) })
 	}
 	if wait {
 		wg.Wait()
 	}
-	h.rebuild()
+	h.rebuild() // once per batch
 	h.changed()
 }
 
 // load (re)starts the slot with candidate c, or parks it in a non-running
 // state (invalid, shadowed, disabled, untrusted). A (re)load is new code or
-// an explicit reload, so the crash count starts over.
-func (s *slot) load(ctx context.Context, c Candidate, hash, fp string) {
+// an explicit reload, so the crash count starts over. user: the user asked
+// for it (an explicit reload), so a guard may be disabled without asking.
+// batch: the caller rebuilds the registry once after all loads.
+func (s *slot) load(ctx context.Context, c Candidate, hash, fp string, user, batch bool) {
 	s.op.Lock()
 	defer s.op.Unlock()
 	h := s.h
@@ -217,6 +266,16 @@ func (s *slot) load(ctx context.Context, c Candidate, hash, fp string) {
 	case c.ShadowedBy != "":
 		state, reason = StateShadowed, "shadowed by "+c.ShadowedBy
 	case !c.Manifest.IsEnabled():
+		s.mu.Lock()
+		guard, confirmed := s.guard, s.offOK == fp
+		if !guard || user || confirmed {
+			s.guard = false
+		}
+		s.mu.Unlock()
+		if guard && !user && !confirmed {
+			s.guardOffPending(c, hash, fp)
+			return
+		}
 		state, reason = StateDisabled, fmt.Sprintf("disabled in %s; run `zot ext enable %s`", ManifestFile, c.Name)
 	case needsTrust(c.Source) && !IsTrusted(h.o.Home, h.o.Cwd, c.Name, hash):
 		state, reason = StateUntrusted, fmt.Sprintf("project-local extension not trusted (new or changed); run `zot ext trust %s`", c.Name)
@@ -227,8 +286,10 @@ func (s *slot) load(ctx context.Context, c Candidate, hash, fp string) {
 		if state != StateShadowed {
 			s.log.printf("not started: %s", reason)
 		}
-		h.rebuild()
-		h.changed()
+		if !batch {
+			h.rebuild()
+			h.changed()
+		}
 		if state == StateUntrusted {
 			s.askTrust(hash)
 		}
@@ -278,8 +339,41 @@ func (s *slot) load(ctx context.Context, c Candidate, hash, fp string) {
 		s.mu.Unlock()
 		s.checkDiedEarly(p)
 	}
-	h.rebuild()
+	if !batch {
+		h.rebuild()
+		h.changed()
+	}
+}
+
+// guardOffPending: a file change disabled a guard. It keeps guarding (or,
+// if down, blocking) until the user confirms; then the disabling load runs.
+func (s *slot) guardOffPending(c Candidate, hash, fp string) {
+	h := s.h
+	s.mu.Lock()
+	s.cand = c
+	if s.cur != nil {
+		s.reason = fmt.Sprintf("disabled in %s by a file change; still guarding until you confirm", ManifestFile)
+	}
+	asked := s.asked == "off:"+fp
+	s.asked = "off:" + fp
+	s.mu.Unlock()
+	s.log.printf("disabled in %s by a file change; a guard stops only when the user confirms", ManifestFile)
 	h.changed()
+	if h.o.ConfirmGuardOff == nil || asked {
+		return
+	}
+	st := s.status()
+	h.goBG(func() {
+		if !h.o.ConfirmGuardOff(h.ctx, st) {
+			s.log.printf("the user kept the guard on")
+			return
+		}
+		s.mu.Lock()
+		s.offOK = fp
+		s.mu.Unlock()
+		s.log.printf("the user confirmed disabling the guard")
+		s.load(h.ctx, c, hash, fp, false, false)
+	})
 }
 
 // checkDiedEarly handles a process that died between becoming ready and
@@ -343,6 +437,15 @@ func (s *slot) startProc(ctx context.Context) (*proc, error) {
 	s.mu.Lock()
 	c := s.cand
 	s.mu.Unlock()
+	// Bound the handshakes in flight: 100 extensions do not fork at once.
+	select {
+	case h.startSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("start cancelled: %v", ctx.Err())
+	case <-h.ctx.Done():
+		return nil, errors.New("host closed")
+	}
+	defer func() { <-h.startSem }()
 	p, err := spawn(s, c)
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %s: %v (log: %s)", c.Manifest.Exec, err, s.log.path)
@@ -388,11 +491,18 @@ func (s *slot) startProc(ctx context.Context) (*proc, error) {
 			}
 			silence.Reset(h.o.ReadyFallback)
 		case <-silence.C:
+			// Silence means ready only for an extension that has not
+			// started registering: one that has will send ready (a pause
+			// under load is not the end of its registrations), up to
+			// HelloTimeout below.
+			if p.registering.Load() {
+				continue
+			}
 			p.log.printf("no ready frame; ready after %s of silence", h.o.ReadyFallback)
-			p.markReady(true)
+			p.markReady("no ready frame; ready after silence")
 		case <-helloT.C:
 			p.log.printf("still registering after %s; treating as ready", h.o.HelloTimeout)
-			p.markReady(true)
+			p.markReady(fmt.Sprintf("no ready frame within %s of start; ready without it", h.o.HelloTimeout))
 		case <-p.dead:
 			return nil, fmt.Errorf("%s while registering (log: %s)", p.deadErr, s.log.path)
 		case <-ctx.Done():
@@ -419,7 +529,9 @@ func (s *slot) procDied(p *proc, err error) {
 	}
 	_, _, _, intercepts := p.regs()
 	s.cur, s.adv = nil, nil
-	s.guardDown = intercepts[wire.EventToolCall]
+	if intercepts[wire.EventToolCall] {
+		s.guard = true
+	}
 	s.mu.Unlock()
 	s.h.rebuild()
 	s.onCrash(err)
@@ -435,13 +547,8 @@ func (s *slot) onCrash(err error) {
 		s.state = StateFailed
 		s.reason = fmt.Sprintf("crashed %d times, last: %v; not restarting (fix it and save, or reload)", n, err)
 		reason := s.reason
-		wasGuard := s.guardDown
-		s.guardDown = false
 		s.mu.Unlock()
 		s.log.printf("%s", reason)
-		if wasGuard {
-			h.rebuild()
-		}
 		h.changed()
 		return
 	}
@@ -465,7 +572,26 @@ func (s *slot) restartAfterCrash(gen int) {
 		return
 	}
 	s.timer = nil
+	c := s.cand
 	s.mu.Unlock()
+	// Restarting runs the code on disk again: it must still be the code
+	// that was trusted.
+	if needsTrust(c.Source) {
+		hash, err := s.h.hasher.Hash(c.Dir, c.Manifest, c.Raw)
+		if err == nil {
+			s.h.hasher.Save()
+		}
+		if err != nil || !IsTrusted(s.h.o.Home, s.h.o.Cwd, c.Name, hash) {
+			s.setState(StateUntrusted, fmt.Sprintf("changed since it was trusted; not restarted; run `zot ext trust %s`", c.Name))
+			s.log.printf("not restarted: changed since it was trusted")
+			s.h.rebuild()
+			s.h.changed()
+			if err == nil {
+				s.askTrust(hash)
+			}
+			return
+		}
+	}
 	p, err := s.startProc(s.h.ctx)
 	if err != nil {
 		s.onCrash(err)
@@ -478,7 +604,6 @@ func (s *slot) restartAfterCrash(gen int) {
 		return
 	}
 	s.cur, s.adv = p, p
-	s.guardDown = false
 	s.state, s.reason = StateReady, fmt.Sprintf("restarted after %d crash(es)", s.crashes)
 	s.mu.Unlock()
 	s.log.printf("restarted")
@@ -574,6 +699,7 @@ func (s *slot) status() Status {
 		Language:    c.Manifest.Language,
 		Dir:         c.Dir,
 		Source:      c.Source,
+		Secrets:     c.Manifest.secretsAsked(),
 		State:       s.state,
 		Reason:      s.reason,
 		Shadowed:    slices.Clone(s.shadowed),
@@ -583,6 +709,9 @@ func (s *slot) status() Status {
 	p := s.adv
 	if s.cur != nil {
 		st.PID = s.cur.pid
+	}
+	if s.guard && s.adv == nil {
+		st.Reason = guardDownReason(c.Name, st.Reason)
 	}
 	s.mu.Unlock()
 	if p != nil {
@@ -595,10 +724,21 @@ func (s *slot) status() Status {
 		}
 		p.mu.Lock()
 		st.Diagnostics = slices.Clone(p.diags)
-		if p.autoReady {
-			st.Diagnostics = append(st.Diagnostics, "no ready frame; ready after silence")
+		if p.autoReady != "" {
+			st.Diagnostics = append(st.Diagnostics, p.autoReady)
 		}
 		p.mu.Unlock()
 	}
 	return st
+}
+
+// GuardBlocked starts the reason of a guard that is down.
+const GuardBlocked = "guard failed: tools blocked"
+
+func guardDownReason(name, reason string) string {
+	r := fmt.Sprintf("%s until it runs again, or you disable it (`zot ext disable %s`) or remove it", GuardBlocked, name)
+	if reason != "" {
+		r += "; " + reason
+	}
+	return r
 }

@@ -1,14 +1,11 @@
 package extensions
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -33,32 +30,10 @@ type trustedEntry struct {
 // trustMu serialises read-modify-write of trust files in this process.
 var trustMu sync.Mutex
 
-// TrustHash is the hash trust is recorded against: sha256 over the
-// manifest (canonical JSON without "enabled", so enable/disable does not
-// revoke trust) and every code file (the exec and script args inside the
-// extension directory), each with its relative path.
+// TrustHash is the hash trust is recorded against (uncached; the host
+// uses a Hasher). See Hasher.Hash for what it covers.
 func TrustHash(dir string, m Manifest, raw []byte) (string, error) {
-	h := sha256.New()
-	var fields map[string]any
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return "", err
-	}
-	delete(fields, "enabled")
-	canon, _ := json.Marshal(fields) // map keys are sorted
-	fmt.Fprintf(h, "manifest %d\n", len(canon))
-	h.Write(canon)
-	files := m.codeFiles(dir)
-	sort.Strings(files)
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return "", err
-		}
-		rel, _ := filepath.Rel(dir, f)
-		fmt.Fprintf(h, "\nfile %s %d\n", filepath.ToSlash(rel), len(b))
-		h.Write(b)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return (&Hasher{}).Hash(dir, m, raw)
 }
 
 // workspaceKey is the canonical form of a workspace path.
@@ -73,12 +48,31 @@ func workspaceKey(cwd string) string {
 	return filepath.Clean(abs)
 }
 
+// trustCache is the last trust.json parsed, by path and stat key: a
+// discovery of N project extensions asks IsTrusted N times, and parsing
+// the file each time would be quadratic. Guarded by trustMu.
+var trustCache struct {
+	path string
+	key  statKey
+	doc  trustDoc
+}
+
+// readTrust returns the trust store; callers hold trustMu and must not
+// modify the result (RecordTrust copies what it changes).
 func readTrust(home string) (trustDoc, error) {
 	doc := trustDoc{Version: 1, Workspaces: map[string]map[string]trustedEntry{}}
-	b, err := os.ReadFile(filepath.Join(home, TrustFile))
+	path := filepath.Join(home, TrustFile)
+	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return doc, nil
 	}
+	if err != nil {
+		return doc, err
+	}
+	if k := fileID(fi); trustCache.path == path && trustCache.key == k && k.Ctime != 0 {
+		return trustCache.doc, nil
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return doc, err
 	}
@@ -88,6 +82,7 @@ func readTrust(home string) (trustDoc, error) {
 	if doc.Workspaces == nil {
 		doc.Workspaces = map[string]map[string]trustedEntry{}
 	}
+	trustCache.path, trustCache.key, trustCache.doc = path, fileID(fi), doc
 	return doc, nil
 }
 
@@ -113,10 +108,18 @@ func RecordTrust(home, cwd, name, hash string) error {
 		return err
 	}
 	ws := workspaceKey(cwd)
-	if doc.Workspaces[ws] == nil {
-		doc.Workspaces[ws] = map[string]trustedEntry{}
+	// Copy what changes: the cached document is shared.
+	all := make(map[string]map[string]trustedEntry, len(doc.Workspaces)+1)
+	for k, v := range doc.Workspaces {
+		all[k] = v
 	}
-	doc.Workspaces[ws][name] = trustedEntry{SHA256: hash, TrustedAt: time.Now().UTC()}
+	entries := make(map[string]trustedEntry, len(all[ws])+1)
+	for k, v := range all[ws] {
+		entries[k] = v
+	}
+	entries[name] = trustedEntry{SHA256: hash, TrustedAt: time.Now().UTC()}
+	all[ws] = entries
+	doc.Workspaces = all
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
@@ -132,14 +135,17 @@ func TrustCandidate(home, cwd string, c Candidate) error {
 	if c.Err != nil {
 		return c.Err
 	}
-	h, err := TrustHash(c.Dir, c.Manifest, c.Raw)
+	hs := NewHasher(home)
+	h, err := hs.Hash(c.Dir, c.Manifest, c.Raw)
 	if err != nil {
 		return err
 	}
+	hs.Save()
 	return RecordTrust(home, cwd, c.Name, h)
 }
 
-// needsTrust reports whether a candidate's source requires trust: only
-// project-local extensions do; global installs and --ext paths are the
+// needsTrust reports whether a candidate's source requires trust:
+// project-local extensions and extension paths an editor passed in that
+// lie inside the workspace do; global installs and --ext paths are the
 // user's own act.
-func needsTrust(source string) bool { return source == SourceProject }
+func needsTrust(source string) bool { return source == SourceProject || source == SourceWorkspace }

@@ -14,8 +14,18 @@ function metric(name,   i) {
 	cpu = sprintf("  CPU per prompt: %s ms over 20 prompts, %s ms over 400 (%sx; goal <= 1.2x)\n  RSS after 400 prompts: %s MB",
 		metric("cpu-ms/prompt@20"), metric("cpu-ms/prompt@400"), metric("x-400-vs-20"), metric("MB-RSS@400"))
 }
+/^BenchmarkExtensionHostScale\// {
+	name = $1; sub(/-[0-9]+$/, "", name); sub(/^BenchmarkExtensionHostScale\//, "", name)
+	line = sprintf("  %-14s start-up %8s ms  host CPU %6s ms  idle RSS %6s MiB  threads %5s  reload %6s ms", name,
+		metric("startup-ms"), metric("host-cpu-ms"), metric("idle-rss-MiB"), metric("threads"), metric("reload-ms"))
+	if (metric("reload-x-N1") != "")
+		line = line sprintf("\n  %-14s N=100/N=1: start-up %sx  CPU %sx  RSS %sx  reload %sx (goal <= 1.2x, <= 250 ms)", "",
+			metric("startup-x-N1"), metric("host-cpu-x-N1"), metric("idle-rss-x-N1"), metric("reload-x-N1"))
+	ext[++ne] = line
+}
 END {
 	print "\n== summary =="
+	if (ne) { print "extension host at scale (zot rpc, N global extensions):"; for (i = 1; i <= ne; i++) print ext[i] }
 	if (ns) { print "search tools vs ripgrep (same matches):"; for (i = 1; i <= ns; i++) print search[i] }
 	if (cpu != "") { print "zot rpc, process rusage:"; print cpu }
 }

@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -49,15 +51,32 @@ type HostUI interface {
 
 // HostConfig is what a HostFactory gets.
 type HostConfig struct {
-	Cwd      string
-	Home     string   // $ZOT_HOME ("" = the default)
-	Exts     []string // --ext paths, then initializationOptions.ext
-	Provider string
-	Model    string
-	UI       HostUI
+	Cwd  string
+	Home string   // $ZOT_HOME ("" = the default)
+	Exts []string // --ext paths
+	// EditorExts are initializationOptions.ext paths; those inside the
+	// workspace are asked about like project extensions.
+	EditorExts []string
+	Provider   string
+	Model      string
+	UI         HostUI
 	// AskTrust asks the user whether to run an untrusted project
 	// extension; the answer is asked once per extension and process.
 	AskTrust func(ctx context.Context, req TrustRequest) bool
+	// ApproveWrite asks the user whether the agent may change a file in
+	// an extension directory or $ZOT_HOME (in every permission mode).
+	ApproveWrite func(ctx context.Context, req WriteApproval) bool
+	// ConfirmGuardOff asks whether a guard a file change disabled may
+	// stop guarding.
+	ConfirmGuardOff func(ctx context.Context, name, dir string) bool
+}
+
+// WriteApproval is a write by the agent into a protected directory.
+type WriteApproval struct {
+	Tool string          // write | edit
+	Path string          // absolute
+	Root string          // the protected directory
+	Args json.RawMessage // the full arguments: new content or edits
 }
 
 // HostFactory starts the extension host.
@@ -69,6 +88,9 @@ type TrustRequest struct {
 	Dir         string
 	Source      string
 	Description string
+	// Secrets are the credentials (provider keys, RPC token) the
+	// manifest asks to receive in its environment.
+	Secrets []string
 }
 
 // CommandResponse is an extension's command_response.
@@ -109,7 +131,8 @@ func (s *Server) startHost() {
 		return
 	}
 	s.mu.Lock()
-	cfg := HostConfig{Cwd: s.cwd, Home: s.cfg.Home, Exts: s.exts, Provider: s.cfg.Provider, Model: s.cfg.Model, UI: hostUI{s}, AskTrust: s.askTrust}
+	cfg := HostConfig{Cwd: s.cwd, Home: s.cfg.Home, Exts: s.exts, EditorExts: s.editorExts, Provider: s.cfg.Provider, Model: s.cfg.Model,
+		UI: hostUI{s}, AskTrust: s.askTrust, ApproveWrite: s.approveWrite, ConfirmGuardOff: s.confirmGuardOff}
 	if s.rt != nil {
 		st := s.rt.State()
 		cfg.Provider, cfg.Model = st.Provider, st.Model
@@ -152,7 +175,14 @@ func (s *Server) askTrust(ctx context.Context, req TrustRequest) bool {
 		return false
 	}
 	s.mu.Unlock()
-	msg := fmt.Sprintf("Trust and run the project extension %q (%s)? It runs with your permissions.", req.Name, s.ws.display(req.Dir))
+	kind := "project extension"
+	if req.Source == "workspace" {
+		kind = "extension (an ext path inside the workspace)"
+	}
+	msg := fmt.Sprintf("Trust and run the %s %q (%s)? It runs with your permissions.", kind, req.Name, s.ws.display(req.Dir))
+	if len(req.Secrets) > 0 {
+		msg += fmt.Sprintf(" It asks to receive your %s.", strings.Join(req.Secrets, ", "))
+	}
 	if req.Description != "" {
 		msg += " " + req.Description
 	}
@@ -164,6 +194,43 @@ func (s *Server) askTrust(ctx context.Context, req TrustRequest) bool {
 	}
 	return yes
 }
+
+// approveWrite asks the user, in every permission mode, whether the agent
+// may change a file where zot's extensions, trust and settings live. The
+// dialog shows the whole change (the new content, or the edits).
+func (s *Server) approveWrite(ctx context.Context, req WriteApproval) bool {
+	var detail string
+	var a struct {
+		Content *string `json:"content"`
+	}
+	if req.Tool == "write" && json.Unmarshal(req.Args, &a) == nil && a.Content != nil {
+		detail = *a.Content
+	} else {
+		var v any
+		if json.Unmarshal(req.Args, &v) == nil {
+			b, _ := json.MarshalIndent(v, "", "  ")
+			detail = string(b)
+		}
+	}
+	msg := fmt.Sprintf("zot wants to %s %s, inside %s, where zot's extensions, trust and settings live: a change there can change what runs. Allow it?\n\n%s",
+		req.Tool, s.ws.display(req.Path), s.ws.display(req.Root), detail)
+	return s.ask(ctx, protocol.MessageTypeWarning, msg, WriteAllow, WriteDeny) == WriteAllow
+}
+
+// confirmGuardOff asks whether a guard disabled by a file change (perhaps
+// the agent's) may stop guarding.
+func (s *Server) confirmGuardOff(ctx context.Context, name, dir string) bool {
+	msg := fmt.Sprintf("The guard extension %q (%s) was disabled by a change to its manifest. Stop guarding tool calls with it?", name, s.ws.display(dir))
+	return s.ask(ctx, protocol.MessageTypeWarning, msg, GuardOff, GuardKeep) == GuardOff
+}
+
+// Protected-write and guard dialog choices.
+const (
+	WriteAllow = "Allow this change"
+	WriteDeny  = "Deny"
+	GuardOff   = "Disable the guard"
+	GuardKeep  = "Keep guarding"
+)
 
 // Trust dialog choices.
 const (

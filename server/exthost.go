@@ -24,12 +24,22 @@ func ExtensionHost(logf func(format string, args ...any)) HostFactory {
 		}
 		o := extensions.Options{
 			Cwd: cfg.Cwd, Home: cfg.Home, ZotVersion: agent.Version, Provider: cfg.Provider, Model: cfg.Model,
-			ExtPaths: cfg.Exts, BuiltinTools: builtinTools, BuiltinCommands: builtinCmds,
+			ExtPaths: cfg.Exts, EditorExtPaths: cfg.EditorExts, BuiltinTools: builtinTools, BuiltinCommands: builtinCmds,
 			UI: extUI{cfg.UI}, Watch: true, Logf: logf,
 		}
 		if cfg.AskTrust != nil {
 			o.AskTrust = func(ctx context.Context, st extensions.Status) bool {
-				return cfg.AskTrust(ctx, TrustRequest{Name: st.Name, Dir: st.Dir, Source: st.Source, Description: st.Description})
+				return cfg.AskTrust(ctx, TrustRequest{Name: st.Name, Dir: st.Dir, Source: st.Source, Description: st.Description, Secrets: st.Secrets})
+			}
+		}
+		if cfg.ApproveWrite != nil {
+			o.ApproveWrite = func(ctx context.Context, r extensions.WriteRequest) bool {
+				return cfg.ApproveWrite(ctx, WriteApproval{Tool: r.Tool, Path: r.Path, Root: r.Root, Args: r.Args})
+			}
+		}
+		if cfg.ConfirmGuardOff != nil {
+			o.ConfirmGuardOff = func(ctx context.Context, st extensions.Status) bool {
+				return cfg.ConfirmGuardOff(ctx, st.Name, st.Dir)
 			}
 		}
 		h := extensions.NewHost(o)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -215,12 +216,12 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	cfg.Workspace = s.ws
 	cfg.Hooks = hooks{s}
 	cfg = s.withEditorTools(cfg)
-	exts := append(append([]string(nil), s.opts.Exts...), opts.Ext...)
+	exts, editorExts := slices.Clone(s.opts.Exts), slices.Clone(opts.Ext)
 
 	rt, err := s.opts.NewRuntime(cfg)
 
 	s.mu.Lock()
-	s.caps, s.enc, s.cwd, s.cfg, s.exts, s.mode = caps, enc, cwd, cfg, exts, mode
+	s.caps, s.enc, s.cwd, s.cfg, s.exts, s.editorExts, s.mode = caps, enc, cwd, cfg, exts, editorExts, mode
 	if err != nil {
 		s.rtErr = err
 		s.logf("the agent cannot start: %v", err)

@@ -26,7 +26,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 1
+const ProtocolRevision = 2
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -263,7 +263,7 @@ type SessionResult struct {
 type ExtensionStatus struct {
 	Name     string   `json:"name"`
 	Version  string   `json:"version,omitempty"`
-	Source   string   `json:"source"` // ext | project | global
+	Source   string   `json:"source"` // ext | workspace | project | global
 	Dir      string   `json:"dir"`
 	State    string   `json:"state"` // loaded | failed | untrusted | disabled | shadowed | starting
 	Reason   string   `json:"reason,omitempty"`

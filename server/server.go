@@ -96,22 +96,25 @@ type Server struct {
 	ws      *editorWorkspace
 	runs    *runQueue
 
-	mu        sync.Mutex
-	state     lifecycle
-	caps      clientCaps
-	enc       encoding
-	cwd       string
-	rt        Runtime
-	rtErr     error
-	cfg       agent.Config
-	exts      []string
-	host      Host
-	hostErr   error
-	hostReady chan struct{}
-	mode      PermissionMode
-	allowBash bool // "Always allow for this session"
-	panels    map[string]string
-	trust     map[string]bool // declined trust, by name+dir
+	mu    sync.Mutex
+	state lifecycle
+	caps  clientCaps
+	enc   encoding
+	cwd   string
+	rt    Runtime
+	rtErr error
+	cfg   agent.Config
+	exts  []string // --ext paths (the user's command line)
+	// editorExts are initializationOptions.ext paths: those inside the
+	// workspace need trust (a repository's settings can name them).
+	editorExts []string
+	host       Host
+	hostErr    error
+	hostReady  chan struct{}
+	mode       PermissionMode
+	allowBash  bool // "Always allow for this session"
+	panels     map[string]string
+	trust      map[string]bool // declined trust, by name+dir
 	// progressToken maps live work-done progress tokens to their run.
 	progressToken map[string]string
 	editorTools   []tools.Tool

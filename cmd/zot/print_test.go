@@ -229,3 +229,28 @@ func TestPrintReasoningRejectedClearly(t *testing.T) {
 		t.Fatalf("exit %d, stderr: %s", code, errOut)
 	}
 }
+
+// zot -p cannot ask: the agent's write into $ZOT_HOME (here, a global
+// extension's manifest) is refused with a tool error the model sees, and
+// the file is untouched.
+func TestPrintRefusesWriteIntoExtensionDir(t *testing.T) {
+	e := newEnv(t)
+	manifest := filepath.Join(e.home, "extensions", "g", "extension.json")
+	os.MkdirAll(filepath.Dir(manifest), 0o755)
+	os.WriteFile(manifest, []byte(`{"name":"g","exec":"/nonexistent"}`), 0o644)
+	e.llm.Append(
+		llmtest.ToolReply("write", map[string]any{"path": manifest, "content": `{"name":"g","exec":"/nonexistent","enabled":false}`}),
+		llmtest.TextReply("tried"))
+	_, errOut, code := e.runZot(e.args("-p", "disable g")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(manifest); strings.Contains(string(b), "enabled") {
+		t.Fatal("the manifest was written")
+	}
+	reqs := e.llm.Requests()
+	body, _ := json.Marshal(reqs[len(reqs)-1].Body)
+	if !strings.Contains(string(body), "need the user's approval") {
+		t.Fatalf("the model was not told: %s", body)
+	}
+}

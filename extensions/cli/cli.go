@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -217,6 +218,8 @@ func dash(s string) string {
 // staticStatus derives states from manifests and the trust store alone.
 func (c Config) staticStatus() []extensions.Status {
 	var out []extensions.Status
+	hasher := extensions.NewHasher(c.Home)
+	defer hasher.Save()
 	for _, cand := range extensions.Discover(c.Cwd, c.Home, nil) {
 		s := extensions.Status{
 			Name: cand.Name, Version: cand.Manifest.Version, Description: cand.Manifest.Description,
@@ -233,7 +236,7 @@ func (c Config) staticStatus() []extensions.Status {
 		default:
 			s.State = "enabled"
 			if cand.Source == extensions.SourceProject {
-				h, err := extensions.TrustHash(cand.Dir, cand.Manifest, cand.Raw)
+				h, err := hasher.Hash(cand.Dir, cand.Manifest, cand.Raw)
 				if err != nil || !extensions.IsTrusted(c.Home, c.Cwd, cand.Name, h) {
 					s.State, s.Reason = extensions.StateUntrusted, fmt.Sprintf("project-local extension not trusted (new or changed); run `zot ext trust %s`", cand.Name)
 				}
@@ -316,11 +319,21 @@ func (c Config) trust(w io.Writer, name string) error {
 		fmt.Fprintf(w, "%s is a %s extension: it needs no trust\n", name, cand.Source)
 		return nil
 	}
-	if err := extensions.TrustCandidate(c.Home, c.Cwd, cand); err != nil {
+	hasher := extensions.NewHasher(c.Home)
+	h, err := hasher.Hash(cand.Dir, cand.Manifest, cand.Raw)
+	if err != nil {
 		return err
 	}
-	h, _ := extensions.TrustHash(cand.Dir, cand.Manifest, cand.Raw)
-	fmt.Fprintf(w, "trusted %s in %s (sha256 %s…); a change to its manifest or code asks again\n", name, c.Cwd, h[:12])
+	hasher.Save()
+	if err := extensions.RecordTrust(c.Home, c.Cwd, cand.Name, h); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "trusted %s in %s (sha256 %s…); a change to any file in %s asks again\n", name, c.Cwd, h[:12], cand.Dir)
+	for _, n := range cand.Manifest.Env {
+		if slices.Contains(extensions.SecretEnv, n) {
+			fmt.Fprintf(w, "  it receives your %s (its manifest asks for it)\n", n)
+		}
+	}
 	return nil
 }
 

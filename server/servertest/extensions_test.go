@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/server/servertest"
@@ -304,5 +305,119 @@ func TestNotifyCapabilitySuppressesShowMessage(t *testing.T) {
 		if strings.Contains(string(n.Params), "careful: once") {
 			t.Fatalf("duplicate window/showMessage: %s", n.Params)
 		}
+	}
+}
+
+// The agent's write into an extension directory is put to the user even
+// in the default (auto) mode, with the whole new content; "Deny" leaves
+// the file alone and tells the model.
+func TestAgentWriteIntoExtensionDirAsks(t *testing.T) {
+	e := newEnv(t)
+	dir := filepath.Join(e.home, "dev", "lspext")
+	manifest := filepath.Join(dir, "extension.json")
+	e.installExt(dir, "lspext")
+	before, _ := os.ReadFile(manifest)
+	disabled := strings.Replace(string(before), "{", "{\n  \"enabled\": false,", 1)
+	e.llm.Append(
+		llmtest.ToolReply("write", map[string]any{"path": manifest, "content": disabled}),
+		llmtest.TextReply("ok"))
+	asked := make(chan string, 2)
+	cfg := e.config("--ext", dir)
+	ed := servertest.Start(t, cfg)
+	ed.Choose = func(msg string, actions []string) string {
+		asked <- msg + " | " + strings.Join(actions, "/")
+		return "Deny"
+	}
+	ed.Initialize(nil)
+	waitExt(ed, "lspext", "loaded")
+	evs := ed.WaitDone(ed.Prompt("turn the guard off").RunID)
+	res := servertest.Find(evs, "tool_result")
+	if res["is_error"] != true || !strings.Contains(servertest.ResultText(res), "did not allow") {
+		t.Fatalf("tool result: %v", res)
+	}
+	q := recvQuestion(t, asked)
+	if !strings.Contains(q, "Allow this change/Deny") || !strings.Contains(q, `"enabled": false`) {
+		t.Fatalf("question: %s", q)
+	}
+	if after, _ := os.ReadFile(manifest); string(after) != string(before) {
+		t.Fatal("the manifest was changed")
+	}
+}
+
+// An extension path from initializationOptions inside the workspace (a
+// repository's settings can put it there) is asked about like a project
+// extension; one outside the workspace is the user's and loads.
+func TestEditorExtPathInsideWorkspaceAsksTrust(t *testing.T) {
+	e := newEnv(t)
+	inside := e.installExt(filepath.Join(e.root, "tools", "repoext"), "repoext")
+	// It asks for a provider key: the question says so.
+	m := filepath.Join(inside, "extension.json")
+	b, _ := os.ReadFile(m)
+	os.WriteFile(m, []byte(strings.Replace(string(b), "{", `{"env": ["OPENAI_API_KEY"],`, 1)), 0o644)
+	outside := e.installExt(filepath.Join(e.home, "mine", "userext"), "userext")
+	asked := make(chan string, 4)
+	cfg := e.config()
+	cfg.InitOptions = map[string]any{"ext": []string{inside, outside}}
+	ed := servertest.Start(t, cfg)
+	ed.Choose = func(msg string, actions []string) string {
+		asked <- msg
+		return "Don't run"
+	}
+	ed.Initialize(nil)
+	waitExt(ed, "userext", "loaded")
+	if q := recvQuestion(t, asked); !strings.Contains(q, `"repoext"`) || !strings.Contains(q, "inside the workspace") || !strings.Contains(q, "It asks to receive your OPENAI_API_KEY") {
+		t.Fatalf("trust question: %s", q)
+	}
+	x := waitExt(ed, "repoext", "untrusted")
+	if x.Source != "workspace" {
+		t.Fatalf("status: %+v", x)
+	}
+	select {
+	case q := <-asked:
+		t.Fatalf("asked about more: %s", q)
+	default:
+	}
+}
+
+// A file change that disables a guard (here as the agent's bash could do
+// it) is put to the user; "Keep guarding" keeps it checking tool calls.
+func TestGuardDisabledByFileChangeAsksEditor(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "rm -rf /tmp/nothing-here"}),
+		llmtest.TextReply("ok"))
+	dir := filepath.Join(e.home, "dev", "lspext")
+	e.installExt(dir, "lspext")
+	asked := make(chan string, 2)
+	ed := servertest.Start(t, e.config("--ext", dir))
+	ed.Choose = func(msg string, actions []string) string {
+		asked <- msg + " | " + strings.Join(actions, "/")
+		return "Keep guarding"
+	}
+	ed.Initialize(nil)
+	waitExt(ed, "lspext", "loaded")
+	manifest := filepath.Join(dir, "extension.json")
+	b, _ := os.ReadFile(manifest)
+	os.WriteFile(manifest, []byte(strings.Replace(string(b), "{", "{\n  \"enabled\": false,", 1)), 0o644)
+	q := recvQuestion(t, asked)
+	if !strings.Contains(q, `guard extension "lspext"`) || !strings.Contains(q, "Disable the guard/Keep guarding") {
+		t.Fatalf("question: %s", q)
+	}
+	evs := ed.WaitDone(ed.Prompt("clean up").RunID)
+	res := servertest.Find(evs, "tool_result")
+	if res["is_error"] != true || !strings.Contains(servertest.ResultText(res), "lspext guard: refusing rm -rf") {
+		t.Fatalf("the guard stopped guarding: %v", res)
+	}
+}
+
+// recvQuestion returns the next question the editor was asked, failing
+// the test if none comes.
+func recvQuestion(t *testing.T, asked <-chan string) string {
+	t.Helper()
+	select {
+	case q := <-asked:
+		return q
+	case <-time.After(30 * time.Second):
+		t.Fatal("the editor was never asked")
+		return ""
 	}
 }

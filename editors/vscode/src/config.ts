@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import * as path from "path";
 import * as os from "os";
 import type { InitializationOptions, PermissionMode } from "./lsp_ext";
+import { userLevel } from "./settings";
 
 export interface ServerLaunch {
     command: string;
@@ -45,10 +46,12 @@ function resolvePath(p: string): string {
 
 export function launch(): ServerLaunch {
     const c = vscode.workspace.getConfiguration("zot");
-    const command = resolvePath(c.get<string>("serverPath") || "zot");
-    const args = ["lsp", ...(c.get<string[]>("serverArgs") ?? [])];
+    // What runs is the user's choice, never the workspace's (see settings.ts).
+    const user = <T>(key: string) => userLevel(c.inspect<T>(key));
+    const command = resolvePath(user<string>("serverPath") || "zot");
+    const args = ["lsp", ...(user<string[]>("serverArgs") ?? [])];
     const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const [k, v] of Object.entries(c.get<Record<string, string>>("serverEnv") ?? {})) {
+    for (const [k, v] of Object.entries(user<Record<string, string>>("serverEnv") ?? {})) {
         env[k] = String(v);
     }
     const opts: InitializationOptions = {};
@@ -73,7 +76,7 @@ export function launch(): ServerLaunch {
     if (mode) {
         opts.permissionMode = mode;
     }
-    const exts = (c.get<string[]>("extensions") ?? []).filter((e) => e.trim() !== "").map(resolvePath);
+    const exts = (user<string[]>("extensions") ?? []).filter((e) => e.trim() !== "").map(resolvePath);
     if (exts.length) {
         opts.ext = exts;
     }

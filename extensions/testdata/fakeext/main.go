@@ -20,7 +20,7 @@ type frame map[string]any
 
 var (
 	name         = flag.String("name", "fake", "hello name")
-	toolsF       = flag.String("tools", "", "tools to register: echo,slow,crash,image,hang,late")
+	toolsF       = flag.String("tools", "", "tools to register: echo,env,slow,crash,image,hang,late")
 	cmdsF        = flag.String("cmds", "", "commands to register: hi,panel,crash,err,insert,display,noop,flood,slow")
 	eventsF      = flag.String("events", "", "events to subscribe to")
 	interceptF   = flag.String("intercept", "", "events to intercept")
@@ -42,6 +42,7 @@ var (
 	startDelay   = flag.Duration("start-delay", 0, "sleep before hello")
 	ackNoExit    = flag.Bool("ack-no-exit", false, "ack shutdown but keep running")
 	readyDelay   = flag.Duration("ready-delay", 0, "sleep between registrations and ready")
+	lateDelay    = flag.Duration("late-delay", 0, "sleep before registering the late tool")
 	notifyOnCall = flag.Bool("notify-on-call", false, "send a notify before each tool_result")
 	noRead       = flag.Bool("no-read", false, "stop reading stdin after ready")
 	crashAfter   = flag.Duration("crash-after", 200*time.Millisecond, "with -crash-start: delay before exiting")
@@ -149,6 +150,7 @@ func main() {
 	}
 	for _, t := range list(*toolsF) {
 		if t == "late" {
+			time.Sleep(*lateDelay)
 			emit(frame{"type": "register_tool", "name": "late", "description": "registered after ready"})
 		}
 	}
@@ -227,6 +229,12 @@ func toolCall(id, name string, args json.RawMessage) {
 	switch name {
 	case "echo", "late":
 		emit(frame{"type": "tool_result", "id": id, "content": []frame{{"type": "text", "text": *prefix + ": " + a.Text}}})
+	case "env", "envb": // the value of the variable named by text, or <unset>
+		v, ok := os.LookupEnv(a.Text)
+		if !ok {
+			v = "<unset>"
+		}
+		emit(frame{"type": "tool_result", "id": id, "content": []frame{{"type": "text", "text": v}}})
 	case "image":
 		emit(frame{"type": "tool_result", "id": id, "content": []frame{
 			{"type": "text", "text": "an image"},

@@ -1,0 +1,202 @@
+package extensions
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/agent/message"
+)
+
+func bashCall(id, cmd string) agent.ToolCallInfo {
+	args, _ := json.Marshal(map[string]string{"command": cmd})
+	return agent.ToolCallInfo{ID: id, Name: "bash", Args: args}
+}
+
+// A guard that crashes on every call is given up after its restarts, and
+// from then on blocks every tool call (naming it) until the user disables
+// or removes it; its status says so.
+func TestGuardGivenUpBlocksUntilDisabled(t *testing.T) {
+	e := newEnv(t)
+	dir := e.global("guard", "-intercept", "tool_call", "-crash-intercept")
+	h := e.start(nil) // backoff 10 ms ×3
+	for i := 1; statusOf(h, "guard").State != StateFailed; i++ {
+		if i > 10 {
+			t.Fatalf("never given up: %+v", statusOf(h, "guard"))
+		}
+		d := h.BeforeTool(context.Background(), bashCall("c", "echo hi"))
+		if !d.Block || !strings.Contains(d.Reason, `"guard"`) {
+			t.Fatalf("call %d slipped past the guard: %+v", i, d)
+		}
+		eventually(t, "crash counted, then back or given up", func() bool {
+			st := statusOf(h, "guard")
+			return st.Crashes >= i && (st.State == StateReady || st.State == StateFailed)
+		})
+	}
+	st := statusOf(h, "guard")
+	if st.Crashes != 4 || !strings.HasPrefix(st.Reason, GuardBlocked) {
+		t.Fatalf("status of a given-up guard: %+v", st)
+	}
+	for i := 0; i < 3; i++ {
+		d := h.BeforeTool(context.Background(), bashCall("after", "rm -rf ~"))
+		if !d.Block || !strings.Contains(d.Reason, `guard extension "guard" is not running`) || !strings.Contains(d.Reason, GuardBlocked) {
+			t.Fatalf("a given-up guard must keep blocking: %+v", d)
+		}
+	}
+	// The user disables it (zot ext disable + reload): calls pass again.
+	if err := SetEnabled(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := h.BeforeTool(context.Background(), bashCall("x", "echo ok")); d.Block {
+		t.Fatalf("after the user disabled the guard: %+v", d)
+	}
+	if st := statusOf(h, "guard"); st.State != StateDisabled || strings.Contains(st.Reason, GuardBlocked) {
+		t.Fatalf("disabled guard: %+v", st)
+	}
+}
+
+// A guard whose start fails (here: its exec vanished) blocks as well.
+func TestGuardThatCannotStartAfterReloadBlocks(t *testing.T) {
+	e := newEnv(t)
+	bin := filepath.Join(t.TempDir(), "guardbin")
+	b, _ := os.ReadFile(fakeBin)
+	os.WriteFile(bin, b, 0o755)
+	dir := writeExt(t, filepath.Join(GlobalRoot(e.home), "g"), "g", map[string]any{"exec": bin}, "-intercept", "tool_call", "-block", "forbidden")
+	h := e.start(nil)
+	if d := h.BeforeTool(context.Background(), bashCall("1", "forbidden")); !d.Block {
+		t.Fatal("guard not guarding")
+	}
+	os.Remove(bin)
+	_ = dir
+	h.Reload(context.Background())
+	if st := statusOf(h, "g"); st.State != StateFailed || !strings.HasPrefix(st.Reason, GuardBlocked) {
+		t.Fatalf("status: %+v", st)
+	}
+	if d := h.BeforeTool(context.Background(), bashCall("2", "echo fine")); !d.Block || !strings.Contains(d.Reason, GuardBlocked) {
+		t.Fatalf("a guard that cannot start must block: %+v", d)
+	}
+}
+
+// A file change that disables a guard (the model writing "enabled": false)
+// does not stop it without the user's confirmation.
+func TestGuardDisabledByFileChangeNeedsConfirmation(t *testing.T) {
+	for _, confirm := range []bool{false, true} {
+		e := newEnv(t)
+		dir := e.global("guard", "-intercept", "tool_call", "-block", "forbidden")
+		var mu sync.Mutex
+		var asked []string
+		h := e.start(func(o *Options) {
+			o.Watch = true
+			o.Debounce = 10 * time.Millisecond
+			o.ConfirmGuardOff = func(ctx context.Context, st Status) bool {
+				mu.Lock()
+				asked = append(asked, st.Name)
+				mu.Unlock()
+				return confirm
+			}
+		})
+		if d := h.BeforeTool(context.Background(), bashCall("1", "forbidden")); !d.Block {
+			t.Fatal("guard not guarding")
+		}
+		if err := SetEnabled(dir, false); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the confirmation question", func() bool { mu.Lock(); defer mu.Unlock(); return len(asked) == 1 })
+		if !confirm {
+			// Declined: still guarding, and says why.
+			eventually(t, "status notes the pending disable", func() bool {
+				return strings.Contains(statusOf(h, "guard").Reason, "still guarding until you confirm")
+			})
+			if d := h.BeforeTool(context.Background(), bashCall("2", "forbidden")); !d.Block {
+				t.Fatalf("the guard was disabled by a file change without the user: %+v", statusOf(h, "guard"))
+			}
+			continue
+		}
+		eventually(t, "disabled after confirmation", func() bool { return statusOf(h, "guard").State == StateDisabled })
+		if d := h.BeforeTool(context.Background(), bashCall("3", "forbidden")); d.Block {
+			t.Fatalf("confirmed disable: %+v", d)
+		}
+	}
+}
+
+// The agent's write and edit into extension directories and $ZOT_HOME
+// need the user's approval in every mode; with no way to ask they are
+// refused with a tool error, and nothing is written. Through the real
+// runtime, write tool and a real guard extension.
+func TestAgentWritesIntoExtensionDirsNeedApproval(t *testing.T) {
+	e := newEnv(t)
+	dir := e.global("guard", "-intercept", "tool_call", "-block", "DANGER")
+	manifest := filepath.Join(dir, ManifestFile)
+	before, _ := os.ReadFile(manifest)
+	disabled := strings.Replace(strings.ReplaceAll(string(before), "DANGER", "nothing"), "{", "{\n  \"enabled\": false,", 1)
+	// A symlink in the workspace pointing into $ZOT_HOME does not help.
+	os.Symlink(e.home, filepath.Join(e.cwd, "zothome"))
+	projFile := filepath.Join(ProjectRoot(e.cwd), "new", ManifestFile)
+	okFile := filepath.Join(e.cwd, "notes.txt")
+
+	run := func(approve func(context.Context, WriteRequest) bool) []agent.Event {
+		h := e.start(func(o *Options) { o.ApproveWrite = approve })
+		rt, _ := newRuntime(t, e, h,
+			llmtest.ToolReply("write", map[string]any{"path": manifest, "content": disabled}),
+			llmtest.ToolReply("write", map[string]any{"path": "zothome/extensions/guard/extension.json", "content": disabled}),
+			llmtest.ToolReply("write", map[string]any{"path": ".zot/extensions/new/extension.json", "content": "{}"}),
+			llmtest.ToolReply("edit", map[string]any{"path": manifest, "old_string": "\"guard\"", "new_string": "\"x\""}),
+			llmtest.ToolReply("write", map[string]any{"path": "notes.txt", "content": "fine\n"}),
+			llmtest.TextReply("done"))
+		evs := toolResults(prompt(t, rt, "turn the guard off"))
+		h.Close(context.Background())
+		return evs
+	}
+	res := run(nil)
+	if len(res) != 5 {
+		t.Fatalf("%d results", len(res))
+	}
+	for i, r := range res[:4] {
+		txt := message.TextOf(r.Content)
+		if !r.IsError || !strings.Contains(txt, "need the user's approval") {
+			t.Fatalf("result %d: %v %s", i, r.IsError, txt)
+		}
+	}
+	if res[4].IsError {
+		t.Fatalf("an ordinary write was refused: %s", message.TextOf(res[4].Content))
+	}
+	if after, _ := os.ReadFile(manifest); string(after) != string(before) {
+		t.Fatal("the guard's manifest was changed")
+	}
+	if _, err := os.Stat(projFile); err == nil {
+		t.Fatal("a project extension was created")
+	}
+	if b, _ := os.ReadFile(okFile); string(b) != "fine\n" {
+		t.Fatal("the ordinary write did not happen")
+	}
+
+	// With a front that asks: each protected write is put to the user
+	// with the full arguments; a "no" refuses, a "yes" writes.
+	var mu sync.Mutex
+	var reqs []WriteRequest
+	res = run(func(ctx context.Context, r WriteRequest) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		reqs = append(reqs, r)
+		return r.Tool == "write" && strings.HasPrefix(r.Path, ProjectRoot(e.cwd))
+	})
+	if len(reqs) != 4 || !strings.Contains(string(reqs[0].Args), `\"enabled\": false`) || reqs[0].Root != e.home {
+		t.Fatalf("asked %+v", reqs)
+	}
+	if !res[0].IsError || !strings.Contains(message.TextOf(res[0].Content), "did not allow") || res[2].IsError {
+		t.Fatalf("results %+v", res)
+	}
+	if _, err := os.Stat(projFile); err != nil {
+		t.Fatal("the approved write did not happen")
+	}
+}
