@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -37,6 +38,11 @@ type Config struct {
 	// changes (an extension reloaded) takes effect at the next call and
 	// never in the middle of one. Built-in tools win on name clashes.
 	ExtraTools func() []tools.Tool
+	// AwaitTool is asked when the model calls a tool the current set
+	// lacks: an extension still starting may be about to register it, so
+	// it may wait (bounded by that extension's start budget) and return
+	// the tool, or nil for "unknown tool". Optional.
+	AwaitTool func(ctx context.Context, name string) tools.Tool
 
 	// Session persistence: "" disables it (zot rpc's default). SessionDir
 	// is the per-workspace directory under $ZOT_HOME/sessions.

@@ -221,6 +221,9 @@ func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMes
 			break
 		}
 	}
+	if tool == nil && r.cfg.AwaitTool != nil && !r.cfg.NoTools {
+		tool = r.cfg.AwaitTool(ctx, name)
+	}
 	if tool == nil {
 		return tools.ErrorResult(fmt.Sprintf("unknown tool %q; available tools: %s", name, names(toolset)))
 	}

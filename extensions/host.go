@@ -65,7 +65,7 @@ type Options struct {
 	BuiltinTools    []string
 	BuiltinCommands []string
 
-	HelloTimeout     time.Duration   // no hello → killed and failed; 5 s
+	HelloTimeout     time.Duration   // no hello → killed and failed; 60 s, long enough for a cold `go run .` (manifest "timeout" overrides)
 	InterceptTimeout time.Duration   // event_intercept_response wait; 5 s
 	ReadyFallback    time.Duration   // silence after hello that counts as ready; 250 ms
 	ToolTimeout      time.Duration   // tool call / command default; 60 s (manifest "timeout" overrides)
@@ -91,6 +91,12 @@ type Options struct {
 	UI UI
 	// Watch enables hot reload on file changes (fsnotify).
 	Watch bool
+	// Background makes Start return once the extensions are discovered:
+	// they start in the background (state "starting", UI.Changed as each
+	// becomes ready or fails), so a slow one never holds up the session.
+	// A tool call or command meanwhile waits for the starting extensions
+	// (AwaitTool, RunCommand, BeforeTool) instead of failing.
+	Background bool
 	// Logf receives host-level messages (watcher errors); optional.
 	// Per-extension messages go to $ZOT_HOME/logs/ext-<name>.log.
 	Logf func(format string, args ...any)
@@ -180,6 +186,8 @@ type Host struct {
 
 	changedCh chan struct{} // coalesces UI.Changed calls
 	watch     *watcher
+
+	settled settled // wakes waiters for starting extensions
 }
 
 var _ agent.Hooks = (*Host)(nil)
@@ -199,7 +207,7 @@ func NewHost(o Options) *Host {
 			*d = v
 		}
 	}
-	def(&o.HelloTimeout, 5*time.Second)
+	def(&o.HelloTimeout, 60*time.Second)
 	def(&o.InterceptTimeout, 5*time.Second)
 	def(&o.ReadyFallback, 250*time.Millisecond)
 	def(&o.ToolTimeout, 60*time.Second)
@@ -245,6 +253,10 @@ func (h *Host) Start(ctx context.Context) error {
 		} else {
 			h.watch = w
 		}
+	}
+	if h.o.Background {
+		h.rediscover(h.ctx, true, false)
+		return nil
 	}
 	h.rediscover(ctx, true, true)
 	return ctx.Err()
@@ -321,6 +333,7 @@ func (h *Host) logf(format string, args ...any) {
 // changed asks for one UI.Changed soon. Calls coalesce, and UI.Changed
 // runs on its own goroutine, never under a host lock.
 func (h *Host) changed() {
+	h.settled.wake()
 	select {
 	case h.changedCh <- struct{}{}:
 	default:
@@ -356,6 +369,10 @@ func (h *Host) Status() []Status {
 func (h *Host) Reload(ctx context.Context) error {
 	if h.isClosed() {
 		return errors.New("extensions: host closed")
+	}
+	if h.o.Background {
+		h.rediscover(h.ctx, true, false)
+		return nil
 	}
 	h.rediscover(ctx, true, true)
 	return ctx.Err()

@@ -57,6 +57,12 @@ func (h *Host) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.To
 		args = json.RawMessage("{}")
 	}
 	rewritten := false
+	// An extension still starting may be a guard (tool_call interceptor):
+	// fail closed by waiting for it rather than letting the call slip by.
+	h.WaitStarting(ctx)
+	if ctx.Err() != nil {
+		return agent.ToolDecision{Block: true, Reason: "aborted while extensions were starting"}
+	}
 	for _, s := range h.interceptors(wire.EventToolCall) {
 		r, err := s.intercept(ctx, wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventToolCall, ToolID: call.ID, ToolName: call.Name, ToolArgs: args})
 		if errors.Is(err, errNotSubscribed) {

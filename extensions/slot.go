@@ -179,6 +179,9 @@ func (h *Host) rediscover(ctx context.Context, force, wait bool) {
 		delete(old, key)
 		if !ok {
 			s = newSlot(h, key, c)
+			if h.willStart(c, hash) {
+				s.state = StateStarting // from the first Status on, until hello and ready
+			}
 		}
 		slots = append(slots, s)
 		s.mu.Lock()
@@ -457,7 +460,8 @@ func (s *slot) startProc(ctx context.Context) (*proc, error) {
 		p.log.printf("%v", err)
 		return nil, err
 	}
-	helloT := time.NewTimer(h.o.HelloTimeout)
+	budget := h.helloBudget(c.Manifest)
+	helloT := time.NewTimer(budget)
 	defer helloT.Stop()
 	select {
 	case <-p.helloCh:
@@ -470,7 +474,7 @@ func (s *slot) startProc(ctx context.Context) (*proc, error) {
 			return nil, fmt.Errorf("%s before sending hello (log: %s)", p.deadErr, s.log.path)
 		}
 	case <-helloT.C:
-		return fail(fmt.Errorf("no hello within %s; killed (log: %s)", h.o.HelloTimeout, s.log.path))
+		return fail(fmt.Errorf("no hello within %s; killed (log: %s; a manifest \"timeout\" in seconds gives it longer)", budget, s.log.path))
 	case <-ctx.Done():
 		return fail(fmt.Errorf("start cancelled: %v", ctx.Err()))
 	case <-h.ctx.Done():

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -80,14 +81,16 @@ func (s *Server) zotCommand(ctx context.Context, p *CommandParams) (CommandResul
 	}
 	host := s.waitHost(ctx)
 	if host != nil {
-		for _, c := range host.Commands() {
-			if c.Name == name {
-				resp, err := host.RunCommand(ctx, name, args)
-				if err != nil {
-					return CommandResult{}, err
-				}
-				return s.commandAction(resp)
+		known := slices.ContainsFunc(host.Commands(), func(c CommandInfo) bool { return c.Name == name })
+		if w, ok := host.(startWaiter); ok && !known {
+			known = w.AwaitCommand(ctx, name) // an extension still starting may register it
+		}
+		if known {
+			resp, err := host.RunCommand(ctx, name, args)
+			if err != nil {
+				return CommandResult{}, err
 			}
+			return s.commandAction(resp)
 		}
 	}
 	return CommandResult{}, fieldError(MethodCommand, "name", "names no command (%q); zot/commands lists them", name)

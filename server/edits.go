@@ -524,6 +524,7 @@ func (t *editorTool) Run(ctx context.Context, call tools.Call) tools.Result {
 // consults before every model call together with the extensions' tools.
 func (s *Server) withEditorTools(cfg agent.Config) agent.Config {
 	cfg.ExtraTools = s.extraTools
+	cfg.AwaitTool = s.awaitTool
 	if cfg.NoTools {
 		return cfg
 	}

@@ -39,6 +39,22 @@ type Host interface {
 	Close(ctx context.Context) error
 }
 
+// startWaiter is a Host whose extensions may still be starting: a tool or
+// command not (yet) registered waits for them instead of being unknown.
+// extensions.Host implements it.
+type startWaiter interface {
+	AwaitTool(ctx context.Context, name string) tools.Tool
+	AwaitCommand(ctx context.Context, name string) bool
+}
+
+// awaitTool is agent.Config.AwaitTool.
+func (s *Server) awaitTool(ctx context.Context, name string) tools.Tool {
+	if w, ok := s.waitHost(ctx).(startWaiter); ok {
+		return w.AwaitTool(ctx, name)
+	}
+	return nil
+}
+
 // HostUI is how the host reaches the editor; the server implements it.
 type HostUI interface {
 	Notify(extension, level, message string)

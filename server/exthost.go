@@ -26,6 +26,10 @@ func ExtensionHost(logf func(format string, args ...any)) HostFactory {
 			Cwd: cfg.Cwd, Home: cfg.Home, ZotVersion: agent.Version, Provider: cfg.Provider, Model: cfg.Model,
 			ExtPaths: cfg.Exts, EditorExtPaths: cfg.EditorExts, BuiltinTools: builtinTools, BuiltinCommands: builtinCmds,
 			UI: extUI{cfg.UI}, Watch: true, Logf: logf,
+			// Extensions start in the background, shown as "starting"
+			// until hello: a slow one never holds up the others or the
+			// first prompt.
+			Background: true,
 		}
 		if cfg.AskTrust != nil {
 			o.AskTrust = func(ctx context.Context, st extensions.Status) bool {

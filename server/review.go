@@ -197,7 +197,9 @@ func (h hooks) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.To
 	s.runs.waitForwarded(ctx, call.ID, 5*time.Second)
 	s.ws.beginCall(call.ID, call.Name)
 	var modified json.RawMessage
-	if host := s.currentHost(); host != nil {
+	// waitHost: the host's interceptors (guards) see every call, even
+	// one made while the host is being created.
+	if host := s.waitHost(ctx); host != nil {
 		d := host.BeforeTool(ctx, call)
 		if d.Block {
 			return d

@@ -40,21 +40,23 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	if cwd == "" {
 		cwd = "."
 	}
+	ui := &stderrUI{w: stderr, told: map[string]string{}}
+	// A long-running session (rpc) starts its extensions in the background
+	// so a slow one (a cold `go run .`) never holds up the first prompt;
+	// print mode's one prompt waits for them, so it sees their tools.
 	host := extensions.NewHost(extensions.Options{
 		Cwd: cwd, Home: cfg.Home, ZotVersion: agent.Version, Provider: cfg.Provider, Model: cfg.Model,
-		ExtPaths: c.exts, BuiltinTools: builtin, UI: &stderrUI{w: stderr}, Watch: watch,
+		ExtPaths: c.exts, BuiltinTools: builtin, UI: ui, Watch: watch, Background: watch,
 	})
+	ui.status = host.Status
 	if err := host.Start(ctx); err != nil {
 		host.Close(context.WithoutCancel(ctx))
 		return nil, func() {}, err
 	}
-	for _, st := range host.Status() {
-		if st.State == extensions.StateFailed || st.State == extensions.StateUntrusted || st.State == extensions.StateInvalid {
-			fmt.Fprintf(stderr, "extension %s: %s: %s\n", st.Name, st.State, st.Reason)
-		}
-	}
+	ui.Changed()
 	cfg.Hooks = host
 	cfg.ExtraTools = host.Tools
+	cfg.AwaitTool = host.AwaitTool
 	rt, err := agent.New(cfg)
 	if err != nil {
 		host.Close(context.WithoutCancel(ctx))
@@ -63,10 +65,13 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	return rt, func() { host.Close(context.WithoutCancel(ctx)) }, nil
 }
 
-// stderrUI prints extension notifications; panels need an editor.
+// stderrUI prints extension notifications and extensions that fail to
+// start (once per state and reason); panels need an editor.
 type stderrUI struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu     sync.Mutex
+	w      io.Writer
+	status func() []extensions.Status
+	told   map[string]string // name → the failure last printed
 }
 
 func (u *stderrUI) Notify(ext, level, msg string) {
@@ -79,4 +84,23 @@ func (u *stderrUI) PanelOpen(ext string, p wire.PanelView) {
 }
 func (u *stderrUI) PanelRender(string, wire.Frame) {}
 func (u *stderrUI) PanelClose(string, string)      {}
-func (u *stderrUI) Changed()                       {}
+
+func (u *stderrUI) Changed() {
+	if u.status == nil {
+		return
+	}
+	sts := u.status()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, st := range sts {
+		if st.State != extensions.StateFailed && st.State != extensions.StateUntrusted && st.State != extensions.StateInvalid {
+			delete(u.told, st.Name)
+			continue
+		}
+		line := fmt.Sprintf("extension %s: %s: %s\n", st.Name, st.State, st.Reason)
+		if u.told[st.Name] != line {
+			u.told[st.Name] = line
+			fmt.Fprint(u.w, line)
+		}
+	}
+}

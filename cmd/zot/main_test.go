@@ -177,8 +177,14 @@ func (p *rpcProc) send(v any) {
 // generous bound (a hang, not a slowness check).
 func (p *rpcProc) until(stop func(map[string]any) bool) []map[string]any {
 	p.t.Helper()
+	return p.untilWithin(60*time.Second, stop)
+}
+
+// untilWithin is until with its own bound on a hang.
+func (p *rpcProc) untilWithin(bound time.Duration, stop func(map[string]any) bool) []map[string]any {
+	p.t.Helper()
 	var got []map[string]any
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(bound)
 	for {
 		select {
 		case line, ok := <-p.lines:

@@ -48,6 +48,10 @@ var (
 	crashAfter   = flag.Duration("crash-after", 200*time.Millisecond, "with -crash-start: delay before exiting")
 )
 
+// gate: a named pipe read to EOF before hello, so a test holds the
+// extension in "starting" exactly as long as it wants (no sleeps).
+var gate = flag.String("gate", "", "read this file (a fifo) to EOF before hello")
+
 var (
 	outMu sync.Mutex
 	out   = bufio.NewWriter(os.Stdout)
@@ -103,6 +107,13 @@ func main() {
 		time.Sleep(time.Hour)
 	}
 	time.Sleep(*startDelay)
+	if *gate != "" {
+		if b, err := os.ReadFile(*gate); err != nil {
+			fmt.Fprintf(os.Stderr, "gate: %v\n", err)
+		} else {
+			fmt.Fprintf(os.Stderr, "gate opened (%d bytes)\n", len(b))
+		}
+	}
 	emit(frame{"type": "hello", "name": *name, "version": "0.1.0", "capabilities": []string{"commands", "tools", "panels"}})
 	for _, t := range list(*toolsF) {
 		if t == "late" {

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/extensions"
+)
+
+var (
+	fakeExtOnce sync.Once
+	fakeExtBin  string
+	fakeExtErr  error
+)
+
+// fakeExt builds extensions/testdata/fakeext once per test binary.
+func fakeExt(t *testing.T) string {
+	t.Helper()
+	fakeExtOnce.Do(func() {
+		fakeExtBin = filepath.Join(filepath.Dir(zotBin), "fakeext")
+		out, err := exec.Command("go", "build", "-o", fakeExtBin, "../../extensions/testdata/fakeext").CombinedOutput()
+		if err != nil {
+			fakeExtErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if fakeExtErr != nil {
+		t.Fatalf("building fakeext: %v", fakeExtErr)
+	}
+	return fakeExtBin
+}
+
+// installGlobalExt writes $ZOT_HOME/extensions/<name>/extension.json.
+func (e *env) installGlobalExt(name string, manifest map[string]any) string {
+	e.t.Helper()
+	dir := filepath.Join(extensions.GlobalRoot(e.home), name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	manifest["name"] = name
+	b, _ := json.Marshal(manifest)
+	if err := os.WriteFile(filepath.Join(dir, extensions.ManifestFile), b, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return dir
+}
+
+// newGate makes a fifo the fake extension reads to EOF before its hello;
+// release lets it through.
+func newGate(t *testing.T) (path string, release func()) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "gate")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			// Opening for write blocks until the extension has it open for
+			// reading; closing gives it EOF.
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Errorf("opening the gate: %v", err)
+				return
+			}
+			f.WriteString("go")
+			f.Close()
+		})
+	}
+	// Never leave the extension (and zot's Close) stuck on the gate.
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	return path, release
+}
+
+// An extension that has not said hello yet does not hold up zot rpc: the
+// prompt runs, and the model's call of that extension's tool waits for it
+// instead of failing as "unknown tool".
+func TestRPCSlowExtensionDoesNotBlockAndItsToolWaits(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("echo", map[string]any{"text": "hi"}),
+		llmtest.TextReply("done."),
+	)
+	gate, release := newGate(t)
+	e.installGlobalExt("slow", map[string]any{"exec": fakeExt(t), "args": []string{"-name", "slow", "-tools", "echo", "-gate", gate}})
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "use echo"})
+	// The run reaches the tool call while the extension is still starting.
+	frames := p.until(isType("tool_call"))
+	if tc := find(frames, "tool_call"); tc["name"] != "echo" {
+		t.Fatalf("tool_call: %v", tc)
+	}
+	release()
+	frames = p.until(isType("done"))
+	tr := find(frames, "tool_result")
+	if tr == nil || tr["is_error"] != false || !strings.Contains(toJSON(tr["content"]), "echo: hi") {
+		t.Fatalf("tool_result: %v\nframes: %v\nstderr: %s", tr, types(frames), p.errb.String())
+	}
+}
+
+// An extension run as `go run .` with an empty build cache compiles
+// first (the standard library too): it must become ready, and its tool
+// must run, however long that takes within its hello budget.
+func TestRPCGoRunExtensionColdCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cold compile")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go")
+	}
+	e := newEnv(t,
+		llmtest.ToolReply("gotool", map[string]any{}),
+		llmtest.TextReply("done."),
+	)
+	// A cold compile of the standard library on a loaded 2-core machine
+	// takes minutes: the manifest's timeout gives it the time (the
+	// default budget is 60 s).
+	dir := e.installGlobalExt("gorun", map[string]any{"exec": goBin, "args": []string{"run", "."}, "timeout": 900})
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module gorunext\n\ngo 1.21\n")
+	write("main.go", goRunExt)
+	p := e.startRPC([]string{"GOCACHE=" + t.TempDir(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod"})
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "use gotool"})
+	frames := p.untilWithin(15*time.Minute, isType("done"))
+	tr := find(frames, "tool_result")
+	if tr == nil || tr["is_error"] != false || !strings.Contains(toJSON(tr["content"]), "compiled and running") {
+		t.Fatalf("tool_result: %v\nframes: %v\nstderr: %s", tr, types(frames), p.errb.String())
+	}
+}
+
+// goRunExt is a standard-library-only extension speaking the protocol.
+const goRunExt = `package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+)
+
+func main() {
+	out := json.NewEncoder(os.Stdout)
+	out.Encode(map[string]any{"type": "hello", "name": "gorun", "version": "0.1.0", "capabilities": []string{"tools"}})
+	out.Encode(map[string]any{"type": "register_tool", "name": "gotool", "description": "says hi", "schema": map[string]any{"type": "object"}})
+	out.Encode(map[string]any{"type": "ready"})
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var f map[string]any
+		if json.Unmarshal(sc.Bytes(), &f) != nil {
+			continue
+		}
+		switch f["type"] {
+		case "tool_call":
+			out.Encode(map[string]any{"type": "tool_result", "id": f["id"], "content": []any{map[string]any{"type": "text", "text": "compiled and running"}}})
+		case "shutdown":
+			out.Encode(map[string]any{"type": "shutdown_ack"})
+			return
+		}
+	}
+}
+`

@@ -1,0 +1,99 @@
+package servertest_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/server/servertest"
+)
+
+var (
+	fakeExtOnce sync.Once
+	fakeExtBin  string
+	fakeExtErr  error
+)
+
+// fakeExt builds extensions/testdata/fakeext once per test binary.
+func fakeExt(t *testing.T) string {
+	t.Helper()
+	fakeExtOnce.Do(func() {
+		fakeExtBin = filepath.Join(filepath.Dir(zotBin), "fakeext")
+		fakeExtErr = servertest.Build("./extensions/testdata/fakeext", fakeExtBin, false)
+	})
+	if fakeExtErr != nil {
+		t.Fatalf("building fakeext: %v", fakeExtErr)
+	}
+	return fakeExtBin
+}
+
+// gate is a fifo the fake extension reads to EOF before its hello.
+func gate(t *testing.T) (path string, release func()) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "gate")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0) // waits for the reader
+			if err != nil {
+				t.Errorf("opening the gate: %v", err)
+				return
+			}
+			f.WriteString("go")
+			f.Close()
+		})
+	}
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	return path, release
+}
+
+// An extension that has not said hello yet shows as "starting" in the
+// editor, does not hold up a prompt, and its tool and command, used while
+// it starts, wait for it instead of being unknown.
+func TestSlowExtensionStartsInBackground(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("echo", map[string]any{"text": "hi"}),
+		llmtest.TextReply("done."),
+	)
+	path, release := gate(t)
+	dir := filepath.Join(e.home, "dev", "slow")
+	os.MkdirAll(dir, 0o755)
+	m, _ := json.Marshal(map[string]any{"name": "slow", "exec": fakeExt(t),
+		"args": []string{"-name", "slow", "-tools", "echo", "-cmds", "insert", "-gate", path}})
+	if err := os.WriteFile(filepath.Join(dir, "extension.json"), m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ed := servertest.Start(t, e.config("--ext", dir))
+	ed.Initialize(nil)
+	waitExt(ed, "slow", "starting")
+
+	run := ed.Prompt("use echo")
+	ed.WaitEvent(run.RunID, "tool_call") // the run got this far while the extension starts
+	cmd := ed.Go("zot/command", map[string]any{"name": "insert", "args": "x"})
+	ed.MustCall("zot/state", nil, nil) // zot/command has been taken up (ordered dispatch)
+	release()
+
+	evs := ed.WaitDone(run.RunID)
+	tr := servertest.Find(evs, "tool_result")
+	if tr == nil || tr["is_error"] != false || !strings.Contains(servertest.ResultText(tr), "echo: hi") {
+		t.Fatalf("tool_result: %v\nevents: %s", tr, servertest.Types(evs))
+	}
+	got := ed.Await(cmd, "zot/command")
+	var r commandResult
+	if got.Error != nil || json.Unmarshal(got.Result, &r) != nil || r.Action != "insert" || r.Insert != "inserted x" {
+		t.Fatalf("command of a starting extension: %+v %s", got.Error, got.Result)
+	}
+	waitExt(ed, "slow", "loaded")
+}
