@@ -299,3 +299,50 @@ func TestFaultExecMissing(t *testing.T) {
 		t.Fatalf("ghost: %+v", st)
 	}
 }
+
+// The hello budget defaults to 60 s (a cold `go run .` fits) and the
+// manifest's timeout overrides it for that extension alone.
+func TestHelloBudgetManifestTimeoutOverrides(t *testing.T) {
+	if d := NewHost(Options{}).o.HelloTimeout; d != 60*time.Second {
+		t.Fatalf("default hello budget %s, want 60s", d)
+	}
+	e := newEnv(t)
+	writeExt(t, filepath.Join(GlobalRoot(e.home), "mute"), "mute", map[string]any{"timeout": 0.3}, "-nohello")
+	h := e.start(func(o *Options) { o.HelloTimeout = time.Hour })
+	// Start returned although the host's own budget is an hour.
+	if st := statusOf(h, "mute"); st.State != StateFailed || !strings.Contains(st.Reason, "no hello within 300ms") {
+		t.Fatalf("mute: %+v", st)
+	}
+}
+
+// With Background, Start returns while an extension is still starting
+// (shown as such), and a command of that extension waits for it.
+func TestBackgroundStartCommandWaits(t *testing.T) {
+	e := newEnv(t)
+	gate := filepath.Join(t.TempDir(), "gate")
+	if err := mkfifo(gate); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	e.global("slow", "-cmds", "insert", "-gate", gate)
+	h := e.start(func(o *Options) { o.Background = true })
+	if st := statusOf(h, "slow"); st.State != StateStarting {
+		t.Fatalf("slow right after Start: %+v", st)
+	}
+	type result struct {
+		r   CommandResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := h.RunCommand(context.Background(), "insert", "x")
+		done <- result{r, err}
+	}()
+	releaseFifo(t, gate)
+	got := <-done
+	if got.err != nil || got.r.Insert != "inserted x" {
+		t.Fatalf("command of a starting extension: %+v %v", got.r, got.err)
+	}
+	if st := statusOf(h, "slow"); st.State != StateReady {
+		t.Fatalf("slow after its command: %+v", st)
+	}
+}
