@@ -498,15 +498,15 @@ func (s *slot) startProc(ctx context.Context) (*proc, error) {
 			// Silence means ready only for an extension that has not
 			// started registering: one that has will send ready (a pause
 			// under load is not the end of its registrations), up to
-			// HelloTimeout below.
+			// the hello budget below.
 			if p.registering.Load() {
 				continue
 			}
 			p.log.printf("no ready frame; ready after %s of silence", h.o.ReadyFallback)
 			p.markReady("no ready frame; ready after silence")
 		case <-helloT.C:
-			p.log.printf("still registering after %s; treating as ready", h.o.HelloTimeout)
-			p.markReady(fmt.Sprintf("no ready frame within %s of start; ready without it", h.o.HelloTimeout))
+			p.log.printf("still registering after %s; treating as ready", budget)
+			p.markReady(fmt.Sprintf("no ready frame within %s of start; ready without it", budget))
 		case <-p.dead:
 			return nil, fmt.Errorf("%s while registering (log: %s)", p.deadErr, s.log.path)
 		case <-ctx.Done():
