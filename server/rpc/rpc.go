@@ -1,7 +1,9 @@
 // Package rpc is the `zot rpc` front: zot's newline-delimited JSON protocol
 // (shared/seeds/001) over stdin/stdout, on the same runtime as every other
 // front. One prompt or compaction runs at a time; later ones queue; abort
-// fires at once; stdin EOF ends the process.
+// fires at once; at stdin EOF the running and queued runs finish (so
+// `echo '{"type":"prompt",…}' | zot rpc` prints the whole run), then Serve
+// returns.
 package rpc
 
 import (
@@ -81,7 +83,8 @@ func New(rt *agent.Runtime, opts Options) *Server {
 var ErrUnauthorized = errors.New("rpc: unauthorized: the first command must be hello with the ZOTCORE_RPC_TOKEN token")
 
 // Serve reads commands from in and writes responses and events to out
-// until in reaches EOF (nil) or authentication fails.
+// until in reaches EOF (nil: after the running and queued runs finish) or
+// authentication fails (the running run is aborted).
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.out = newWriter(out)
 	defer s.out.close()
@@ -91,11 +94,16 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); s.worker(ctx) }()
+	eof := false
 	defer func() {
-		// stdin closed: stop the running prompt and drain the queue.
-		s.rt.Abort()
+		// At EOF the input is over, not the work: zot finishes what was
+		// asked (an abort sent before EOF has already acted). Otherwise
+		// (auth failure, read error) stop the running run.
+		if !eof {
+			s.rt.Abort()
+			cancel()
+		}
 		close(s.jobs)
-		cancel()
 		wg.Wait()
 	}()
 
@@ -123,6 +131,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			}
 		}
 		if err == io.EOF {
+			eof = true
 			return nil
 		}
 		if err != nil {
