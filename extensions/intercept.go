@@ -138,7 +138,8 @@ func (h *Host) BeforeTurn(ctx context.Context, step int) agent.TurnDecision {
 }
 
 // BeforeAssistantMessage runs the assistant_message interceptors in load
-// order: the first block wins, replace_text chains. Unresponsive ones are
+// order: the first block wins, a non-empty replace_text chains (an empty
+// one passes the text through, as in zot). Unresponsive ones are
 // skipped (fail-open).
 func (h *Host) BeforeAssistantMessage(ctx context.Context, text string) agent.AssistantDecision {
 	var replaced *string
@@ -154,7 +155,8 @@ func (h *Host) BeforeAssistantMessage(ctx context.Context, text string) agent.As
 		if r.Block {
 			return agent.AssistantDecision{Block: true, Reason: r.Reason}
 		}
-		if r.ReplaceText != nil {
+		// zot rewrites only on a non-empty replace_text: "" passes through.
+		if r.ReplaceText != nil && *r.ReplaceText != "" {
 			t := *r.ReplaceText
 			text, replaced = t, &t
 		}

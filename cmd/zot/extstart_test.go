@@ -175,3 +175,30 @@ func main() {
 	}
 }
 `
+
+// An assistant_message intercept answering replace_text "" passes the text
+// through (zot rewrites only on a non-empty value); a non-empty one
+// rewrites.
+func TestRPCEmptyReplaceTextPassesThrough(t *testing.T) {
+	// The tool call first: it waits for both extensions to be up, so the
+	// answers after it meet their intercepts.
+	e := newEnv(t, llmtest.ToolReply("echo", map[string]any{"text": "x"}), llmtest.TextReply("Hello world"), llmtest.TextReply("Hello again"))
+	e.installGlobalExt("eraser", map[string]any{"exec": fakeExt(t), "args": []string{"-name", "eraser", "-tools", "echo", "-intercept", "assistant_message", "-replace", "Hello world="}})
+	e.installGlobalExt("rewriter", map[string]any{"exec": fakeExt(t), "args": []string{"-name", "rewriter", "-intercept", "assistant_message", "-replace", "again=there"}})
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "hi"})
+	var am map[string]any
+	for _, f := range p.until(isType("done")) {
+		if f["type"] == "assistant_message" {
+			am = f // the last: the answer after the tool
+		}
+	}
+	if am == nil || !strings.Contains(toJSON(am), "Hello world") {
+		t.Fatalf("an empty replace_text erased the answer: %v", am)
+	}
+	p.send(map[string]any{"id": "2", "type": "prompt", "message": "again"})
+	am = find(p.until(isType("done")), "assistant_message")
+	if am == nil || !strings.Contains(toJSON(am), "Hello there") {
+		t.Fatalf("a non-empty replace_text did not rewrite: %v", am)
+	}
+}
