@@ -119,3 +119,14 @@ func (h *Host) AwaitCommand(ctx context.Context, name string) bool {
 	_, ok := h.reg.Load().cmdIndex[name]
 	return ok
 }
+
+// SetModelInfo sets the provider and model hello_ack reports. Call it
+// before Start: a front resolves its defaults only when it builds the
+// runtime, which takes the host as its hooks.
+func (h *Host) SetModelInfo(provider, model string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.started {
+		h.o.Provider, h.o.Model = provider, model
+	}
+}

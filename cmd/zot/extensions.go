@@ -49,19 +49,23 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 		ExtPaths: c.exts, BuiltinTools: builtin, UI: ui, Watch: watch, Background: watch,
 	})
 	ui.status = host.Status
-	if err := host.Start(ctx); err != nil {
-		host.Close(context.WithoutCancel(ctx))
-		return nil, func() {}, err
-	}
-	ui.Changed()
 	cfg.Hooks = host
 	cfg.ExtraTools = host.Tools
 	cfg.AwaitTool = host.AwaitTool
 	rt, err := agent.New(cfg)
 	if err != nil {
-		host.Close(context.WithoutCancel(ctx))
 		return nil, func() {}, err
 	}
+	// hello_ack names the provider and model in every mode, the defaults
+	// included: they are known once the runtime is built.
+	st := rt.State()
+	host.SetModelInfo(st.Provider, st.Model)
+	if err := host.Start(ctx); err != nil {
+		host.Close(context.WithoutCancel(ctx))
+		rt.Close()
+		return nil, func() {}, err
+	}
+	ui.Changed()
 	return rt, func() { host.Close(context.WithoutCancel(ctx)) }, nil
 }
 

@@ -202,3 +202,28 @@ func TestRPCEmptyReplaceTextPassesThrough(t *testing.T) {
 		t.Fatalf("a non-empty replace_text did not rewrite: %v", am)
 	}
 }
+
+// hello_ack names the provider and model in zot rpc without --provider or
+// --model (the defaults).
+func TestRPCHelloAckNamesDefaultModel(t *testing.T) {
+	e := newEnv(t, llmtest.ToolReply("echo", map[string]any{"text": "x"}), llmtest.TextReply("ok"))
+	rec := filepath.Join(t.TempDir(), "received")
+	e.installGlobalExt("rec", map[string]any{"exec": fakeExt(t), "args": []string{"-name", "rec", "-tools", "echo", "-record", rec}})
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "hi"})
+	p.until(isType("done")) // the tool ran: the extension is up
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var f map[string]any
+		if json.Unmarshal([]byte(line), &f) == nil && f["type"] == "hello_ack" {
+			if f["provider"] != "anthropic" || f["model"] == nil || f["model"] == "" {
+				t.Fatalf("hello_ack: %s", line)
+			}
+			return
+		}
+	}
+	t.Fatalf("no hello_ack received: %s", b)
+}
