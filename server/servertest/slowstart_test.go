@@ -97,3 +97,34 @@ func TestSlowExtensionStartsInBackground(t *testing.T) {
 	}
 	waitExt(ed, "slow", "loaded")
 }
+
+// hello_ack names the provider and model in zot lsp without --provider or
+// --model, even before the runtime is built.
+func TestHelloAckNamesDefaultModel(t *testing.T) {
+	e := newEnv(t)
+	rec := filepath.Join(t.TempDir(), "received")
+	dir := filepath.Join(e.home, "dev", "rec")
+	os.MkdirAll(dir, 0o755)
+	m, _ := json.Marshal(map[string]any{"name": "rec", "exec": fakeExt(t), "args": []string{"-name", "rec", "-record", rec}})
+	if err := os.WriteFile(filepath.Join(dir, "extension.json"), m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ed := servertest.Start(t, e.config("--ext", dir))
+	ed.Initialize(nil)
+	waitExt(ed, "rec", "loaded")
+	var b []byte
+	ed.Wait("the extension to record hello_ack", func() bool {
+		b, _ = os.ReadFile(rec)
+		return strings.Contains(string(b), `"hello_ack"`)
+	})
+	for _, line := range strings.Split(string(b), "\n") {
+		var f map[string]any
+		if json.Unmarshal([]byte(line), &f) == nil && f["type"] == "hello_ack" {
+			if f["provider"] != "anthropic" || f["model"] == nil || f["model"] == "" {
+				t.Fatalf("hello_ack: %s", line)
+			}
+			return
+		}
+	}
+	t.Fatalf("no hello_ack received: %s", b)
+}
