@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
@@ -253,20 +254,31 @@ func (s *frameStream) Close() error {
 
 // outQueue frames bodies and writes them from one goroutine, coalescing
 // whatever accumulated while the previous write was in progress.
+//
+// Once the input has ended, output gets a deadline (expireAfter): an
+// editor that stopped reading must not keep zot alive. Past it, queued
+// output is dropped, writers get errOutputDeadline instead of waiting for
+// room, and close returns even though a write(2) is still blocked in the
+// kernel (the process exits under it).
 type outQueue struct {
-	w      io.Writer
-	mu     sync.Mutex
-	cond   *sync.Cond
-	buf    []byte
-	spare  []byte
-	closed bool
-	err    error
-	done   chan struct{}
-	header [32]byte
+	w       io.Writer
+	mu      sync.Mutex
+	cond    *sync.Cond
+	buf     []byte
+	spare   []byte
+	closed  bool
+	err     error
+	done    chan struct{} // the writer goroutine ended
+	expired chan struct{} // the deadline passed
+	timer   *time.Timer
+	header  [32]byte
 }
 
+// errOutputDeadline is what writes get once the shutdown deadline passed.
+var errOutputDeadline = errors.New("the editor stopped reading zot's output; output dropped at shutdown")
+
 func newOutQueue(w io.Writer) *outQueue {
-	q := &outQueue{w: w, done: make(chan struct{})}
+	q := &outQueue{w: w, done: make(chan struct{}), expired: make(chan struct{})}
 	q.cond = sync.NewCond(&q.mu)
 	go q.loop()
 	return q
@@ -296,10 +308,10 @@ func (q *outQueue) loop() {
 	defer close(q.done)
 	q.mu.Lock()
 	for {
-		for len(q.buf) == 0 && !q.closed {
+		for len(q.buf) == 0 && !q.closed && q.err == nil {
 			q.cond.Wait()
 		}
-		if len(q.buf) == 0 && q.closed {
+		if q.err != nil || len(q.buf) == 0 && q.closed {
 			q.mu.Unlock()
 			return
 		}
@@ -313,23 +325,45 @@ func (q *outQueue) loop() {
 		if cap(q.spare) > 4*maxPendingOutput {
 			q.spare = nil
 		}
-		if err != nil {
+		if err != nil && q.err == nil {
 			q.err = err
 			q.buf = nil
 			q.cond.Broadcast()
-			q.mu.Unlock()
-			return
 		}
 	}
 }
 
-// close flushes what is queued and stops the writer.
+// expireAfter starts the shutdown deadline: output not written within d
+// is dropped. Calling it again does not move the deadline.
+func (q *outQueue) expireAfter(d time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.timer != nil {
+		return
+	}
+	q.timer = time.AfterFunc(d, func() {
+		q.mu.Lock()
+		if q.err == nil {
+			q.err = errOutputDeadline
+		}
+		q.buf = nil
+		q.cond.Broadcast()
+		q.mu.Unlock()
+		close(q.expired)
+	})
+}
+
+// close flushes what is queued and stops the writer; after the deadline
+// (expireAfter) it returns at once.
 func (q *outQueue) close() {
 	q.mu.Lock()
 	q.closed = true
 	q.cond.Broadcast()
 	q.mu.Unlock()
-	<-q.done
+	select {
+	case <-q.done:
+	case <-q.expired:
+	}
 }
 
 func preview(b []byte) string {

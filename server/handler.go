@@ -15,8 +15,9 @@ import (
 //
 //	count          tracks messages until answered (for a clean end of input)
 //	canceller      $/cancelRequest, numeric and string ids (cancel.go)
-//	ordered        one message at a time, in order; slow ones release the
-//	               queue before replying (ordered.go)
+//	debugStats     zot/debug/stats, only with Options.DebugStats (debug.go)
+//	ordered        one message at a time, in order, on a fixed set of
+//	               goroutines; slow ones release the queue (ordered.go)
 //	guard          panics become InternalError; errors never reach the conn
 //	dispatch       initialize, shutdown, exit, didChange and zot/*
 //	               (the typed table zotMethods, methods.go)
@@ -32,8 +33,9 @@ import (
 func (s *Server) handler() jsonrpc2.Handler {
 	h := s.dispatch(s.standard)
 	h = s.guard(h)
-	h = ordered(h)
-	h = s.cancels.middleware(h)
+	s.queue = ordered(s.ctx, h)
+	h = s.cancels.middleware(s.queue.handle)
+	h = s.debugStats(h)
 	return s.count(h)
 }
 

@@ -330,9 +330,13 @@ func (s *Server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 
 func (s *Server) shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	if s.state == stateNew {
+	switch s.state {
+	case stateNew:
 		s.mu.Unlock()
 		return errNotInitialized()
+	case stateShutdown:
+		s.mu.Unlock()
+		return rpcError(jsonrpc2.InvalidRequest, "shutdown was already received: send exit")
 	}
 	s.state = stateShutdown
 	s.mu.Unlock()

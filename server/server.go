@@ -22,7 +22,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
@@ -67,7 +66,13 @@ type Options struct {
 	NewHost HostFactory
 	// Log receives diagnostics (stderr); nil discards them.
 	Log io.Writer
+	// DebugStats enables zot/debug/stats (debug.go).
+	DebugStats bool
 }
+
+// shutdownGrace is how long output may wait for the editor to read it
+// once the input has ended or exit arrived (docs/protocol.md).
+const shutdownGrace = 2 * time.Second
 
 // ErrNoShutdown is returned by Serve when the client left (exit or end of
 // input) without a shutdown request first; the process should exit 1.
@@ -87,8 +92,9 @@ type Server struct {
 	log  *log.Logger
 
 	ctx    context.Context // the connection's lifetime
-	conn   jsonrpc2.Conn
+	conn   *conn
 	out    *outQueue
+	queue  *dispatcher
 	client protocol.Client // kept here, not in a context (see DESIGN.md)
 
 	cancels *canceller
@@ -171,7 +177,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.ctx = ctx
 	stream := newFrameStream(in, out, s.logf)
 	s.out = stream.out
-	s.conn = jsonrpc2.NewConn(stream)
+	s.conn = newConn(stream, s.logf)
 	s.client = protocol.ClientDispatcher(s.conn, zap.NewNop())
 	go s.runs.loop(ctx)
 	s.conn.Go(ctx, s.handler())
@@ -181,7 +187,12 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	case <-s.exited:
 	case <-ctx.Done():
 	}
-	waitTimeout(&s.handling, 2*time.Second)
+	// From here on an editor that stopped reading cannot hold zot: output
+	// gets a deadline, so handlers, runs and the final flush stop waiting
+	// for room and the process exits within shutdownGrace plus the
+	// extensions' own shutdown.
+	stream.out.expireAfter(shutdownGrace)
+	waitTimeout(&s.handling, shutdownGrace)
 	cancel() // ends runs, trust prompts and a host still starting
 	s.teardown()
 	stream.out.close()

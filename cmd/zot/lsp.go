@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"os/signal"
 	"syscall"
 
@@ -34,6 +35,8 @@ func cmdLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Exts:    c.exts,
 		NewHost: server.ExtensionHost(logger.Printf),
 		Log:     stderr,
+		// zot/debug/stats, for tests and diagnosing a stuck server.
+		DebugStats: os.Getenv("ZOT_DEBUG_STATS") == "1",
 	})
 	if err := srv.Serve(ctx, stdin, stdout); err != nil {
 		if !errors.Is(err, server.ErrNoShutdown) {

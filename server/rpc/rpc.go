@@ -26,6 +26,12 @@ const ProtocolVersion = 1
 // maxLine bounds one command line (images arrive base64 inline).
 const maxLine = 64 << 20
 
+// MaxQueued is how many prompts and compactions may wait behind the
+// running one. Past it they are refused with "queue full (N waiting)":
+// the reader never blocks on the queue, so abort, ping and the end of
+// input are always read.
+const MaxQueued = 64
+
 // Command is one client → server line.
 type Command struct {
 	ID      json.RawMessage `json:"id,omitempty"`
@@ -65,7 +71,7 @@ type Server struct {
 	opts Options
 	out  *writer
 
-	jobs    chan job
+	jobs    chan job // never full: reserve refuses past MaxQueued
 	mu      sync.Mutex
 	pending int // queued + running jobs
 }
@@ -76,7 +82,7 @@ type job struct {
 
 // New makes a server for rt.
 func New(rt *agent.Runtime, opts Options) *Server {
-	return &Server{rt: rt, opts: opts, jobs: make(chan job, 1024)}
+	return &Server{rt: rt, opts: opts, jobs: make(chan job, MaxQueued+1)}
 }
 
 // ErrUnauthorized ends a session whose first line was not a valid hello.
@@ -118,7 +124,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 					s.reply(Response{Command: "hello", Error: ErrUnauthorized.Error()})
 					return ErrUnauthorized
 				}
-				s.reply(Response{Command: "", Error: "parse error: each line must be one JSON object: " + jerr.Error()})
+				s.reply(badCommand(line, jerr))
 			} else if !authed {
 				if c.Type != "hello" || c.Token != s.opts.Token {
 					s.reply(Response{ID: c.ID, Command: c.Type, Error: ErrUnauthorized.Error()})
@@ -166,14 +172,11 @@ func (s *Server) handle(ctx context.Context, c Command) {
 			}
 			imgs = append(imgs, message.Image(im.MimeType, im.Data))
 		}
-		// Reply before the run can emit, so the response precedes its events.
-		ok(startedData(s.reserve()))
-		s.jobs <- job{start: func(ctx context.Context) (<-chan agent.Event, error) {
+		s.enqueue(ok, fail, func(ctx context.Context) (<-chan agent.Event, error) {
 			return s.rt.Prompt(ctx, c.Message, imgs)
-		}}
+		})
 	case "compact":
-		ok(startedData(s.reserve()))
-		s.jobs <- job{start: s.rt.Compact}
+		s.enqueue(ok, fail, s.rt.Compact)
 	case "abort":
 		s.rt.Abort()
 		ok(nil)
@@ -230,14 +233,59 @@ func startedData(queued bool) map[string]any {
 	return map[string]any{"started": true}
 }
 
-// reserve counts a run about to be queued and reports whether it has to
-// wait behind another.
-func (s *Server) reserve() bool {
+// enqueue queues a run, or refuses it when MaxQueued runs already wait.
+// It never blocks: the channel has room for every reserved run.
+func (s *Server) enqueue(ok func(any), fail func(error), start func(context.Context) (<-chan agent.Event, error)) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	if waiting := s.pending - 1; waiting >= MaxQueued {
+		s.mu.Unlock()
+		fail(fmt.Errorf("queue full (%d waiting): wait for a done event or send abort", waiting))
+		return
+	}
 	queued := s.pending > 0
 	s.pending++
-	return queued
+	s.mu.Unlock()
+	// Reply before the run can emit, so the response precedes its events.
+	ok(startedData(queued))
+	s.jobs <- job{start: start}
+}
+
+// badCommand answers a line that is JSON but not a command, echoing its
+// id and naming the field of the wrong type when it can.
+func badCommand(line []byte, err error) Response {
+	r := Response{Error: "parse error: each line must be one JSON object: " + err.Error()}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(line, &probe) != nil {
+		return r
+	}
+	if id := probe["id"]; len(id) > 0 && (id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
+		r.ID = id
+	}
+	json.Unmarshal(probe["type"], &r.Command)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		r.Error = fmt.Sprintf("%q must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+		if r.Command != "" {
+			r.Error = r.Command + ": " + r.Error
+		}
+	}
+	return r
+}
+
+// jsonKind names a Go kind as JSON does.
+func jsonKind(k string) string {
+	switch k {
+	case "string":
+		return "a string"
+	case "slice", "array":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "bool":
+		return "a boolean"
+	default:
+		return "a number"
+	}
 }
 
 // worker runs queued prompts one at a time and streams their events.

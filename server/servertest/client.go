@@ -35,10 +35,45 @@ type ReviewResult struct {
 	Message  string  `json:"message,omitempty"`
 }
 
+// StopReading makes the editor stop reading zot's stdout (a hung or
+// hostile editor), until ResumeReading.
+func (e *Editor) StopReading() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.paused == nil {
+		e.paused = make(chan struct{})
+	}
+}
+
+// ResumeReading undoes StopReading.
+func (e *Editor) ResumeReading() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.paused != nil {
+		close(e.paused)
+		e.paused = nil
+	}
+}
+
+// UnreadOutput is how many bytes zot wrote that the editor has not read
+// from the pipe yet (FIONREAD; 0 where that is not available).
+func (e *Editor) UnreadOutput() int {
+	if e.stdout == nil {
+		return 0
+	}
+	return pipeBytes(e.stdout)
+}
+
 func (e *Editor) read(r io.Reader) {
 	br := bufio.NewReaderSize(r, 256<<10)
 	arrived := 0
 	for {
+		e.mu.Lock()
+		paused := e.paused
+		e.mu.Unlock()
+		if paused != nil {
+			<-paused
+		}
 		body, err := readFrame(br)
 		if err != nil {
 			e.mu.Lock()
@@ -127,7 +162,9 @@ func (e *Editor) serve(m Message) {
 		if reason != "" {
 			r["failureReason"] = reason
 		}
-		e.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": r})
+		for i := 0; i < max(e.AnswerTimes, 1); i++ {
+			e.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": r})
+		}
 		for _, n := range late {
 			e.send(n)
 		}
@@ -178,7 +215,9 @@ func (e *Editor) serve(m Message) {
 	} else {
 		resp["result"] = result
 	}
-	e.send(resp)
+	for i := 0; i < max(e.AnswerTimes, 1); i++ {
+		e.send(resp)
+	}
 }
 
 type docChange struct {

@@ -125,6 +125,12 @@ type Editor struct {
 	// NotifyHook sees every notification first; returning false keeps it
 	// out of the record (benchmarks).
 	NotifyHook func(method string, params []byte) bool
+	// AnswerTimes sends each answer to a server → client request this many
+	// times (a hostile or buggy client; 0 and 1 send it once).
+	AnswerTimes int
+
+	paused chan struct{} // non-nil: the reader waits for it (StopReading)
+	stdout *os.File
 }
 
 // Start launches `zot lsp` and the editor's reader. The process is killed
@@ -156,6 +162,7 @@ func Start(t testing.TB, cfg Config) *Editor {
 		t.Fatalf("starting %s: %v", cfg.Bin, err)
 	}
 	e.stdin, e.w = in, bufio.NewWriterSize(in, 64<<10)
+	e.stdout, _ = out.(*os.File)
 	go e.read(out)
 	go func() {
 		err := cmd.Wait()
@@ -166,6 +173,7 @@ func Start(t testing.TB, cfg Config) *Editor {
 		e.bump()
 	}()
 	t.Cleanup(func() {
+		e.ResumeReading()
 		select {
 		case <-e.exited:
 		default:
