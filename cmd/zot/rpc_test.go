@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/server/rpc"
 )
 
 func TestRPCPromptStreamsEvents(t *testing.T) {
@@ -327,5 +330,83 @@ func TestRPCSetReasoningAndThinkingEvents(t *testing.T) {
 	msgs := toJSON(p.until(isResponse("msgs"))[0]["data"])
 	if !strings.Contains(msgs, `{"text":"Let me think.","type":"thinking"}`) || strings.Contains(msgs, "sig_llmtest") {
 		t.Fatalf("get_messages: %s", msgs)
+	}
+}
+
+// 1,100 prompts behind a running one: the queue takes MaxQueued, the rest
+// are refused with "queue full", and ping, abort and the end of input are
+// still read and answered.
+func TestRPCQueueFullKeepsReading(t *testing.T) {
+	const n = 1100
+	e := newEnv(t, llmtest.Reply{Hang: true})
+	p := e.startRPC(nil)
+	var lines bytes.Buffer
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&lines, `{"id":"p%d","type":"prompt","message":"prompt %d"}`+"\n", i, i)
+	}
+	writeErr := make(chan error, 1)
+	go func() { _, err := p.in.Write(lines.Bytes()); writeErr <- err }()
+
+	started, queued, full := 0, 0, 0
+	var fullMsg string
+	p.until(func(m map[string]any) bool {
+		if m["type"] != "response" || m["command"] != "prompt" {
+			return false
+		}
+		data, _ := m["data"].(map[string]any)
+		switch {
+		case m["success"] == true && data["queued"] == true:
+			queued++
+		case m["success"] == true:
+			started++
+		default:
+			full++
+			fullMsg, _ = m["error"].(string)
+		}
+		return started+queued+full == n
+	})
+	if err := <-writeErr; err != nil {
+		t.Fatalf("writing the prompts: %v", err)
+	}
+	if started != 1 || queued != rpc.MaxQueued || full != n-1-rpc.MaxQueued {
+		t.Fatalf("started %d, queued %d, refused %d; want 1, %d, %d", started, queued, full, rpc.MaxQueued, n-1-rpc.MaxQueued)
+	}
+	if want := fmt.Sprintf("queue full (%d waiting)", rpc.MaxQueued); !strings.Contains(fullMsg, want) {
+		t.Fatalf("refusal %q does not say %q", fullMsg, want)
+	}
+	p.send(map[string]any{"id": "ping", "type": "ping"})
+	if r := p.until(isResponse("ping")); r[len(r)-1]["success"] != true {
+		t.Fatalf("ping: %v", r[len(r)-1])
+	}
+	p.send(map[string]any{"id": "abort", "type": "abort"})
+	p.until(isResponse("abort"))
+	p.in.Close()
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("zot rpc did not exit on stdin EOF")
+	}
+}
+
+// A command with a field of the wrong type is refused naming the field,
+// and its id is echoed.
+func TestRPCTypeErrorEchoesID(t *testing.T) {
+	e := newEnv(t)
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "x1", "type": "prompt", "message": 7})
+	r := p.until(isResponse("x1"))
+	last := r[len(r)-1]
+	if last["success"] != false || last["command"] != "prompt" || !strings.Contains(last["error"].(string), `"message" must be a string, not number`) {
+		t.Fatalf("response: %v", last)
+	}
+	p.send(map[string]any{"id": 42, "type": "set_model", "model": []int{1}})
+	r = p.until(func(m map[string]any) bool { return m["type"] == "response" && m["id"] == float64(42) })
+	if last := r[len(r)-1]; last["success"] != false || !strings.Contains(last["error"].(string), `"model" must be a string, not array`) {
+		t.Fatalf("response: %v", last)
 	}
 }
