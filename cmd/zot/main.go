@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
 
@@ -71,22 +72,50 @@ func cmdPrint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		printUsage(stderr, fs)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	rt, closeExt, err := newRuntime(ctx, &c, c.config(true), false, stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, "zot:", err)
-		return 1
-	}
-	defer closeExt()
-	defer rt.Close()
-	if err := printmode.Run(ctx, rt, text, *asJSON, stdout, stderr); err != nil {
-		if !errors.Is(err, printmode.ErrRun) {
-			fmt.Fprintln(stderr, "zot:", err)
+	ctx, interrupted := interruptible(context.Background())
+	code := func() int {
+		rt, closeExt, err := newRuntime(ctx, &c, c.config(true), false, stderr)
+		if err != nil {
+			if ctx.Err() == nil {
+				fmt.Fprintln(stderr, "zot:", err)
+			}
+			return 1
 		}
-		return 1
+		// Closing aborts the run (its bash process groups are killed) and
+		// shuts the extensions down, on every path.
+		defer closeExt()
+		defer rt.Close()
+		if err := printmode.Run(ctx, rt, text, *asJSON, stdout, stderr); err != nil {
+			if !errors.Is(err, printmode.ErrRun) && !errors.Is(err, printmode.ErrInterrupted) {
+				fmt.Fprintln(stderr, "zot:", err)
+			}
+			return 1
+		}
+		return 0
+	}()
+	if sig := interrupted(); sig != 0 {
+		fmt.Fprintln(stderr, "zot: interrupted")
+		return 128 + int(sig) // the shell's convention: 130 for SIGINT, 143 for SIGTERM
 	}
-	return 0
+	return code
+}
+
+// interruptible returns a context cancelled by the first SIGINT or
+// SIGTERM, and a function reporting which one came (0: none). After the
+// first, the signals get their default action back, so a second Ctrl-C
+// ends a shutdown that hangs.
+func interruptible(parent context.Context) (context.Context, func() syscall.Signal) {
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Int32
+	go func() {
+		sig := (<-sigs).(syscall.Signal)
+		got.Store(int32(sig))
+		signal.Stop(sigs)
+		cancel()
+	}()
+	return ctx, func() syscall.Signal { return syscall.Signal(got.Load()) }
 }
 
 func cmdRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

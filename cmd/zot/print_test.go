@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -252,5 +253,57 @@ func TestPrintRefusesWriteIntoExtensionDir(t *testing.T) {
 	body, _ := json.Marshal(reqs[len(reqs)-1].Body)
 	if !strings.Contains(string(body), "need the user's approval") {
 		t.Fatalf("the model was not told: %s", body)
+	}
+}
+
+// zot -p interrupted by SIGINT or SIGTERM while a tool runs exits with the
+// shell's status for the signal (130, 143), says "interrupted", and leaves
+// no tool process behind.
+func TestPrintInterrupted(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			e := newEnv(t, llmtest.ToolReply("bash", map[string]any{"command": "sleep 300 & echo $! > child.pid; wait"}))
+			cmd := e.command(e.args("--no-session", "-p", "run the long thing")...)
+			var so, se bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &so, &se
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pidFile := filepath.Join(e.cwd, "child.pid")
+			child := 0
+			for i := 0; i < 1200 && child == 0; i++ {
+				if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+					child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				} else {
+					time.Sleep(50 * time.Millisecond)
+				}
+			}
+			if child == 0 {
+				cmd.Process.Kill()
+				t.Fatal("the tool never started")
+			}
+			cmd.Process.Signal(tc.sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(60 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("zot -p did not exit after the signal")
+			}
+			if code := cmd.ProcessState.ExitCode(); code != tc.code {
+				t.Fatalf("exit code %d, want %d\nstderr: %s", code, tc.code, se.String())
+			}
+			if !strings.Contains(se.String(), "interrupted") {
+				t.Fatalf("stderr does not say interrupted: %q", se.String())
+			}
+			if !waitGone(child) {
+				syscall.Kill(child, syscall.SIGKILL)
+				t.Fatalf("the tool's child %d survived the interrupt", child)
+			}
+		})
 	}
 }

@@ -17,6 +17,10 @@ import (
 // ErrRun reports that the run ended in an error (already printed).
 var ErrRun = errors.New("the run ended with an error")
 
+// ErrInterrupted reports that ctx ended the run (a signal); the run was
+// aborted and its tool processes killed.
+var ErrInterrupted = errors.New("interrupted")
+
 // Run sends one prompt and prints its result.
 func Run(ctx context.Context, rt *agent.Runtime, prompt string, asJSON bool, stdout, stderr io.Writer) error {
 	ch, err := rt.Prompt(ctx, prompt, nil)
@@ -75,7 +79,9 @@ func Run(ctx context.Context, rt *agent.Runtime, prompt string, asJSON bool, std
 			out.Flush()
 			switch ev.Stop {
 			case "aborted":
-				fmt.Fprintln(stderr, "aborted")
+				if ctx.Err() == nil { // an interruption is reported by the caller
+					fmt.Fprintln(stderr, "aborted")
+				}
 			case "error":
 				failed = true
 			}
@@ -94,6 +100,9 @@ func Run(ctx context.Context, rt *agent.Runtime, prompt string, asJSON bool, std
 			fmt.Fprintln(stderr, "error: "+ev.Message)
 			failed = true
 		}
+	}
+	if ctx.Err() != nil {
+		return ErrInterrupted
 	}
 	if failed {
 		return ErrRun
