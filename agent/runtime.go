@@ -8,6 +8,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -28,6 +29,21 @@ var ErrBusy = errors.New("busy: a prompt or compaction is already running (abort
 
 // ErrClosed is returned after Close.
 var ErrClosed = errors.New("runtime closed")
+
+// MaxPromptBytes is the largest prompt the fronts accept: its text and its
+// images' base64 data together. Providers refuse larger requests
+// (Anthropic's limit is 32 MB for the whole request), and a prompt is
+// held several times while it is sent and recorded.
+const MaxPromptBytes = 16 << 20
+
+// CheckPromptSize is the error for a prompt of n bytes past
+// MaxPromptBytes, nil otherwise.
+func CheckPromptSize(n int) error {
+	if n <= MaxPromptBytes {
+		return nil
+	}
+	return fmt.Errorf("the prompt is %.1f MiB; the largest zot accepts is %d MiB (text and images together): attach less", float64(n)/(1<<20), MaxPromptBytes>>20)
+}
 
 const defaultMaxSteps = 50
 

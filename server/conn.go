@@ -51,7 +51,7 @@ func newConn(stream *frameStream, logf func(string, ...any)) *conn {
 // Call sends a request and waits for its answer or ctx.
 func (c *conn) Call(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error) {
 	id := jsonrpc2.NewNumberID(c.seq.Add(1))
-	call, err := jsonrpc2.NewCall(id, method, params)
+	body, err := encodeRequest(&id, method, params)
 	if err != nil {
 		return id, fmt.Errorf("marshaling %s params: %w", method, err)
 	}
@@ -64,7 +64,7 @@ func (c *conn) Call(ctx context.Context, method string, params, result any) (jso
 		delete(c.pending, id)
 		c.mu.Unlock()
 	}()
-	if _, err := c.stream.Write(ctx, call); err != nil {
+	if _, err := c.stream.out.writeOwned(body); err != nil {
 		return id, fmt.Errorf("write to stream: %w", err)
 	}
 	select {
@@ -88,11 +88,11 @@ func (c *conn) Call(ctx context.Context, method string, params, result any) (jso
 
 // Notify sends a notification.
 func (c *conn) Notify(ctx context.Context, method string, params any) error {
-	n, err := jsonrpc2.NewNotification(method, params)
+	body, err := encodeRequest(nil, method, params)
 	if err != nil {
 		return fmt.Errorf("marshaling %s params: %w", method, err)
 	}
-	_, err = c.stream.Write(ctx, n)
+	_, err = c.stream.out.writeOwned(body)
 	return err
 }
 
@@ -137,13 +137,66 @@ func (c *conn) replier(req jsonrpc2.Request) jsonrpc2.Replier {
 		if !ok {
 			return nil
 		}
-		resp, merr := jsonrpc2.NewResponse(call.ID(), result, wireError(req.Method(), err))
+		body, merr := encodeResponse(call.ID(), result, wireError(req.Method(), err))
 		if merr != nil {
-			resp, _ = jsonrpc2.NewResponse(call.ID(), nil, rpcError(jsonrpc2.InternalError, "internal error: cannot encode the answer to %s: %v (please report it)", req.Method(), merr))
+			body, _ = encodeResponse(call.ID(), nil, rpcError(jsonrpc2.InternalError, "internal error: cannot encode the answer to %s: %v (please report it)", req.Method(), merr))
 		}
-		_, werr := c.stream.Write(ctx, resp)
+		_, werr := c.stream.out.writeOwned(body)
 		return werr
 	}
+}
+
+// encodeRequest encodes a call (id set) or a notification in one pass
+// into one buffer. jsonrpc2 encodes params, then the message around them
+// again: for a large message, four copies on the way out.
+func encodeRequest(id *jsonrpc2.ID, method string, params any) ([]byte, error) {
+	b := append(make([]byte, 0, 256), `{"jsonrpc":"2.0",`...)
+	var err error
+	if id != nil {
+		b = append(b, `"id":`...)
+		if b, err = appendID(b, *id); err != nil {
+			return nil, err
+		}
+		b = append(b, ',')
+	}
+	b = append(b, `"method":`...)
+	b, _ = json.Append(b, method, 0)
+	if params != nil {
+		b = append(b, `,"params":`...)
+		if b, err = json.Append(b, params, json.EscapeHTML|json.SortMapKeys); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func appendID(b []byte, id jsonrpc2.ID) ([]byte, error) {
+	raw, err := id.MarshalJSON()
+	return append(b, raw...), err
+}
+
+// encodeResponse encodes an answer in one pass into one buffer.
+func encodeResponse(id jsonrpc2.ID, result any, rerr error) ([]byte, error) {
+	b := append(make([]byte, 0, 256), `{"jsonrpc":"2.0","id":`...)
+	b, err := appendID(b, id)
+	if err != nil {
+		return nil, err
+	}
+	if rerr != nil {
+		we, ok := rerr.(*jsonrpc2.Error)
+		if !ok {
+			we = &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: rerr.Error()}
+		}
+		b = append(b, `,"error":`...)
+		b, err = json.Append(b, we, json.EscapeHTML)
+	} else {
+		b = append(b, `,"result":`...)
+		b, err = json.Append(b, result, json.EscapeHTML|json.SortMapKeys)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
 }
 
 // wireError gives every error answer a JSON-RPC code; a plain error would

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,14 +66,15 @@ func fieldError(method, field, format string, args ...any) error {
 // ignored (newer clients); a wrong type is an InvalidParams error that
 // names the field and the expected JSON type.
 func decodeParams(method string, raw json.RawMessage, v any) error {
-	s := strings.TrimSpace(string(raw))
-	if s == "" || s == "null" {
+	// No string copy of raw: a prompt's params can be tens of MiB.
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	if s[0] != '{' {
-		return fieldError(method, "", "must be an object, not %s", jsonKind(s))
+	if raw[0] != '{' {
+		return fieldError(method, "", "must be an object, not %s", jsonKind(string(raw[:min(len(raw), 8)])))
 	}
-	if err := json.Unmarshal([]byte(s), v); err != nil {
+	if err := json.Unmarshal(raw, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return fieldError(method, te.Field, "must be %s, not %s", expected(te.Type), te.Value)

@@ -68,7 +68,7 @@ func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error)
 		if body == nil {
 			continue // skipped frame
 		}
-		msg, derr := jsonrpc2.DecodeMessage(body)
+		msg, derr := decodeMessage(body)
 		if derr == nil {
 			return msg, n, nil
 		}
@@ -239,7 +239,7 @@ func (s *frameStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, e
 	if err != nil {
 		return 0, fmt.Errorf("marshaling message: %w", err)
 	}
-	return s.out.writeFrame(data)
+	return s.out.writeOwned(data)
 }
 
 // Close closes the input, ending Read. jsonrpc2 calls it when the input
@@ -253,7 +253,9 @@ func (s *frameStream) Close() error {
 }
 
 // outQueue frames bodies and writes them from one goroutine, coalescing
-// whatever accumulated while the previous write was in progress.
+// whatever accumulated while the previous write was in progress. Small
+// frames are copied into a shared buffer; a large body handed over with
+// writeOwned is queued as it is, so a big message is never copied again.
 //
 // Once the input has ended, output gets a deadline (expireAfter): an
 // editor that stopped reading must not keep zot alive. Past it, queued
@@ -264,7 +266,8 @@ type outQueue struct {
 	w       io.Writer
 	mu      sync.Mutex
 	cond    *sync.Cond
-	buf     []byte
+	chunks  [][]byte // waiting output, in order; the last may grow
+	pending int      // bytes in chunks
 	spare   []byte
 	closed  bool
 	err     error
@@ -273,6 +276,10 @@ type outQueue struct {
 	timer   *time.Timer
 	header  [32]byte
 }
+
+// ownedFrameMin is the body size from which writeOwned queues the body
+// itself instead of copying it.
+const ownedFrameMin = 64 << 10
 
 // errOutputDeadline is what writes get once the shutdown deadline passed.
 var errOutputDeadline = errors.New("the editor stopped reading zot's output; output dropped at shutdown")
@@ -284,10 +291,16 @@ func newOutQueue(w io.Writer) *outQueue {
 	return q
 }
 
-func (q *outQueue) writeFrame(body []byte) (int64, error) {
+// writeFrame queues a copy of body, framed.
+func (q *outQueue) writeFrame(body []byte) (int64, error) { return q.write(body, false) }
+
+// writeOwned queues body, framed; the queue owns it from here on.
+func (q *outQueue) writeOwned(body []byte) (int64, error) { return q.write(body, true) }
+
+func (q *outQueue) write(body []byte, owned bool) (int64, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for len(q.buf) >= maxPendingOutput && !q.closed && q.err == nil {
+	for q.pending >= maxPendingOutput && !q.closed && q.err == nil {
 		q.cond.Wait()
 	}
 	if q.err != nil {
@@ -298,36 +311,60 @@ func (q *outQueue) writeFrame(body []byte) (int64, error) {
 	}
 	h := strconv.AppendInt(append(q.header[:0], "Content-Length: "...), int64(len(body)), 10)
 	h = append(h, "\r\n\r\n"...)
-	q.buf = append(q.buf, h...)
-	q.buf = append(q.buf, body...)
+	q.appendBytes(h)
+	if owned && len(body) >= ownedFrameMin {
+		q.chunks = append(q.chunks, body, nil) // nil: the next small frame starts a chunk
+	} else {
+		q.appendBytes(body)
+	}
+	q.pending += len(h) + len(body)
 	q.cond.Broadcast()
 	return int64(len(h) + len(body)), nil
+}
+
+// appendBytes copies b onto the last chunk, or a new one.
+func (q *outQueue) appendBytes(b []byte) {
+	if n := len(q.chunks); n > 0 && q.chunks[n-1] != nil && len(q.chunks[n-1]) < ownedFrameMin {
+		q.chunks[n-1] = append(q.chunks[n-1], b...)
+		return
+	} else if n > 0 && q.chunks[n-1] == nil {
+		q.chunks = q.chunks[:n-1]
+	}
+	buf := q.spare
+	q.spare = nil
+	q.chunks = append(q.chunks, append(buf[:0], b...))
 }
 
 func (q *outQueue) loop() {
 	defer close(q.done)
 	q.mu.Lock()
 	for {
-		for len(q.buf) == 0 && !q.closed && q.err == nil {
+		for q.pending == 0 && !q.closed && q.err == nil {
 			q.cond.Wait()
 		}
-		if q.err != nil || len(q.buf) == 0 && q.closed {
+		if q.err != nil || q.pending == 0 && q.closed {
 			q.mu.Unlock()
 			return
 		}
-		out := q.buf
-		q.buf = q.spare[:0]
+		out := q.chunks
+		q.chunks, q.pending = nil, 0
 		q.cond.Broadcast() // writers blocked on backpressure
 		q.mu.Unlock()
-		_, err := q.w.Write(out)
+		var err error
+		for _, c := range out {
+			if len(c) > 0 && err == nil {
+				_, err = q.w.Write(c)
+			}
+		}
 		q.mu.Lock()
-		q.spare = out[:0]
-		if cap(q.spare) > 4*maxPendingOutput {
-			q.spare = nil
+		if len(out) > 0 && q.spare == nil {
+			if c := out[0]; cap(c) <= 4*ownedFrameMin {
+				q.spare = c[:0]
+			}
 		}
 		if err != nil && q.err == nil {
 			q.err = err
-			q.buf = nil
+			q.chunks, q.pending = nil, 0
 			q.cond.Broadcast()
 		}
 	}
@@ -346,7 +383,7 @@ func (q *outQueue) expireAfter(d time.Duration) {
 		if q.err == nil {
 			q.err = errOutputDeadline
 		}
-		q.buf = nil
+		q.chunks, q.pending = nil, 0
 		q.cond.Broadcast()
 		q.mu.Unlock()
 		close(q.expired)

@@ -7,12 +7,21 @@ import (
 	"sync"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
+
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/message"
 )
 
 // validate checks the images and that there is something to send.
 func (p *PromptParams) validate(method string) error {
+	size := len(p.Text)
+	for _, im := range p.Images {
+		size += len(im.Data)
+	}
+	if err := agent.CheckPromptSize(size); err != nil {
+		return rpcError(jsonrpc2.InvalidParams, "%s: %v", method, err)
+	}
 	for i, im := range p.Images {
 		if !strings.HasPrefix(im.mimeType(), "image/") {
 			return fieldError(method, fmt.Sprintf("images[%d].mimeType", i), "must be an image type such as \"image/png\", not %q", im.mimeType())
@@ -408,7 +417,7 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 			q.mu.Unlock()
 		}
 		buf = ev.AppendJSON(append(buf[:0], eventPrefix...), r.id)
-		s.sendRaw(append(buf, '}'))
+		buf = s.sendReusable(append(buf, '}'))
 		switch ev.Type {
 		case agent.EventToolCall:
 			q.mu.Lock()

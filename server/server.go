@@ -271,6 +271,23 @@ func (s *Server) sendRaw(body []byte) {
 	}
 }
 
+// sendReusable is sendRaw for a caller that reuses body's buffer: it
+// returns the buffer to reuse, nil when a large body was handed to the
+// output queue instead of copied (and must not be kept).
+func (s *Server) sendReusable(body []byte) []byte {
+	if s.out == nil {
+		return body[:0]
+	}
+	if len(body) < ownedFrameMin {
+		s.sendRaw(body)
+		return body[:0]
+	}
+	if _, err := s.out.writeOwned(body); err != nil && s.ctx.Err() == nil {
+		s.logf("write: %v", err)
+	}
+	return nil
+}
+
 // call sends a request to the client and waits for its answer.
 func (s *Server) call(ctx context.Context, method string, params, result any) error {
 	if s.conn == nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/server/rpc"
 )
@@ -407,6 +408,17 @@ func TestRPCTypeErrorEchoesID(t *testing.T) {
 	p.send(map[string]any{"id": 42, "type": "set_model", "model": []int{1}})
 	r = p.until(func(m map[string]any) bool { return m["type"] == "response" && m["id"] == float64(42) })
 	if last := r[len(r)-1]; last["success"] != false || !strings.Contains(last["error"].(string), `"model" must be a string, not array`) {
+		t.Fatalf("response: %v", last)
+	}
+}
+
+// A prompt past agent.MaxPromptBytes is refused with the limit, id echoed.
+func TestRPCPromptOverTheLimitIsRefused(t *testing.T) {
+	e := newEnv(t)
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "big", "type": "prompt", "message": strings.Repeat("x", agent.MaxPromptBytes+1)})
+	r := p.until(isResponse("big"))
+	if last := r[len(r)-1]; last["success"] != false || !strings.Contains(last["error"].(string), "the largest zot accepts is 16 MiB") {
 		t.Fatalf("response: %v", last)
 	}
 }

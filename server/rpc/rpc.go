@@ -164,6 +164,14 @@ func (s *Server) handle(ctx context.Context, c Command) {
 			fail(errors.New("prompt needs a non-empty message (or images)"))
 			return
 		}
+		size := len(c.Message)
+		for _, im := range c.Images {
+			size += len(im.Data)
+		}
+		if err := agent.CheckPromptSize(size); err != nil {
+			fail(err)
+			return
+		}
 		imgs := make([]message.Content, 0, len(c.Images))
 		for i, im := range c.Images {
 			if im.MimeType == "" || im.Data == "" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/server/servertest"
 )
@@ -148,4 +149,17 @@ func TestSmallProtocolErrors(t *testing.T) {
 	if code := ed.WaitExit(); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
+}
+
+// A prompt past agent.MaxPromptBytes is refused with InvalidParams saying
+// the limit; the server goes on.
+func TestPromptOverTheLimitIsRefused(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("ok"))
+	ed := e.start(nil)
+	big := strings.Repeat("x", agent.MaxPromptBytes+1)
+	err := ed.Call("zot/prompt", map[string]any{"text": big}, nil)
+	if err == nil || err.Code != -32602 || !strings.Contains(err.Message, fmt.Sprintf("the largest zot accepts is %d MiB", agent.MaxPromptBytes>>20)) {
+		t.Fatalf("oversized prompt: %v", err)
+	}
+	ed.WaitDone(ed.Prompt("small").RunID)
 }
