@@ -2,8 +2,11 @@ package agent
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"time"
+
+	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/internal/jsonstr"
@@ -65,11 +68,15 @@ func (e Event) AppendJSON(b []byte, runID string) []byte {
 		if runID != "" {
 			m["runId"] = runID
 		}
-		out, err := json.Marshal(m)
+		// Sized once and appended in place (encoding/json's output, see
+		// provider.encodeJSON): a user_message can carry a 16 MiB prompt.
+		start := len(b)
+		b = slices.Grow(b, 256+len(e.Args)+message.WireSize(e.Content))
+		out, err := segjson.Append(b, m, segjson.EscapeHTML|segjson.SortMapKeys)
 		if err != nil {
-			return appendError(b, err)
+			return appendError(b[:start], err)
 		}
-		return append(b, out...)
+		return out
 	}
 	b = append(b, `{"type":`...)
 	b = jsonstr.Append(b, e.Type)

@@ -49,6 +49,19 @@ type Content struct {
 	Redacted  bool   `json:"redacted,omitempty"`
 }
 
+// WireSize estimates the encoded JSON size of contents (their strings plus
+// an allowance for escapes and structure), to size an encoding buffer once
+// instead of growing it: a large prompt would otherwise be copied over and
+// over as the buffer doubles.
+func WireSize(contents []Content) int {
+	n := 0
+	for _, c := range contents {
+		n += 64 + len(c.Text) + len(c.Data) + len(c.Args) + len(c.ID) + len(c.Name) + len(c.CallID) + len(c.Signature) + WireSize(c.Content)
+		n += len(c.Text) / 8 // escapes (newlines, quotes)
+	}
+	return n
+}
+
 // Text builds a text block.
 func Text(s string) Content { return Content{Type: TypeText, Text: s} }
 
