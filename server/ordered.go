@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -20,6 +21,11 @@ const (
 	// release (each keeps the goroutine it runs on). Past it, release is a
 	// no-op and the request keeps its place.
 	maxReleased = 32
+	// bigMessage is the params size from which memory is returned to the
+	// system as soon as the message was handled; burstMessages the number
+	// of messages after which it is returned once the queue is empty.
+	bigMessage    = 4 << 20
+	burstMessages = 10_000
 )
 
 // dispatcher runs messages one at a time, in arrival order, on a fixed
@@ -40,8 +46,9 @@ type dispatcher struct {
 	mu          sync.Mutex
 	queuedBytes int
 
-	released atomic.Int32
-	stats    dispatchStats
+	released  atomic.Int32
+	sinceIdle atomic.Int64 // messages handled since memory was last returned
+	stats     dispatchStats
 }
 
 type queuedMessage struct {
@@ -113,7 +120,20 @@ func (d *dispatcher) work() {
 			case d.room <- struct{}{}:
 			default:
 			}
-			if d.run(m) {
+			big := m.size >= bigMessage
+			handedOff := d.run(m)
+			m = queuedMessage{}
+			burst := d.sinceIdle.Add(1) >= burstMessages && len(d.items) == 0
+			if big || burst {
+				// What the message (or the burst) allocated is garbage
+				// now. Return it to the system at once instead of keeping
+				// a heap sized for the peak until the scavenger gets to
+				// it; a full collection is cheap next to a large message
+				// or thousands of small ones.
+				d.sinceIdle.Store(0)
+				debug.FreeOSMemory()
+			}
+			if handedOff {
 				return
 			}
 		case <-d.ctx.Done():

@@ -127,7 +127,7 @@ func BenchmarkPromptMemory(b *testing.B) {
 			ratio := ratioSum / float64(b.N)
 			b.ReportMetric(ratio, "peak/prompt")
 			if ratio > 3 {
-				// Known: 3.5× at 16 MiB (docs/decisions.md); reported, not
+				// Known: 3.3–4.3× at 16 MiB (docs/decisions.md); reported, not
 				// failed, until the run path keeps fewer copies.
 				b.Logf("over budget: peak %.1f× the prompt's size above idle; the budget is 3×", ratio)
 			}
