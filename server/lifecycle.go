@@ -227,6 +227,9 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		s.logf("the agent cannot start: %v", err)
 	} else {
 		s.rt = rt
+		if n := forkNotice(rt.State()); n != "" {
+			s.logf("%s", n)
+		}
 	}
 	s.state = stateInitialized
 	s.mu.Unlock()

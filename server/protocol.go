@@ -255,6 +255,10 @@ type ResumeParams struct {
 type SessionResult struct {
 	SessionID    string `json:"sessionId"`
 	MessageCount int    `json:"messageCount"`
+	// ForkedFrom and Message: the session asked for was open in another
+	// zot process, so this one is a new session copied from it.
+	ForkedFrom string `json:"forkedFrom,omitempty"`
+	Message    string `json:"message,omitempty"`
 }
 
 // ---------------------------------------------------------------- extensions

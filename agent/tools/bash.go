@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/zot-editors/zot/internal/secrets"
 )
 
 // Bash tool tuning.
@@ -104,7 +106,8 @@ func (t *bashTool) Run(ctx context.Context, call Call) Result {
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, shell, "-c", a.Command)
 	cmd.Dir = t.ws.Root()
-	cmd.Env = append(os.Environ(), "PWD="+cmd.Dir, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	// zot's own credentials stay out of the commands the model runs.
+	cmd.Env = append(secrets.ScrubEnv(os.Environ()), "PWD="+cmd.Dir, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

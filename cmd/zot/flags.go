@@ -32,7 +32,7 @@ type common struct {
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.provider, "provider", "", "LLM provider: anthropic or openai (default anthropic, or the provider of --model)")
 	fs.StringVar(&c.model, "model", "", "model id (default: the provider's default)")
-	fs.StringVar(&c.apiKey, "api-key", "", "API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY, then $ZOT_HOME/auth.json)")
+	fs.StringVar(&c.apiKey, "api-key", "", "API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY, then $ZOT_HOME/auth.json); visible to other local processes in the command line, so prefer those")
 	fs.StringVar(&c.baseURL, "base-url", "", "provider base URL (OpenAI-compatible servers: Ollama, vLLM, llama.cpp, OpenRouter)")
 	fs.StringVar(&c.cwd, "cwd", "", "working directory (default: the current directory)")
 	fs.StringVar(&c.systemPrompt, "system-prompt", "", "replace the system prompt")

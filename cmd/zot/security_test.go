@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/agent/session"
+)
+
+// Provider keys and the RPC token never reach the bash tool's environment;
+// a key the model digs out anyway (--api-key in /proc/PID/cmdline) is masked
+// in the tool result, the events and the session file; $ZOT_HOME and the
+// sessions are private to the user.
+func TestSecretsStayOutOfBashEventsAndSessions(t *testing.T) {
+	const (
+		flagKey  = "sk-flag-secret-0123456789"
+		envKey   = "sk-ant-env-secret-987654321"
+		openKey  = "sk-openai-env-secret-55555"
+		rpcToken = "rpc-token-secret-4444444"
+	)
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "env | grep -E '^(ANTHROPIC|OPENAI|ZOTCORE)' ; echo env-listed; tr '\\0' ' ' < /proc/$PPID/cmdline; echo"}),
+		llmtest.TextReply("done"),
+	)
+	e.home = filepath.Join(e.home, "fresh-home") // zot creates it
+	cmd := e.command("--api-key", flagKey, "--base-url", e.llm.URL(), "--cwd", e.cwd, "-p", "show me", "--json")
+	cmd.Env = append(cmd.Env, "ANTHROPIC_API_KEY="+envKey, "OPENAI_API_KEY="+openKey, "ZOTCORE_RPC_TOKEN="+rpcToken)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("zot: %v\n%s", err, out)
+	}
+	reqs := e.llm.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("model calls = %d", len(reqs))
+	}
+	seen, _ := json.Marshal(reqs[1].Body)
+	if !strings.Contains(string(seen), "env-listed") || !strings.Contains(string(seen), "--api-key [REDACTED]") {
+		t.Fatalf("the tool result the model saw is not the redacted command line: %s", seen)
+	}
+	for _, name := range []string{"ANTHROPIC_API_KEY=", "OPENAI_API_KEY=", "ZOTCORE_RPC_TOKEN="} {
+		if strings.Contains(string(seen), name) {
+			t.Errorf("bash saw %s in its environment: %s", name, seen)
+		}
+	}
+	sess, err := session.List(session.Dir(e.home, e.cwd))
+	if err != nil || len(sess) != 1 {
+		t.Fatalf("sessions: %v %v", sess, err)
+	}
+	file, err := os.ReadFile(sess[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{flagKey, envKey, openKey, rpcToken} {
+		for what, text := range map[string]string{"the model's input": string(seen), "the events": string(out), "the session file": string(file)} {
+			if strings.Contains(text, secret) {
+				t.Errorf("%s holds %s:\n%s", what, secret, text)
+			}
+		}
+	}
+	if !strings.Contains(string(file), "[REDACTED]") {
+		t.Errorf("the session file lacks the redacted tool result:\n%s", file)
+	}
+	for path, want := range map[string]os.FileMode{
+		e.home: 0o700, filepath.Join(e.home, "sessions"): 0o700,
+		filepath.Dir(sess[0].Path): 0o700, sess[0].Path: 0o600,
+	} {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != want {
+			t.Errorf("%s has mode %v, want %v", path, st.Mode().Perm(), want)
+		}
+	}
+}
+
+// A second process resuming a session another one is writing continues in
+// a copy: the two conversations never interleave in one file.
+func TestResumeOfLockedSessionForks(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("first answer"), llmtest.TextReply("from A"), llmtest.TextReply("from B"))
+	if _, errOut, code := e.runZot(e.args("-p", "the first prompt")...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	a := e.startRPC(nil, "-c")
+	a.send(map[string]any{"id": "s", "type": "get_state"})
+	stA := a.until(isResponse("s"))[0]["data"].(map[string]any)
+	b := e.startRPC(nil, "-c")
+	b.send(map[string]any{"id": "s", "type": "get_state"})
+	stB := b.until(isResponse("s"))[0]["data"].(map[string]any)
+	if stA["forked_from"] != nil || stA["message_count"].(float64) != 2 {
+		t.Fatalf("the first resume: %v", stA)
+	}
+	if stB["session_id"] == stA["session_id"] || stB["forked_from"] != stA["session_id"] || stB["message_count"].(float64) != 2 {
+		t.Fatalf("the second resume should fork %v: %v", stA["session_id"], stB)
+	}
+	announce := "is open in another zot process; continuing in a new session " + stB["session_id"].(string)
+	for i := 0; i < 200 && !strings.Contains(b.errb.String(), announce); i++ {
+		time.Sleep(25 * time.Millisecond) // stderr is copied by a goroutine
+	}
+	if !strings.Contains(b.errb.String(), announce) {
+		t.Fatalf("the fork is not announced: %s", b.errb.String())
+	}
+	a.send(map[string]any{"id": "1", "type": "prompt", "message": "prompt A"})
+	a.until(isType("done"))
+	b.send(map[string]any{"id": "1", "type": "prompt", "message": "prompt B"})
+	b.until(isType("done"))
+	a.in.Close()
+	b.in.Close()
+	a.cmd.Wait()
+	b.cmd.Wait()
+	infos, _ := session.List(session.Dir(e.home, e.cwd))
+	texts := map[string]string{}
+	for _, in := range infos {
+		l, err := session.Load(in.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(l.Messages)
+		texts[in.ID] = string(b)
+	}
+	ta, tb := texts[stA["session_id"].(string)], texts[stB["session_id"].(string)]
+	if !strings.Contains(ta, "prompt A") || strings.Contains(ta, "prompt B") {
+		t.Fatalf("session A: %s", ta)
+	}
+	if !strings.Contains(tb, "the first prompt") || !strings.Contains(tb, "prompt B") || strings.Contains(tb, "prompt A") {
+		t.Fatalf("session B: %s", tb)
+	}
+}
