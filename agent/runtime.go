@@ -259,6 +259,7 @@ func (r *Runtime) start(ctx context.Context, body func(context.Context, func(Eve
 		defer close(ch)
 		emit := func(e Event) { ch <- redactEvent(r.redact, e) }
 		body(runCtx, emit)
+		r.endRun()
 		r.mu.Lock()
 		r.busy, r.cancel = false, nil
 		r.mu.Unlock()
@@ -439,10 +440,21 @@ func (r *Runtime) Close() error {
 	if c != nil {
 		c()
 	}
+	r.endRun()
 	if s != nil {
 		return s.Close()
 	}
 	return nil
+}
+
+// endRun lets the tools release what a run left behind (bash's background
+// jobs are killed).
+func (r *Runtime) endRun() {
+	for _, t := range r.builtins {
+		if e, ok := t.(tools.RunEnder); ok {
+			e.EndRun()
+		}
+	}
 }
 
 // appendMessage adds a message to the transcript and persists it at once.

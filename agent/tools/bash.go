@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zot-editors/zot/internal/childproc"
 	"github.com/zot-editors/zot/internal/secrets"
 )
 
@@ -57,11 +58,17 @@ var bashSchema = json.RawMessage(`{
 type bashTool struct {
 	toolInfo
 	ws Workspace
+	// background holds the process groups of finished commands whose
+	// background jobs still run; they are killed when the run ends.
+	background childproc.Groups
 }
+
+// EndRun kills the background jobs the run's commands left behind.
+func (t *bashTool) EndRun() { t.background.KillAll() }
 
 // NewBash returns the bash tool.
 func NewBash(ws Workspace) Tool {
-	return &bashTool{toolInfo{"bash", bashDescription, bashSchema}, ws}
+	return &bashTool{toolInfo: toolInfo{"bash", bashDescription, bashSchema}, ws: ws}
 }
 
 type bashArgs struct {
@@ -132,6 +139,9 @@ func (t *bashTool) Run(ctx context.Context, call Call) Result {
 	out.startProgress()
 	waitErr := cmd.Wait()
 	out.finish()
+	if pgid := cmd.Process.Pid; childproc.GroupAlive(pgid) {
+		t.background.Add(pgid)
+	}
 
 	text, note := out.result()
 	// Cancel runs only when the context ends before the shell exits; a

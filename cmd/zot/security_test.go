@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -129,5 +131,68 @@ func TestResumeOfLockedSessionForks(t *testing.T) {
 	}
 	if !strings.Contains(tb, "the first prompt") || !strings.Contains(tb, "prompt B") || strings.Contains(tb, "prompt A") {
 		t.Fatalf("session B: %s", tb)
+	}
+}
+
+// Background jobs of the bash tool die when the run ends (zot still
+// running) and whatever escaped its process group dies when zot exits.
+func TestBackgroundJobsDieWithTheRunAndZot(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "sleep 3021 >/dev/null 2>&1 & echo $! > bg.pid"}),
+		llmtest.TextReply("started"),
+		llmtest.ToolReply("bash", map[string]any{"command": "(setsid sleep 3022 >/dev/null 2>&1 & echo $! > escaped.pid); setsid sleep 3023 >/dev/null 2>&1 & echo $! > sid.pid"}),
+		llmtest.TextReply("started more"),
+	)
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "start a job"})
+	p.until(isType("done"))
+	bg := waitPIDFile(t, filepath.Join(e.cwd, "bg.pid"))
+	if !waitGone(bg) {
+		t.Fatalf("the background job %d outlived the run", bg)
+	}
+	p.send(map[string]any{"id": "2", "type": "ping"})
+	p.until(isResponse("2"))
+
+	p.send(map[string]any{"id": "3", "type": "prompt", "message": "start escaping jobs"})
+	p.until(isType("done"))
+	escaped := waitPIDFile(t, filepath.Join(e.cwd, "escaped.pid"))
+	sid := waitPIDFile(t, filepath.Join(e.cwd, "sid.pid"))
+	p.in.Close()
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("zot rpc: %v", err)
+	}
+	for _, pid := range []int{escaped, sid} {
+		if !waitGone(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("process %d (setsid) outlived zot", pid)
+		}
+	}
+}
+
+// An extension's setsid grandchild dies with zot.
+func TestExtensionGrandchildDiesWithZot(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("hi"))
+	dir := filepath.Join(t.TempDir(), "spawner")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "extension.json"), []byte(`{"name":"spawner","version":"1.0.0","exec":"./spawner.sh"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "spawner.sh"), []byte(`#!/bin/sh
+setsid sleep 3031 </dev/null >/dev/null 2>&1 &
+echo $! > "$(dirname "$0")/grandchild.pid.tmp" && mv "$(dirname "$0")/grandchild.pid.tmp" "$(dirname "$0")/grandchild.pid"
+echo '{"type":"hello","name":"spawner","version":"1.0.0","capabilities":[]}'
+echo '{"type":"ready"}'
+exec cat >/dev/null
+`), 0o755)
+	_, errOut, code := e.runZot(e.args("-p", "hi", "--ext", dir)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "grandchild.pid"))
+	if err != nil {
+		t.Fatalf("the extension did not start its grandchild: %v; %s", err, errOut)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if !waitGone(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the extension's setsid grandchild %d outlived zot", pid)
 	}
 }
