@@ -38,12 +38,12 @@ const (
 const bashDescription = `Run a shell command with bash -c in the workspace root and return its output (stdout and stderr merged).
 
 - Each call starts a fresh shell: cd, variables and functions do not carry over. Chain commands with && or ; in one call when they depend on each other.
-- Unsaved editor buffers are saved first, so the command sees what read shows.
+- The command reads files from disk. Changes you made with write and edit are saved to disk before it runs; unsaved changes the user typed in their editor are not, so for those files the command sees the last saved version while read shows the editor's text.
 - timeout is in seconds (default 120). On timeout or cancellation the command and every process it started in its process group are killed.
 - Output streams while the command runs. The result keeps the last 2000 lines or 50 KB, whichever is smaller; when output is cut, the note at the end gives the path of a file holding all of it (read it with read, or search it with grep).
 - A non-zero exit status makes the result an error that states the exit code.
 - stdin is empty: interactive commands (editors, pagers, prompts) will not work; pass flags such as --yes or --no-pager. Pagers are disabled via PAGER=cat.
-- Background jobs (cmd &) are not waited for; redirect their output to a file (cmd > /tmp/log 2>&1 &) or it is lost.
+- Background jobs (cmd &) are not waited for; redirect their output to a file (cmd > /tmp/log 2>&1 &) or it is lost. They are killed, with everything they started, when your turn ends (when you answer the user), so they do not outlive the task.
 - Prefer the read, edit, write, grep, find and ls tools over cat, sed, echo >, grep, find and ls.`
 
 var bashSchema = json.RawMessage(`{
@@ -151,7 +151,7 @@ func (t *bashTool) Run(ctx context.Context, call Call) Result {
 	case killed.Load() && ctx.Err() != nil:
 		return ErrorResult(joinOutput(text, note, "The command was cancelled; it and its child processes were killed."))
 	case killed.Load():
-		return ErrorResult(joinOutput(text, note, fmt.Sprintf("The command timed out after %s and was killed with its child processes. If it needs longer, raise timeout; for servers, run them in the background with output redirected to a file.", fmtSeconds(timeout))))
+		return ErrorResult(joinOutput(text, note, fmt.Sprintf("The command timed out after %s and was killed with its child processes. If it needs longer, raise timeout; for servers, run them in the background with output redirected to a file (they are killed when your turn ends).", fmtSeconds(timeout))))
 	}
 	state := cmd.ProcessState
 	if state == nil {

@@ -223,3 +223,34 @@ func TestAbortDuringReviewCancelsTheRequest(t *testing.T) {
 		t.Fatalf("an edit under review was applied after the abort")
 	}
 }
+
+// bash's description says what the command sees: files zot changed are
+// saved first, the user's own unsaved typing is not. The run shows both.
+func TestBashDescriptionMatchesWhatIsSaved(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("edit", map[string]any{"path": "mine.txt", "edits": []map[string]string{{"oldText": "old", "newText": "agent"}}}),
+		llmtest.ToolReply("bash", map[string]any{"command": "cat mine.txt theirs.txt"}),
+		llmtest.TextReply("ok"))
+	ed := e.start(nil)
+	ed.WriteFile("mine.txt", "old\n")
+	ed.WriteFile("theirs.txt", "saved by the user\n")
+	ed.Open("mine.txt", "old\n")
+	ed.Open("theirs.txt", "saved by the user\n")
+	ed.SetText("theirs.txt", "typed, not saved\n")
+	evs := ed.WaitDone(ed.Prompt("edit and look").RunID)
+	var out string
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" {
+			out = servertest.ResultText(ev)
+		}
+	}
+	if out != "agent\nsaved by the user" {
+		t.Fatalf("bash saw %q", out)
+	}
+	body, _ := json.Marshal(e.llm.Requests()[0].Body)
+	desc := string(body)
+	if strings.Contains(desc, "Unsaved editor buffers are saved first") ||
+		!strings.Contains(desc, "Changes you made with write and edit are saved to disk before it runs; unsaved changes the user typed in their editor are not") {
+		t.Fatalf("the bash description does not say what is saved: %s", desc)
+	}
+}
