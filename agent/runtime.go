@@ -137,7 +137,7 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	r.ws = cfg.Workspace
 	if r.ws == nil {
-		r.ws = tools.NewDiskWorkspace(cfg.Cwd)
+		r.ws = tools.NewDiskWorkspace(cfg.Cwd, cfg.AddDirs...)
 	}
 	if !cfg.NoTools {
 		r.builtins = tools.Builtins(r.ws)

@@ -196,3 +196,69 @@ exec cat >/dev/null
 		t.Fatalf("the extension's setsid grandchild %d outlived zot", pid)
 	}
 }
+
+// Writes outside the workspace (../, absolute paths, symlinks) are refused
+// in print mode, which cannot ask; --add-dir allows a directory; a
+// dangling symlink is not replaced by a regular file.
+func TestWritesOutsideWorkspaceAreRefusedWithoutUI(t *testing.T) {
+	outside := t.TempDir()
+	allowed := t.TempDir()
+	e := newEnv(t,
+		llmtest.ToolReply("write", map[string]any{"path": "../" + filepath.Base(outside) + "/dotdot.txt", "content": "x\n"}),
+		llmtest.ToolReply("write", map[string]any{"path": filepath.Join(outside, "abs.txt"), "content": "x\n"}),
+		llmtest.ToolReply("write", map[string]any{"path": "linkdir/via-link.txt", "content": "x\n"}),
+		llmtest.ToolReply("edit", map[string]any{"path": "victim-link", "edits": []map[string]string{{"oldText": "precious", "newText": "changed"}}}),
+		llmtest.ToolReply("write", map[string]any{"path": "dangling", "content": "x\n"}),
+		llmtest.ToolReply("write", map[string]any{"path": filepath.Join(allowed, "ok.txt"), "content": "allowed\n"}),
+		llmtest.ToolReply("write", map[string]any{"path": "inside.txt", "content": "inside\n"}),
+		llmtest.TextReply("done"),
+	)
+	// The workspace sits next to outside, so ../outside reaches it.
+	e.cwd = filepath.Join(filepath.Dir(outside), "ws-"+filepath.Base(outside))
+	os.MkdirAll(e.cwd, 0o755)
+	os.WriteFile(filepath.Join(outside, "victim.txt"), []byte("precious\n"), 0o644)
+	os.Symlink(outside, filepath.Join(e.cwd, "linkdir"))
+	os.Symlink(filepath.Join(outside, "victim.txt"), filepath.Join(e.cwd, "victim-link"))
+	os.Symlink(filepath.Join(e.cwd, "no-such-file"), filepath.Join(e.cwd, "dangling"))
+	out, errOut, code := e.runZot(e.args("-p", "write around", "--json", "--add-dir", allowed)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var results []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		json.Unmarshal([]byte(line), &m)
+		if m["type"] == "tool_result" {
+			results = append(results, m)
+		}
+	}
+	if len(results) != 7 {
+		t.Fatalf("tool results: %d\n%s", len(results), out)
+	}
+	for i := 0; i < 4; i++ {
+		if txt := toJSON(results[i]["content"]); results[i]["is_error"] != true || !strings.Contains(txt, "outside the workspace") || !strings.Contains(txt, "--add-dir") {
+			t.Errorf("write %d outside the workspace: %v", i, results[i])
+		}
+	}
+	if txt := toJSON(results[4]["content"]); results[4]["is_error"] != true || !strings.Contains(txt, "does not exist") {
+		t.Errorf("write through a dangling symlink: %v", results[4])
+	}
+	for _, i := range []int{5, 6} {
+		if results[i]["is_error"] != false {
+			t.Errorf("allowed write %d failed: %v", i, results[i])
+		}
+	}
+	ents, _ := os.ReadDir(outside)
+	if len(ents) != 1 {
+		t.Errorf("files appeared outside the workspace: %v", ents)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "victim.txt")); string(b) != "precious\n" {
+		t.Errorf("the file behind the symlink was changed: %q", b)
+	}
+	if fi, err := os.Lstat(filepath.Join(e.cwd, "dangling")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the dangling symlink was replaced: %v %v", fi, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(allowed, "ok.txt")); string(b) != "allowed\n" {
+		t.Errorf("the --add-dir write: %q", b)
+	}
+}
