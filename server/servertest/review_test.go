@@ -315,3 +315,20 @@ func TestWriteOutsideWorkspaceAsks(t *testing.T) {
 		return string(a) == "yes\n" && string(b) == "free\n"
 	})
 }
+
+// The approval carries the whole command: padding cannot push a payload
+// out of what the user sees.
+func TestBashApprovalShowsTheWholeCommand(t *testing.T) {
+	command := "echo harmless" + strings.Repeat(" ", 5000) + "; echo hidden-payload\n" + strings.Repeat("# line\n", 300) + "echo last-line"
+	e := newEnv(t, llmtest.ToolReply("bash", map[string]any{"command": command}), llmtest.TextReply("ok"))
+	ed := e.start(askMode(true))
+	var asked string
+	ed.Choose = func(msg string, actions []string) string {
+		asked = msg
+		return "Deny"
+	}
+	ed.WaitDone(ed.Prompt("run it").RunID)
+	if asked != "zot wants to run a command:\n\n"+command {
+		t.Fatalf("the approval does not carry the whole command (%d bytes, want %d): …%q", len(asked), len(command)+29, asked[max(0, len(asked)-80):])
+	}
+}
