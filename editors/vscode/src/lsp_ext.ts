@@ -99,6 +99,8 @@ export interface InitializationOptions {
     maxSteps?: number;
     appendSystemPrompt?: string;
     resume?: string;
+    /** Directories outside the workspace writable without asking (--add-dir). */
+    addDirs?: string[];
 }
 
 // ---------------------------------------------------------------- runs
