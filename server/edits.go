@@ -31,7 +31,7 @@ type editorWorkspace struct {
 	root      string
 	allowDirs []string // --add-dir and initializationOptions.addDirs
 	callID    string   // the tool call running now (tools run one at a time)
-	tool   string
+	tool      string
 	// known is the text of each open document as the agent last read or
 	// wrote it: the base a write is re-based from when the user typed
 	// since.
