@@ -27,6 +27,10 @@ type Config struct {
 	MaxSteps           int    // model calls per prompt; default 50
 	NoTools            bool   // no built-in tools
 	Tools              []string
+	// AddDirs are directories outside Cwd the agent may write without
+	// asking (--add-dir). Other writes outside Cwd need the user's
+	// approval, which the disk workspace cannot ask: they are refused.
+	AddDirs []string
 
 	// Home is $ZOT_HOME; default home.Dir().
 	Home string

@@ -193,6 +193,7 @@ func (r *Runtime) runTools(ctx context.Context, calls []message.Content, toolset
 		if res.Content == nil {
 			res.Content = []message.Content{}
 		}
+		res.Content = redactContents(r.redact, res.Content)
 		emit(Event{Type: EventToolResult, ID: c.ID, IsError: res.IsError, Content: res.Content})
 		results = append(results, message.Content{Type: message.TypeToolResult, CallID: c.ID, IsError: res.IsError, Content: res.Content})
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
 	"github.com/zot-editors/zot/agent/tools"
+	"github.com/zot-editors/zot/internal/secrets"
 )
 
 // Version is zot's version, reported by hello and hello_ack.
@@ -55,6 +56,7 @@ type Runtime struct {
 	catalog  *provider.Catalog
 	ws       tools.Workspace
 	builtins []tools.Tool
+	redact   *secrets.Redactor // the provider key and zot's secret env values
 
 	mu        sync.Mutex
 	model     provider.Model
@@ -65,8 +67,9 @@ type Runtime struct {
 	cancel    context.CancelFunc
 	closed    bool
 	sess      *session.Writer
-	started   bool // session_start observed
-	lastIn    int  // input tokens of the last model call, for auto-compaction
+	started   bool   // session_start observed
+	forked    string // the locked session the current one was copied from
+	lastIn    int    // input tokens of the last model call, for auto-compaction
 	compacts  int
 }
 
@@ -80,6 +83,9 @@ type State struct {
 	Busy         bool          `json:"busy"`
 	Usage        message.Usage `json:"usage"`
 	SessionID    string        `json:"session_id,omitempty"`
+	// ForkedFrom is set when the session asked for was open in another zot
+	// process: this session is a copy of it, written separately.
+	ForkedFrom string `json:"forked_from,omitempty"`
 }
 
 // New builds a runtime. It never contacts the provider: a missing API key
@@ -127,10 +133,14 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	r := &Runtime{cfg: cfg, catalog: cat, model: model, reasoning: level}
 	r.client = cfg.Client
+	r.redact = secrets.NewRedactor(cfg.APIKey)
 	if r.client == nil {
 		key, err := provider.APIKey(cfg.Provider, cfg.APIKey, cfg.BaseURL, cfg.Home)
 		if err != nil {
 			return nil, err
+		}
+		if key != provider.LocalPlaceholderKey {
+			r.redact = secrets.NewRedactor(cfg.APIKey, key)
 		}
 		r.client, err = provider.New(provider.Options{
 			Provider: cfg.Provider, APIKey: key, BaseURL: cfg.BaseURL,
@@ -143,7 +153,7 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	r.ws = cfg.Workspace
 	if r.ws == nil {
-		r.ws = tools.NewDiskWorkspace(cfg.Cwd)
+		r.ws = tools.NewDiskWorkspace(cfg.Cwd, cfg.AddDirs...)
 	}
 	if !cfg.NoTools {
 		r.builtins = tools.Builtins(r.ws)
@@ -168,7 +178,7 @@ func (r *Runtime) openSession(resume string) error {
 		if err != nil {
 			return err
 		}
-		r.sess = w
+		r.useSession(w)
 		return nil
 	}
 	path, err := session.Find(dir, resume)
@@ -183,16 +193,40 @@ func (r *Runtime) resumePath(path string) error {
 	if err != nil {
 		return err
 	}
+	r.forked = ""
 	w, err := session.Open(path)
+	if errors.Is(err, session.ErrLocked) {
+		// Another window writes that file: continue in a copy instead of
+		// interleaving two conversations in one transcript.
+		if w, err = session.Create(filepath.Dir(path), r.cfg.Cwd, r.cfg.Provider, r.model.ID); err != nil {
+			return err
+		}
+		r.useSession(w)
+		r.messages, r.usage = l.Messages, l.Usage
+		r.forked = l.Info.ID
+		w.Append(session.Entry{Kind: session.KindCompact, Messages: l.Messages})
+		if l.Usage != (message.Usage{}) {
+			u := l.Usage
+			w.Append(session.Entry{Kind: session.KindUsage, Usage: &u})
+		}
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	r.sess, r.messages, r.usage = w, l.Messages, l.Usage
+	r.useSession(w)
+	r.messages, r.usage = l.Messages, l.Usage
 	if l.Repaired > 0 {
 		// Persist the repair so the file and the transcript agree.
 		w.Append(session.Entry{Kind: session.KindCompact, Messages: l.Messages})
 	}
 	return nil
+}
+
+// useSession makes w the session file; secrets are masked in what it gets.
+func (r *Runtime) useSession(w *session.Writer) {
+	w.SetRedact(r.redact.Bytes)
+	r.sess = w
 }
 
 // Prompt starts a run. The returned channel carries the run's events and
@@ -239,8 +273,9 @@ func (r *Runtime) start(ctx context.Context, body func(context.Context, func(Eve
 	ch := make(chan Event, 32) // small: an Event is ~300 bytes and the channel is made per run
 	go func() {
 		defer close(ch)
-		emit := func(e Event) { ch <- e }
+		emit := func(e Event) { ch <- redactEvent(r.redact, e) }
 		body(runCtx, emit)
+		r.endRun()
 		r.mu.Lock()
 		r.busy, r.cancel = false, nil
 		r.mu.Unlock()
@@ -319,6 +354,7 @@ func (r *Runtime) State() State {
 		MessageCount: len(r.messages), Busy: r.busy, Usage: r.usage}
 	if r.sess != nil {
 		s.SessionID = r.sess.ID()
+		s.ForkedFrom = r.forked
 	}
 	return s
 }
@@ -374,6 +410,7 @@ func (r *Runtime) NewSession() error {
 		return ErrBusy
 	}
 	r.messages, r.usage, r.lastIn = nil, message.Usage{}, 0
+	r.forked = ""
 	if r.sess != nil {
 		r.sess.Close()
 		r.sess = nil
@@ -381,7 +418,7 @@ func (r *Runtime) NewSession() error {
 		if err != nil {
 			return err
 		}
-		r.sess = w
+		r.useSession(w)
 	}
 	return nil
 }
@@ -419,10 +456,21 @@ func (r *Runtime) Close() error {
 	if c != nil {
 		c()
 	}
+	r.endRun()
 	if s != nil {
 		return s.Close()
 	}
 	return nil
+}
+
+// endRun lets the tools release what a run left behind (bash's background
+// jobs are killed).
+func (r *Runtime) endRun() {
+	for _, t := range r.builtins {
+		if e, ok := t.(tools.RunEnder); ok {
+			e.EndRun()
+		}
+	}
 }
 
 // appendMessage adds a message to the transcript and persists it at once.

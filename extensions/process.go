@@ -578,7 +578,7 @@ func newExtLog(home, name string) *extLog {
 // openForChild opens the file for a child's stderr (append mode), rotating
 // a log past 16 MiB to .1 first.
 func (l *extLog) openForChild() (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
 		return nil, err
 	}
 	l.mu.Lock()
@@ -590,7 +590,7 @@ func (l *extLog) openForChild() (*os.File, error) {
 		os.Rename(l.path, l.path+".1")
 	}
 	l.mu.Unlock()
-	return os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	return os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 }
 
 // printf appends one host line. Never pass environment values here.
@@ -598,10 +598,10 @@ func (l *extLog) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
-		if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
 			return
 		}
-		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 		if err != nil {
 			return
 		}

@@ -124,7 +124,7 @@ func RecordTrust(home, cwd, name, hash string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(home, 0o755); err != nil {
+	if err := os.MkdirAll(home, 0o700); err != nil {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(home, TrustFile), append(b, '\n'), 0o600)

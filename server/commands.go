@@ -233,6 +233,9 @@ func (s *Server) builtinCommand(ctx context.Context, name, args string) (Command
 		if err := rt.Resume(which); err != nil {
 			return fail(err)
 		}
+		if n := forkNotice(rt.State()); n != "" {
+			return display("%s", n)
+		}
 		return display("Resumed session %s (%d messages).", rt.State().SessionID, rt.State().MessageCount)
 	}
 	return fail(fieldError(MethodCommand, "name", "names no command (%q)", name))

@@ -27,10 +27,11 @@ import (
 type editorWorkspace struct {
 	s *Server
 
-	mu     sync.Mutex
-	root   string
-	callID string // the tool call running now (tools run one at a time)
-	tool   string
+	mu        sync.Mutex
+	root      string
+	allowDirs []string // --add-dir and initializationOptions.addDirs
+	callID    string   // the tool call running now (tools run one at a time)
+	tool      string
 	// known is the text of each open document as the agent last read or
 	// wrote it: the base a write is re-based from when the user typed
 	// since.
@@ -56,10 +57,40 @@ func newEditorWorkspace(s *Server) *editorWorkspace {
 		shadow: map[string]string{}, notes: map[string]string{}}
 }
 
-func (w *editorWorkspace) setRoot(root string) {
+func (w *editorWorkspace) setRoot(root string, allowDirs []string) {
 	w.mu.Lock()
 	w.root = filepath.Clean(root)
+	w.allowDirs = allowDirs
 	w.mu.Unlock()
+}
+
+// CheckWrite asks the user, in every permission mode, before a write
+// outside the workspace and the allowed directories.
+func (w *editorWorkspace) CheckWrite(ctx context.Context, tool, path string) error {
+	w.mu.Lock()
+	policy := &tools.WritePolicy{Root: w.root, AllowDirs: w.allowDirs, Ask: w.askWrite}
+	w.mu.Unlock()
+	return policy.Check(ctx, tool, path)
+}
+
+// Write approval choices (window/showMessageRequest actions).
+const (
+	AllowWrite = "Allow this write"
+	DenyWrite  = "Deny"
+)
+
+func (w *editorWorkspace) askWrite(ctx context.Context, a tools.WriteApproval) (bool, error) {
+	switch choice := w.s.ask(ctx, protocol.MessageTypeWarning, a.Message(), AllowWrite, DenyWrite); choice {
+	case AllowWrite:
+		return true, nil
+	case "":
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		return false, nil
+	default:
+		return false, nil
+	}
 }
 
 // Root is the workspace directory.

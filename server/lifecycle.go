@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,6 +64,9 @@ type InitOptions struct {
 	MaxSteps           int      `json:"maxSteps"`
 	AppendSystemPrompt string   `json:"appendSystemPrompt"`
 	Resume             string   `json:"resume"`
+	// AddDirs are directories outside the workspace the agent may write
+	// without asking (as --add-dir).
+	AddDirs []string `json:"addDirs"`
 }
 
 // clientZot is capabilities.experimental.zot: what the client implements
@@ -212,7 +216,12 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	if opts.Resume != "" {
 		cfg.Resume, cfg.Sessions = opts.Resume, true
 	}
-	s.ws.setRoot(cwd)
+	addDirs, err := absDirs(append(append([]string(nil), cfg.AddDirs...), opts.AddDirs...), cwd)
+	if err != nil {
+		return nil, fieldError(method, "initializationOptions.addDirs", "%v", err)
+	}
+	cfg.AddDirs = addDirs
+	s.ws.setRoot(cwd, addDirs)
 	cfg.Workspace = s.ws
 	cfg.Hooks = hooks{s}
 	cfg = s.withEditorTools(cfg)
@@ -227,6 +236,9 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		s.logf("the agent cannot start: %v", err)
 	} else {
 		s.rt = rt
+		if n := forkNotice(rt.State()); n != "" {
+			s.logf("%s", n)
+		}
 	}
 	s.state = stateInitialized
 	s.mu.Unlock()
@@ -346,4 +358,20 @@ func (s *Server) shutdown(ctx context.Context) error {
 
 func (s *Server) exit() {
 	s.exitOnce.Do(func() { close(s.exited) })
+}
+
+// absDirs makes each directory absolute (relative ones against cwd); an
+// empty entry is an error.
+func absDirs(dirs []string, cwd string) ([]string, error) {
+	out := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		if strings.TrimSpace(d) == "" {
+			return nil, fmt.Errorf("has an empty directory")
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cwd, d)
+		}
+		out = append(out, filepath.Clean(d))
+	}
+	return out, nil
 }

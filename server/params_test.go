@@ -57,7 +57,7 @@ func newTestServer(t testing.TB) *Server {
 	s.ctx = context.Background()
 	s.rt = &fakeRuntime{model: "m1"}
 	s.state = stateInitialized
-	s.ws.setRoot(t.TempDir())
+	s.ws.setRoot(t.TempDir(), nil)
 	return s
 }
 

@@ -26,7 +26,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 3
+const ProtocolRevision = 4
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -255,6 +255,10 @@ type ResumeParams struct {
 type SessionResult struct {
 	SessionID    string `json:"sessionId"`
 	MessageCount int    `json:"messageCount"`
+	// ForkedFrom and Message: the session asked for was open in another
+	// zot process, so this one is a new session copied from it.
+	ForkedFrom string `json:"forkedFrom,omitempty"`
+	Message    string `json:"message,omitempty"`
 }
 
 // ---------------------------------------------------------------- extensions

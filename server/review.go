@@ -50,6 +50,10 @@ func (s *Server) setMode(m PermissionMode) {
 	s.mu.Unlock()
 }
 
+// BashApprovalPrefix starts a bash approval's message; the command follows
+// in full.
+const BashApprovalPrefix = "zot wants to run a command:\n\n"
+
 // Bash approval choices (window/showMessageRequest actions).
 const (
 	AllowOnce    = "Allow once"
@@ -86,11 +90,10 @@ func (s *Server) permit(ctx context.Context, call agent.ToolCallInfo) agent.Tool
 			Command string `json:"command"`
 		}
 		_ = json.Unmarshal(call.Args, &a)
-		cmd := a.Command
-		if len(cmd) > 400 {
-			cmd = cmd[:400] + "…"
-		}
-		choice := s.ask(ctx, protocol.MessageTypeWarning, "zot wants to run a command:\n\n"+cmd, AllowOnce, AllowSession, Deny)
+		// The whole command, never a prefix: padding must not hide a
+		// payload from the user who approves it. Fronts whose dialogs
+		// cannot hold it show it in a document first (docs/protocol.md).
+		choice := s.ask(ctx, protocol.MessageTypeWarning, BashApprovalPrefix+a.Command, AllowOnce, AllowSession, Deny)
 		switch choice {
 		case AllowOnce:
 			return agent.ToolDecision{}

@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
+	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/session"
 )
 
@@ -38,7 +40,15 @@ func (s *Server) zotSessionResume(ctx context.Context, p *ResumeParams) (Session
 		return SessionResult{}, err
 	}
 	st := rt.State()
-	return SessionResult{SessionID: st.SessionID, MessageCount: st.MessageCount}, nil
+	return SessionResult{SessionID: st.SessionID, MessageCount: st.MessageCount, ForkedFrom: st.ForkedFrom, Message: forkNotice(st)}, nil
+}
+
+// forkNotice says that a resumed session was forked, or "".
+func forkNotice(st agent.State) string {
+	if st.ForkedFrom == "" {
+		return ""
+	}
+	return fmt.Sprintf("Session %s is open in another zot window or process, so it was not resumed in place: continuing in a new session %s, a copy of it (%d messages).", st.ForkedFrom, st.SessionID, st.MessageCount)
 }
 
 func (s *Server) zotSessionNew(ctx context.Context) (SessionResult, error) {

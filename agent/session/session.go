@@ -54,6 +54,10 @@ type Info struct {
 	Messages int       `json:"messages"`
 }
 
+// ErrLocked is returned by Open when another writer (another zot process,
+// another window) holds the session file.
+var ErrLocked = errors.New("the session is open in another zot process")
+
 // Dir is the session directory of a workspace: the cwd flattened into one
 // path element, as zot does.
 func Dir(home, cwd string) string {
@@ -66,23 +70,37 @@ func Dir(home, cwd string) string {
 
 // Writer appends to one session file. Safe for concurrent use.
 type Writer struct {
-	mu   sync.Mutex
-	f    *os.File
-	id   string
-	path string
+	mu     sync.Mutex
+	f      *os.File
+	id     string
+	path   string
+	redact func([]byte) []byte
+}
+
+// SetRedact makes every later entry pass through redact (masking secrets)
+// before it is written.
+func (w *Writer) SetRedact(redact func([]byte) []byte) {
+	w.mu.Lock()
+	w.redact = redact
+	w.mu.Unlock()
 }
 
 // Create starts a new session file in dir.
 func Create(dir, cwd, provider, model string) (*Writer, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Transcripts hold the user's code and tool output: owner only.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
 	id := newID()
 	now := time.Now().UTC()
 	path := filepath.Join(dir, now.Format("20060102T150405Z")+"_"+id+".jsonl")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("session: locking %s: %w", path, err)
 	}
 	w := &Writer{f: f, id: id, path: path}
 	if err := w.Append(Entry{Kind: KindHeader, ID: id, Cwd: cwd, Created: now, Provider: provider, Model: model}); err != nil {
@@ -92,11 +110,17 @@ func Create(dir, cwd, provider, model string) (*Writer, error) {
 	return w, nil
 }
 
-// Open reopens an existing session file for appending.
+// Open reopens an existing session file for appending. The file stays
+// locked until Close; ErrLocked (wrapped) if another writer holds it, so
+// two windows never interleave their conversations in one file.
 func Open(path string) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("session %s: %w", idFromPath(path), err)
 	}
 	// A torn last line (kill -9 mid-write) must not glue onto the next entry.
 	if st, err := f.Stat(); err == nil && st.Size() > 0 {
@@ -123,12 +147,15 @@ func (w *Writer) Append(e Entry) error {
 	if err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
-	b = append(b, '\n')
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.f == nil {
 		return errors.New("session: closed")
 	}
+	if w.redact != nil {
+		b = w.redact(b)
+	}
+	b = append(b, '\n')
 	if _, err := w.f.Write(b); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
@@ -212,6 +239,11 @@ func (l *Loaded) apply(e Entry) {
 		}
 	case KindCompact:
 		l.Messages = append([]message.Message(nil), e.Messages...)
+		for _, m := range e.Messages {
+			if l.Info.Title == "" && m.Role == message.RoleUser && !m.Summary {
+				l.Info.Title = title(message.TextOf(m.Content))
+			}
+		}
 	}
 }
 

@@ -13,6 +13,9 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/zot-editors/zot/internal/childproc"
+	"github.com/zot-editors/zot/internal/secrets"
 )
 
 // Bash tool tuning.
@@ -35,12 +38,12 @@ const (
 const bashDescription = `Run a shell command with bash -c in the workspace root and return its output (stdout and stderr merged).
 
 - Each call starts a fresh shell: cd, variables and functions do not carry over. Chain commands with && or ; in one call when they depend on each other.
-- Unsaved editor buffers are saved first, so the command sees what read shows.
+- The command reads files from disk. Changes you made with write and edit are saved to disk before it runs; unsaved changes the user typed in their editor are not, so for those files the command sees the last saved version while read shows the editor's text.
 - timeout is in seconds (default 120). On timeout or cancellation the command and every process it started in its process group are killed.
 - Output streams while the command runs. The result keeps the last 2000 lines or 50 KB, whichever is smaller; when output is cut, the note at the end gives the path of a file holding all of it (read it with read, or search it with grep).
 - A non-zero exit status makes the result an error that states the exit code.
 - stdin is empty: interactive commands (editors, pagers, prompts) will not work; pass flags such as --yes or --no-pager. Pagers are disabled via PAGER=cat.
-- Background jobs (cmd &) are not waited for; redirect their output to a file (cmd > /tmp/log 2>&1 &) or it is lost.
+- Background jobs (cmd &) are not waited for; redirect their output to a file (cmd > /tmp/log 2>&1 &) or it is lost. They are killed, with everything they started, when your turn ends (when you answer the user), so they do not outlive the task.
 - Prefer the read, edit, write, grep, find and ls tools over cat, sed, echo >, grep, find and ls.`
 
 var bashSchema = json.RawMessage(`{
@@ -55,11 +58,17 @@ var bashSchema = json.RawMessage(`{
 type bashTool struct {
 	toolInfo
 	ws Workspace
+	// background holds the process groups of finished commands whose
+	// background jobs still run; they are killed when the run ends.
+	background childproc.Groups
 }
+
+// EndRun kills the background jobs the run's commands left behind.
+func (t *bashTool) EndRun() { t.background.KillAll() }
 
 // NewBash returns the bash tool.
 func NewBash(ws Workspace) Tool {
-	return &bashTool{toolInfo{"bash", bashDescription, bashSchema}, ws}
+	return &bashTool{toolInfo: toolInfo{"bash", bashDescription, bashSchema}, ws: ws}
 }
 
 type bashArgs struct {
@@ -104,7 +113,8 @@ func (t *bashTool) Run(ctx context.Context, call Call) Result {
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, shell, "-c", a.Command)
 	cmd.Dir = t.ws.Root()
-	cmd.Env = append(os.Environ(), "PWD="+cmd.Dir, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	// zot's own credentials stay out of the commands the model runs.
+	cmd.Env = append(secrets.ScrubEnv(os.Environ()), "PWD="+cmd.Dir, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -129,6 +139,9 @@ func (t *bashTool) Run(ctx context.Context, call Call) Result {
 	out.startProgress()
 	waitErr := cmd.Wait()
 	out.finish()
+	if pgid := cmd.Process.Pid; childproc.GroupAlive(pgid) {
+		t.background.Add(pgid)
+	}
 
 	text, note := out.result()
 	// Cancel runs only when the context ends before the shell exits; a
@@ -138,7 +151,7 @@ func (t *bashTool) Run(ctx context.Context, call Call) Result {
 	case killed.Load() && ctx.Err() != nil:
 		return ErrorResult(joinOutput(text, note, "The command was cancelled; it and its child processes were killed."))
 	case killed.Load():
-		return ErrorResult(joinOutput(text, note, fmt.Sprintf("The command timed out after %s and was killed with its child processes. If it needs longer, raise timeout; for servers, run them in the background with output redirected to a file.", fmtSeconds(timeout))))
+		return ErrorResult(joinOutput(text, note, fmt.Sprintf("The command timed out after %s and was killed with its child processes. If it needs longer, raise timeout; for servers, run them in the background with output redirected to a file (they are killed when your turn ends).", fmtSeconds(timeout))))
 	}
 	state := cmd.ProcessState
 	if state == nil {

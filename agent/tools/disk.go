@@ -16,17 +16,26 @@ import (
 var ErrFileChanged = errors.New("the file changed since it was read; read it again and redo the edit")
 
 // diskWorkspace reads and writes the file system directly.
-type diskWorkspace struct{ root string }
+type diskWorkspace struct {
+	root   string
+	policy *WritePolicy
+}
 
 // NewDiskWorkspace returns the default Workspace: files on disk, relative
 // paths against root. Writes are atomic (temp file in the same directory,
 // fsync, rename), create parent directories and keep an existing file's
-// mode. Sync is a no-op.
-func NewDiskWorkspace(root string) Workspace {
+// mode. Sync is a no-op. Writes outside root and allowDirs are refused:
+// there is no user to ask (zot -p, zot rpc).
+func NewDiskWorkspace(root string, allowDirs ...string) Workspace {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
-	return &diskWorkspace{root: filepath.Clean(root)}
+	root = filepath.Clean(root)
+	return &diskWorkspace{root: root, policy: &WritePolicy{Root: root, AllowDirs: allowDirs}}
+}
+
+func (d *diskWorkspace) CheckWrite(ctx context.Context, tool, path string) error {
+	return d.policy.Check(ctx, tool, path)
 }
 
 func (d *diskWorkspace) Root() string { return d.root }

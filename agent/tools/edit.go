@@ -227,6 +227,9 @@ func (t *editTool) Run(ctx context.Context, call Call) Result {
 	out.Write(body[prevOrig:])
 	newNorm.WriteString(norm[prevNorm:])
 
+	if p, err = checkWrite(ctx, t.ws, t.name, p); err != nil {
+		return ErrorResult(fmt.Sprintf("Could not edit %s: %v.", shown, err))
+	}
 	if err := t.ws.EditFile(ctx, p, orig, out.Bytes()); err != nil {
 		switch {
 		case ctx.Err() != nil:

@@ -41,3 +41,10 @@ func TextResult(s string) Result { return Result{Content: []message.Content{mess
 func ErrorResult(s string) Result {
 	return Result{Content: []message.Content{message.Text(s)}, IsError: true}
 }
+
+// RunEnder is a tool that holds something for the length of an agent run
+// (bash: background jobs). The runtime calls EndRun when a run ends, before
+// its done event, and at Close.
+type RunEnder interface {
+	EndRun()
+}

@@ -55,7 +55,11 @@ func (t *writeTool) Run(ctx context.Context, call Call) Result {
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		return ErrorResult(fmt.Sprintf("%s is a directory; give the path of a file inside it.", shown))
 	}
-	_, err := t.ws.ReadFile(ctx, p)
+	p, err := checkWrite(ctx, t.ws, t.name, p)
+	if err != nil {
+		return ErrorResult(fmt.Sprintf("Could not write %s: %v.", shown, err))
+	}
+	_, err = t.ws.ReadFile(ctx, p)
 	existed := err == nil
 	data := []byte(*a.Content)
 	if err := t.ws.WriteFile(ctx, p, data); err != nil {

@@ -66,6 +66,9 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 		return nil, func() {}, err
 	}
 	ui.Changed()
+	if st.ForkedFrom != "" {
+		fmt.Fprintf(stderr, "zot: session %s is open in another zot process; continuing in a new session %s, a copy of it (%d messages)\n", st.ForkedFrom, st.SessionID, st.MessageCount)
+	}
 	return rt, func() { host.Close(context.WithoutCancel(ctx)) }, nil
 }
 

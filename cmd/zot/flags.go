@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/zot-editors/zot/agent"
@@ -24,6 +25,7 @@ type common struct {
 	noTools                               bool
 	tools                                 string
 	exts                                  listFlag
+	addDirs                               listFlag
 	noSession                             bool
 	resume                                string
 	cont                                  bool
@@ -32,7 +34,7 @@ type common struct {
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.provider, "provider", "", "LLM provider: anthropic or openai (default anthropic, or the provider of --model)")
 	fs.StringVar(&c.model, "model", "", "model id (default: the provider's default)")
-	fs.StringVar(&c.apiKey, "api-key", "", "API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY, then $ZOT_HOME/auth.json)")
+	fs.StringVar(&c.apiKey, "api-key", "", "API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY, then $ZOT_HOME/auth.json); visible to other local processes in the command line, so prefer those")
 	fs.StringVar(&c.baseURL, "base-url", "", "provider base URL (OpenAI-compatible servers: Ollama, vLLM, llama.cpp, OpenRouter)")
 	fs.StringVar(&c.cwd, "cwd", "", "working directory (default: the current directory)")
 	fs.StringVar(&c.systemPrompt, "system-prompt", "", "replace the system prompt")
@@ -42,6 +44,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.tools, "tools", "", "comma-separated allowlist of built-in tools (read,write,edit,bash,ls,grep,find)")
 	fs.Var(&c.exts, "ext", "load an extension directory for this run (repeatable)")
 	fs.Var(&c.exts, "e", "short for --ext")
+	fs.Var(&c.addDirs, "add-dir", "let write and edit change files under this directory outside the workspace without asking (repeatable)")
 	fs.BoolVar(&c.noSession, "no-session", false, "do not save this session")
 	fs.StringVar(&c.resume, "resume", "", "resume a session by id (see `zot sessions`)")
 	fs.BoolVar(&c.cont, "c", false, "continue the latest session of this workspace")
@@ -53,7 +56,7 @@ func (c *common) config(sessions bool) agent.Config {
 	cfg := agent.Config{
 		Provider: c.provider, Model: c.model, APIKey: c.apiKey, BaseURL: c.baseURL, Reasoning: c.reasoning,
 		Cwd: c.cwd, SystemPrompt: c.systemPrompt, AppendSystemPrompt: c.appendSystemPrompt,
-		MaxSteps: c.maxSteps, NoTools: c.noTools,
+		MaxSteps: c.maxSteps, NoTools: c.noTools, AddDirs: absAll(c.addDirs),
 		Sessions: sessions && !c.noSession,
 	}
 	if c.tools != "" {
@@ -97,4 +100,16 @@ func printUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, usage)
 	fs.SetOutput(w)
 	fs.PrintDefaults()
+}
+
+// absAll makes paths absolute against the process's directory.
+func absAll(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if a, err := filepath.Abs(p); err == nil {
+			p = a
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -19,13 +19,18 @@ import (
 	"github.com/zot-editors/zot/agent/home"
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/internal/childproc"
 	"github.com/zot-editors/zot/server/printmode"
 	"github.com/zot-editors/zot/server/rpc"
 )
 
 func main() {
 	stop := startProfile()
+	// Descendants that escape their process group come back to zot, so
+	// none outlives it (an old kernel without subreapers: groups only).
+	_ = childproc.Init()
 	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	childproc.Cleanup()
 	stop()
 	os.Exit(code)
 }

@@ -413,7 +413,7 @@ func isGitURL(s string) bool {
 // remains.
 func (c Config) install(w, errw io.Writer, src string) (err error) {
 	root := extensions.GlobalRoot(c.Home)
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := os.MkdirAll(root, 0o700); err != nil {
 		return err
 	}
 	stage, err := os.MkdirTemp(root, ".install-")

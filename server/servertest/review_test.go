@@ -2,6 +2,8 @@ package servertest_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -221,5 +223,112 @@ func TestAbortDuringReviewCancelsTheRequest(t *testing.T) {
 	})
 	if ed.ReadFile("a.txt") != "x\n" || len(ed.ApplyEdits()) != 0 {
 		t.Fatalf("an edit under review was applied after the abort")
+	}
+}
+
+// bash's description says what the command sees: files zot changed are
+// saved first, the user's own unsaved typing is not. The run shows both.
+func TestBashDescriptionMatchesWhatIsSaved(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("edit", map[string]any{"path": "mine.txt", "edits": []map[string]string{{"oldText": "old", "newText": "agent"}}}),
+		llmtest.ToolReply("bash", map[string]any{"command": "cat mine.txt theirs.txt"}),
+		llmtest.TextReply("ok"))
+	ed := e.start(nil)
+	ed.WriteFile("mine.txt", "old\n")
+	ed.WriteFile("theirs.txt", "saved by the user\n")
+	ed.Open("mine.txt", "old\n")
+	ed.Open("theirs.txt", "saved by the user\n")
+	ed.SetText("theirs.txt", "typed, not saved\n")
+	evs := ed.WaitDone(ed.Prompt("edit and look").RunID)
+	var out string
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" {
+			out = servertest.ResultText(ev)
+		}
+	}
+	if out != "agent\nsaved by the user" {
+		t.Fatalf("bash saw %q", out)
+	}
+	body, _ := json.Marshal(e.llm.Requests()[0].Body)
+	desc := string(body)
+	if strings.Contains(desc, "Unsaved editor buffers are saved first") ||
+		!strings.Contains(desc, "Changes you made with write and edit are saved to disk before it runs; unsaved changes the user typed in their editor are not") {
+		t.Fatalf("the bash description does not say what is saved: %s", desc)
+	}
+}
+
+// Even in auto mode a write outside the workspace asks the user, naming
+// the whole resolved path; a directory in initializationOptions.addDirs
+// needs no question.
+func TestWriteOutsideWorkspaceAsks(t *testing.T) {
+	outside, allowed := t.TempDir(), t.TempDir()
+	if r, err := filepath.EvalSymlinks(outside); err == nil {
+		outside = r
+	}
+	e := newEnv(t,
+		llmtest.ToolReply("write", map[string]any{"path": filepath.Join(outside, "denied.txt"), "content": "no\n"}),
+		llmtest.ToolReply("write", map[string]any{"path": "link/allowed.txt", "content": "yes\n"}),
+		llmtest.ToolReply("write", map[string]any{"path": filepath.Join(allowed, "free.txt"), "content": "free\n"}),
+		llmtest.TextReply("ok"))
+	os.Symlink(outside, filepath.Join(e.root, "link"))
+	var mu sync.Mutex
+	var asked []string
+	answers := []string{"Deny", "Allow this write"}
+	ed := e.start(func(c *servertest.Config) {
+		c.InitOptions = map[string]any{"permissionMode": "auto", "addDirs": []string{allowed}}
+	})
+	ed.Choose = func(msg string, actions []string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, msg+" ["+strings.Join(actions, "|")+"]")
+		a := answers[0]
+		answers = answers[1:]
+		return a
+	}
+	evs := ed.WaitDone(ed.Prompt("write outside").RunID)
+	if len(asked) != 2 {
+		t.Fatalf("asked %d times: %q", len(asked), asked)
+	}
+	for i, name := range []string{"denied.txt", "allowed.txt"} {
+		if !strings.Contains(asked[i], "outside the workspace") || !strings.Contains(asked[i], filepath.Join(outside, name)) || !strings.HasSuffix(asked[i], "[Allow this write|Deny]") {
+			t.Fatalf("question %d: %q", i, asked[i])
+		}
+	}
+	var results []servertest.Event
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" {
+			results = append(results, ev)
+		}
+	}
+	if results[0]["is_error"] != true || !strings.Contains(servertest.ResultText(results[0]), "the user denied writing") {
+		t.Fatalf("denied write: %v", results[0])
+	}
+	if _, err := os.Stat(filepath.Join(outside, "denied.txt")); err == nil {
+		t.Fatal("the denied write happened")
+	}
+	if results[1]["is_error"] != false || results[2]["is_error"] != false {
+		t.Fatalf("allowed writes: %v %v", results[1], results[2])
+	}
+	ed.Wait("the allowed files on disk", func() bool {
+		a, _ := os.ReadFile(filepath.Join(outside, "allowed.txt"))
+		b, _ := os.ReadFile(filepath.Join(allowed, "free.txt"))
+		return string(a) == "yes\n" && string(b) == "free\n"
+	})
+}
+
+// The approval carries the whole command: padding cannot push a payload
+// out of what the user sees.
+func TestBashApprovalShowsTheWholeCommand(t *testing.T) {
+	command := "echo harmless" + strings.Repeat(" ", 5000) + "; echo hidden-payload\n" + strings.Repeat("# line\n", 300) + "echo last-line"
+	e := newEnv(t, llmtest.ToolReply("bash", map[string]any{"command": command}), llmtest.TextReply("ok"))
+	ed := e.start(askMode(true))
+	var asked string
+	ed.Choose = func(msg string, actions []string) string {
+		asked = msg
+		return "Deny"
+	}
+	ed.WaitDone(ed.Prompt("run it").RunID)
+	if asked != "zot wants to run a command:\n\n"+command {
+		t.Fatalf("the approval does not carry the whole command (%d bytes, want %d): …%q", len(asked), len(command)+29, asked[max(0, len(asked)-80):])
 	}
 }

@@ -25,6 +25,7 @@ export const restartSettings = [
     "zot.extensions",
     "zot.maxSteps",
     "zot.appendSystemPrompt",
+    "zot.addDirs",
 ];
 
 function expandHome(p: string): string {
@@ -79,6 +80,12 @@ export function launch(): ServerLaunch {
     const exts = (user<string[]>("extensions") ?? []).filter((e) => e.trim() !== "").map(resolvePath);
     if (exts.length) {
         opts.ext = exts;
+    }
+    // A machine-scoped setting: VS Code ignores a repository's value, so a
+    // workspace cannot widen where the agent writes.
+    const addDirs = (c.get<string[]>("addDirs") ?? []).filter((d) => d.trim() !== "").map(expandHome);
+    if (addDirs.length) {
+        opts.addDirs = addDirs;
     }
     const steps = c.get<number>("maxSteps") ?? 0;
     if (steps > 0) {

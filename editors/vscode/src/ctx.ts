@@ -9,6 +9,7 @@ import type { ZotState, Connection } from "./state";
 import type { HostToChat, NoticeLevel } from "./webview/protocol";
 import type { PanelManager } from "./panels";
 import type { ReviewManager } from "./review";
+import type { Approvals } from "./approval";
 
 /** The chat view, as the rest of the extension uses it. */
 export interface ChatSink {
@@ -35,6 +36,7 @@ export interface Ctx {
     readonly chat: ChatSink;
     readonly panels: Pick<PanelManager, "open" | "render" | "close">;
     readonly reviews: Pick<ReviewManager, "review" | "accept" | "reject">;
+    readonly approvals: Pick<Approvals, "ask">;
     readonly output: Pick<vscode.OutputChannel, "appendLine" | "show">;
     updateStatusBar(): void;
     setCommands(cmds: ext.CommandInfo[]): void;

@@ -1,12 +1,14 @@
 // What zot lsp sends the editor: the handlers installed on each (re)started
 // language client for zot/event, zot/notify, zot/panel/*,
-// zot/extensions/changed, zot/reviewEdit and zot/save.
+// zot/extensions/changed, zot/reviewEdit, zot/save and
+// window/showMessageRequest (approvals, shown whole: approval.ts).
 
 import * as vscode from "vscode";
 import type * as lc from "vscode-languageclient/node";
 import * as ext from "./lsp_ext";
 import { errorMessage } from "./errors";
 import type { Ctx } from "./ctx";
+import { showMessageRequest } from "./approval";
 
 /** Handlers installed on each language client before it starts. */
 export function installHandlers(c: Pick<lc.LanguageClient, "onNotification" | "onRequest">, ctx: Ctx): vscode.Disposable[] {
@@ -19,6 +21,7 @@ export function installHandlers(c: Pick<lc.LanguageClient, "onNotification" | "o
         c.onNotification(ext.extensionsChanged, (r) => ctx.setCommands(r.commands)),
         c.onRequest(ext.reviewEdit, (p, token) => ctx.reviews.review(p, token)),
         c.onRequest(ext.save, (p) => saveDocuments(p)),
+        c.onRequest(showMessageRequest, (p) => ctx.approvals.ask(p)),
     ];
 }
 

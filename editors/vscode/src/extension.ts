@@ -14,6 +14,7 @@ import { errorMessage } from "./errors";
 import { CHAT_VIEW_ID, ChatViewProvider, type ChatHost } from "./chatView";
 import { PanelManager, type PanelSink } from "./panels";
 import { ReviewManager } from "./review";
+import { Approvals } from "./approval";
 import { restartSettings } from "./config";
 import { ZotState } from "./state";
 import { installHandlers } from "./events";
@@ -41,6 +42,7 @@ export class Zot implements Ctx, vscode.Disposable {
     readonly chat: ChatViewProvider;
     readonly panels: PanelManager;
     readonly reviews: ReviewManager;
+    readonly approvals = new Approvals();
     readonly state = new ZotState();
     private readonly statusItem: vscode.StatusBarItem;
     private readonly disposables: vscode.Disposable[] = [];
@@ -62,6 +64,7 @@ export class Zot implements Ctx, vscode.Disposable {
             this.chat,
             this.panels,
             this.reviews,
+            this.approvals,
             this.statusItem,
             vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, this.chat, { webviewOptions: { retainContextWhenHidden: true } }),
             this.client.onState(() => this.onClientState()),

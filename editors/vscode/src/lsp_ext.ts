@@ -99,6 +99,8 @@ export interface InitializationOptions {
     maxSteps?: number;
     appendSystemPrompt?: string;
     resume?: string;
+    /** Directories outside the workspace writable without asking (--add-dir). */
+    addDirs?: string[];
 }
 
 // ---------------------------------------------------------------- runs
@@ -147,6 +149,8 @@ export interface StateResult {
     busy: boolean;
     usage: Usage;
     session_id?: string;
+    /** The locked session the current one was copied from (resumed while open in another zot). */
+    forked_from?: string;
     permissionMode: PermissionMode;
     runId?: string;
     queued: number;
@@ -250,6 +254,10 @@ export const sessions = new lc.RequestType0<SessionsResult, void>("zot/sessions"
 export interface SessionResult {
     sessionId: string;
     messageCount: number;
+    /** The session asked for was open in another zot: this is a copy of it. */
+    forkedFrom?: string;
+    /** Says so, to show the user. */
+    message?: string;
 }
 export interface ResumeParams {
     /** A session id from zot/sessions, or "latest". */

@@ -17,6 +17,7 @@ M.defaults = {
   max_steps = nil,
   append_system_prompt = nil,
   resume = nil, -- a session id or "latest"
+  add_dirs = nil, -- directories outside the workspace zot may write without asking
   -- The workspace root of a buffer: a function(bufnr) -> path, a fixed
   -- path, or nil to search upwards for root_markers (else the cwd).
   root_dir = nil,
@@ -61,6 +62,7 @@ M.unset = {
   'max_steps',
   'append_system_prompt',
   'resume',
+  'add_dirs',
   'root_dir',
 }
 
@@ -108,6 +110,7 @@ function M.init_options()
     maxSteps = o.max_steps,
     appendSystemPrompt = o.append_system_prompt,
     resume = o.resume,
+    addDirs = o.add_dirs,
   }
   if vim.tbl_isempty(io) then
     return vim.empty_dict()

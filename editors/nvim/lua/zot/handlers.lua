@@ -37,8 +37,10 @@ function M.show_message(_, params, _)
   return vim.NIL
 end
 
--- window/showMessageRequest (bash approvals, extension trust): vim.ui.select
--- when the handler may wait, else Neovim's own (blocking) prompt.
+-- window/showMessageRequest (bash approvals, writes outside the workspace,
+-- extension trust): the whole message in a float and vim.ui.select (see
+-- zot.approval) when the handler may wait, else Neovim's own (blocking)
+-- prompt.
 function M.show_message_request(err, params, ctx, cfg)
   params = params or {}
   local actions = util.val(params.actions) or {}
@@ -52,7 +54,7 @@ function M.show_message_request(err, params, ctx, cfg)
       resolve(nil)
       return
     end
-    vim.ui.select(titles, { prompt = 'zot: ' .. tostring(params.message or '') .. ' ' }, function(_, idx)
+    require('zot.approval').ask(tostring(params.message or ''), titles, function(idx)
       resolve(idx and actions[idx] or nil)
     end)
   end)

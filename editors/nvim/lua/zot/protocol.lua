@@ -138,6 +138,7 @@ M.error_code = {
 ---@field busy boolean
 ---@field usage zot.Usage
 ---@field session_id? string
+---@field forked_from? string
 ---@field permissionMode 'auto'|'ask'|'readonly'
 ---@field runId? string
 ---@field queued integer
@@ -214,6 +215,8 @@ M.error_code = {
 ---@class zot.SessionResult
 ---@field sessionId string
 ---@field messageCount integer
+---@field forkedFrom? string
+---@field message? string
 
 -- ---------------------------------------------------------------- extensions
 

@@ -202,10 +202,13 @@ test("slash commands: completion, /mode ask; a review: edit the proposal, accept
 
 test("ask mode: a shell command waits for approval in a VS Code dialog", async () => {
     await send("run something that needs approval");
-    const allow = page.locator(".notifications-toasts .notification-list-item").filter({ hasText: "zot wants to run a command" }).getByRole("button", { name: "Allow once" });
+    // A modal dialog with the whole command: the padding must not hide its tail.
+    const dialog = page.locator(".monaco-dialog-box").filter({ hasText: "zot wants to run a command" });
+    const allow = dialog.getByRole("button", { name: "Allow once" });
     await allow.waitFor({ timeout: HANG });
-    if (!(await toastText()).includes("echo approved-run")) {
-        throw new Error(`the dialog does not show the command: ${await toastText()}`);
+    const shown = (await dialog.textContent()) ?? "";
+    if (!shown.includes("echo approved-run") || !shown.includes("&& echo approved-tail")) {
+        throw new Error(`the dialog does not show the whole command: ${shown}`);
     }
     await allow.click();
     await waitFor("the approved command's output", async () => {

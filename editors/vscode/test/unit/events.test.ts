@@ -19,7 +19,7 @@ test("every server → client zot method gets a handler", () => {
     };
     const ds = installHandlers(lc as never, t.ctx);
     assert.equal(ds.length, methods.length);
-    assert.deepEqual(methods.sort(), ["zot/event", "zot/extensions/changed", "zot/notify", "zot/panel/close", "zot/panel/open", "zot/panel/render", "zot/reviewEdit", "zot/save"]);
+    assert.deepEqual(methods.sort(), ["window/showMessageRequest", "zot/event", "zot/extensions/changed", "zot/notify", "zot/panel/close", "zot/panel/open", "zot/panel/render", "zot/reviewEdit", "zot/save"]);
 });
 
 test("zot/event goes to the chat; the end of the last run re-reads the state", async () => {

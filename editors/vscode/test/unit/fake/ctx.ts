@@ -48,6 +48,7 @@ export function fakeCtx(answers: Record<string, Answer> = {}) {
         chat,
         panels: { open: () => undefined, render: () => undefined, close: () => undefined },
         reviews: { review: async () => ({ decision: "accept" as const }), accept: async () => undefined, reject: async () => undefined },
+        approvals: { ask: async () => null },
         output: { appendLine: (s: string) => void output.push(s), show: () => undefined },
         updateStatusBar: () => void statusBarDraws++,
         setCommands: (c: CommandInfo[]) => void (ctx.state.commands = c),
