@@ -5,7 +5,9 @@ import * as path from "node:path";
 import { machineSettings, userLevel } from "../../src/settings";
 
 test("settings that choose what runs are machine scoped", () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
+    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as {
+        contributes: { configuration: { properties: Record<string, { scope?: string } | undefined> } };
+    };
     const props = pkg.contributes.configuration.properties;
     for (const k of machineSettings) {
         assert.equal(props["zot." + k]?.scope, "machine", `zot.${k} must be machine scoped (not settable by a workspace)`);

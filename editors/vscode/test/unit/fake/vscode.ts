@@ -389,6 +389,11 @@ export const workspace = {
                 const k = section ? `${section}.${key}` : key;
                 return fake.settings.has(k) ? (fake.settings.get(k) as T) : def;
             },
+            // The fake's settings are the user's (global) level.
+            inspect<T>(key: string): { key: string; globalValue?: T } {
+                const k = section ? `${section}.${key}` : key;
+                return { key: k, globalValue: fake.settings.has(k) ? (fake.settings.get(k) as T) : undefined };
+            },
         };
     },
     onDidChangeConfiguration: configChanged.event,
