@@ -108,8 +108,9 @@ if [ ! -x "$CS" ]; then
 fi
 flock -u 9
 
-# "4.139.1 <commit> with Code 1.139.1"
-csv=$("$CS" --version 2>/dev/null | head -n1)
+# "4.139.1 <commit> with Code 1.139.1" (with a config dir of its own: on
+# its first run code-server writes a default config there)
+csv=$(XDG_CONFIG_HOME=$CACHE/.xdg-config "$CS" --version 2>/dev/null | grep -m1 ' with Code ' || true)
 echo "code-server $(echo "$csv" | cut -d' ' -f1) (VS Code $(echo "$csv" | sed -n 's/.*with Code \([^ ]*\).*/\1/p')) on Node $(node --version | tr -d v)"
 [ "${1:-}" = --install ] && exit 0
 
