@@ -170,7 +170,7 @@ LLM_URL=$(head -n1 "$W/mock-llm.url")
 log "scripted LLM at $LLM_URL"
 
 # ---------------------------------------------------------------- VS Code profile and workspace
-mkdir -p "$W/ud/User" "$W/exts" "$W/ws" "$W/zothome" "$ART"
+mkdir -p "$W/ud/User" "$W/ud/Machine" "$W/exts" "$W/ws" "$W/zothome" "$ART"
 rm -f "$ART"/*.png "$ART"/*.log
 printf 'hello world\n' > "$W/ws/hello.txt"
 # Only what the test must control, each for the reason given; the layout
@@ -204,6 +204,10 @@ require("fs").writeFileSync(file, JSON.stringify({
   "zot.trace.server": "messages",
 }, null, 2));
 ' "$W/ud/User/settings.json" "$ZOT_BIN" "$LLM_URL" "$W/todo" "$W/zothome"
+# The same in the remote machine's settings: code-server 4.139 (VS Code
+# 1.139) applies machine-overridable settings such as zot.serverPath from
+# there, not from the user's (1.100 reads either).
+cp "$W/ud/User/settings.json" "$W/ud/Machine/settings.json"
 
 export XDG_CONFIG_HOME=$W/xdg-config XDG_DATA_HOME=$W/xdg-data
 CSARGS=(--user-data-dir "$W/ud" --extensions-dir "$W/exts")

@@ -286,12 +286,9 @@ async function proposalText() {
     );
 }
 
-/** "inline" or "side by side": whether the original side has any width. */
+/** "side by side" or "inline" (the original side shrinks to a gutter). */
 async function diffLayout() {
-    return page.$eval(DIFF, (d) => {
-        const o = d.querySelector(".editor.original");
-        return o && o.getBoundingClientRect().width > 1 ? "side by side" : "inline";
-    });
+    return page.$eval(DIFF, (d) => (d.classList.contains("side-by-side") ? "side by side" : "inline"));
 }
 
 /** The proposal's first line, to click into (never a deleted line). */
