@@ -195,6 +195,14 @@ async function ensureChat() {
     return chatFrame;
 }
 
+/** The accessible name of the active editor tab ("" when none). */
+async function activeTab() {
+    const labels = await page.$$eval('[role="tab"][aria-selected="true"], [role="tab"].active', (els) =>
+        els.filter((e) => e.closest(".tabs-container")).map((e) => e.getAttribute("aria-label") ?? ""),
+    );
+    return labels[0] ?? "";
+}
+
 /** Opens a workspace file in an editor (Quick Open, as a user would). */
 async function openFile(name, contains) {
     const i = await openUntilListed(
@@ -207,9 +215,10 @@ async function openFile(name, contains) {
         (rows) => rows.findIndex((r) => r.label === name),
     );
     await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`).nth(i).click();
-    await waitFor(`${name} in the active editor`, async () =>
-        (await page.$$eval(".tabs-container .tab.active .label-name", (els) => els.map((e) => e.textContent))).includes(name),
-    );
+    await waitFor(`${name} in the active editor`, async () => {
+        const tab = await activeTab();
+        return tab.startsWith(name) && !tab.includes("↔"); // not a review diff of it
+    });
     if (contains) {
         await waitFor(`${name}'s text in the editor`, async () => (await editorText()).includes(contains));
     }
