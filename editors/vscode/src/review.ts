@@ -65,7 +65,8 @@ interface Pending {
     params: ext.ReviewEditParams;
     left: vscode.Uri;
     right: vscode.Uri;
-    settle: (r: ext.ReviewEditResult) => void;
+    /** undefined: abandoned (the connection to zot is gone; nothing to answer). */
+    settle: (r: ext.ReviewEditResult | undefined) => void;
     settled: boolean;
 }
 
@@ -96,7 +97,7 @@ export class ReviewManager implements vscode.Disposable {
         const shown = vscode.workspace.asRelativePath(target, false);
         const verb = params.oldText === "" ? "create" : "change";
 
-        const result = new Promise<ext.ReviewEditResult>((resolve) => {
+        const result = new Promise<ext.ReviewEditResult | undefined>((resolve) => {
             const p: Pending = { id, params, left, right, settled: false, settle: () => undefined };
             p.settle = (r) => {
                 if (p.settled) {
@@ -132,7 +133,16 @@ export class ReviewManager implements vscode.Disposable {
                 await result;
             },
         );
-        return result;
+        const answer = await result;
+        if (answer === undefined) {
+            // Abandoned: zot is gone. The language client writes whatever a
+            // request handler returns (or throws) to the connection, and the
+            // closed pipe fails with ERR_STREAM_DESTROYED; so this request is
+            // never answered. Its connection is being dropped, and this
+            // promise with it.
+            return new Promise<never>(() => undefined);
+        }
+        return answer;
     }
 
     private pick(uri?: vscode.Uri): Pending | undefined {
@@ -181,7 +191,7 @@ export class ReviewManager implements vscode.Disposable {
         await this.finish(p.id, { decision: "reject", message });
     }
 
-    private async finish(id: string, res: ext.ReviewEditResult): Promise<void> {
+    private async finish(id: string, res: ext.ReviewEditResult | undefined): Promise<void> {
         const p = this.pending.get(id);
         if (!p) {
             return;
@@ -227,10 +237,13 @@ export class ReviewManager implements vscode.Disposable {
         }
     }
 
-    /** Rejects every open review (the server went away). */
-    rejectAll(): void {
+    /**
+     * Closes every open review without answering it: the connection to zot
+     * is gone (zot crashed or was stopped), and zot no longer waits.
+     */
+    abandonAll(): void {
         for (const id of [...this.pending.keys()]) {
-            void this.finish(id, { decision: "reject", message: "the editor's connection to zot was reset" });
+            void this.finish(id, undefined);
         }
     }
 
@@ -243,7 +256,7 @@ export class ReviewManager implements vscode.Disposable {
     }
 
     dispose(): void {
-        this.rejectAll();
+        this.abandonAll();
         for (const d of this.disposables) {
             d.dispose();
         }

@@ -93,6 +93,28 @@ test("abort: the turn ends as aborted, running tools stop, the run is done", () 
     assert.equal(st.isRunning(s), false);
 });
 
+test("zot gone during a run (crash during a review): the run ends, its tool stops; a restart's live run counts again", () => {
+    const s = st.createState();
+    st.setStatus(s, { connection: "running" });
+    st.runStarted(s, run, false);
+    stream(s, [
+        { type: "assistant_start" },
+        { type: "text_delta", delta: "Changing it." },
+        { type: "tool_call", id: "c1", name: "edit", args: { path: "hello.txt" } },
+    ]);
+    assert.equal(st.isRunning(s), true);
+    st.setStatus(s, { connection: "starting", message: "zot lsp stopped unexpectedly; restarting" });
+    assert.equal(st.isRunning(s), false, "no run of the dead process is in progress");
+    const tool = s.items.find((i) => i.kind === "tool") as st.ToolItem;
+    assert.equal(tool.status, "error");
+    assert.equal(tool.result, "stopped");
+    assert.equal((s.items.find((i) => i.kind === "assistant") as st.AssistantItem).streaming, false);
+    // The new process may number its runs the same way: its run counts.
+    st.setStatus(s, { connection: "running" });
+    st.runStarted(s, run, false);
+    assert.equal(st.isRunning(s), true);
+});
+
 test("errors, queued runs and compaction show as notices", () => {
     const s = st.createState();
     st.runStarted(s, "run-1", false);

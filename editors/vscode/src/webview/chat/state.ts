@@ -127,6 +127,13 @@ export function setStatus(s: ChatState, st: ChatStatus): void {
     if (st.usage) {
         s.usage = st.usage;
     }
+    if (st.connection && st.connection !== "running" && s.runs.length > 0) {
+        // zot is gone (crashed or stopped): none of its runs will send
+        // "done". After a restart the snapshot re-announces a live run.
+        endStreaming(s);
+        s.runs = [];
+        markRunningToolsStopped(s);
+    }
     s.statusDirty = true;
 }
 
