@@ -85,9 +85,6 @@ type State struct {
 // New builds a runtime. It never contacts the provider: a missing API key
 // is reported here, a wrong one at the first prompt.
 func New(cfg Config) (*Runtime, error) {
-	if cfg.Provider == "" {
-		cfg.Provider = "anthropic"
-	}
 	if cfg.Home == "" {
 		cfg.Home = home.Dir()
 	}
@@ -110,6 +107,11 @@ func New(cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Provider == "" {
+		// The provider of --model when the catalogue knows it (a zot
+		// user's models.json names GPT models without --provider).
+		cfg.Provider = cat.ProviderOf(cfg.Model)
+	}
 	modelID := cfg.Model
 	if modelID == "" {
 		modelID = cat.Default(cfg.Provider)
@@ -128,7 +130,13 @@ func New(cfg Config) (*Runtime, error) {
 	r := &Runtime{cfg: cfg, catalog: cat, model: model, reasoning: level}
 	r.client = cfg.Client
 	if r.client == nil {
-		key, err := provider.APIKey(cfg.Provider, cfg.APIKey, cfg.BaseURL, cfg.Home)
+		// A models.json entry's own base URL counts too: an Ollama model
+		// served on loopback needs no key.
+		keyBase := cfg.BaseURL
+		if keyBase == "" {
+			keyBase = model.BaseURL
+		}
+		key, err := provider.APIKey(cfg.Provider, cfg.APIKey, keyBase, cfg.Home)
 		if err != nil {
 			return nil, err
 		}

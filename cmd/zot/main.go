@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
@@ -18,6 +19,7 @@ import (
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/home"
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
 	"github.com/zot-editors/zot/server/printmode"
 	"github.com/zot-editors/zot/server/rpc"
@@ -57,9 +59,13 @@ func cmdPrint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	prompt := fs.String("p", "", "prompt to answer (print mode)")
 	asJSON := fs.Bool("json", false, "print mode: events as JSON lines")
 	rpcMode := fs.Bool("rpc", false, "same as `zot rpc`")
+	listModels := fs.Bool("list-models", false, "list the models zot knows (built-ins and $ZOT_HOME/models.json) and exit")
 	fs.Usage = func() { printUsage(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *listModels {
+		return cmdListModels(stdout, stderr)
 	}
 	if *rpcMode {
 		return serveRPC(&c, stdin, stdout, stderr)
@@ -175,6 +181,41 @@ func cmdMockLLM(args []string, stdout, stderr io.Writer) int {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "zot mock-llm:", err)
 		return 1
+	}
+	return 0
+}
+
+// cmdListModels prints the catalogue: provider, id, limits and prices (USD
+// per million tokens), then what models.json left out.
+func cmdListModels(stdout, stderr io.Writer) int {
+	cat, err := provider.LoadCatalog(home.Dir())
+	if err != nil {
+		fmt.Fprintln(stderr, "zot:", err)
+		return 1
+	}
+	price := func(p float64) string {
+		if p == 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(p, 'f', -1, 64)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROVIDER\tMODEL\tCONTEXT\tMAX OUT\tREASONING\tINPUT $/M\tOUTPUT $/M\tCACHE READ $/M\tCACHE WRITE $/M\tBASE URL")
+	for _, m := range cat.All() {
+		reasoning := "no"
+		if m.Reasoning {
+			reasoning = "yes"
+		}
+		base := m.BaseURL
+		if base == "" {
+			base = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Provider, m.ID, m.ContextWindow, m.MaxOutput, reasoning,
+			price(m.InputPrice), price(m.OutputPrice), price(m.CacheRead), price(m.CacheWrite), base)
+	}
+	tw.Flush()
+	for _, n := range cat.Notes() {
+		fmt.Fprintln(stderr, "zot:", n)
 	}
 	return 0
 }
