@@ -161,7 +161,14 @@ func New(cfg Config) (*Runtime, error) {
 			}
 		}
 	}
-	if cfg.Sessions {
+	if cfg.SessionPath != "" {
+		if _, err := os.Stat(cfg.SessionPath); err != nil {
+			return nil, fmt.Errorf("--session: %w", err)
+		}
+		if err := r.resumePath(cfg.SessionPath); err != nil {
+			return nil, fmt.Errorf("--session %s: %w", cfg.SessionPath, err)
+		}
+	} else if cfg.Sessions {
 		if err := r.openSession(cfg.Resume); err != nil {
 			return nil, err
 		}

@@ -41,7 +41,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cmdMockLLM(args[1:], stdout, stderr)
 		case "sessions":
 			return cmdSessions(args[1:], stdout, stderr)
-		case "version", "--version":
+		case "version", "--version", "-v", "-version":
 			fmt.Fprintln(stdout, "zot", agent.Version)
 			return 0
 		}
@@ -61,7 +61,7 @@ func cmdPrint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	rpcMode := fs.Bool("rpc", false, "same as `zot rpc`")
 	listModels := fs.Bool("list-models", false, "list the models zot knows (built-ins and $ZOT_HOME/models.json) and exit")
 	fs.Usage = func() { printUsage(stderr, fs) }
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return 2
 	}
 	if *listModels {
@@ -128,7 +128,7 @@ func cmdRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("zot rpc", stderr)
 	var c common
 	c.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return 2
 	}
 	return serveRPC(&c, stdin, stdout, stderr)
@@ -158,7 +158,7 @@ func cmdMockLLM(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("zot mock-llm", stderr)
 	script := fs.String("script", "", "script file (JSON; see agent/llmtest)")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address (loopback)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return 2
 	}
 	if *script == "" {
@@ -223,7 +223,7 @@ func cmdListModels(stdout, stderr io.Writer) int {
 func cmdSessions(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("zot sessions", stderr)
 	cwd := fs.String("cwd", "", "workspace (default: the current directory)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return 2
 	}
 	dir := *cwd
