@@ -129,7 +129,11 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		name = strings.TrimLeft(name, "-")
-		msg = fmt.Sprintf("unknown flag --%s", name)
+		dashes := "--"
+		if len(name) == 1 {
+			dashes = "-"
+		}
+		msg = fmt.Sprintf("unknown flag %s%s", dashes, name)
 		if best := closestFlag(fs, name); best != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", best)
 		}
