@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/extensions/examples/examplestest"
@@ -113,6 +114,40 @@ func TestUnknownFlagNamesClosest(t *testing.T) {
 		_, errOut, code := e.runZot(c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d stderr %q, want exit 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// Every line of a session file says when it was written: no zero time.
+func TestSessionLinesCarryTheirTime(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("ls", map[string]any{"path": "."}),
+		llmtest.TextReply("listed"),
+	)
+	if out, errOut, code := e.runZot(e.args("-p", "list")...); code != 0 {
+		t.Fatalf("exit %d out %q err %s", code, out, errOut)
+	}
+	files, _ := filepath.Glob(filepath.Join(e.home, "sessions", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files: %v", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) < 5 {
+		t.Fatalf("want the header, 4 messages and usage, got %d lines:\n%s", len(lines), data)
+	}
+	for i, line := range lines {
+		var entry struct {
+			Created time.Time `json:"created"`
+		}
+		if err := json.Unmarshal([]byte(line), &entry); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		if entry.Created.IsZero() || time.Since(entry.Created) > time.Hour || time.Until(entry.Created) > time.Minute {
+			t.Errorf("line %d has created %v: %s", i+1, entry.Created, line)
 		}
 	}
 }
