@@ -1,9 +1,16 @@
 package main
 
 import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/zot-editors/zot/agent/home"
+	"github.com/zot-editors/zot/agent/session"
 	"io"
 	"strings"
 
@@ -180,4 +187,53 @@ func editDistance(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
+}
+
+// splitBareResume removes a -r / --resume given without an id (last, or
+// followed by another flag) from args: zot's "pick a session" form.
+func splitBareResume(args []string) ([]string, bool) {
+	for i, a := range args {
+		if a != "-r" && a != "--resume" && a != "-resume" {
+			continue
+		}
+		if i+1 == len(args) || strings.HasPrefix(args[i+1], "-") {
+			return append(append([]string(nil), args[:i]...), args[i+1:]...), true
+		}
+	}
+	return args, false
+}
+
+// pickSession lists the workspace's sessions newest first. On a terminal it
+// asks for a number and returns that session's id; without one it prints
+// the list and returns ok=false (the caller exits 2).
+func pickSession(c *common, stdin io.Reader, stderr io.Writer) (string, bool) {
+	dir := c.cwd
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	dir, _ = filepath.Abs(dir)
+	infos, err := session.List(session.Dir(home.Dir(), dir))
+	if err != nil {
+		fmt.Fprintln(stderr, "zot:", err)
+		return "", false
+	}
+	if len(infos) == 0 {
+		fmt.Fprintln(stderr, "zot: no sessions for", dir)
+		return "", false
+	}
+	for i, in := range infos {
+		fmt.Fprintf(stderr, "%3d  %s  %s  %s\n", i+1, in.Modified.Format("2006-01-02 15:04"), in.ID, in.Title)
+	}
+	if f, ok := stdin.(*os.File); !ok || !isTerminal(f.Fd()) {
+		fmt.Fprintln(stderr, "zot: -r without an id needs a terminal to ask; pass one of the ids above (-r ID)")
+		return "", false
+	}
+	fmt.Fprint(stderr, "session number: ")
+	line, _ := bufio.NewReader(stdin).ReadString('\n')
+	n, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || n < 1 || n > len(infos) {
+		fmt.Fprintf(stderr, "zot: want a number from 1 to %d\n", len(infos))
+		return "", false
+	}
+	return infos[n-1].ID, true
 }

@@ -151,3 +151,35 @@ func TestSessionLinesCarryTheirTime(t *testing.T) {
 		}
 	}
 }
+
+// -r without an id and without a terminal lists the workspace's sessions,
+// newest first, and exits 2; -r ID resumes one of them.
+func TestResumeWithoutIDListsSessions(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("one"), llmtest.TextReply("two"), llmtest.TextReply("three"))
+	for _, p := range []string{"older prompt", "newer prompt"} {
+		if out, errOut, code := e.runZot(e.args("-p", p)...); code != 0 {
+			t.Fatalf("exit %d out %q err %s", code, out, errOut)
+		}
+	}
+	_, errOut, code := e.runZot(e.args("-r", "-p", "x")...)
+	older, newer := strings.Index(errOut, "older prompt"), strings.Index(errOut, "newer prompt")
+	if code != 2 || older < 0 || newer < 0 || newer > older || !strings.Contains(errOut, "needs a terminal") {
+		t.Fatalf("exit %d stderr %q; want exit 2, the newer session listed first, and why", code, errOut)
+	}
+	if e.llm.Served() != 2 {
+		t.Fatalf("the model was called without a session picked (%d calls)", e.llm.Served())
+	}
+	// The listed id resumes that session.
+	var id string
+	for _, line := range strings.Split(errOut, "\n") {
+		if strings.Contains(line, "older prompt") {
+			id = strings.Fields(line)[3]
+		}
+	}
+	if out, errOut, code := e.runZot(e.args("-r", id, "-p", "again")...); code != 0 || strings.TrimSpace(out) != "three" {
+		t.Fatalf("-r %s: exit %d out %q err %s", id, code, out, errOut)
+	}
+	if body := requestText(t, e, 2); !strings.Contains(body, "older prompt") || strings.Contains(body, "newer prompt") {
+		t.Fatalf("-r %s sent the wrong history: %s", id, body)
+	}
+}

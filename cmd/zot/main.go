@@ -61,8 +61,16 @@ func cmdPrint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	rpcMode := fs.Bool("rpc", false, "same as `zot rpc`")
 	listModels := fs.Bool("list-models", false, "list the models zot knows (built-ins and $ZOT_HOME/models.json) and exit")
 	fs.Usage = func() { printUsage(stderr, fs) }
+	args, pick := splitBareResume(args)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return 2
+	}
+	if pick {
+		id, ok := pickSession(&c, stdin, stderr)
+		if !ok {
+			return 2
+		}
+		c.resume = id
 	}
 	if *listModels {
 		return cmdListModels(stdout, stderr)
