@@ -33,8 +33,8 @@ func zotModelsJSON(anthropicBase, openaiBase string) string {
 }
 
 func TestZotModelsJSONListsAndServes(t *testing.T) {
-	e := newEnv(t, llmtest.TextReply("served by zot-sonnet"))
-	if err := os.WriteFile(filepath.Join(e.home, "models.json"), []byte(zotModelsJSON(e.llm.URL(), "https://llm.invalid/v1")), 0o600); err != nil {
+	e := newEnv(t, llmtest.TextReply("served by zot-sonnet"), llmtest.TextReply("served by gpt-5.5"))
+	if err := os.WriteFile(filepath.Join(e.home, "models.json"), []byte(zotModelsJSON(e.llm.URL(), e.llm.OpenAIURL())), 0o600); err != nil {
 		t.Fatal(err)
 	}
 
@@ -44,7 +44,7 @@ func TestZotModelsJSONListsAndServes(t *testing.T) {
 	}
 	for _, row := range []string{
 		`anthropic\s+zot-sonnet\s+50000\s+777\s+no\s+3\s+15\s+0\.3\s+3\.75\s+` + regexp.QuoteMeta(e.llm.URL()),
-		`openai\s+gpt-5\.5\s+400000\s+128000\s+yes\s+2\.5\s+15\s+0\.25\s+-\s+https://llm\.invalid/v1`,
+		`openai\s+gpt-5\.5\s+400000\s+128000\s+yes\s+2\.5\s+15\s+0\.25\s+-\s+` + regexp.QuoteMeta(e.llm.OpenAIURL()),
 		`openai\s+qwen3:8b\s+32768\s+4096\s+no\s+-\s+-\s+-\s+-\s+http://localhost:11434/v1`,
 		`anthropic\s+claude-sonnet-4-5\s+200000\s+64000\s+yes\s+3\s+15\s+0\.3\s+3\.75\s+-`,
 	} {
@@ -68,6 +68,15 @@ func TestZotModelsJSONListsAndServes(t *testing.T) {
 	}
 	if reqs[0].Body["model"] != "zot-sonnet" || reqs[0].Body["max_tokens"] != float64(777) {
 		t.Fatalf("request model %v max_tokens %v, want zot-sonnet 777", reqs[0].Body["model"], reqs[0].Body["max_tokens"])
+	}
+
+	// --model alone picks the provider of its entry (openai-codex → openai).
+	out, errOut, code = e.runZot("-p", "hi", "--model", "gpt-5.5", "--api-key", "k", "--cwd", e.cwd, "--no-session")
+	if code != 0 || strings.TrimSpace(out) != "served by gpt-5.5" {
+		t.Fatalf("--model gpt-5.5: exit %d out %q stderr %s", code, out, errOut)
+	}
+	if reqs := e.llm.Requests(); len(reqs) != 2 || !strings.HasSuffix(reqs[1].Path, "/chat/completions") || reqs[1].Body["model"] != "gpt-5.5" {
+		t.Fatalf("requests: %+v", reqs)
 	}
 }
 
