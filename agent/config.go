@@ -54,6 +54,9 @@ type Config struct {
 	// Resume: "" starts a new session, "latest" resumes the newest one for
 	// Cwd, anything else is a session id.
 	Resume string
+	// SessionPath resumes the session file at this path (zot's
+	// --session PATH), wherever it lies; it wins over Resume.
+	SessionPath string
 
 	// Client overrides the provider client (tests, embedding).
 	Client provider.Client

@@ -91,9 +91,6 @@ type State struct {
 // New builds a runtime. It never contacts the provider: a missing API key
 // is reported here, a wrong one at the first prompt.
 func New(cfg Config) (*Runtime, error) {
-	if cfg.Provider == "" {
-		cfg.Provider = "anthropic"
-	}
 	if cfg.Home == "" {
 		cfg.Home = home.Dir()
 	}
@@ -116,6 +113,11 @@ func New(cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Provider == "" {
+		// The provider of --model when the catalogue knows it (a zot
+		// user's models.json names GPT models without --provider).
+		cfg.Provider = cat.ProviderOf(cfg.Model)
+	}
 	modelID := cfg.Model
 	if modelID == "" {
 		modelID = cat.Default(cfg.Provider)
@@ -135,7 +137,13 @@ func New(cfg Config) (*Runtime, error) {
 	r.client = cfg.Client
 	r.redact = secrets.NewRedactor(cfg.APIKey)
 	if r.client == nil {
-		key, err := provider.APIKey(cfg.Provider, cfg.APIKey, cfg.BaseURL, cfg.Home)
+		// A models.json entry's own base URL counts too: an Ollama model
+		// served on loopback needs no key.
+		keyBase := cfg.BaseURL
+		if keyBase == "" {
+			keyBase = model.BaseURL
+		}
+		key, err := provider.APIKey(cfg.Provider, cfg.APIKey, keyBase, cfg.Home)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +171,14 @@ func New(cfg Config) (*Runtime, error) {
 			}
 		}
 	}
-	if cfg.Sessions {
+	if cfg.SessionPath != "" {
+		if _, err := os.Stat(cfg.SessionPath); err != nil {
+			return nil, fmt.Errorf("--session: %w", err)
+		}
+		if err := r.resumePath(cfg.SessionPath); err != nil {
+			return nil, fmt.Errorf("--session %s: %w", cfg.SessionPath, err)
+		}
+	} else if cfg.Sessions {
 		if err := r.openSession(cfg.Resume); err != nil {
 			return nil, err
 		}

@@ -62,7 +62,17 @@ var defaultModels = map[string]string{
 // $ZOT_HOME/models.json merged over them.
 type Catalog struct {
 	models []Model
+	// notes say which models.json entries were skipped and why (zot's
+	// format only: its file must load, so what this host cannot serve is
+	// left out rather than refused).
+	notes []string
 }
+
+// Notes are what loading models.json left out, one sentence each.
+func (c *Catalog) Notes() []string { return append([]string(nil), c.notes...) }
+
+// All lists every model, built-ins first. The slice is a copy.
+func (c *Catalog) All() []Model { return append([]Model(nil), c.models...) }
 
 // Builtin returns the catalogue without any models.json.
 func Builtin() *Catalog {
@@ -83,7 +93,9 @@ func (c *Catalog) Default(provider string) string { return DefaultModel(provider
 // LoadCatalog returns the built-ins with $ZOT_HOME/models.json merged over
 // them. The file holds a JSON array of models, or {"models": [...]}; an entry
 // with the id and provider of a known model overrides only the fields it
-// sets. A missing file is not an error; a malformed one is, naming the file.
+// sets. zot's own format, {"providers": {"anthropic": {"models": [...]}}},
+// loads too (see mergeZot). A missing file is not an error; a malformed one
+// is, naming the file, line and column.
 func LoadCatalog(zotHome string) (*Catalog, error) {
 	c := Builtin()
 	if zotHome == "" {
@@ -110,6 +122,9 @@ func (c *Catalog) merge(data []byte) error {
 	}
 	var entries []json.RawMessage
 	if data[0] == '{' {
+		if isZotFormat(data) {
+			return c.mergeZot(data)
+		}
 		var wrap struct {
 			Models []json.RawMessage `json:"models"`
 		}

@@ -32,10 +32,12 @@ const (
 
 // Entry is one line of a session file.
 type Entry struct {
-	Kind     string            `json:"kind"`
-	ID       string            `json:"id,omitempty"`
-	Cwd      string            `json:"cwd,omitempty"`
-	Created  time.Time         `json:"created,omitempty"`
+	Kind string `json:"kind"`
+	ID   string `json:"id,omitempty"`
+	Cwd  string `json:"cwd,omitempty"`
+	// Created is when the entry was written (Append stamps it), so no line
+	// carries a zero time.
+	Created  time.Time         `json:"created,omitzero"`
 	Provider string            `json:"provider,omitempty"`
 	Model    string            `json:"model,omitempty"`
 	Message  *message.Message  `json:"message,omitempty"`
@@ -143,6 +145,9 @@ func (w *Writer) Path() string { return w.path }
 
 // Append writes one entry as one line with one write call.
 func (w *Writer) Append(e Entry) error {
+	if e.Created.IsZero() {
+		e.Created = time.Now().UTC()
+	}
 	b, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("session: %w", err)

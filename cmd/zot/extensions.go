@@ -32,6 +32,10 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	if cfg.Home == "" {
 		cfg.Home = home.Dir()
 	}
+	if c.noExt {
+		rt, err := agent.New(cfg)
+		return rt, func() {}, err
+	}
 	var builtin []string
 	for _, t := range tools.Builtins(tools.NewDiskWorkspace(".")) {
 		builtin = append(builtin, t.Name())

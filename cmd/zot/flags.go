@@ -1,13 +1,19 @@
 package main
 
 import (
+	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/home"
+	"github.com/zot-editors/zot/agent/session"
 )
 
 // listFlag is a repeatable string flag (--ext a -e b).
@@ -19,7 +25,8 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // common holds the flags every running mode shares (zot's flag set).
 type common struct {
 	provider, model, apiKey, baseURL, cwd string
-	systemPrompt, appendSystemPrompt      string
+	systemPrompt                          string
+	appendSystemPrompt                    listFlag
 	reasoning                             string
 	maxSteps                              int
 	noTools                               bool
@@ -27,7 +34,9 @@ type common struct {
 	exts                                  listFlag
 	addDirs                               listFlag
 	noSession                             bool
+	noExt                                 bool
 	resume                                string
+	sessionPath                           string
 	cont                                  bool
 }
 
@@ -38,16 +47,20 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.baseURL, "base-url", "", "provider base URL (OpenAI-compatible servers: Ollama, vLLM, llama.cpp, OpenRouter)")
 	fs.StringVar(&c.cwd, "cwd", "", "working directory (default: the current directory)")
 	fs.StringVar(&c.systemPrompt, "system-prompt", "", "replace the system prompt")
-	fs.StringVar(&c.appendSystemPrompt, "append-system-prompt", "", "append to the system prompt")
-	fs.IntVar(&c.maxSteps, "max-steps", 0, "model calls per prompt (default 50)")
+	fs.Var(&c.appendSystemPrompt, "append-system-prompt", "append to the system prompt (repeatable; each is its own paragraph)")
+	fs.IntVar(&c.maxSteps, "max-steps", 0, "model calls per prompt (default 50; zot's is unlimited, ours bounds a runaway loop)")
 	fs.BoolVar(&c.noTools, "no-tools", false, "disable all tools")
 	fs.StringVar(&c.tools, "tools", "", "comma-separated allowlist of built-in tools (read,write,edit,bash,ls,grep,find)")
 	fs.Var(&c.exts, "ext", "load an extension directory for this run (repeatable)")
 	fs.Var(&c.exts, "e", "short for --ext")
 	fs.Var(&c.addDirs, "add-dir", "let write and edit change files under this directory outside the workspace without asking (repeatable)")
 	fs.BoolVar(&c.noSession, "no-session", false, "do not save this session")
+	fs.BoolVar(&c.noExt, "no-ext", false, "load no extensions (neither installed ones nor --ext)")
 	fs.StringVar(&c.resume, "resume", "", "resume a session by id (see `zot sessions`)")
+	fs.StringVar(&c.resume, "r", "", "short for --resume")
+	fs.StringVar(&c.sessionPath, "session", "", "resume the session file at this path")
 	fs.BoolVar(&c.cont, "c", false, "continue the latest session of this workspace")
+	fs.BoolVar(&c.cont, "continue", false, "same as -c")
 	fs.StringVar(&c.reasoning, "reasoning", "", "how much the model thinks: off, low, medium or high (default: the model's; see README)")
 }
 
@@ -55,7 +68,7 @@ func (c *common) register(fs *flag.FlagSet) {
 func (c *common) config(sessions bool) agent.Config {
 	cfg := agent.Config{
 		Provider: c.provider, Model: c.model, APIKey: c.apiKey, BaseURL: c.baseURL, Reasoning: c.reasoning,
-		Cwd: c.cwd, SystemPrompt: c.systemPrompt, AppendSystemPrompt: c.appendSystemPrompt,
+		Cwd: c.cwd, SystemPrompt: c.systemPrompt, AppendSystemPrompt: strings.Join(c.appendSystemPrompt, "\n\n"),
 		MaxSteps: c.maxSteps, NoTools: c.noTools, AddDirs: absAll(c.addDirs),
 		Sessions: sessions && !c.noSession,
 	}
@@ -71,6 +84,9 @@ func (c *common) config(sessions bool) agent.Config {
 	}
 	if c.resume != "" {
 		cfg.Resume, cfg.Sessions = c.resume, true
+	}
+	if c.sessionPath != "" {
+		cfg.SessionPath, cfg.Sessions = c.sessionPath, true
 	}
 	return cfg
 }
@@ -112,4 +128,125 @@ func absAll(paths []string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// parseFlags parses args; an unknown flag is one line naming the closest
+// real flag (the usage would bury it), -h prints the usage.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	usage := fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(stderr)
+	fs.Usage = usage
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return err
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		name = strings.TrimLeft(name, "-")
+		dashes := "--"
+		if len(name) == 1 {
+			dashes = "-"
+		}
+		msg = fmt.Sprintf("unknown flag %s%s", dashes, name)
+		if best := closestFlag(fs, name); best != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", best)
+		}
+		msg += "; `" + fs.Name() + " -h` lists the flags"
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), msg)
+	return err
+}
+
+// closestFlag is the defined flag nearest to name by edit distance, written
+// as it is typed (-c, --model), or "" when none is close.
+func closestFlag(fs *flag.FlagSet, name string) string {
+	best, bestDist := "", len(name)/2+2
+	fs.VisitAll(func(f *flag.Flag) {
+		if d := editDistance(name, f.Name); d < bestDist {
+			best, bestDist = f.Name, d
+		}
+	})
+	switch {
+	case best == "":
+		return ""
+	case len(best) == 1:
+		return "-" + best
+	}
+	return "--" + best
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// splitBareResume removes a -r / --resume given without an id (last, or
+// followed by another flag) from args: zot's "pick a session" form.
+func splitBareResume(args []string) ([]string, bool) {
+	for i, a := range args {
+		if a != "-r" && a != "--resume" && a != "-resume" {
+			continue
+		}
+		if i+1 == len(args) || strings.HasPrefix(args[i+1], "-") {
+			return append(append([]string(nil), args[:i]...), args[i+1:]...), true
+		}
+	}
+	return args, false
+}
+
+// pickSession lists the workspace's sessions newest first. On a terminal it
+// asks for a number and returns that session's id; without one it prints
+// the list and returns ok=false (the caller exits 2).
+func pickSession(c *common, stdin io.Reader, stderr io.Writer) (string, bool) {
+	dir := c.cwd
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	dir, _ = filepath.Abs(dir)
+	infos, err := session.List(session.Dir(home.Dir(), dir))
+	if err != nil {
+		fmt.Fprintln(stderr, "zot:", err)
+		return "", false
+	}
+	if len(infos) == 0 {
+		fmt.Fprintln(stderr, "zot: no sessions for", dir)
+		return "", false
+	}
+	for i, in := range infos {
+		fmt.Fprintf(stderr, "%3d  %s  %s  %s\n", i+1, in.Modified.Format("2006-01-02 15:04"), in.ID, in.Title)
+	}
+	if f, ok := stdin.(*os.File); !ok || !isTerminal(f.Fd()) {
+		fmt.Fprintln(stderr, "zot: -r without an id needs a terminal to ask; pass one of the ids above (-r ID)")
+		return "", false
+	}
+	fmt.Fprint(stderr, "session number: ")
+	line, _ := bufio.NewReader(stdin).ReadString('\n')
+	n, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || n < 1 || n > len(infos) {
+		fmt.Fprintf(stderr, "zot: want a number from 1 to %d\n", len(infos))
+		return "", false
+	}
+	return infos[n-1].ID, true
 }

@@ -20,7 +20,7 @@ func cmdLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("zot lsp", stderr)
 	var c common
 	c.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
@@ -18,6 +19,7 @@ import (
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/home"
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
 	"github.com/zot-editors/zot/internal/childproc"
 	"github.com/zot-editors/zot/server/printmode"
@@ -44,7 +46,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cmdMockLLM(args[1:], stdout, stderr)
 		case "sessions":
 			return cmdSessions(args[1:], stdout, stderr)
-		case "version", "--version":
+		case "version", "--version", "-v", "-version":
 			fmt.Fprintln(stdout, "zot", agent.Version)
 			return 0
 		}
@@ -62,9 +64,21 @@ func cmdPrint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	prompt := fs.String("p", "", "prompt to answer (print mode)")
 	asJSON := fs.Bool("json", false, "print mode: events as JSON lines")
 	rpcMode := fs.Bool("rpc", false, "same as `zot rpc`")
+	listModels := fs.Bool("list-models", false, "list the models zot knows (built-ins and $ZOT_HOME/models.json) and exit")
 	fs.Usage = func() { printUsage(stderr, fs) }
-	if err := fs.Parse(args); err != nil {
+	args, pick := splitBareResume(args)
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return 2
+	}
+	if pick {
+		id, ok := pickSession(&c, stdin, stderr)
+		if !ok {
+			return 2
+		}
+		c.resume = id
+	}
+	if *listModels {
+		return cmdListModels(stdout, stderr)
 	}
 	if *rpcMode {
 		return serveRPC(&c, stdin, stdout, stderr)
@@ -127,7 +141,7 @@ func cmdRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet("zot rpc", stderr)
 	var c common
 	c.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return 2
 	}
 	return serveRPC(&c, stdin, stdout, stderr)
@@ -157,7 +171,7 @@ func cmdMockLLM(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("zot mock-llm", stderr)
 	script := fs.String("script", "", "script file (JSON; see agent/llmtest)")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address (loopback)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return 2
 	}
 	if *script == "" {
@@ -184,10 +198,45 @@ func cmdMockLLM(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// cmdListModels prints the catalogue: provider, id, limits and prices (USD
+// per million tokens), then what models.json left out.
+func cmdListModels(stdout, stderr io.Writer) int {
+	cat, err := provider.LoadCatalog(home.Dir())
+	if err != nil {
+		fmt.Fprintln(stderr, "zot:", err)
+		return 1
+	}
+	price := func(p float64) string {
+		if p == 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(p, 'f', -1, 64)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROVIDER\tMODEL\tCONTEXT\tMAX OUT\tREASONING\tINPUT $/M\tOUTPUT $/M\tCACHE READ $/M\tCACHE WRITE $/M\tBASE URL")
+	for _, m := range cat.All() {
+		reasoning := "no"
+		if m.Reasoning {
+			reasoning = "yes"
+		}
+		base := m.BaseURL
+		if base == "" {
+			base = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Provider, m.ID, m.ContextWindow, m.MaxOutput, reasoning,
+			price(m.InputPrice), price(m.OutputPrice), price(m.CacheRead), price(m.CacheWrite), base)
+	}
+	tw.Flush()
+	for _, n := range cat.Notes() {
+		fmt.Fprintln(stderr, "zot:", n)
+	}
+	return 0
+}
+
 func cmdSessions(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("zot sessions", stderr)
 	cwd := fs.String("cwd", "", "workspace (default: the current directory)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stderr); err != nil {
 		return 2
 	}
 	dir := *cwd

@@ -21,7 +21,8 @@ func Describe(data []byte, err error, want, known string) error {
 		if data == nil {
 			return err
 		}
-		l, c := LineCol(data, se.Offset)
+		// Offset counts the offending byte itself; the column names it.
+		l, c := LineCol(data, se.Offset-1)
 		return fmt.Errorf("line %d, column %d: %v", l, c, se)
 	case errors.As(err, &te):
 		if te.Field == "" {

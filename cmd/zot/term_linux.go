@@ -1,0 +1,10 @@
+package main
+
+import "golang.org/x/sys/unix"
+
+// isTerminal tells whether fd is a terminal (a character device such as
+// /dev/null is not).
+func isTerminal(fd uintptr) bool {
+	_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
+	return err == nil
+}
