@@ -12,6 +12,7 @@ import (
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions/wire"
+	"github.com/zot-editors/zot/internal/proctest"
 )
 
 func TestFaultNoHelloKilledStartupBounded(t *testing.T) {
@@ -282,7 +283,7 @@ func TestFaultIgnoresShutdown(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("Close hung on an extension ignoring shutdown")
 	}
-	if processAlive(pid) || processAlive(pid2) {
+	if proctest.Alive(pid) || proctest.Alive(pid2) {
 		t.Fatal("holdouts still alive after Close")
 	}
 	if !strings.Contains(e.logOf("stubborn"), "sending SIGTERM") {

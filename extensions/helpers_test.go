@@ -15,6 +15,7 @@ import (
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions/wire"
+	"github.com/zot-editors/zot/internal/proctest"
 )
 
 // fakeBin is testdata/fakeext, built once per test run.
@@ -221,26 +222,13 @@ func recorded(t testing.TB, path string) []wire.Frame {
 	return out
 }
 
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	// /proc exists on Linux; a zombie counts as gone.
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(b))
-	return len(fields) > 2 && fields[2] != "Z"
-}
-
 // psList lists running processes' command lines (Linux /proc).
 func psList() string {
 	var sb strings.Builder
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid := 0
-		if _, err := fmt.Sscan(e.Name(), &pid); err != nil || !processAlive(pid) {
+		if _, err := fmt.Sscan(e.Name(), &pid); err != nil || !proctest.Alive(pid) {
 			continue
 		}
 		b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))

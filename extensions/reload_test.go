@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zot-editors/zot/agent/tools"
+	"github.com/zot-editors/zot/internal/proctest"
 )
 
 // rewriteArgs rewrites an extension's manifest args (a "save").
@@ -66,7 +67,7 @@ func TestHotReloadNewAndRemovedDirs(t *testing.T) {
 	pid := statusOf(h, "second").PID
 	os.RemoveAll(dir)
 	eventually(t, "removed extension stops", func() bool { return toolNamed(h, "echo") == nil && statusOf(h, "second").Name == "" })
-	eventually(t, "process gone", func() bool { return !processAlive(pid) })
+	eventually(t, "process gone", func() bool { return !proctest.Alive(pid) })
 	if e.ui.count(func(u *recUI) int { return u.changed }) <= changedBefore {
 		t.Fatal("no change callback")
 	}

@@ -202,7 +202,7 @@ func (s *frameStream) answerBad(body []byte, derr error) {
 		return
 	}
 	msg := "invalid request: " + derr.Error()
-	if id[0] != '"' && bytes.IndexAny(id, ".eE") >= 0 || !validID(id) {
+	if id[0] != '"' && bytes.ContainsAny(id, ".eE") || !validID(id) {
 		msg = "invalid request: the id must be an integer (32-bit) or a string"
 	}
 	s.writeError(id, jsonrpc2.InvalidRequest, msg)

@@ -181,8 +181,3 @@ func columnOf(s string, enc encoding) int {
 	}
 	return n
 }
-
-// endPosition is the position just past the last character of text.
-func endPosition(text string, enc encoding) protocol.Position {
-	return newLineIndex(text).position(len(text), enc)
-}

@@ -15,7 +15,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"sync"
@@ -23,7 +22,6 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
-	"go.uber.org/zap"
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/message"
@@ -91,11 +89,10 @@ type Server struct {
 	opts Options
 	log  *log.Logger
 
-	ctx    context.Context // the connection's lifetime
-	conn   *conn
-	out    *outQueue
-	queue  *dispatcher
-	client protocol.Client // kept here, not in a context (see DESIGN.md)
+	ctx   context.Context // the connection's lifetime
+	conn  *conn
+	out   *outQueue
+	queue *dispatcher
 
 	cancels *canceller
 	overlay *overlay
@@ -178,7 +175,6 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	stream := newFrameStream(in, out, s.logf)
 	s.out = stream.out
 	s.conn = newConn(stream, s.logf)
-	s.client = protocol.ClientDispatcher(s.conn, zap.NewNop())
 	go s.runs.loop(ctx)
 	s.conn.Go(ctx, s.handler())
 
@@ -324,8 +320,6 @@ func (s *Server) ask(ctx context.Context, typ protocol.MessageType, msg string, 
 	}
 	return res.Title
 }
-
-func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
 // waitTimeout waits for wg, at most d.
 func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {

@@ -16,8 +16,6 @@ import (
 	aopt "github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/openai/openai-go/v3"
 	oopt "github.com/openai/openai-go/v3/option"
-
-	"github.com/zot-editors/zot/internal/jsonstr"
 )
 
 func post(t *testing.T, url, body string) *http.Response {
@@ -314,20 +312,6 @@ func TestHangEndsOnClose(t *testing.T) {
 	}
 	srv.Close() // must not wait for the hanging handler forever
 	io.Copy(io.Discard, resp.Body)
-}
-
-func TestAppendString(t *testing.T) {
-	for _, s := range []string{"plain", "q\"b\\s", "ctl\x01\x1f\n\r\t", "ünï😀", "bad\xffutf8", "<&>"} {
-		b := jsonstr.Append(nil, s)
-		var got string
-		if err := json.Unmarshal(b, &got); err != nil {
-			t.Fatalf("%q → %s: %v", s, b, err)
-		}
-		want := strings.ToValidUTF8(s, "\uFFFD")
-		if got != want {
-			t.Fatalf("%q → %q", s, got)
-		}
-	}
 }
 
 // Thinking, mid-stream errors and stalls read as the SDKs expect them.

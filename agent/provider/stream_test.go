@@ -398,11 +398,10 @@ func TestModelBaseURLUsedWithoutOption(t *testing.T) {
 	srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{{Text: "a"}}, Loop: true})
 	defer srv.Close()
 	for _, prov := range providers {
-		c, err := New(Options{Provider: prov}) // no key, no base URL
-		if err == nil {
+		if _, err := New(Options{Provider: prov}); err == nil { // no key, no base URL
 			t.Fatalf("%s: New without key and base URL succeeded", prov)
 		}
-		c, err = New(Options{Provider: prov, APIKey: "k"})
+		c, err := New(Options{Provider: prov, APIKey: "k"})
 		if err != nil {
 			t.Fatal(err)
 		}

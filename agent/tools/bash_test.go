@@ -1,11 +1,8 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -14,7 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/zot-editors/zot/internal/proctest"
 )
 
 func TestBash(t *testing.T) {
@@ -183,13 +181,13 @@ func TestBashCancelKillsProcessGroup(t *testing.T) {
 			case r := <-done:
 				t.Fatalf("command ended before printing a pid: %s", text(r))
 			}
-			if processGone(pid) {
+			if !proctest.Alive(pid) {
 				t.Fatalf("pid %d not running before cancel", pid)
 			}
 			cancel()
 			r := <-done
 			mustErr(t, r, "cancelled")
-			waitGone(t, pid)
+			proctest.WaitGone(t, pid, "the command's process")
 		})
 	}
 }
@@ -204,7 +202,7 @@ func TestBashDoesNotWaitForBackgroundPipes(t *testing.T) {
 		t.Fatalf("no pid in %q", out)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
-	waitGone(t, pid)
+	proctest.WaitGone(t, pid, "the command's process")
 }
 
 func TestBashSyncsWorkspaceFirst(t *testing.T) {
@@ -253,32 +251,6 @@ func TestTailLines(t *testing.T) {
 	}
 }
 
-// processGone reports whether pid has exited (a zombie counts as gone).
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z' || b[i+2] == 'X'
-}
-
-// waitGone polls, within a generous bound, until pid has exited.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	for range 1500 { // up to ~30 s on a very slow machine
-		if processGone(pid) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Fatalf("process %d is still running", pid)
-}
-
 func TestBashFinishedCommandIsNotATimeout(t *testing.T) {
 	// The shell exits at once; its background child holds the output past
 	// the deadline. That is a success, not a timeout.
@@ -289,5 +261,5 @@ func TestBashFinishedCommandIsNotATimeout(t *testing.T) {
 		t.Fatalf("no pid in %q", out)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
-	waitGone(t, pid)
+	proctest.WaitGone(t, pid, "the command's process")
 }

@@ -255,26 +255,4 @@ func find(ms []map[string]any, typ string) map[string]any {
 	return nil
 }
 
-// pidAlive reports whether a process exists (and is not a zombie).
-func pidAlive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(b))
-	return len(f) > 2 && f[2] != "Z"
-}
-
-// waitGone polls until pid is gone; false if it is still alive after a
-// generous bound.
-func waitGone(pid int) bool {
-	for i := 0; i < 200; i++ {
-		if !pidAlive(pid) {
-			return true
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return false
-}
-
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

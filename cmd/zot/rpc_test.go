@@ -12,6 +12,7 @@ import (
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/internal/proctest"
 	"github.com/zot-editors/zot/server/rpc"
 )
 
@@ -234,9 +235,8 @@ func TestRPCAbortMidBashKillsProcessGroup(t *testing.T) {
 	if last["stop"] != "aborted" {
 		t.Fatalf("turn_end = %v", last)
 	}
-	if !waitGone(child) || !waitGone(shell) {
-		t.Fatalf("processes survived the abort: child %v shell %v", pidAlive(child), pidAlive(shell))
-	}
+	proctest.WaitGone(t, child, "the command's child")
+	proctest.WaitGone(t, shell, "the command's shell")
 	// The transcript is valid: the next prompt goes through.
 	p.send(map[string]any{"id": "3", "type": "prompt", "message": "still there?"})
 	next := p.until(isType("done"))

@@ -35,9 +35,9 @@ done
 }
 
 type fixture struct {
-	c             Config
-	out, errb     bytes.Buffer
-	srcRoot, proj string
+	c         Config
+	out, errb bytes.Buffer
+	srcRoot   string
 }
 
 func newFixture(t *testing.T) *fixture {

@@ -1,14 +1,13 @@
 package servertest_test
 
 import (
-	"encoding/json"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/internal/proctest"
 	"github.com/zot-editors/zot/server/servertest"
 )
 
@@ -138,9 +137,6 @@ func TestNoAPIKeyIsShownAsIs(t *testing.T) {
 // An editor that dies (stdin EOF) takes everything with it: the running
 // bash command and the extension processes.
 func TestEOFLeavesNoChildProcess(t *testing.T) {
-	if _, err := os.Stat("/proc/self"); err != nil {
-		t.Skip("needs /proc")
-	}
 	e := newEnv(t,
 		llmtest.ToolReply("bash", map[string]any{"command": "echo $$ > bash.pid; exec sleep 300"}),
 		llmtest.TextReply("never reached"))
@@ -166,7 +162,7 @@ func TestEOFLeavesNoChildProcess(t *testing.T) {
 	ed.CloseStdin()
 	ed.WaitExit()
 	for _, pid := range []int{bashPID, extPID} {
-		ed.Wait("process to be gone", func() bool { return !alive(pid) })
+		ed.Wait("process to be gone", func() bool { return !proctest.Alive(pid) })
 	}
 }
 
@@ -179,27 +175,6 @@ func atoi(s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
-}
-
-// alive reports whether pid exists and is not a zombie.
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
 
 func TestExitWithoutShutdown(t *testing.T) {

@@ -79,7 +79,7 @@ func Build(t testing.TB, name string) string {
 	if m.Language == "go" {
 		gobin, err := exec.LookPath("go")
 		if err != nil {
-			gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+			t.Fatalf("building %s needs the go command on PATH: %v", name, err)
 		}
 		cmd := exec.Command(gobin, "build", "-o", filepath.Join(dst, exe), ".")
 		cmd.Dir = src
