@@ -3,8 +3,13 @@ GO      ?= go
 BIN     := bin/zot
 ARGS    ?= --help
 GOTEST  ?= $(GO) test -count=1
+# Pinned: a new staticcheck release adds checks; bump it on purpose.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+FUZZTIME    ?= 10s
+COVERDIR    ?= $(CURDIR)/bin/cover
+NVIM_TESTS  := editors/nvim/tests
 
-.PHONY: all build run test test-go test-nvim test-vscode bench fuzz vet demo clean
+.PHONY: all build run test test-go test-nvim test-nvim-all test-vscode lint fuzz cover bench vet demo clean
 
 all: build
 
@@ -19,15 +24,51 @@ run: build
 demo: build
 	./scripts/demo.sh
 
-# Every test: Go (runtime, server, extensions), Neovim (headless, real
-# nvim), VS Code (unit tests in Node, then real code-server + Chromium).
-test: test-go test-nvim test-vscode
+# Every test: the linters; Go (runtime, server, extensions) under the race
+# detector; a short run of every fuzz target; Neovim (headless, real nvim:
+# the oldest supported, Debian testing's and the newest, and the builtin
+# transport); VS Code (unit tests in Node, then real code-server + Chromium).
+test: lint test-go fuzz test-nvim-all test-vscode
 
+# The Go suite runs once, with -race: the same tests, and servertest builds
+# the zot it drives with -race too, so a data race in the server fails them.
 test-go: build
-	$(GOTEST) -timeout 15m ./...
+	$(GOTEST) -race -timeout 20m ./...
 
+# gofmt, go vet, staticcheck (pinned); every skip goes through
+# internal/testenv (so ZOT_REQUIRE_ALL=1 can fail it); no tracked
+# executable binaries.
+lint:
+	GO=$(GO) STATICCHECK=$(STATICCHECK) scripts/lint.sh
+
+# A short run of every fuzz target (FUZZTIME each, default 10s).
+fuzz:
+	FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh
+
+# Coverage of the Go suite, counting what the real zot subprocesses
+# (servertest's zot lsp, cmd/zot's zot rpc and zot -p) execute: they are
+# built with -cover and write their counters to GOCOVERDIR.
+cover:
+	rm -rf $(COVERDIR) && mkdir -p $(COVERDIR)/unit $(COVERDIR)/sub
+	GOCOVERDIR=$(COVERDIR)/sub ZOT_TEST_COVER=1 $(GOTEST) -timeout 20m -cover -coverpkg=./... ./... \
+	  -args -test.gocoverdir=$(COVERDIR)/unit
+	$(GO) tool covdata textfmt -i=$(COVERDIR)/unit,$(COVERDIR)/sub -o $(COVERDIR)/cover.out
+	$(GO) tool cover -func=$(COVERDIR)/cover.out | tail -1
+	@echo "per function: go tool cover -func=$(COVERDIR)/cover.out; HTML: go tool cover -html=$(COVERDIR)/cover.out"
+
+# The Neovim suite on the nvim on PATH (CI: Debian stable's 0.7.2, the
+# oldest supported).
 test-nvim: build
-	ZOT_BIN=$(CURDIR)/$(BIN) editors/nvim/tests/run.sh
+	ZOT_BIN=$(CURDIR)/$(BIN) $(NVIM_TESTS)/run.sh
+
+# The Neovim suite on every Neovim we support: the one on PATH, Debian
+# trixie's (0.10.x) and unstable's (the newest, 0.12.x), and once more on the
+# newest with Neovim's builtin transport (transport = "builtin").
+# install-nvim.sh fetches them into ~/.cache/zot-nvim.
+test-nvim-all: test-nvim
+	n=$$($(NVIM_TESTS)/install-nvim.sh trixie) && NVIM=$$n ZOT_BIN=$(CURDIR)/$(BIN) $(NVIM_TESTS)/run.sh
+	n=$$($(NVIM_TESTS)/install-nvim.sh unstable) && NVIM=$$n ZOT_BIN=$(CURDIR)/$(BIN) $(NVIM_TESTS)/run.sh
+	n=$$($(NVIM_TESTS)/install-nvim.sh unstable) && NVIM=$$n ZOT_TEST_TRANSPORT=builtin ZOT_BIN=$(CURDIR)/$(BIN) $(NVIM_TESTS)/run.sh
 
 test-vscode: build
 	ZOT_BIN=$(CURDIR)/$(BIN) editors/vscode/scripts/test.sh

@@ -15,6 +15,7 @@ import (
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/internal/syncbuf"
+	"github.com/zot-editors/zot/server/servertest"
 )
 
 // zotBin is the real zot binary, built once for this test binary.
@@ -26,9 +27,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	zotBin = filepath.Join(dir, "zot")
-	out, err := exec.Command("go", "build", "-o", zotBin, ".").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "building zot: %v\n%s", err, out)
+	if err := servertest.Build("./cmd/zot", zotBin, false); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zot-editors/zot/extensions"
+	"github.com/zot-editors/zot/internal/testenv"
 )
 
 // script writes a tiny shell extension (a real one: hello, a tool, ready).
@@ -116,9 +117,7 @@ func TestInstallRollsBack(t *testing.T) {
 }
 
 func TestInstallFromGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testenv.NeedCommand(t, "git", "installing from a git repository")
 	f := newFixture(t)
 	repo := script(t, filepath.Join(f.srcRoot, "repo"), "gitext")
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x"}} {

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"runtime"
 	"testing"
+
+	"github.com/zot-editors/zot/internal/testenv"
 )
 
 func TestAlive(t *testing.T) {
@@ -15,7 +17,7 @@ func TestAlive(t *testing.T) {
 		t.Fatal("pid <= 0 is alive")
 	}
 	if runtime.GOOS == "windows" {
-		t.Skip("no zombies on Windows")
+		testenv.Skip(t, "no zombies on Windows")
 	}
 	cmd := exec.Command("sleep", "30")
 	if err := cmd.Start(); err != nil {

@@ -32,6 +32,11 @@ func ModuleRoot() (string, error) {
 // the race detector when race is set (tests run with -race build the
 // server with it too, so its races fail the tests). Test binaries call it
 // once, from TestMain.
+//
+// With ZOT_TEST_COVER=1 in the environment (make cover) the binary is built
+// with coverage of the whole module; run with GOCOVERDIR set, as the
+// subprocesses of the tests are, it writes its counters there, so what the
+// real `zot lsp` executes counts toward the total.
 func Build(pkg, out string, race bool) error {
 	root, err := ModuleRoot()
 	if err != nil {
@@ -40,6 +45,9 @@ func Build(pkg, out string, race bool) error {
 	args := []string{"build", "-o", out}
 	if race {
 		args = append(args, "-race")
+	}
+	if os.Getenv("ZOT_TEST_COVER") == "1" {
+		args = append(args, "-cover", "-coverpkg=github.com/zot-editors/zot/...")
 	}
 	cmd := exec.Command("go", append(args, pkg)...)
 	cmd.Dir = root

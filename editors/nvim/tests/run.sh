@@ -4,8 +4,10 @@
 #
 #   editors/nvim/tests/run.sh [NAME ...]      # NAME: test_NAME.lua; default all
 #
-# Env: ZOT_BIN (default <repo>/bin/zot), NVIM (default nvim), GO (default go;
-# builds the example extensions the panel/notify tests use).
+# Env: ZOT_BIN (default <repo>/bin/zot), NVIM (default nvim; install-nvim.sh
+# fetches other versions), GO (default go; builds the example extensions the
+# panel/notify tests use), ZOT_TEST_TRANSPORT (the plugin's `transport`
+# option: "builtin" runs the suite on Neovim's own LSP transport).
 # Prints one line per test and "N passed, N failed"; exits 1 on a failure.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +26,7 @@ if ! command -v "$NVIM" >/dev/null 2>&1; then
   exit 2
 fi
 "$NVIM" --version | head -1
+[ -n "${ZOT_TEST_TRANSPORT:-}" ] && echo "transport = \"$ZOT_TEST_TRANSPORT\""
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/zot-nvim-tests.XXXXXX")
 LLM=

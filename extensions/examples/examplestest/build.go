@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/zot-editors/zot/internal/testenv"
 )
 
 // Names lists the examples, one per directory of extensions/examples.
@@ -92,9 +94,7 @@ func Build(t testing.TB, name string) string {
 
 func need(t testing.TB, interpreter, name string) {
 	t.Helper()
-	if _, err := exec.LookPath(interpreter); err != nil {
-		t.Skipf("%s is not installed: skipping the %s example", interpreter, name)
-	}
+	testenv.NeedCommand(t, interpreter, "the "+name+" example")
 }
 
 // copyDir copies regular files from src to dst, keeping their modes.

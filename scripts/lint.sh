@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make lint: gofmt, go vet, staticcheck (pinned), every test skip through
+# internal/testenv, and no tracked executable binaries.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+STATICCHECK=${STATICCHECK:-honnef.co/go/tools/cmd/staticcheck@v0.8.2}
+fail=0
+
+out=$(gofmt -l $("$GO" list -f '{{.Dir}}' ./...) | sort -u)
+if [ -n "$out" ]; then
+  echo "gofmt: run gofmt -w on:"
+  echo "$out"
+  fail=1
+fi
+
+"$GO" vet ./... || fail=1
+
+echo "staticcheck ($STATICCHECK)"
+"$GO" run "$STATICCHECK" ./... || fail=1
+
+# A skip under ZOT_REQUIRE_ALL=1 must fail, so it goes through testenv.
+skips=$(grep -rnE --include='*.go' --exclude-dir=node_modules --exclude-dir=testenv '\b[A-Za-z_]+\.Skip(f|Now)?\(' . |
+  grep -vE '\btestenv\.Skip\(' || true)
+if [ -n "$skips" ]; then
+  echo "skip through internal/testenv (testenv.Skip, testenv.NeedCommand), so ZOT_REQUIRE_ALL=1 can fail it:"
+  echo "$skips"
+  fail=1
+fi
+
+scripts/check-tracked-binaries.sh || fail=1
+
+[ $fail -eq 0 ] && echo "lint: ok"
+exit $fail
