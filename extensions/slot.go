@@ -666,7 +666,21 @@ func (s *slot) askTrust(hash string) {
 	st := s.status()
 	h.goBG(func() {
 		if !h.o.AskTrust(h.ctx, st) {
+			if h.ctx.Err() != nil {
+				return // closing: nobody answered
+			}
 			s.log.printf("trust declined")
+			// Say so in the status (the positive event a front waits for):
+			// unless a newer load replaced this question meanwhile.
+			s.mu.Lock()
+			current := s.state == StateUntrusted && s.asked == hash
+			if current {
+				s.reason = fmt.Sprintf("not trusted: declined when asked; run `zot ext trust %s` to run it", st.Name)
+			}
+			s.mu.Unlock()
+			if current {
+				h.changed()
+			}
 			return
 		}
 		s.mu.Lock()

@@ -270,11 +270,40 @@ func TestUntrustedProjectExtensionDeclined(t *testing.T) {
 	ed.Choose = func(msg string, actions []string) string { return "Don't run" }
 	ed.Initialize(nil)
 	ed.Wait("the trust question", func() bool { return len(ed.Requests("window/showMessageRequest")) == 1 })
-	var l extList
-	ed.Wait("the extension to stay untrusted", func() bool {
-		ed.MustCall("zot/extensions", nil, &l)
-		return len(l.Extensions) == 1 && l.Extensions[0].State == "untrusted"
+	// "untrusted" is also the state before the answer: the barrier is the
+	// change the answer makes, the reason that says it was declined.
+	var x extStatus
+	ed.Wait("the declined answer to take effect", func() bool {
+		for _, n := range ed.Notes("zot/extensions/changed") {
+			var l extList
+			json.Unmarshal(n.Params, &l)
+			if len(l.Extensions) == 1 && strings.Contains(l.Extensions[0].Reason, "declined") {
+				x = l.Extensions[0]
+				return true
+			}
+		}
+		return false
 	})
+	if x.State != "untrusted" || x.PID != 0 || !strings.Contains(x.Reason, "zot ext trust proj") {
+		t.Fatalf("after Don't run: %+v", x)
+	}
+	// The answer was processed: nothing started, nothing was recorded.
+	var l extList
+	ed.MustCall("zot/extensions", nil, &l)
+	if len(l.Extensions) != 1 || l.Extensions[0].State != "untrusted" || l.Extensions[0].PID != 0 {
+		t.Fatalf("zot/extensions after Don't run: %+v", l.Extensions)
+	}
+	for _, n := range ed.Notes("zot/extensions/changed") {
+		if strings.Contains(string(n.Params), `"state":"loaded"`) || strings.Contains(string(n.Params), `"state":"starting"`) {
+			t.Fatalf("the declined extension started: %s", n.Params)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "trust.json")); !os.IsNotExist(err) {
+		t.Fatalf("trust.json written after Don't run (err %v)", err)
+	}
+	if n := len(ed.Requests("window/showMessageRequest")); n != 1 {
+		t.Fatalf("asked %d times", n)
+	}
 }
 
 // A command sent right after initialized, while the extension host is
