@@ -44,12 +44,16 @@ func TestHotReloadOnSaveOnlyThatExtension(t *testing.T) {
 	if statusOf(h, "steady").PID != steadyPID {
 		t.Fatal("an unchanged extension was restarted")
 	}
-	// An extension writing its own state file is not reloaded.
+	// An extension writing its own state file is not reloaded. The barrier:
+	// a new extension written after the data file loads, so the watcher has
+	// seen the data file's write (fsnotify delivers in order) and a
+	// reconciliation has run since.
 	pid := statusOf(h, "hot").PID
 	os.WriteFile(filepath.Join(dir, "todos.json"), []byte("[]"), 0o644)
-	time.Sleep(300 * time.Millisecond) // give a wrong reload the chance to happen
-	if statusOf(h, "hot").PID != pid {
-		t.Fatal("a data file write reloaded the extension")
+	e.global("marker", "-tools", "marker")
+	eventually(t, "the extension written after the data file to load", func() bool { return statusOf(h, "marker").State == StateReady })
+	if st := statusOf(h, "hot"); st.PID != pid || st.State != StateReady {
+		t.Fatalf("a data file write reloaded the extension: pid %d → %+v", pid, st)
 	}
 }
 
@@ -192,11 +196,16 @@ func TestAskTrust(t *testing.T) {
 	if !got["yes:untrusted"] || !got["no:untrusted"] {
 		t.Fatalf("asked %v", got)
 	}
-	// Asked once per hash: a reload does not ask again.
-	h.Reload(context.Background())
+	// Asked once per hash: a reload does not ask again. Close waits for the
+	// host's background work (where questions are asked), so after it every
+	// question a reload would have asked is in the channel.
+	if err := h.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.Close(context.Background())
 	select {
 	case a := <-asked:
 		t.Fatalf("asked again: %s", a)
-	case <-time.After(100 * time.Millisecond):
+	default:
 	}
 }
