@@ -64,15 +64,41 @@ test("a burst of 20,000 deltas renders a few times, and the last render has all 
     assert.equal((html.match(/word/g) ?? []).length, 20000);
 });
 
-test("browserFrame falls back to a timer when no frame comes (hidden webview)", async () => {
+/** A fake window: frames and timers run when the test says, no real time passes. */
+function fakeWindow() {
+    const frames: (() => void)[] = [];
+    const timers: { cb: () => void; ms: number }[] = [];
+    return {
+        requestAnimationFrame: (cb: () => void) => frames.push(cb),
+        setTimeout: (cb: () => void, ms: number) => timers.push({ cb, ms }),
+        frames,
+        timers,
+        fire(list: (() => void)[]) {
+            list.splice(0).forEach((cb) => cb());
+        },
+    };
+}
+
+test("browserFrame falls back to a timer when no frame comes (hidden webview)", () => {
+    const w = fakeWindow();
     let ran = 0;
-    const frame = browserFrame({ requestAnimationFrame: () => 0, setTimeout: (cb, ms) => setTimeout(cb, ms) });
-    frame(() => ran++);
-    await new Promise((res) => setTimeout(res, 400));
+    browserFrame(w)(() => ran++);
+    assert.equal(ran, 0, "nothing runs before a frame or the timer");
+    assert.equal(w.timers.length, 1);
+    assert.ok(w.timers[0].ms > 0, `the fallback waits for a frame first (${w.timers[0].ms} ms)`);
+    w.fire(w.timers.map((t) => t.cb)); // no frame came: the timer runs it
+    w.timers.length = 0;
     assert.equal(ran, 1);
-    let twice = 0;
-    const both = browserFrame({ requestAnimationFrame: (cb) => (cb(), 0), setTimeout: (cb, ms) => setTimeout(cb, ms) });
-    both(() => twice++);
-    await new Promise((res) => setTimeout(res, 400));
-    assert.equal(twice, 1, "the frame and the timer run the callback once");
+    w.fire(w.frames); // a frame after all: not a second time
+    assert.equal(ran, 1, "the late frame does not run it again");
+});
+
+test("browserFrame runs the callback once when the frame comes before the timer", () => {
+    const w = fakeWindow();
+    let ran = 0;
+    browserFrame(w)(() => ran++);
+    w.fire(w.frames);
+    assert.equal(ran, 1);
+    w.fire(w.timers.map((t) => t.cb));
+    assert.equal(ran, 1, "the frame and the timer run the callback once");
 });
