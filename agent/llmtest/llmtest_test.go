@@ -368,3 +368,36 @@ func TestOfficialSDKsReadThinkingAndMidStreamErrors(t *testing.T) {
 		t.Fatalf("mid-stream error: %v, content %+v", err, msg.Content)
 	}
 }
+
+// A gated reply sends its headers, then nothing until Release.
+func TestGateHoldsTheReplyUntilRelease(t *testing.T) {
+	srv := New(Script{Replies: []Reply{{Text: "held", Gate: "g"}, TextReply("free")}})
+	defer srv.Close()
+	first := make(chan string, 1)
+	go func() {
+		resp, err := http.Post(srv.URL()+"/v1/chat/completions", "application/json", strings.NewReader(oaiReq))
+		if err != nil {
+			first <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		first <- string(b)
+	}()
+	<-srv.Arrived("g")
+	// The barrier: a later request is answered in full while the gated
+	// one is still held.
+	resp := post(t, srv.URL()+"/v1/chat/completions", oaiReq)
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), `"content":"free"`) {
+		t.Fatalf("second reply: %s", b)
+	}
+	select {
+	case got := <-first:
+		t.Fatalf("the gated reply streamed before Release: %s", got)
+	default:
+	}
+	srv.Release("g")
+	if got := <-first; !strings.Contains(got, `"content":"held"`) {
+		t.Fatalf("after Release: %s", got)
+	}
+}

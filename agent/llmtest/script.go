@@ -49,6 +49,11 @@ type Reply struct {
 	// StallAfter stops sending, with the connection open, after that many
 	// text deltas, until the client leaves.
 	StallAfter *int `json:"stall_after,omitempty"`
+	// Gate holds this reply, once its request has arrived, until the test
+	// calls Server.Release(Gate); Server.Arrived(Gate) says it is held. A
+	// test uses it to act while a run is certainly in progress, instead of
+	// hoping a slow reply is still streaming. Go tests only (no JSON form).
+	Gate string `json:"-"`
 }
 
 // Repeat generates Count deltas of Text.

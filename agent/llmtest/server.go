@@ -24,6 +24,8 @@ type Server struct {
 	served  int // replies consumed (for ids and the exhausted message)
 	records []*record
 
+	gates map[string]*gate
+
 	ln   net.Listener
 	srv  *http.Server
 	url  string
@@ -267,6 +269,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if flusher != nil {
 		flusher.Flush()
 	}
+	if reply.Gate != "" {
+		g := s.gate(reply.Gate)
+		g.arrive.Do(func() { close(g.arrived) })
+		select {
+		case <-g.release:
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		}
+	}
 	if reply.Hang {
 		select {
 		case <-r.Context().Done():
@@ -464,4 +477,35 @@ func (st *stream) stop(anthropic bool) string {
 		return "length"
 	}
 	return s
+}
+
+// gate holds the reply of the same name (Reply.Gate).
+type gate struct {
+	arrived, release    chan struct{}
+	arrive, releaseOnce sync.Once
+}
+
+func (s *Server) gate(name string) *gate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gates == nil {
+		s.gates = map[string]*gate{}
+	}
+	g := s.gates[name]
+	if g == nil {
+		g = &gate{arrived: make(chan struct{}), release: make(chan struct{})}
+		s.gates[name] = g
+	}
+	return g
+}
+
+// Arrived is closed once the request of the reply gated name has arrived;
+// the reply is then held until Release(name).
+func (s *Server) Arrived(name string) <-chan struct{} { return s.gate(name).arrived }
+
+// Release lets the reply gated name stream (now, or as soon as its request
+// arrives).
+func (s *Server) Release(name string) {
+	g := s.gate(name)
+	g.releaseOnce.Do(func() { close(g.release) })
 }

@@ -158,13 +158,17 @@ func TestRPCTokenAuth(t *testing.T) {
 
 func TestRPCQueuesSecondPrompt(t *testing.T) {
 	e := newEnv(t,
-		llmtest.Reply{Text: "first answer", DelayMS: 20},
+		llmtest.Reply{Text: "first answer", Gate: "first"},
 		llmtest.TextReply("second answer"),
 	)
 	p := e.startRPC(nil)
 	p.send(map[string]any{"id": "1", "type": "prompt", "message": "one"})
+	// The first run's model request is held: the run is certainly busy.
+	<-e.llm.Arrived("first")
 	p.send(map[string]any{"id": "2", "type": "prompt", "message": "two"})
-	frames := p.until(isType("done"))
+	frames := p.until(isResponse("2"))
+	e.llm.Release("first")
+	frames = append(frames, p.until(isType("done"))...)
 	frames = append(frames, p.until(isType("done"))...)
 	var r2 map[string]any
 	dones := 0

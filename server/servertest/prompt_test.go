@@ -69,15 +69,17 @@ func TestPromptWithEditorContext(t *testing.T) {
 
 func TestSecondPromptIsQueued(t *testing.T) {
 	e := newEnv(t,
-		llmtest.Reply{Text: "first answer, slowly", DelayMS: 100},
+		llmtest.Reply{Text: "first answer", Gate: "first"},
 		llmtest.TextReply("second answer"))
 	ed := e.start(nil)
 	first := ed.Prompt("one")
-	ed.WaitEvent(first.RunID, "text_delta")
+	// The first run's model request is held: the run is certainly busy.
+	<-e.llm.Arrived("first")
 	second := ed.Prompt("two")
 	if !second.Queued || second.Ahead != 1 || second.RunID == first.RunID {
 		t.Fatalf("second prompt while busy: %+v", second)
 	}
+	e.llm.Release("first")
 	ed.WaitDone(second.RunID)
 	// Runs do not interleave: all of the first, then all of the second.
 	var order []string
