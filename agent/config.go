@@ -48,8 +48,9 @@ type Config struct {
 	// the tool, or nil for "unknown tool". Optional.
 	AwaitTool func(ctx context.Context, name string) tools.Tool
 
-	// Session persistence: "" disables it (zot rpc's default). SessionDir
-	// is the per-workspace directory under $ZOT_HOME/sessions.
+	// Sessions turns on session persistence (off: zot rpc's default), in
+	// the per-workspace directory session.Dir(Home, Cwd) under
+	// $ZOT_HOME/sessions.
 	Sessions bool
 	// Resume: "" starts a new session, "latest" resumes the newest one for
 	// Cwd, anything else is a session id.

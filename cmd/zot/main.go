@@ -151,7 +151,7 @@ func serveRPC(c *common, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	// Sessions are off by default in RPC mode: the embedding application
-	// owns persistence (seed 001). --resume / -c turn them on.
+	// owns persistence (docs/rpc.md). --resume / -c turn them on.
 	rt, closeExt, err := newRuntime(ctx, c, c.config(false), true, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "zot rpc:", err)
