@@ -250,8 +250,19 @@ func TestSessionsResumeAndNew(t *testing.T) {
 	if len(list) != 2 || list[1].Title != "first prompt" && list[0].Title != "first prompt" {
 		t.Fatalf("sessions: %+v", list)
 	}
+	// "latest" is the most recently written session of this workspace: the
+	// second one, after the first was resumed again.
+	collect(t)(rt2.Prompt(context.Background(), "second prompt", nil))
+	id2 := rt2.State().SessionID
+	if err := rt2.Resume(id); err != nil || rt2.State().SessionID != id {
+		t.Fatalf("resume %s: %v (now %s)", id, err, rt2.State().SessionID)
+	}
 	if err := rt2.Resume("latest"); err != nil {
 		t.Fatal(err)
+	}
+	msgs := rt2.Messages()
+	if rt2.State().SessionID != id2 || len(msgs) != 2 || message.TextOf(msgs[0].Content) != "second prompt" {
+		t.Fatalf("latest: session %s (want %s), %d messages", rt2.State().SessionID, id2, len(msgs))
 	}
 	if err := rt2.Resume("nope"); err == nil || !strings.Contains(err.Error(), "zot sessions") {
 		t.Fatalf("unknown id: %v", err)

@@ -182,9 +182,16 @@ func TestE2EPanelAndTodoTool(t *testing.T) {
 		t.Fatalf("closes %v", e.ui.closes)
 	}
 	// Reopen and close from the editor side.
-	h.RunCommand(context.Background(), "todos", "")
+	res, err = h.RunCommand(context.Background(), "todos", "")
+	if err != nil || res.Action != wire.ActionOpenPanel || res.Panel.ID != "todos-main" || !strings.HasPrefix(res.Panel.Lines[0], "› ✓ write docs") {
+		t.Fatalf("reopen: %+v %v", res, err)
+	}
+	eventually(t, "panel shown again", func() bool { return e.ui.count(func(u *recUI) int { return len(u.opens) }) == 2 })
 	if err := h.PanelClosed("todos-main"); err != nil {
 		t.Fatal(err)
+	}
+	if err := h.PanelClosed("todos-main"); err == nil || !strings.Contains(err.Error(), "no open panel") {
+		t.Fatalf("closing a closed panel: %v", err)
 	}
 }
 
