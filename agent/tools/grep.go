@@ -22,8 +22,6 @@ const (
 	maxGrepContext = 20
 	// maxGrepFileSize: bigger files are skipped (and counted in the note).
 	maxGrepFileSize = 20 * 1024 * 1024
-	// grepBatch is how many files are searched in parallel between merges.
-	grepBatch = 64
 )
 
 const grepDescription = `Search file contents with a regular expression (Go RE2 syntax).

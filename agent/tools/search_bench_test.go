@@ -6,12 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zot-editors/zot/internal/testenv"
 )
 
 // The search benchmarks run grep and find and, when it is on PATH,
@@ -48,9 +49,13 @@ var searchQueries = []searchQuery{
 var rgCommon = []string{"--no-config", "--hidden", "--no-require-git", "-g", "!.git", "--no-heading", "-n", "--color", "never"}
 
 func BenchmarkSearchGoSrc(b *testing.B) {
-	root := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		testenv.Skip(b, "go env GOROOT: %v", err)
+	}
+	root := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	if _, err := os.Stat(filepath.Join(root, "go", "build")); err != nil {
-		b.Skipf("no Go source tree at %s", root)
+		testenv.Skip(b, "no Go source tree at %s", root)
 	}
 	benchSearch(b, root)
 }
