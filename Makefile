@@ -47,10 +47,10 @@ fuzz:
 
 # Coverage of the Go suite, counting what the real zot subprocesses
 # (servertest's zot lsp, cmd/zot's zot rpc and zot -p) execute: they are
-# built with -cover and write their counters to GOCOVERDIR.
+# built with -cover and write their counters to $ZOT_TEST_COVERDIR.
 cover:
 	rm -rf $(COVERDIR) && mkdir -p $(COVERDIR)/unit $(COVERDIR)/sub
-	GOCOVERDIR=$(COVERDIR)/sub ZOT_TEST_COVER=1 $(GOTEST) -timeout 20m -cover -coverpkg=./... ./... \
+	ZOT_TEST_COVERDIR=$(COVERDIR)/sub ZOT_TEST_COVER=1 $(GOTEST) -timeout 20m -cover -coverpkg=./... ./... \
 	  -args -test.gocoverdir=$(COVERDIR)/unit
 	$(GO) tool covdata textfmt -i=$(COVERDIR)/unit,$(COVERDIR)/sub -o $(COVERDIR)/cover.out
 	$(GO) tool cover -func=$(COVERDIR)/cover.out | tail -1

@@ -70,7 +70,7 @@ func (e *env) args(extra ...string) []string {
 
 func (e *env) command(args ...string) *exec.Cmd {
 	cmd := exec.Command(zotBin, args...)
-	cmd.Env = e.environ()
+	cmd.Env = servertest.CoverEnv(e.environ())
 	cmd.Dir = e.cwd
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -34,9 +35,9 @@ func ModuleRoot() (string, error) {
 // once, from TestMain.
 //
 // With ZOT_TEST_COVER=1 in the environment (make cover) the binary is built
-// with coverage of the whole module; run with GOCOVERDIR set, as the
-// subprocesses of the tests are, it writes its counters there, so what the
-// real `zot lsp` executes counts toward the total.
+// with coverage of the whole module; started with CoverEnv's GOCOVERDIR, it
+// writes its counters there, so what the real `zot lsp` executes counts
+// toward the total.
 func Build(pkg, out string, race bool) error {
 	root, err := ModuleRoot()
 	if err != nil {
@@ -57,4 +58,15 @@ func Build(pkg, out string, race bool) error {
 		return fmt.Errorf("go build %s: %v\n%s", pkg, err, strings.TrimSpace(string(b)))
 	}
 	return nil
+}
+
+// CoverEnv adds GOCOVERDIR=$ZOT_TEST_COVERDIR to env when that is set (make
+// cover), for a zot built by Build. A separate variable, because go test
+// -cover points the test binary's own GOCOVERDIR at a directory it deletes.
+func CoverEnv(env []string) []string {
+	dir := os.Getenv("ZOT_TEST_COVERDIR")
+	if dir == "" {
+		return env
+	}
+	return append(slices.Clip(env), "GOCOVERDIR="+dir)
 }

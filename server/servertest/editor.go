@@ -142,7 +142,7 @@ func Start(t testing.TB, cfg Config) *Editor {
 	}
 	cmd := exec.Command(cfg.Bin, append([]string{"lsp"}, cfg.Args...)...)
 	cmd.Dir = cfg.Root
-	cmd.Env = cfg.Env
+	cmd.Env = CoverEnv(cfg.Env)
 	e := &Editor{t: t, cfg: cfg, cmd: cmd, changed: make(chan struct{}), pending: map[string]chan Message{},
 		buffers: map[string]*Buffer{}, exited: make(chan struct{})}
 	if cfg.Stderr != nil {
@@ -174,9 +174,13 @@ func Start(t testing.TB, cfg Config) *Editor {
 	}()
 	t.Cleanup(func() {
 		e.ResumeReading()
+		// End it as an editor that goes away does (stdin EOF), so it exits
+		// on its own path (and a -cover build writes its counters); kill
+		// it only if it does not.
+		e.stdin.Close()
 		select {
 		case <-e.exited:
-		default:
+		case <-time.After(10 * time.Second):
 			cmd.Process.Kill()
 			<-e.exited
 		}
