@@ -208,6 +208,14 @@ func (p *rpcProc) untilWithin(bound time.Duration, stop func(map[string]any) boo
 // untilLine reads raw lines until one contains marker and returns how many
 // contained count; the benchmarks use it so the harness's own JSON
 // decoding does not count as zot's time.
+// response reads up to the response with id and returns it (frames before
+// it, such as a late response to an earlier command, are skipped).
+func (p *rpcProc) response(id string) map[string]any {
+	p.t.Helper()
+	frames := p.until(isResponse(id))
+	return frames[len(frames)-1]
+}
+
 func (p *rpcProc) untilLine(marker, count string) int {
 	p.t.Helper()
 	n := 0

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/internal/proctest"
 )
 
 func TestPrintAnswers(t *testing.T) {
@@ -300,10 +301,7 @@ func TestPrintInterrupted(t *testing.T) {
 			if !strings.Contains(se.String(), "interrupted") {
 				t.Fatalf("stderr does not say interrupted: %q", se.String())
 			}
-			if !waitGone(child) {
-				syscall.Kill(child, syscall.SIGKILL)
-				t.Fatalf("the tool's child %d survived the interrupt", child)
-			}
+			proctest.WaitGone(t, child, "the tool's child after the interrupt")
 		})
 	}
 }

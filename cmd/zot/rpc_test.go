@@ -24,7 +24,7 @@ func TestRPCPromptStreamsEvents(t *testing.T) {
 	e.write("a.txt", "hi\n")
 	p := e.startRPC(nil)
 	p.send(map[string]any{"id": "0", "type": "hello"})
-	hello := p.until(isResponse("0"))[0]
+	hello := p.response("0")
 	data := hello["data"].(map[string]any)
 	if hello["success"] != true || data["protocol_version"].(float64) != 1 || data["provider"] != "anthropic" {
 		t.Fatalf("hello: %v", hello)
@@ -71,7 +71,7 @@ func TestRPCPromptStreamsEvents(t *testing.T) {
 		t.Fatalf("get_state: %v", st)
 	}
 	p.send(map[string]any{"id": "3", "type": "get_messages"})
-	msgs := p.until(isResponse("3"))[0]["data"].(map[string]any)["messages"].([]any)
+	msgs := p.response("3")["data"].(map[string]any)["messages"].([]any)
 	if len(msgs) != 4 {
 		t.Fatalf("messages: %d", len(msgs))
 	}
@@ -140,7 +140,7 @@ func TestRPCTokenAuth(t *testing.T) {
 	e := newEnv(t, llmtest.TextReply("ok"))
 	p := e.startRPC([]string{"ZOTCORE_RPC_TOKEN=s3cret"})
 	p.send(map[string]any{"id": "0", "type": "hello", "token": "s3cret"})
-	if r := p.until(isResponse("0"))[0]; r["success"] != true {
+	if r := p.response("0"); r["success"] != true {
 		t.Fatalf("hello: %v", r)
 	}
 	p.send(map[string]any{"id": "1", "type": "prompt", "message": "hi"})
@@ -148,7 +148,7 @@ func TestRPCTokenAuth(t *testing.T) {
 
 	bad := e.startRPC([]string{"ZOTCORE_RPC_TOKEN=s3cret"})
 	bad.send(map[string]any{"id": "0", "type": "ping"})
-	if r := bad.until(isResponse("0"))[0]; r["success"] != false {
+	if r := bad.response("0"); r["success"] != false {
 		t.Fatalf("unauthenticated ping: %v", r)
 	}
 	if err := bad.cmd.Wait(); err == nil {
@@ -207,9 +207,7 @@ func TestRPCAbortMidStream(t *testing.T) {
 	}
 	// The runtime is usable afterwards, with a valid transcript.
 	p.send(map[string]any{"id": "3", "type": "get_state"})
-	// The last frame is the answer; the abort's own answer may come after done.
-	fs := p.until(isResponse("3"))
-	if r := fs[len(fs)-1]; r["data"].(map[string]any)["busy"] != false {
+	if r := p.response("3"); r["data"].(map[string]any)["busy"] != false {
 		t.Fatalf("still busy after abort: %v", r)
 	}
 }
@@ -282,7 +280,7 @@ func TestRPCCompactCountsItsUsage(t *testing.T) {
 		t.Fatalf("compact: %v", types(frames))
 	}
 	p.send(map[string]any{"id": "3", "type": "get_state"})
-	st := p.until(isResponse("3"))[0]["data"].(map[string]any)
+	st := p.response("3")["data"].(map[string]any)
 	u := st["usage"].(map[string]any)
 	if u["input"].(float64) != 300 || u["output"].(float64) != 30 || st["message_count"].(float64) != 1 {
 		t.Fatalf("state after compaction: %v", st)

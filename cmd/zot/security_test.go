@@ -6,12 +6,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/internal/proctest"
 )
 
 // Provider keys and the RPC token never reach the bash tool's environment;
@@ -147,9 +147,7 @@ func TestBackgroundJobsDieWithTheRunAndZot(t *testing.T) {
 	p.send(map[string]any{"id": "1", "type": "prompt", "message": "start a job"})
 	p.until(isType("done"))
 	bg := waitPIDFile(t, filepath.Join(e.cwd, "bg.pid"))
-	if !waitGone(bg) {
-		t.Fatalf("the background job %d outlived the run", bg)
-	}
+	proctest.WaitGone(t, bg, "the background job (after the run)")
 	p.send(map[string]any{"id": "2", "type": "ping"})
 	p.until(isResponse("2"))
 
@@ -162,10 +160,7 @@ func TestBackgroundJobsDieWithTheRunAndZot(t *testing.T) {
 		t.Fatalf("zot rpc: %v", err)
 	}
 	for _, pid := range []int{escaped, sid} {
-		if !waitGone(pid) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Errorf("process %d (setsid) outlived zot", pid)
-		}
+		proctest.WaitGone(t, pid, "a setsid process (after zot exited)")
 	}
 }
 
@@ -191,10 +186,7 @@ exec cat >/dev/null
 		t.Fatalf("the extension did not start its grandchild: %v; %s", err, errOut)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	if !waitGone(pid) {
-		syscall.Kill(pid, syscall.SIGKILL)
-		t.Fatalf("the extension's setsid grandchild %d outlived zot", pid)
-	}
+	proctest.WaitGone(t, pid, "the extension's setsid grandchild (after zot exited)")
 }
 
 // Writes outside the workspace (../, absolute paths, symlinks) are refused
