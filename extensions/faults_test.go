@@ -13,6 +13,7 @@ import (
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions/wire"
 	"github.com/zot-editors/zot/internal/proctest"
+	"github.com/zot-editors/zot/internal/testenv"
 )
 
 func TestFaultNoHelloKilledStartupBounded(t *testing.T) {
@@ -325,7 +326,7 @@ func TestBackgroundStartCommandWaits(t *testing.T) {
 	e := newEnv(t)
 	gate := filepath.Join(t.TempDir(), "gate")
 	if err := mkfifo(gate); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		testenv.Skip(t, "mkfifo: %v", err)
 	}
 	e.global("slow", "-cmds", "insert", "-gate", gate)
 	h := e.start(func(o *Options) { o.Background = true })

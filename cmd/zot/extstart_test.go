@@ -13,6 +13,7 @@ import (
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/extensions"
+	"github.com/zot-editors/zot/internal/testenv"
 )
 
 var (
@@ -59,7 +60,7 @@ func newGate(t *testing.T) (path string, release func()) {
 	t.Helper()
 	path = filepath.Join(t.TempDir(), "gate")
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		testenv.Skip(t, "mkfifo: %v", err)
 	}
 	var once sync.Once
 	release = func() {
@@ -114,11 +115,11 @@ func TestRPCSlowExtensionDoesNotBlockAndItsToolWaits(t *testing.T) {
 // must run, however long that takes within its hello budget.
 func TestRPCGoRunExtensionColdCache(t *testing.T) {
 	if testing.Short() {
-		t.Skip("cold compile")
+		testenv.Skip(t, "cold compile")
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go")
+		testenv.Skip(t, "no go")
 	}
 	e := newEnv(t,
 		llmtest.ToolReply("gotool", map[string]any{}),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/internal/testenv"
 	"github.com/zot-editors/zot/server/servertest"
 )
 
@@ -18,7 +19,7 @@ const mb = 1 << 20
 // memEditor starts zot lsp for a memory benchmark.
 func memEditor(b *testing.B, llm *llmtest.Server) *servertest.Editor {
 	if runtime.GOOS != "linux" {
-		b.Skip("reads /proc/PID/status")
+		testenv.Skip(b, "reads /proc/PID/status")
 	}
 	home, root := b.TempDir(), b.TempDir()
 	var env []string

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/internal/testenv"
 	"github.com/zot-editors/zot/server/servertest"
 )
 
@@ -37,7 +38,7 @@ func gate(t *testing.T) (path string, release func()) {
 	t.Helper()
 	path = filepath.Join(t.TempDir(), "gate")
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		testenv.Skip(t, "mkfifo: %v", err)
 	}
 	var once sync.Once
 	release = func() {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/internal/testenv"
 	"github.com/zot-editors/zot/server/servertest"
 )
 
@@ -58,7 +59,7 @@ func TestRepeatedAnswersAreDropped(t *testing.T) {
 // shutdown and the process exits.
 func TestStuckEditorDoesNotKeepZotAlive(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("observes the pipe with FIONREAD")
+		testenv.Skip(t, "observes the pipe with FIONREAD")
 	}
 	e := newEnv(t, llmtest.Reply{RepeatText: &llmtest.Repeat{Text: "flood ", Count: 300_000}})
 	// No progress: workDoneProgress/create would wait for an answer the
