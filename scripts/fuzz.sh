@@ -18,9 +18,16 @@ while IFS=: read -r file target; do
   dir=./$(dirname "${file#./}")
   echo "fuzz $dir $target ($FUZZTIME)"
   if ! "$GO" test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "$dir" >"$log" 2>&1; then
-    grep -v '^fuzz: elapsed' "$log"
-    echo "FAIL fuzz $dir $target"
-    exit 1
+    # On a loaded machine the fuzz coordinator can miss its own deadline
+    # while stopping the workers ("context deadline exceeded", no input):
+    # not a finding. A finding always writes its input under testdata/fuzz.
+    if grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log"; then
+      echo "  (the fuzzer overran its time limit while stopping; no failing input)"
+    else
+      grep -v '^fuzz: elapsed' "$log"
+      echo "FAIL fuzz $dir $target"
+      exit 1
+    fi
   fi
   n=$((n + 1))
 done < <(grep -rEo --include='*_test.go' --exclude-dir=testdata --exclude-dir=node_modules '^func Fuzz[A-Za-z0-9_]*' . |

@@ -14,9 +14,8 @@ import (
 const Grace = 2 * time.Second
 
 var (
-	mu     sync.Mutex
-	live   = map[int]struct{}{} // every tracked group, for Cleanup
-	groups = map[*Groups]struct{}{}
+	mu   sync.Mutex
+	live = map[int]struct{}{} // every tracked group, for Cleanup
 )
 
 // Groups is a set of process groups that belong to one owner (one bash

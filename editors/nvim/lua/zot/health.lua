@@ -56,9 +56,18 @@ local function probe(cmd, root)
   client.notify(P.lsp.initialized, vim.empty_dict())
   out.info = (((init.result or {}).capabilities or {}).experimental or {}).zot or {}
   out.server_info = (init.result or {}).serverInfo
-  -- Extensions start after initialized; wait (bounded) until they settle.
+  -- Extensions start after initialized; wait (bounded) until they settle:
+  -- the host has loaded and no extension is still starting.
   vim.wait(8000, function()
-    return exts_changed ~= nil and not exts_changed.loading
+    if exts_changed == nil or exts_changed.loading then
+      return false
+    end
+    for _, x in ipairs(exts_changed.extensions or {}) do
+      if x.state == 'starting' then
+        return false
+      end
+    end
+    return true
   end, 20)
   local exts
   client.request(P.request.extensions, vim.empty_dict(), function(err, result)
