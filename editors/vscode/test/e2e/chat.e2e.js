@@ -595,8 +595,12 @@ test("Zot: Prompt sends the editor's selection and file as context", async () =>
     await page.keyboard.press("Control+A");
     await runCommand("Zot: Prompt");
     await waitFor("the prompt box titled with the file", async () => (await page.$eval(QUICK_INPUT, (e) => e.textContent)).includes("hello.txt"));
-    await page.keyboard.type("what is this?");
-    await page.keyboard.press("Enter");
+    // Type into the prompt box itself, not wherever focus is: on 1.139 the
+    // box can be drawn before its input takes focus.
+    const box = page.locator(`${QUICK_INPUT} input`).first();
+    await box.fill("what is this?");
+    await waitFor("the typed prompt in the box", async () => (await box.inputValue()) === "what is this?");
+    await box.press("Enter");
     await waitFor("the prompt with its context", async () => {
         const t = await text(chat, ".item.user");
         return t.includes("what is this?") && t.includes("Editor context: hello.txt") && t.includes("hello review (edited)");
