@@ -32,17 +32,13 @@ func (st *stream) anthropic() {
 
 	index := 0
 	if st.reply.Thinking != "" {
-		b := st.anthEvent(st.buf, "content_block_start")
-		b = append(b, `{"type":"content_block_start","index":`...)
-		b = strconv.AppendInt(b, int64(index), 10)
+		b := st.anthIndexed(st.buf, "content_block_start", index)
 		st.buf = append(b, `,"content_block":{"type":"thinking","thinking":"","signature":""}}`+"\n\n"...)
 		for _, d := range SplitText(st.reply.Thinking) {
 			if !st.wait() {
 				return
 			}
-			b := st.anthEvent(st.buf, "content_block_delta")
-			b = append(b, `{"type":"content_block_delta","index":`...)
-			b = strconv.AppendInt(b, int64(index), 10)
+			b := st.anthIndexed(st.buf, "content_block_delta", index)
 			b = append(b, `,"delta":{"type":"thinking_delta","thinking":`...)
 			b = jsonstr.Append(b, d)
 			st.buf = append(b, "}}\n\n"...)
@@ -50,15 +46,11 @@ func (st *stream) anthropic() {
 				return
 			}
 		}
-		b = st.anthEvent(st.buf, "content_block_delta")
-		b = append(b, `{"type":"content_block_delta","index":`...)
-		b = strconv.AppendInt(b, int64(index), 10)
+		b = st.anthIndexed(st.buf, "content_block_delta", index)
 		b = append(b, `,"delta":{"type":"signature_delta","signature":`...)
 		b = jsonstr.Append(b, st.signature())
 		b = append(b, "}}\n\n"...)
-		b = st.anthEvent(b, "content_block_stop")
-		b = append(b, `{"type":"content_block_stop","index":`...)
-		b = strconv.AppendInt(b, int64(index), 10)
+		b = st.anthIndexed(b, "content_block_stop", index)
 		st.buf = append(b, "}\n\n"...)
 		if !st.flush() {
 			return
@@ -66,15 +58,11 @@ func (st *stream) anthropic() {
 		index++
 	}
 	if st.reply.RedactedThinking != "" {
-		b := st.anthEvent(st.buf, "content_block_start")
-		b = append(b, `{"type":"content_block_start","index":`...)
-		b = strconv.AppendInt(b, int64(index), 10)
+		b := st.anthIndexed(st.buf, "content_block_start", index)
 		b = append(b, `,"content_block":{"type":"redacted_thinking","data":`...)
 		b = jsonstr.Append(b, st.reply.RedactedThinking)
 		b = append(b, "}}\n\n"...)
-		b = st.anthEvent(b, "content_block_stop")
-		b = append(b, `{"type":"content_block_stop","index":`...)
-		b = strconv.AppendInt(b, int64(index), 10)
+		b = st.anthIndexed(b, "content_block_stop", index)
 		st.buf = append(b, "}\n\n"...)
 		if !st.flush() {
 			return
@@ -82,9 +70,7 @@ func (st *stream) anthropic() {
 		index++
 	}
 	if len(st.deltas) > 0 {
-		b := st.anthEvent(st.buf, "content_block_start")
-		b = append(b, `{"type":"content_block_start","index":`...)
-		b = strconv.AppendInt(b, int64(index), 10)
+		b := st.anthIndexed(st.buf, "content_block_start", index)
 		st.buf = append(b, `,"content_block":{"type":"text","text":""}}`+"\n\n"...)
 		st.buf = append(st.anthEvent(st.buf, "ping"), `{"type":"ping"}`+"\n\n"...)
 		if !st.flush() {
@@ -94,9 +80,7 @@ func (st *stream) anthropic() {
 			if st.interrupt(i, true) || !st.wait() {
 				return
 			}
-			b := st.anthEvent(st.buf, "content_block_delta")
-			b = append(b, `{"type":"content_block_delta","index":`...)
-			b = strconv.AppendInt(b, int64(index), 10)
+			b := st.anthIndexed(st.buf, "content_block_delta", index)
 			b = append(b, `,"delta":{"type":"text_delta","text":`...)
 			b = jsonstr.Append(b, d)
 			st.buf = append(b, "}}\n\n"...)
@@ -104,9 +88,7 @@ func (st *stream) anthropic() {
 				return
 			}
 		}
-		b = st.anthEvent(st.buf, "content_block_stop")
-		b = append(b, `{"type":"content_block_stop","index":`...)
-		b = strconv.AppendInt(b, int64(index), 10)
+		b = st.anthIndexed(st.buf, "content_block_stop", index)
 		st.buf = append(b, "}\n\n"...)
 		if !st.flush() {
 			return
@@ -117,9 +99,7 @@ func (st *stream) anthropic() {
 		return
 	}
 	for i, tc := range st.reply.ToolCalls {
-		b := st.anthEvent(st.buf, "content_block_start")
-		b = append(b, `{"type":"content_block_start","index":`...)
-		b = strconv.AppendInt(b, int64(index), 10)
+		b := st.anthIndexed(st.buf, "content_block_start", index)
 		b = append(b, `,"content_block":{"type":"tool_use","id":`...)
 		b = jsonstr.Append(b, st.toolID(i, "toolu_llmtest_"))
 		b = append(b, `,"name":`...)
@@ -132,9 +112,7 @@ func (st *stream) anthropic() {
 			if p != "" && !st.wait() {
 				return
 			}
-			b := st.anthEvent(st.buf, "content_block_delta")
-			b = append(b, `{"type":"content_block_delta","index":`...)
-			b = strconv.AppendInt(b, int64(index), 10)
+			b := st.anthIndexed(st.buf, "content_block_delta", index)
 			b = append(b, `,"delta":{"type":"input_json_delta","partial_json":`...)
 			b = jsonstr.Append(b, p)
 			st.buf = append(b, "}}\n\n"...)
@@ -142,9 +120,7 @@ func (st *stream) anthropic() {
 				return
 			}
 		}
-		b = st.anthEvent(st.buf, "content_block_stop")
-		b = append(b, `{"type":"content_block_stop","index":`...)
-		b = strconv.AppendInt(b, int64(index), 10)
+		b = st.anthIndexed(st.buf, "content_block_stop", index)
 		st.buf = append(b, "}\n\n"...)
 		if !st.flush() {
 			return
@@ -215,6 +191,16 @@ func (st *stream) anthEvent(b []byte, name string) []byte {
 	b = append(b, "event: "...)
 	b = append(b, name...)
 	return append(b, "\ndata: "...)
+}
+
+// anthIndexed starts a content-block event: its SSE head and
+// {"type":name,"index":index — the caller appends the rest.
+func (st *stream) anthIndexed(b []byte, name string, index int) []byte {
+	b = st.anthEvent(b, name)
+	b = append(b, `{"type":"`...)
+	b = append(b, name...)
+	b = append(b, `","index":`...)
+	return strconv.AppendInt(b, int64(index), 10)
 }
 
 // openai streams the reply as Chat Completions does.
