@@ -13,6 +13,7 @@ require (
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/protocol v0.12.0
 	go.lsp.dev/uri v1.0.1
+	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.48.0
 )
 
