@@ -1,9 +1,7 @@
 package examples_test
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,28 +9,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/zot-editors/zot/extensions/examples/examplestest"
+	"github.com/zot-editors/zot/extensions/sdk/sdktest"
 	"github.com/zot-editors/zot/extensions/wire"
-	"github.com/zot-editors/zot/internal/syncbuf"
 )
-
-// wait bounds every wait on an extension so a bug fails instead of
-// hanging; nothing is asserted about how long anything takes.
-const wait = 60 * time.Second
 
 // proc is one example running as a subprocess, driven like the host does.
 type proc struct {
-	t        *testing.T
+	*sdktest.Host
 	dir      string
 	manifest examplestest.Manifest
-	cmd      *exec.Cmd
-	stdin    io.WriteCloser
-	lines    chan []byte // stdout lines; closed at EOF
-	stderr   *syncbuf.Buffer
-	exited   chan struct{}
-	exitErr  error
 }
 
 // spawn starts the extension in dir as the host would: exec (relative
@@ -40,204 +27,30 @@ type proc struct {
 func spawn(t *testing.T, dir string) *proc {
 	t.Helper()
 	m := examplestest.ReadManifest(t, dir)
-	p := &proc{t: t, dir: dir, manifest: m, lines: make(chan []byte, 1024), stderr: &syncbuf.Buffer{}, exited: make(chan struct{})}
-	p.cmd = exec.Command(filepath.Join(dir, m.Exec), m.Args...)
-	p.cmd.Dir = dir
-	p.cmd.Stderr = p.stderr
-	var err error
-	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", m.Name, err)
-	}
-	go func() {
-		r := bufio.NewReader(stdout)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				p.lines <- line
-			}
-			if err != nil {
-				break
-			}
-		}
-		close(p.lines)
-		p.exitErr = p.cmd.Wait() // after stdout is drained, as StdoutPipe requires
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		p.stdin.Close()
-		go func() {
-			for range p.lines { // unread frames must not block the reader
-			}
-		}()
-		select {
-		case <-p.exited:
-		case <-time.After(wait):
-			_ = p.cmd.Process.Kill()
-			<-p.exited
-			t.Errorf("%s did not exit after stdin closed", m.Name)
-		}
-		if t.Failed() {
-			t.Logf("%s stderr:\n%s", m.Name, p.stderr)
-		}
-	})
-	return p
+	cmd := exec.Command(filepath.Join(dir, m.Exec), m.Args...)
+	cmd.Dir = dir
+	return &proc{Host: sdktest.Spawn(t, cmd), dir: dir, manifest: m}
 }
 
-func (p *proc) send(f wire.Frame) {
-	p.t.Helper()
-	b, err := json.Marshal(f)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	p.sendRaw(string(b) + "\n")
-}
-
-func (p *proc) sendRaw(s string) {
-	p.t.Helper()
-	if _, err := io.WriteString(p.stdin, s); err != nil {
-		p.t.Fatalf("write to %s: %v", p.manifest.Name, err)
-	}
-}
-
-func (p *proc) next() wire.Frame {
-	p.t.Helper()
-	select {
-	case line, ok := <-p.lines:
-		if !ok {
-			p.t.Fatalf("%s closed stdout (stderr: %s)", p.manifest.Name, p.stderr)
-		}
-		var f wire.Frame
-		if err := json.Unmarshal(line, &f); err != nil {
-			p.t.Fatalf("%s wrote a bad frame %q: %v", p.manifest.Name, line, err)
-		}
-		return f
-	case <-time.After(wait):
-		p.t.Fatalf("no frame from %s", p.manifest.Name)
-	}
-	return wire.Frame{}
-}
-
-func (p *proc) expect(typ string) wire.Frame {
-	p.t.Helper()
-	f := p.next()
-	if f.Type != typ {
-		p.t.Fatalf("got %s frame %+v, want %s", f.Type, f, typ)
-	}
-	return f
-}
-
-// handshake reads hello, answers hello_ack (data_dir = dataDir) and
-// returns the frames after hello up to and including ready.
-func (p *proc) handshake(dataDir string) []wire.Frame {
-	p.t.Helper()
-	hello := p.expect(wire.TypeHello)
+// handshake answers hello (data_dir = dataDir), checks hello matches the
+// manifest, and returns the frames after hello up to and including ready.
+func (p *proc) handshake(t *testing.T, dataDir string) []wire.Frame {
+	t.Helper()
+	ack := sdktest.Ack(t)
+	ack.ExtensionDir, ack.DataDir = p.dir, dataDir
+	hello, frames := p.Handshake(ack)
 	if hello.Name != p.manifest.Name || hello.Version == "" {
-		p.t.Fatalf("hello %+v does not match the manifest (name %q)", hello, p.manifest.Name)
+		t.Fatalf("hello %+v does not match the manifest (name %q)", hello, p.manifest.Name)
 	}
-	p.send(wire.Frame{Type: wire.TypeHelloAck, ProtocolVersion: wire.ProtocolVersion, ZotVersion: "test",
-		Provider: "anthropic", Model: "test-model", Cwd: p.t.TempDir(), ExtensionDir: p.dir, DataDir: dataDir})
-	var got []wire.Frame
-	for {
-		f := p.next()
-		got = append(got, f)
-		if f.Type == wire.TypeReady {
-			return got
-		}
-	}
-}
-
-// shutdown checks shutdown_ack, then a clean exit.
-func (p *proc) shutdown() {
-	p.t.Helper()
-	p.send(wire.Frame{Type: wire.TypeShutdown})
-	p.expect(wire.TypeShutdownAck)
-	p.waitExit()
-}
-
-func (p *proc) waitExit() {
-	p.t.Helper()
-	select {
-	case line, ok := <-p.lines:
-		if ok {
-			p.t.Fatalf("%s wrote %q after it should have stopped", p.manifest.Name, line)
-		}
-	case <-time.After(wait):
-		p.t.Fatalf("%s kept stdout open", p.manifest.Name)
-	}
-	select {
-	case <-p.exited:
-		if p.exitErr != nil {
-			p.t.Fatalf("%s exited with %v", p.manifest.Name, p.exitErr)
-		}
-	case <-time.After(wait):
-		p.t.Fatalf("%s did not exit", p.manifest.Name)
-	}
-}
-
-func (p *proc) command(id, name, args string) wire.Frame {
-	p.t.Helper()
-	a, _ := json.Marshal(args)
-	p.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: id, Name: name, Args: a})
-	f := p.expect(wire.TypeCommandResponse)
-	if f.ID != id {
-		p.t.Fatalf("command_response id %q, want %q", f.ID, id)
-	}
-	return f
-}
-
-func (p *proc) tool(id, name, args string) wire.Frame {
-	p.t.Helper()
-	p.send(wire.Frame{Type: wire.TypeToolCall, ID: id, Name: name, Args: json.RawMessage(args)})
-	f := p.expect(wire.TypeToolResult)
-	if f.ID != id || len(f.Content) == 0 {
-		p.t.Fatalf("tool_result %+v for %s", f, id)
-	}
-	return f
-}
-
-func (p *proc) intercept(id, tool, args string) wire.Frame {
-	p.t.Helper()
-	p.send(wire.Frame{Type: wire.TypeEventIntercept, ID: id, Event: wire.EventToolCall,
-		ToolID: "call-" + id, ToolName: tool, ToolArgs: json.RawMessage(args)})
-	f := p.expect(wire.TypeEventInterceptResponse)
-	if f.ID != id {
-		p.t.Fatalf("event_intercept_response id %q, want %q", f.ID, id)
-	}
-	return f
-}
-
-// registered lists "register_command:name" / "register_tool:name".
-func registered(frames []wire.Frame) []string {
-	var out []string
-	for _, f := range frames {
-		if f.Type == wire.TypeRegisterCommand || f.Type == wire.TypeRegisterTool {
-			out = append(out, f.Type+":"+f.Name)
-		}
-	}
-	return out
-}
-
-func text(f wire.Frame) string {
-	var parts []string
-	for _, b := range f.Content {
-		parts = append(parts, b.Text)
-	}
-	return strings.Join(parts, "\n")
+	return frames
 }
 
 func TestHello(t *testing.T) {
 	t.Parallel()
 	p := spawn(t, examplestest.Build(t, "hello"))
-	regs := p.handshake(t.TempDir())
+	regs := p.handshake(t, t.TempDir())
 	want := []string{"register_command:hello", "register_command:hello-insert", "register_command:hello-display"}
-	if got := registered(regs); !slices.Equal(got, want) {
+	if got := sdktest.Registered(regs); !slices.Equal(got, want) {
 		t.Fatalf("registrations %v, want %v", got, want)
 	}
 	for _, f := range regs[:3] {
@@ -245,26 +58,26 @@ func TestHello(t *testing.T) {
 			t.Errorf("/%s has no description", f.Name)
 		}
 	}
-	if f := p.command("1", "hello", ""); f.Action != wire.ActionPrompt || !strings.Contains(f.Prompt, "Greet me") {
+	if f := p.Command("1", "hello", ""); f.Action != wire.ActionPrompt || !strings.Contains(f.Prompt, "Greet me") {
 		t.Fatalf("/hello %+v", f)
 	}
-	if f := p.command("2", "hello", "Ada"); f.Action != wire.ActionPrompt || !strings.Contains(f.Prompt, "Greet Ada") {
+	if f := p.Command("2", "hello", "Ada"); f.Action != wire.ActionPrompt || !strings.Contains(f.Prompt, "Greet Ada") {
 		t.Fatalf("/hello Ada %+v", f)
 	}
-	if f := p.command("3", "hello-insert", "world"); f.Action != wire.ActionInsert || f.Insert != "Hello, world!" {
+	if f := p.Command("3", "hello-insert", "world"); f.Action != wire.ActionInsert || f.Insert != "Hello, world!" {
 		t.Fatalf("/hello-insert %+v", f)
 	}
-	if f := p.command("4", "hello-display", ""); f.Action != wire.ActionDisplay ||
+	if f := p.Command("4", "hello-display", ""); f.Action != wire.ActionDisplay ||
 		!strings.Contains(f.Display, "zot test") || !strings.Contains(f.Display, "anthropic/test-model") {
 		t.Fatalf("/hello-display %+v", f)
 	}
-	p.shutdown()
+	p.Shutdown()
 }
 
 func TestGuard(t *testing.T) {
 	t.Parallel()
 	p := spawn(t, examplestest.Build(t, "guard"))
-	regs := p.handshake(t.TempDir())
+	regs := p.handshake(t, t.TempDir())
 	if len(regs) != 2 || regs[0].Type != wire.TypeSubscribe || !slices.Equal(regs[0].Intercept, []string{wire.EventToolCall}) {
 		t.Fatalf("guard registrations %+v", regs)
 	}
@@ -275,7 +88,7 @@ func TestGuard(t *testing.T) {
 		{"make && sudo make install", `"sudo"`},
 	} {
 		args, _ := json.Marshal(map[string]string{"command": c.command})
-		f := p.intercept("b-"+c.command, "bash", string(args))
+		f := p.InterceptToolCall("b-"+c.command, "bash", string(args))
 		if !f.Block || !strings.Contains(f.Reason, c.pattern) || f.ModifiedArgs != nil {
 			t.Errorf("%q: %+v, want a block quoting %s", c.command, f, c.pattern)
 		}
@@ -286,17 +99,17 @@ func TestGuard(t *testing.T) {
 		{"bash", `{"command":"echo sudo"}`},
 		{"read", `{"path":"rm -rf"}`}, // only bash is judged
 	} {
-		f := p.intercept("a-"+c.args, c.tool, c.args)
+		f := p.InterceptToolCall("a-"+c.args, c.tool, c.args)
 		if f.Block || f.Reason != "" || f.ModifiedArgs != nil || f.ReplaceText != nil {
 			t.Errorf("%s %s: %+v, want a plain pass-through", c.tool, c.args, f)
 		}
 	}
 	// Unknown frames and events the guard does not observe are ignored.
-	p.sendRaw("garbage\n" + `{"type":"event","event":"turn_start","step":1}` + "\n" + `{"type":"mystery"}` + "\n")
-	if f := p.intercept("last", "bash", `{"command":"sudo -i"}`); !f.Block {
+	p.SendRaw("garbage\n" + `{"type":"event","event":"turn_start","step":1}` + "\n" + `{"type":"mystery"}` + "\n")
+	if f := p.InterceptToolCall("last", "bash", `{"command":"sudo -i"}`); !f.Block {
 		t.Fatalf("after garbage: %+v", f)
 	}
-	p.shutdown()
+	p.Shutdown()
 }
 
 var (
@@ -332,8 +145,8 @@ func TestTodo(t *testing.T) {
 	data := t.TempDir()
 
 	p := spawn(t, dir)
-	regs := p.handshake(data)
-	if got := registered(regs); !slices.Equal(got, []string{"register_tool:todo", "register_command:todos"}) {
+	regs := p.handshake(t, data)
+	if got := sdktest.Registered(regs); !slices.Equal(got, []string{"register_tool:todo", "register_command:todos"}) {
 		t.Fatalf("registrations %v", got)
 	}
 	if !json.Valid(regs[0].Schema) || !strings.Contains(string(regs[0].Schema), `"enum"`) {
@@ -341,19 +154,19 @@ func TestTodo(t *testing.T) {
 	}
 
 	// The tool.
-	if f := p.tool("l0", "todo", `{"action":"list"}`); f.IsError || text(f) != "no todos" {
+	if f := p.Tool("l0", "todo", `{"action":"list"}`); f.IsError || sdktest.Text(f) != "no todos" {
 		t.Fatalf("empty list %+v", f)
 	}
-	if f := p.tool("a1", "todo", `{"action":"add","text":"buy milk"}`); f.IsError || text(f) != "added #1: buy milk" {
+	if f := p.Tool("a1", "todo", `{"action":"add","text":"buy milk"}`); f.IsError || sdktest.Text(f) != "added #1: buy milk" {
 		t.Fatalf("add %+v", f)
 	}
-	if f := p.tool("a2", "todo", `{"action":"add","text":"write tests"}`); f.IsError || text(f) != "added #2: write tests" {
+	if f := p.Tool("a2", "todo", `{"action":"add","text":"write tests"}`); f.IsError || sdktest.Text(f) != "added #2: write tests" {
 		t.Fatalf("add %+v", f)
 	}
-	if f := p.tool("c1", "todo", `{"action":"complete","id":1}`); f.IsError || text(f) != "completed #1: buy milk" {
+	if f := p.Tool("c1", "todo", `{"action":"complete","id":1}`); f.IsError || sdktest.Text(f) != "completed #1: buy milk" {
 		t.Fatalf("complete %+v", f)
 	}
-	if f := p.tool("l1", "todo", `{"action":"list"}`); f.IsError || text(f) != "#1 [x] buy milk\n#2 [ ] write tests" {
+	if f := p.Tool("l1", "todo", `{"action":"list"}`); f.IsError || sdktest.Text(f) != "#1 [x] buy milk\n#2 [ ] write tests" {
 		t.Fatalf("list %+v", f)
 	}
 	for _, bad := range []string{
@@ -361,21 +174,21 @@ func TestTodo(t *testing.T) {
 		`{"action":"complete"}`, `{"action":"complete","id":"1"}`, `{"action":"complete","id":99}`,
 		`{"action":"list","extra":true}`, `[]`,
 	} {
-		if f := p.tool("bad", "todo", bad); !f.IsError {
+		if f := p.Tool("bad", "todo", bad); !f.IsError {
 			t.Errorf("args %s: %+v, want an error result", bad, f)
 		}
 	}
 
 	// The panel: open, keys, re-renders, close.
-	f := p.command("o1", "todos", "")
+	f := p.Command("o1", "todos", "")
 	if f.Action != wire.ActionOpenPanel {
 		t.Fatalf("/todos %+v", f)
 	}
 	todoMatches(t, f, "› ✓ buy milk", "  □ write tests")
 	key := func(k, text string, want ...string) {
 		t.Helper()
-		p.send(wire.Frame{Type: wire.TypePanelKey, PanelID: "todos-main", Key: k, Text: text})
-		todoMatches(t, p.expect(wire.TypePanelRender), want...)
+		p.Send(wire.Frame{Type: wire.TypePanelKey, PanelID: "todos-main", Key: k, Text: text})
+		todoMatches(t, p.Expect(wire.TypePanelRender), want...)
 	}
 	key("down", "", "  ✓ buy milk", "› □ write tests")
 	key("down", "", "  ✓ buy milk", "› □ write tests") // clamped
@@ -388,24 +201,24 @@ func TestTodo(t *testing.T) {
 	key("rune", "a", "  ✓ buy milk", "  □ write tests", "› □ new item 4")
 	key("delete", "", "  ✓ buy milk", "› □ write tests")
 	key("rune", "x", "  ✓ buy milk", "› ✓ write tests")
-	p.send(wire.Frame{Type: wire.TypePanelKey, PanelID: "todos-main", Key: "rune", Text: "q"})
-	if f := p.expect(wire.TypePanelClose); f.PanelID != "todos-main" {
+	p.Send(wire.Frame{Type: wire.TypePanelKey, PanelID: "todos-main", Key: "rune", Text: "q"})
+	if f := p.Expect(wire.TypePanelClose); f.PanelID != "todos-main" {
 		t.Fatalf("q: %+v", f)
 	}
 	// While open, a tool edit re-renders; after the host closes the
 	// panel, it does not.
-	todoMatches(t, p.command("o2", "todos", ""), "  ✓ buy milk", "› ✓ write tests")
-	p.send(wire.Frame{Type: wire.TypeToolCall, ID: "a3", Name: "todo", Args: json.RawMessage(`{"action":"add","text":"ship it"}`)})
-	todoMatches(t, p.expect(wire.TypePanelRender), "  ✓ buy milk", "› ✓ write tests", "  □ ship it")
-	if f := p.expect(wire.TypeToolResult); f.ID != "a3" || text(f) != "added #5: ship it" {
+	todoMatches(t, p.Command("o2", "todos", ""), "  ✓ buy milk", "› ✓ write tests")
+	p.Send(wire.Frame{Type: wire.TypeToolCall, ID: "a3", Name: "todo", Args: json.RawMessage(`{"action":"add","text":"ship it"}`)})
+	todoMatches(t, p.Expect(wire.TypePanelRender), "  ✓ buy milk", "› ✓ write tests", "  □ ship it")
+	if f := p.Expect(wire.TypeToolResult); f.ID != "a3" || sdktest.Text(f) != "added #5: ship it" {
 		t.Fatalf("add while open %+v", f)
 	}
-	p.send(wire.Frame{Type: wire.TypePanelClose, PanelID: "todos-main"})
-	p.send(wire.Frame{Type: wire.TypePanelKey, PanelID: "other", Key: "down"}) // not ours: ignored
-	if f := p.tool("c5", "todo", `{"action":"complete","id":5}`); f.IsError {
+	p.Send(wire.Frame{Type: wire.TypePanelClose, PanelID: "todos-main"})
+	p.Send(wire.Frame{Type: wire.TypePanelKey, PanelID: "other", Key: "down"}) // not ours: ignored
+	if f := p.Tool("c5", "todo", `{"action":"complete","id":5}`); f.IsError {
 		t.Fatalf("complete %+v", f)
 	}
-	p.shutdown()
+	p.Shutdown()
 
 	// Persistence: the file is whole JSON, no temp files are left, and a
 	// restarted extension sees the same list.
@@ -428,77 +241,77 @@ func TestTodo(t *testing.T) {
 	}
 
 	p = spawn(t, dir)
-	p.handshake(data)
-	if f := p.tool("l2", "todo", `{"action":"list"}`); text(f) != "#1 [x] buy milk\n#2 [x] write tests\n#5 [x] ship it" {
-		t.Fatalf("list after restart %q", text(f))
+	p.handshake(t, data)
+	if f := p.Tool("l2", "todo", `{"action":"list"}`); sdktest.Text(f) != "#1 [x] buy milk\n#2 [x] write tests\n#5 [x] ship it" {
+		t.Fatalf("list after restart %q", sdktest.Text(f))
 	}
-	if f := p.tool("a6", "todo", `{"action":"add","text":"next"}`); text(f) != "added #6: next" {
-		t.Fatalf("ids continue after restart: %q", text(f))
+	if f := p.Tool("a6", "todo", `{"action":"add","text":"next"}`); sdktest.Text(f) != "added #6: next" {
+		t.Fatalf("ids continue after restart: %q", sdktest.Text(f))
 	}
-	todoMatches(t, p.command("o3", "todos", ""), "› ✓ buy milk", "  ✓ write tests", "  ✓ ship it", "  □ next")
-	p.send(wire.Frame{Type: wire.TypePanelKey, PanelID: "todos-main", Key: "esc"})
-	p.expect(wire.TypePanelClose)
-	p.shutdown()
+	todoMatches(t, p.Command("o3", "todos", ""), "› ✓ buy milk", "  ✓ write tests", "  ✓ ship it", "  □ next")
+	p.Send(wire.Frame{Type: wire.TypePanelKey, PanelID: "todos-main", Key: "esc"})
+	p.Expect(wire.TypePanelClose)
+	p.Shutdown()
 }
 
 func TestPython(t *testing.T) {
 	t.Parallel()
 	p := spawn(t, examplestest.Build(t, "python"))
-	regs := p.handshake(t.TempDir())
-	if got := registered(regs); !slices.Equal(got, []string{"register_command:words", "register_tool:word_count"}) {
+	regs := p.handshake(t, t.TempDir())
+	if got := sdktest.Registered(regs); !slices.Equal(got, []string{"register_command:words", "register_tool:word_count"}) {
 		t.Fatalf("registrations %v", got)
 	}
 	if !json.Valid(regs[1].Schema) {
 		t.Fatalf("schema %s", regs[1].Schema)
 	}
-	if f := p.command("1", "words", "the quick brown fox"); f.Action != wire.ActionDisplay || f.Display != "4 words, 19 characters" {
+	if f := p.Command("1", "words", "the quick brown fox"); f.Action != wire.ActionDisplay || f.Display != "4 words, 19 characters" {
 		t.Fatalf("/words %+v", f)
 	}
-	if f := p.command("2", "words", ""); f.Action != wire.ActionDisplay || !strings.Contains(f.Display, "usage") {
+	if f := p.Command("2", "words", ""); f.Action != wire.ActionDisplay || !strings.Contains(f.Display, "usage") {
 		t.Fatalf("/words without text %+v", f)
 	}
-	if f := p.tool("t1", "word_count", `{"text":"one two\nthree ünïcode"}`); f.IsError || text(f) != "4 words, 2 lines, 21 characters" {
+	if f := p.Tool("t1", "word_count", `{"text":"one two\nthree ünïcode"}`); f.IsError || sdktest.Text(f) != "4 words, 2 lines, 21 characters" {
 		t.Fatalf("word_count %+v", f)
 	}
-	if f := p.tool("t2", "word_count", `{"text":3}`); !f.IsError {
+	if f := p.Tool("t2", "word_count", `{"text":3}`); !f.IsError {
 		t.Fatalf("bad args %+v", f)
 	}
-	p.sendRaw("not json\n" + `{"type":"tool_cancel","id":"t9"}` + "\n" + `{"type":"mystery"}` + "\n")
+	p.SendRaw("not json\n" + `{"type":"tool_cancel","id":"t9"}` + "\n" + `{"type":"mystery"}` + "\n")
 	big := strings.Repeat("word ", 400_000) // a 2 MB line
-	if f := p.tool("t3", "word_count", `{"text":"`+big+`"}`); text(f) != "400000 words, 1 lines, 2000000 characters" {
-		t.Fatalf("big %q", text(f))
+	if f := p.Tool("t3", "word_count", `{"text":"`+big+`"}`); sdktest.Text(f) != "400000 words, 1 lines, 2000000 characters" {
+		t.Fatalf("big %q", sdktest.Text(f))
 	}
-	p.shutdown()
+	p.Shutdown()
 }
 
 func TestNode(t *testing.T) {
 	t.Parallel()
 	p := spawn(t, examplestest.Build(t, "node"))
-	regs := p.handshake(t.TempDir())
-	if got := registered(regs); !slices.Equal(got, []string{"register_command:clock", "register_tool:now"}) {
+	regs := p.handshake(t, t.TempDir())
+	if got := sdktest.Registered(regs); !slices.Equal(got, []string{"register_command:clock", "register_tool:now"}) {
 		t.Fatalf("registrations %v", got)
 	}
-	if f := p.command("1", "clock", ""); f.Action != wire.ActionDisplay || !regexp.MustCompile(`\d{4}`).MatchString(f.Display) {
+	if f := p.Command("1", "clock", ""); f.Action != wire.ActionDisplay || !regexp.MustCompile(`\d{4}`).MatchString(f.Display) {
 		t.Fatalf("/clock %+v", f)
 	}
-	if f := p.command("2", "clock", "Mars/Olympus"); f.Error == "" {
+	if f := p.Command("2", "clock", "Mars/Olympus"); f.Error == "" {
 		t.Fatalf("/clock with a bad zone %+v", f)
 	}
 	iso := regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z \(.+\)$`)
-	if f := p.tool("t1", "now", `{}`); f.IsError || !iso.MatchString(text(f)) {
+	if f := p.Tool("t1", "now", `{}`); f.IsError || !iso.MatchString(sdktest.Text(f)) {
 		t.Fatalf("now %+v", f)
 	}
-	if f := p.tool("t2", "now", `{"timezone":"UTC"}`); f.IsError || !strings.Contains(text(f), "UTC") {
+	if f := p.Tool("t2", "now", `{"timezone":"UTC"}`); f.IsError || !strings.Contains(sdktest.Text(f), "UTC") {
 		t.Fatalf("now UTC %+v", f)
 	}
-	if f := p.tool("t3", "now", `{"timezone":"Nowhere/Special"}`); !f.IsError {
+	if f := p.Tool("t3", "now", `{"timezone":"Nowhere/Special"}`); !f.IsError {
 		t.Fatalf("bad zone %+v", f)
 	}
-	p.sendRaw("not json\n" + `{"type":"event","event":"turn_end"}` + "\n")
-	if f := p.tool("t4", "now", `{"timezone":42}`); !f.IsError {
+	p.SendRaw("not json\n" + `{"type":"event","event":"turn_end"}` + "\n")
+	if f := p.Tool("t4", "now", `{"timezone":42}`); !f.IsError {
 		t.Fatalf("bad args %+v", f)
 	}
-	p.shutdown()
+	p.Shutdown()
 }
 
 // Every example exits when the host closes its stdin without a shutdown
@@ -509,9 +322,9 @@ func TestExitOnEOF(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			p := spawn(t, examplestest.Build(t, name))
-			p.handshake(t.TempDir())
-			p.stdin.Close()
-			p.waitExit()
+			p.handshake(t, t.TempDir())
+			p.CloseInput()
+			p.ExpectCleanEnd()
 		})
 	}
 }

@@ -2,7 +2,6 @@ package sdk
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -15,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zot-editors/zot/extensions/sdk/sdktest"
 	"github.com/zot-editors/zot/extensions/wire"
-	"github.com/zot-editors/zot/internal/syncbuf"
 )
 
 // wait bounds every wait for the extension so a bug fails the test
@@ -25,122 +24,15 @@ const wait = 30 * time.Second
 
 // fakeHost drives an Extension in-process over a pair of pipes.
 type fakeHost struct {
-	t     *testing.T
-	e     *Extension
-	toExt *io.PipeWriter
-	lines chan []byte // raw lines from the extension; closed at its EOF
-	done  chan error  // Serve's result
-	log   *syncbuf.Buffer
+	*sdktest.Host
+	e *Extension
 }
 
 func start(t *testing.T, e *Extension) *fakeHost {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	h := &fakeHost{t: t, e: e, toExt: inW, lines: make(chan []byte, 4096), done: make(chan error, 1), log: &syncbuf.Buffer{}}
-	e.SetLogOutput(h.log)
-	go func() {
-		err := e.Serve(inR, outW)
-		outW.Close()
-		h.done <- err
-	}()
-	go func() {
-		defer close(h.lines)
-		r := bufio.NewReader(outR)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				h.lines <- line
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		select {
-		case <-h.done:
-		case <-time.After(wait):
-			t.Error("Serve did not return after stdin closed")
-		}
-		if t.Failed() {
-			t.Logf("extension log:\n%s", h.log)
-		}
-	})
+	h := &fakeHost{Host: sdktest.Start(t, e), e: e}
+	h.Wait = wait
 	return h
-}
-
-func (h *fakeHost) send(f wire.Frame) {
-	h.t.Helper()
-	b, err := json.Marshal(f)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.sendRaw(string(b) + "\n")
-}
-
-func (h *fakeHost) sendRaw(s string) {
-	h.t.Helper()
-	if _, err := io.WriteString(h.toExt, s); err != nil {
-		h.t.Fatalf("write to extension: %v", err)
-	}
-}
-
-// next returns the next frame, checking it is exactly one JSON line.
-func (h *fakeHost) next() wire.Frame {
-	h.t.Helper()
-	select {
-	case line, ok := <-h.lines:
-		if !ok {
-			h.t.Fatal("extension closed its output")
-		}
-		if !bytes.HasSuffix(line, []byte("\n")) || bytes.Count(line, []byte("\n")) != 1 {
-			h.t.Fatalf("not one line: %q", line)
-		}
-		var f wire.Frame
-		if err := json.Unmarshal(line, &f); err != nil {
-			h.t.Fatalf("bad frame %q: %v", line, err)
-		}
-		return f
-	case <-time.After(wait):
-		h.t.Fatal("no frame from the extension")
-	}
-	return wire.Frame{}
-}
-
-func (h *fakeHost) expect(typ string) wire.Frame {
-	h.t.Helper()
-	f := h.next()
-	if f.Type != typ {
-		h.t.Fatalf("got %s frame %+v, want %s", f.Type, f, typ)
-	}
-	return f
-}
-
-// expectClosed waits for the end of the extension's output.
-func (h *fakeHost) expectClosed() {
-	h.t.Helper()
-	select {
-	case line, ok := <-h.lines:
-		if ok {
-			h.t.Fatalf("unexpected frame %s", line)
-		}
-	case <-time.After(wait):
-		h.t.Fatal("extension output still open")
-	}
-}
-
-func (h *fakeHost) result() error {
-	h.t.Helper()
-	select {
-	case err := <-h.done:
-		h.done <- err // for Cleanup
-		return err
-	case <-time.After(wait):
-		h.t.Fatal("Serve did not return")
-	}
-	return nil
 }
 
 var testAck = wire.Frame{
@@ -149,21 +41,13 @@ var testAck = wire.Frame{
 }
 
 // handshake answers hello and returns the frames up to and including ready.
-func (h *fakeHost) handshake() []wire.Frame {
-	h.t.Helper()
-	hello := h.expect(wire.TypeHello)
+func (h *fakeHost) handshake(t *testing.T) []wire.Frame {
+	t.Helper()
+	hello, frames := h.Handshake(testAck)
 	if hello.Name != h.e.name {
-		h.t.Fatalf("hello name %q", hello.Name)
+		t.Fatalf("hello name %q", hello.Name)
 	}
-	h.send(testAck)
-	var got []wire.Frame
-	for {
-		f := h.next()
-		got = append(got, f)
-		if f.Type == wire.TypeReady {
-			return got
-		}
-	}
+	return frames
 }
 
 func ping(e *Extension) {
@@ -172,12 +56,12 @@ func ping(e *Extension) {
 
 // pingPong proves the extension is still serving: the reply to a ping
 // command must be the next frame.
-func (h *fakeHost) pingPong(id string) {
-	h.t.Helper()
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: id, Name: "ping"})
-	f := h.expect(wire.TypeCommandResponse)
+func (h *fakeHost) pingPong(t *testing.T, id string) {
+	t.Helper()
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: id, Name: "ping"})
+	f := h.Expect(wire.TypeCommandResponse)
 	if f.ID != id || f.Display != "pong" {
-		h.t.Fatalf("ping reply %+v", f)
+		t.Fatalf("ping reply %+v", f)
 	}
 }
 
@@ -199,7 +83,7 @@ func TestHandshakeOrder(t *testing.T) {
 	}
 	h := start(t, e)
 
-	hello := h.expect(wire.TypeHello)
+	hello := h.Expect(wire.TypeHello)
 	if hello.Version != "1.2.3" || !slices.Contains(hello.Capabilities, "commands") ||
 		!slices.Contains(hello.Capabilities, "tools") || !slices.Contains(hello.Capabilities, "panels") {
 		t.Fatalf("hello %+v", hello)
@@ -207,12 +91,12 @@ func TestHandshakeOrder(t *testing.T) {
 	if e.Hello() != (HostInfo{}) {
 		t.Fatalf("Hello before hello_ack: %+v", e.Hello())
 	}
-	h.send(testAck)
+	h.Send(testAck)
 
 	var kinds []string
 	var frames []wire.Frame
 	for {
-		f := h.next()
+		f := h.Next()
 		frames = append(frames, f)
 		kinds = append(kinds, f.Type+":"+f.Name)
 		if f.Type == wire.TypeReady {
@@ -242,7 +126,7 @@ func TestNoSubscribeWithoutEvents(t *testing.T) {
 	e := New("plain", "1")
 	ping(e)
 	h := start(t, e)
-	got := h.handshake()
+	got := h.handshake(t)
 	if len(got) != 2 || got[0].Type != wire.TypeRegisterCommand {
 		t.Fatalf("frames %+v", got)
 	}
@@ -262,39 +146,39 @@ func TestCommands(t *testing.T) {
 	e.Command("err", "", func(string) Response { return Error("nope") })
 	e.Command("empty", "", func(string) Response { return Response{} })
 	h := start(t, e)
-	h.handshake()
+	h.handshake(t)
 
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "1", Name: "hello", Args: json.RawMessage(`"world"`)})
-	if f := h.expect(wire.TypeCommandResponse); f.ID != "1" || f.Action != "prompt" || f.Prompt != "greet world in /data/x" {
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "1", Name: "hello", Args: json.RawMessage(`"world"`)})
+	if f := h.Expect(wire.TypeCommandResponse); f.ID != "1" || f.Action != "prompt" || f.Prompt != "greet world in /data/x" {
 		t.Fatalf("prompt %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "2", Name: "ins"})
-	if f := h.expect(wire.TypeCommandResponse); f.ID != "2" || f.Action != "insert" || f.Insert != "inserted" {
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "2", Name: "ins"})
+	if f := h.Expect(wire.TypeCommandResponse); f.ID != "2" || f.Action != "insert" || f.Insert != "inserted" {
 		t.Fatalf("insert %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "3", Name: "disp"})
-	if f := h.expect(wire.TypeCommandResponse); f.Action != "display" || f.Display != "shown" {
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "3", Name: "disp"})
+	if f := h.Expect(wire.TypeCommandResponse); f.Action != "display" || f.Display != "shown" {
 		t.Fatalf("display %+v", f)
 	}
-	h.sendRaw(`{"type":"command_invoked","id":"4","name":"panel","args":""}` + "\n")
-	line := <-h.lines
+	h.SendRaw(`{"type":"command_invoked","id":"4","name":"panel","args":""}` + "\n")
+	line := h.NextLine()
 	if !strings.Contains(string(line), `"open_panel":{"id":"p1","title":"T","lines":[],"footer":"f"}`) {
 		t.Fatalf("open_panel frame %s", line)
 	}
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "5", Name: "noop"})
-	if f := h.expect(wire.TypeCommandResponse); f.Action != "noop" || f.Error != "" {
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "5", Name: "noop"})
+	if f := h.Expect(wire.TypeCommandResponse); f.Action != "noop" || f.Error != "" {
 		t.Fatalf("noop %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "6", Name: "err"})
-	if f := h.expect(wire.TypeCommandResponse); f.Action != "noop" || f.Error != "nope" {
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "6", Name: "err"})
+	if f := h.Expect(wire.TypeCommandResponse); f.Action != "noop" || f.Error != "nope" {
 		t.Fatalf("error %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "7", Name: "empty"})
-	if f := h.expect(wire.TypeCommandResponse); f.Action != "noop" {
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "7", Name: "empty"})
+	if f := h.Expect(wire.TypeCommandResponse); f.Action != "noop" {
 		t.Fatalf("empty response %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "8", Name: "missing"})
-	if f := h.expect(wire.TypeCommandResponse); f.ID != "8" || !strings.Contains(f.Error, "/missing") {
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "8", Name: "missing"})
+	if f := h.Expect(wire.TypeCommandResponse); f.ID != "8" || !strings.Contains(f.Error, "/missing") {
 		t.Fatalf("unknown command %+v", f)
 	}
 }
@@ -317,42 +201,42 @@ func TestTools(t *testing.T) {
 	})
 	e.Tool("none", "", nil, func(json.RawMessage) ToolResult { return ToolResult{} })
 	h := start(t, e)
-	h.handshake()
+	h.handshake(t)
 
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t1", Name: "echo", Args: json.RawMessage(`{"S":"hello"}`)})
-	if f := h.expect(wire.TypeToolResult); f.ID != "t1" || f.IsError || len(f.Content) != 1 || f.Content[0].Text != "5:hello" {
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "t1", Name: "echo", Args: json.RawMessage(`{"S":"hello"}`)})
+	if f := h.Expect(wire.TypeToolResult); f.ID != "t1" || f.IsError || len(f.Content) != 1 || f.Content[0].Text != "5:hello" {
 		t.Fatalf("echo %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t2", Name: "args"})
-	if f := h.expect(wire.TypeToolResult); f.Content[0].Text != "{}" {
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "t2", Name: "args"})
+	if f := h.Expect(wire.TypeToolResult); f.Content[0].Text != "{}" {
 		t.Fatalf("absent args %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t3", Name: "fail", Args: json.RawMessage(`{}`)})
-	if f := h.expect(wire.TypeToolResult); !f.IsError || f.Content[0].Text != "bad input" {
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "t3", Name: "fail", Args: json.RawMessage(`{}`)})
+	if f := h.Expect(wire.TypeToolResult); !f.IsError || f.Content[0].Text != "bad input" {
 		t.Fatalf("error result %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t4", Name: "img", Args: json.RawMessage(`{}`)})
-	f := h.expect(wire.TypeToolResult)
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "t4", Name: "img", Args: json.RawMessage(`{}`)})
+	f := h.Expect(wire.TypeToolResult)
 	if b := f.Content[0]; b.Type != "image" || b.MimeType != "image/png" || b.Data != base64.StdEncoding.EncodeToString(png) {
 		t.Fatalf("image result %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t5", Name: "multi", Args: json.RawMessage(`{}`)})
-	if f := h.expect(wire.TypeToolResult); len(f.Content) != 2 || f.Content[1].Type != "image" {
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "t5", Name: "multi", Args: json.RawMessage(`{}`)})
+	if f := h.Expect(wire.TypeToolResult); len(f.Content) != 2 || f.Content[1].Type != "image" {
 		t.Fatalf("multi %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t6", Name: "none", Args: json.RawMessage(`{}`)})
-	if f := h.expect(wire.TypeToolResult); len(f.Content) != 1 || f.Content[0].Type != "text" {
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "t6", Name: "none", Args: json.RawMessage(`{}`)})
+	if f := h.Expect(wire.TypeToolResult); len(f.Content) != 1 || f.Content[0].Type != "text" {
 		t.Fatalf("empty result %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t7", Name: "nosuch", Args: json.RawMessage(`{}`)})
-	if f := h.expect(wire.TypeToolResult); !f.IsError || !strings.Contains(f.Content[0].Text, "nosuch") {
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "t7", Name: "nosuch", Args: json.RawMessage(`{}`)})
+	if f := h.Expect(wire.TypeToolResult); !f.IsError || !strings.Contains(f.Content[0].Text, "nosuch") {
 		t.Fatalf("unknown tool %+v", f)
 	}
 
 	// A long line (4 MiB of args) is read whole.
 	big := strings.Repeat("x", 4<<20)
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "big", Name: "echo", Args: json.RawMessage(`{"S":"` + big + `"}`)})
-	if f := h.expect(wire.TypeToolResult); f.ID != "big" || f.Content[0].Text != fmt.Sprintf("%d:xxxxx", len(big)) {
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "big", Name: "echo", Args: json.RawMessage(`{"S":"` + big + `"}`)})
+	if f := h.Expect(wire.TypeToolResult); f.ID != "big" || f.Content[0].Text != fmt.Sprintf("%d:xxxxx", len(big)) {
 		t.Fatalf("big %+v", f)
 	}
 }
@@ -373,14 +257,14 @@ func TestPanics(t *testing.T) {
 	e.OnPanelKey(func(string, string, string) { panic("panel exploded") })
 	ping(e)
 	h := start(t, e)
-	h.handshake()
+	h.handshake(t)
 
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "c", Name: "boom"})
-	if f := h.expect(wire.TypeCommandResponse); f.ID != "c" || f.Action != "noop" || !strings.Contains(f.Error, "command exploded") {
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "c", Name: "boom"})
+	if f := h.Expect(wire.TypeCommandResponse); f.ID != "c" || f.Action != "noop" || !strings.Contains(f.Error, "command exploded") {
 		t.Fatalf("command panic %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t", Name: "boom", Args: json.RawMessage(`{}`)})
-	if f := h.expect(wire.TypeToolResult); f.ID != "t" || !f.IsError || !strings.Contains(f.Content[0].Text, "tool exploded") {
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "t", Name: "boom", Args: json.RawMessage(`{}`)})
+	if f := h.Expect(wire.TypeToolResult); f.ID != "t" || !f.IsError || !strings.Contains(f.Content[0].Text, "tool exploded") {
 		t.Fatalf("tool panic %+v", f)
 	}
 	for _, c := range []struct{ event, text string }{
@@ -388,27 +272,27 @@ func TestPanics(t *testing.T) {
 		{wire.EventTurnStart, "gate exploded"},
 		{wire.EventAssistantMessage, "filter exploded"},
 	} {
-		h.send(wire.Frame{Type: wire.TypeEventIntercept, ID: "i-" + c.event, Event: c.event, ToolName: "bash",
+		h.Send(wire.Frame{Type: wire.TypeEventIntercept, ID: "i-" + c.event, Event: c.event, ToolName: "bash",
 			ToolArgs: json.RawMessage(`{"command":"ls"}`), Step: 1, Text: "hi"})
-		f := h.expect(wire.TypeEventInterceptResponse)
+		f := h.Expect(wire.TypeEventInterceptResponse)
 		if f.ID != "i-"+c.event || !f.Block || !strings.Contains(f.Reason, c.text) || !strings.Contains(f.Reason, "panicky") {
 			t.Fatalf("%s intercept panic %+v", c.event, f)
 		}
 	}
 	// A guard that does not panic still allows.
-	h.send(wire.Frame{Type: wire.TypeEventIntercept, ID: "ok", Event: wire.EventToolCall, ToolName: "read", ToolArgs: json.RawMessage(`{}`)})
-	if f := h.expect(wire.TypeEventInterceptResponse); f.Block || f.ModifiedArgs != nil {
+	h.Send(wire.Frame{Type: wire.TypeEventIntercept, ID: "ok", Event: wire.EventToolCall, ToolName: "read", ToolArgs: json.RawMessage(`{}`)})
+	if f := h.Expect(wire.TypeEventInterceptResponse); f.Block || f.ModifiedArgs != nil {
 		t.Fatalf("allow %+v", f)
 	}
 	// Panicking observers are logged, and the extension keeps serving.
-	h.send(wire.Frame{Type: wire.TypeEvent, Event: wire.EventTurnEnd, Stop: "end_turn"})
-	h.send(wire.Frame{Type: wire.TypePanelKey, PanelID: "p", Key: "up"})
-	h.pingPong("after")
+	h.Send(wire.Frame{Type: wire.TypeEvent, Event: wire.EventTurnEnd, Stop: "end_turn"})
+	h.Send(wire.Frame{Type: wire.TypePanelKey, PanelID: "p", Key: "up"})
+	h.pingPong(t, "after")
 	for _, text := range []string{"observer exploded", "panel exploded"} {
 		deadline := time.Now().Add(wait)
-		for !strings.Contains(h.log.String(), text) {
+		for !strings.Contains(h.Log.String(), text) {
 			if time.Now().After(deadline) {
-				t.Fatalf("log lacks %q:\n%s", text, h.log)
+				t.Fatalf("log lacks %q:\n%s", text, h.Log)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -433,13 +317,13 @@ func TestIntercepts(t *testing.T) {
 		return AssistantMessageDecision{Block: text == "hide me"}
 	})
 	h := start(t, e)
-	h.handshake()
+	h.handshake(t)
 
 	intercept := func(f wire.Frame) wire.Frame {
 		t.Helper()
 		f.Type, f.ID = wire.TypeEventIntercept, f.Event+"-id"
-		h.send(f)
-		r := h.expect(wire.TypeEventInterceptResponse)
+		h.Send(f)
+		r := h.Expect(wire.TypeEventInterceptResponse)
 		if r.ID != f.ID {
 			t.Fatalf("response id %q, want %q", r.ID, f.ID)
 		}
@@ -481,16 +365,16 @@ func TestInterceptToolCallX(t *testing.T) {
 		return ToolCallDecision{ModifiedArgs: json.RawMessage(`{"command":"echo GUARDED"}`)}
 	})
 	h := start(t, e)
-	got := h.handshake()
+	got := h.handshake(t)
 	if sub := got[0]; sub.Type != wire.TypeSubscribe || !slices.Equal(sub.Intercept, []string{"tool_call"}) || sub.Events != nil {
 		t.Fatalf("subscribe %+v", sub)
 	}
-	h.send(wire.Frame{Type: wire.TypeEventIntercept, ID: "1", Event: "tool_call", ToolName: "bash", ToolArgs: json.RawMessage(`{"command":"ls"}`)})
-	if r := h.expect(wire.TypeEventInterceptResponse); r.Block || string(r.ModifiedArgs) != `{"command":"echo GUARDED"}` {
+	h.Send(wire.Frame{Type: wire.TypeEventIntercept, ID: "1", Event: "tool_call", ToolName: "bash", ToolArgs: json.RawMessage(`{"command":"ls"}`)})
+	if r := h.Expect(wire.TypeEventInterceptResponse); r.Block || string(r.ModifiedArgs) != `{"command":"echo GUARDED"}` {
 		t.Fatalf("rewrite %+v", r)
 	}
-	h.send(wire.Frame{Type: wire.TypeEventIntercept, ID: "2", Event: "tool_call", ToolName: "read", ToolArgs: json.RawMessage(`{}`)})
-	if r := h.expect(wire.TypeEventInterceptResponse); !r.Block || r.Reason != "no reads" || r.ModifiedArgs != nil {
+	h.Send(wire.Frame{Type: wire.TypeEventIntercept, ID: "2", Event: "tool_call", ToolName: "read", ToolArgs: json.RawMessage(`{}`)})
+	if r := h.Expect(wire.TypeEventInterceptResponse); !r.Block || r.Reason != "no reads" || r.ModifiedArgs != nil {
 		t.Fatalf("block drops modified args %+v", r)
 	}
 }
@@ -507,16 +391,16 @@ func TestToolCancel(t *testing.T) {
 	})
 	e.Tool("fast", "", nil, func(json.RawMessage) ToolResult { return TextResult("quick") })
 	h := start(t, e)
-	h.handshake()
+	h.handshake(t)
 
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "s", Name: "slow", Args: json.RawMessage(`{}`)})
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "s", Name: "slow", Args: json.RawMessage(`{}`)})
 	select {
 	case <-started:
 	case <-time.After(wait):
 		t.Fatal("slow tool not started")
 	}
-	h.send(wire.Frame{Type: wire.TypeToolCancel, ID: "unknown"}) // ignored
-	h.send(wire.Frame{Type: wire.TypeToolCancel, ID: "s"})
+	h.Send(wire.Frame{Type: wire.TypeToolCancel, ID: "unknown"}) // ignored
+	h.Send(wire.Frame{Type: wire.TypeToolCancel, ID: "s"})
 	select {
 	case err := <-sawCancel:
 		if !errors.Is(err, context.Canceled) {
@@ -526,8 +410,8 @@ func TestToolCancel(t *testing.T) {
 		t.Fatal("tool context not cancelled")
 	}
 	// The cancelled call's result is dropped: the next frame answers "fast".
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "f", Name: "fast", Args: json.RawMessage(`{}`)})
-	if f := h.expect(wire.TypeToolResult); f.ID != "f" || f.Content[0].Text != "quick" {
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "f", Name: "fast", Args: json.RawMessage(`{}`)})
+	if f := h.Expect(wire.TypeToolResult); f.ID != "f" || f.Content[0].Text != "quick" {
 		t.Fatalf("after cancel %+v", f)
 	}
 }
@@ -543,17 +427,17 @@ func TestToolContextCancelledWhenRunEnds(t *testing.T) {
 		return TextResult("")
 	})
 	h := start(t, e)
-	h.handshake()
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "s", Name: "slow", Args: json.RawMessage(`{}`)})
+	h.handshake(t)
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "s", Name: "slow", Args: json.RawMessage(`{}`)})
 	<-started
-	h.send(wire.Frame{Type: wire.TypeShutdown})
-	h.expect(wire.TypeShutdownAck)
+	h.Send(wire.Frame{Type: wire.TypeShutdown})
+	h.Expect(wire.TypeShutdownAck)
 	select {
 	case <-ended:
 	case <-time.After(wait):
 		t.Fatal("tool context not cancelled by shutdown")
 	}
-	h.expectClosed()
+	h.ExpectClosed()
 }
 
 func TestHandlersRunConcurrently(t *testing.T) {
@@ -563,15 +447,15 @@ func TestHandlersRunConcurrently(t *testing.T) {
 	e.InterceptToolCall(func(string, json.RawMessage) (bool, string) { <-release; return true, "" })
 	ping(e)
 	h := start(t, e)
-	h.handshake()
+	h.handshake(t)
 
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "slow", Name: "slow"})
-	h.send(wire.Frame{Type: wire.TypeEventIntercept, ID: "i", Event: "tool_call", ToolName: "x", ToolArgs: json.RawMessage(`{}`)})
-	h.pingPong("quick") // answered while the other two wait
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "slow", Name: "slow"})
+	h.Send(wire.Frame{Type: wire.TypeEventIntercept, ID: "i", Event: "tool_call", ToolName: "x", ToolArgs: json.RawMessage(`{}`)})
+	h.pingPong(t, "quick") // answered while the other two wait
 	close(release)
 	got := map[string]string{}
 	for range 2 {
-		f := h.next()
+		f := h.Next()
 		got[f.ID] = f.Type
 	}
 	if got["slow"] != wire.TypeCommandResponse || got["i"] != wire.TypeEventInterceptResponse {
@@ -593,19 +477,19 @@ func TestConcurrentWritesNeverInterleave(t *testing.T) {
 		return Noop()
 	})
 	h := start(t, e)
-	h.handshake()
+	h.handshake(t)
 
 	const calls = 40
 	go func() {
 		for i := range calls {
-			h.send(wire.Frame{Type: wire.TypeToolCall, ID: fmt.Sprint(i), Name: "big", Args: json.RawMessage(fmt.Sprintf(`{"N":%d}`, i))})
+			h.Send(wire.Frame{Type: wire.TypeToolCall, ID: fmt.Sprint(i), Name: "big", Args: json.RawMessage(fmt.Sprintf(`{"N":%d}`, i))})
 		}
-		h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "n", Name: "notify"})
+		h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "n", Name: "notify"})
 	}()
 	seen := map[string]bool{}
 	notes := 0
 	for len(seen) < calls+1 || notes < 20 {
-		f := h.next() // fails on any torn line
+		f := h.Next() // fails on any torn line
 		switch f.Type {
 		case wire.TypeToolResult:
 			want := strings.Repeat(f.ID[len(f.ID)-1:], 64<<10)
@@ -648,12 +532,12 @@ func TestEventsInOrder(t *testing.T) {
 		close(done)
 	})
 	h := start(t, e)
-	h.handshake()
+	h.handshake(t)
 	for i := 1; i <= 50; i++ {
-		h.send(wire.Frame{Type: wire.TypeEvent, Event: wire.EventTurnStart, Step: i})
+		h.Send(wire.Frame{Type: wire.TypeEvent, Event: wire.EventTurnStart, Step: i})
 	}
-	h.send(wire.Frame{Type: wire.TypeEvent, Event: wire.EventTurnEnd}) // not subscribed: ignored
-	h.send(wire.Frame{Type: wire.TypeEvent, Event: wire.EventToolCall, ToolName: "read", ToolArgs: json.RawMessage(`{"path":"x"}`)})
+	h.Send(wire.Frame{Type: wire.TypeEvent, Event: wire.EventTurnEnd}) // not subscribed: ignored
+	h.Send(wire.Frame{Type: wire.TypeEvent, Event: wire.EventToolCall, ToolName: "read", ToolArgs: json.RawMessage(`{"path":"x"}`)})
 	select {
 	case <-done:
 	case <-time.After(wait):
@@ -686,30 +570,30 @@ func TestPanels(t *testing.T) {
 	})
 	e.OnPanelClose(func(id string) { _ = e.Notify("", "closed "+id) })
 	h := start(t, e)
-	h.handshake()
+	h.handshake(t)
 
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "1", Name: "open"})
-	f := h.expect(wire.TypeCommandResponse)
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "1", Name: "open"})
+	f := h.Expect(wire.TypeCommandResponse)
 	if f.Action != "open_panel" || f.OpenPanel == nil || f.OpenPanel.ID != "p" || !slices.Equal(f.OpenPanel.Lines, []string{"one"}) {
 		t.Fatalf("open %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypePanelKey, PanelID: "p", Key: "down"})
-	h.send(wire.Frame{Type: wire.TypePanelKey, PanelID: "p", Key: "rune", Text: "x"})
-	if f := h.expect(wire.TypePanelRender); f.PanelID != "p" || !slices.Equal(f.Lines, []string{"down"}) || f.Footer != "footer" {
+	h.Send(wire.Frame{Type: wire.TypePanelKey, PanelID: "p", Key: "down"})
+	h.Send(wire.Frame{Type: wire.TypePanelKey, PanelID: "p", Key: "rune", Text: "x"})
+	if f := h.Expect(wire.TypePanelRender); f.PanelID != "p" || !slices.Equal(f.Lines, []string{"down"}) || f.Footer != "footer" {
 		t.Fatalf("render 1 %+v", f)
 	}
-	if f := h.expect(wire.TypePanelRender); !slices.Equal(f.Lines, []string{"down", "runex"}) {
+	if f := h.Expect(wire.TypePanelRender); !slices.Equal(f.Lines, []string{"down", "runex"}) {
 		t.Fatalf("render 2 %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypePanelClose, PanelID: "p"})
-	if f := h.expect(wire.TypeNotify); f.Level != "info" || f.Message != "closed p" {
+	h.Send(wire.Frame{Type: wire.TypePanelClose, PanelID: "p"})
+	if f := h.Expect(wire.TypeNotify); f.Level != "info" || f.Message != "closed p" {
 		t.Fatalf("notify %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "2", Name: "close"})
-	if f := h.expect(wire.TypePanelClose); f.PanelID != "p" {
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "2", Name: "close"})
+	if f := h.Expect(wire.TypePanelClose); f.PanelID != "p" {
 		t.Fatalf("panel_close %+v", f)
 	}
-	h.expect(wire.TypeCommandResponse)
+	h.Expect(wire.TypeCommandResponse)
 }
 
 // A render racing the host's panel_close (a tool call right after it,
@@ -722,21 +606,21 @@ func TestNoRenderAfterHostClosedPanel(t *testing.T) {
 		return TextResult("ok")
 	})
 	h := start(t, e)
-	h.handshake()
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "1", Name: "open"})
-	h.expect(wire.TypeCommandResponse)
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t1", Name: "touch", Args: json.RawMessage(`{}`)})
-	h.expect(wire.TypePanelRender)
-	h.expect(wire.TypeToolResult)
-	h.send(wire.Frame{Type: wire.TypePanelClose, PanelID: "p"})
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t2", Name: "touch", Args: json.RawMessage(`{}`)})
-	if f := h.next(); f.Type != wire.TypeToolResult || f.ID != "t2" {
+	h.handshake(t)
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "1", Name: "open"})
+	h.Expect(wire.TypeCommandResponse)
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "t1", Name: "touch", Args: json.RawMessage(`{}`)})
+	h.Expect(wire.TypePanelRender)
+	h.Expect(wire.TypeToolResult)
+	h.Send(wire.Frame{Type: wire.TypePanelClose, PanelID: "p"})
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "t2", Name: "touch", Args: json.RawMessage(`{}`)})
+	if f := h.Next(); f.Type != wire.TypeToolResult || f.ID != "t2" {
 		t.Fatalf("after the host closed the panel: %+v", f)
 	}
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "2", Name: "open"})
-	h.expect(wire.TypeCommandResponse)
-	h.send(wire.Frame{Type: wire.TypeToolCall, ID: "t3", Name: "touch", Args: json.RawMessage(`{}`)})
-	if f := h.expect(wire.TypePanelRender); f.Lines[0] != "touched" {
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "2", Name: "open"})
+	h.Expect(wire.TypeCommandResponse)
+	h.Send(wire.Frame{Type: wire.TypeToolCall, ID: "t3", Name: "touch", Args: json.RawMessage(`{}`)})
+	if f := h.Expect(wire.TypePanelRender); f.Lines[0] != "touched" {
 		t.Fatalf("reopened: %+v", f)
 	}
 }
@@ -745,16 +629,16 @@ func TestGarbageAndUnknownFramesIgnored(t *testing.T) {
 	e := New("robust", "1")
 	ping(e)
 	h := start(t, e)
-	h.expect(wire.TypeHello)
-	h.sendRaw(`{"type":"command_invoked","id":"early","name":"ping"}` + "\n") // before hello_ack: ignored
-	h.send(testAck)
-	h.expect(wire.TypeRegisterCommand)
-	h.expect(wire.TypeReady)
-	h.sendRaw("not json\n\n[1,2]\n{\"no\":\"type\"}\n{\"type\":\"mystery\",\"id\":\"x\"}\r\n")
-	h.send(testAck) // a repeat is harmless
-	h.pingPong("after-garbage")
-	if !strings.Contains(h.log.String(), `unknown frame type "mystery"`) {
-		t.Fatalf("log %s", h.log)
+	h.Expect(wire.TypeHello)
+	h.SendRaw(`{"type":"command_invoked","id":"early","name":"ping"}` + "\n") // before hello_ack: ignored
+	h.Send(testAck)
+	h.Expect(wire.TypeRegisterCommand)
+	h.Expect(wire.TypeReady)
+	h.SendRaw("not json\n\n[1,2]\n{\"no\":\"type\"}\n{\"type\":\"mystery\",\"id\":\"x\"}\r\n")
+	h.Send(testAck) // a repeat is harmless
+	h.pingPong(t, "after-garbage")
+	if !strings.Contains(h.Log.String(), `unknown frame type "mystery"`) {
+		t.Fatalf("log %s", h.Log)
 	}
 }
 
@@ -763,17 +647,17 @@ func TestOverlongLineDropped(t *testing.T) {
 	e.maxLine = 1 << 10
 	e.Tool("len", "", nil, func(args json.RawMessage) ToolResult { return TextResult(fmt.Sprint(len(args))) })
 	h := start(t, e)
-	h.handshake()
+	h.handshake(t)
 	long := `{"type":"tool_call","id":"long","name":"len","args":{"s":"` + strings.Repeat("y", 200<<10) + `"}}` + "\n"
-	h.sendRaw(long)
+	h.SendRaw(long)
 	exact := `{"type":"tool_call","id":"fits","name":"len","args":{"s":"`
 	exact += strings.Repeat("z", 1<<10-len(exact)-3) + `"}}` + "\n"
-	h.sendRaw(exact)
-	if f := h.expect(wire.TypeToolResult); f.ID != "fits" {
+	h.SendRaw(exact)
+	if f := h.Expect(wire.TypeToolResult); f.ID != "fits" {
 		t.Fatalf("got %+v", f)
 	}
-	if !strings.Contains(h.log.String(), "longer than 1024") {
-		t.Fatalf("log %s", h.log)
+	if !strings.Contains(h.Log.String(), "longer than 1024") {
+		t.Fatalf("log %s", h.Log)
 	}
 }
 
@@ -781,13 +665,13 @@ func TestShutdown(t *testing.T) {
 	e := New("bye", "1")
 	ping(e)
 	h := start(t, e)
-	h.handshake()
-	h.send(wire.Frame{Type: wire.TypeShutdown})
-	h.expect(wire.TypeShutdownAck)
-	if err := h.result(); err != nil {
+	h.handshake(t)
+	h.Send(wire.Frame{Type: wire.TypeShutdown})
+	h.Expect(wire.TypeShutdownAck)
+	if err := h.Result(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	h.expectClosed()
+	h.ExpectClosed()
 	if err := e.Notify("info", "after"); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("Notify after Run: %v", err)
 	}
@@ -799,10 +683,10 @@ func TestShutdown(t *testing.T) {
 func TestShutdownBeforeHelloAck(t *testing.T) {
 	e := New("bye", "1")
 	h := start(t, e)
-	h.expect(wire.TypeHello)
-	h.send(wire.Frame{Type: wire.TypeShutdown})
-	h.expect(wire.TypeShutdownAck)
-	if err := h.result(); err != nil {
+	h.Expect(wire.TypeHello)
+	h.Send(wire.Frame{Type: wire.TypeShutdown})
+	h.Expect(wire.TypeShutdownAck)
+	if err := h.Result(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 }
@@ -812,15 +696,15 @@ func TestEOFEndsRun(t *testing.T) {
 		e := New("eof", "1")
 		h := start(t, e)
 		if afterAck {
-			h.handshake()
+			h.handshake(t)
 		} else {
-			h.expect(wire.TypeHello)
+			h.Expect(wire.TypeHello)
 		}
-		h.toExt.Close()
-		if err := h.result(); err != nil {
+		h.CloseInput()
+		if err := h.Result(); err != nil {
 			t.Fatalf("Run: %v", err)
 		}
-		h.expectClosed()
+		h.ExpectClosed()
 	}
 }
 
@@ -831,14 +715,14 @@ func TestLateRegistration(t *testing.T) {
 		return Noop()
 	})
 	h := start(t, e)
-	h.handshake()
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "1", Name: "add"})
-	if f := h.expect(wire.TypeRegisterCommand); f.Name != "added" {
+	h.handshake(t)
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "1", Name: "add"})
+	if f := h.Expect(wire.TypeRegisterCommand); f.Name != "added" {
 		t.Fatalf("late registration %+v", f)
 	}
-	h.expect(wire.TypeCommandResponse)
-	h.send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "2", Name: "added"})
-	if f := h.expect(wire.TypeCommandResponse); f.Display != "new" {
+	h.Expect(wire.TypeCommandResponse)
+	h.Send(wire.Frame{Type: wire.TypeCommandInvoked, ID: "2", Name: "added"})
+	if f := h.Expect(wire.TypeCommandResponse); f.Display != "new" {
 		t.Fatalf("late command %+v", f)
 	}
 }
