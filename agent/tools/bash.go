@@ -68,7 +68,7 @@ func (t *bashTool) EndRun() { t.background.KillAll() }
 
 // NewBash returns the bash tool.
 func NewBash(ws Workspace) Tool {
-	return &bashTool{toolInfo: toolInfo{"bash", bashDescription, bashSchema}, ws: ws}
+	return &bashTool{toolInfo: declare[bashArgs]("bash", bashDescription, bashSchema), ws: ws}
 }
 
 type bashArgs struct {

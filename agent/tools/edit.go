@@ -54,7 +54,7 @@ type editTool struct {
 
 // NewEdit returns the edit tool.
 func NewEdit(ws Workspace) Tool {
-	return &editTool{toolInfo{"edit", editDescription, editSchema}, ws}
+	return &editTool{declare[editArgs]("edit", editDescription, editSchema), ws}
 }
 
 // editPair is one replacement. The snake_case spellings other agents use
@@ -62,10 +62,10 @@ func NewEdit(ws Workspace) Tool {
 type editPair struct {
 	OldText   *string `json:"oldText"`
 	NewText   *string `json:"newText"`
-	OldString *string `json:"old_string"`
-	NewString *string `json:"new_string"`
-	OldText2  *string `json:"old_text"`
-	NewText2  *string `json:"new_text"`
+	OldString *string `json:"old_string" lenient:"Claude Code's spelling"`
+	NewString *string `json:"new_string" lenient:"Claude Code's spelling"`
+	OldText2  *string `json:"old_text" lenient:"snake_case spelling"`
+	NewText2  *string `json:"new_text" lenient:"snake_case spelling"`
 }
 
 func (e editPair) texts() (old, new *string) {
@@ -84,9 +84,9 @@ func cmpOr(ps ...*string) *string {
 }
 
 type editArgs struct {
-	Path  string          `json:"path"`
-	Edits json.RawMessage `json:"edits"`
-	editPair
+	Path     string          `json:"path"`
+	Edits    json.RawMessage `json:"edits"` // []editPair, or that array as a JSON string
+	editPair `lenient:"a single pair without the edits array"`
 }
 
 // pairs returns the edits in either form: the edits array (also when a

@@ -37,7 +37,7 @@ type findTool struct {
 
 // NewFind returns the find tool.
 func NewFind(ws Workspace) Tool {
-	return &findTool{toolInfo{"find", findDescription, findSchema}, ws}
+	return &findTool{declare[findArgs]("find", findDescription, findSchema), ws}
 }
 
 type findArgs struct {

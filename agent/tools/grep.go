@@ -55,7 +55,7 @@ type grepTool struct {
 
 // NewGrep returns the grep tool.
 func NewGrep(ws Workspace) Tool {
-	return &grepTool{toolInfo{"grep", grepDescription, grepSchema}, ws}
+	return &grepTool{declare[grepArgs]("grep", grepDescription, grepSchema), ws}
 }
 
 type grepArgs struct {

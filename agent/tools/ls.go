@@ -36,7 +36,7 @@ type lsTool struct {
 
 // NewLs returns the ls tool.
 func NewLs(ws Workspace) Tool {
-	return &lsTool{toolInfo{"ls", lsDescription, lsSchema}, ws}
+	return &lsTool{declare[lsArgs]("ls", lsDescription, lsSchema), ws}
 }
 
 type lsArgs struct {

@@ -45,7 +45,7 @@ type readTool struct {
 
 // NewRead returns the read tool.
 func NewRead(ws Workspace) Tool {
-	return &readTool{toolInfo{"read", readDescription, readSchema}, ws}
+	return &readTool{declare[readArgs]("read", readDescription, readSchema), ws}
 }
 
 type readArgs struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -183,8 +184,19 @@ type toolInfo struct {
 	name        string
 	description string
 	schema      json.RawMessage
+	args        reflect.Type // the struct the arguments decode into
+}
+
+// declare names a tool, its description, its JSON schema and the struct
+// A its arguments decode into. The schema is written by hand for the
+// model's sake (descriptions, minimums); a test checks it against A, so
+// the two cannot drift: every property is a field of the same JSON type,
+// and every field is a property unless its `lenient` tag says why not.
+func declare[A any](name, description string, schema json.RawMessage) toolInfo {
+	return toolInfo{name, description, schema, reflect.TypeFor[A]()}
 }
 
 func (t toolInfo) Name() string            { return t.name }
 func (t toolInfo) Description() string     { return t.description }
 func (t toolInfo) Schema() json.RawMessage { return t.schema }
+func (t toolInfo) declared() toolInfo      { return t }

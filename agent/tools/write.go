@@ -31,7 +31,7 @@ type writeTool struct {
 
 // NewWrite returns the write tool.
 func NewWrite(ws Workspace) Tool {
-	return &writeTool{toolInfo{"write", writeDescription, writeSchema}, ws}
+	return &writeTool{declare[writeArgs]("write", writeDescription, writeSchema), ws}
 }
 
 type writeArgs struct {
