@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/extensions"
+	"github.com/zot-editors/zot/internal/proctest"
 	"github.com/zot-editors/zot/internal/testenv"
 )
 
@@ -54,37 +54,6 @@ func (e *env) installGlobalExt(name string, manifest map[string]any) string {
 	return dir
 }
 
-// newGate makes a fifo the fake extension reads to EOF before its hello;
-// release lets it through.
-func newGate(t *testing.T) (path string, release func()) {
-	t.Helper()
-	path = filepath.Join(t.TempDir(), "gate")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		testenv.Skip(t, "mkfifo: %v", err)
-	}
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			// Opening for write blocks until the extension has it open for
-			// reading; closing gives it EOF.
-			f, err := os.OpenFile(path, os.O_WRONLY, 0)
-			if err != nil {
-				t.Errorf("opening the gate: %v", err)
-				return
-			}
-			f.WriteString("go")
-			f.Close()
-		})
-	}
-	// Never leave the extension (and zot's Close) stuck on the gate.
-	t.Cleanup(func() {
-		if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			f.Close()
-		}
-	})
-	return path, release
-}
-
 // An extension that has not said hello yet does not hold up zot rpc: the
 // prompt runs, and the model's call of that extension's tool waits for it
 // instead of failing as "unknown tool".
@@ -93,7 +62,7 @@ func TestRPCSlowExtensionDoesNotBlockAndItsToolWaits(t *testing.T) {
 		llmtest.ToolReply("echo", map[string]any{"text": "hi"}),
 		llmtest.TextReply("done."),
 	)
-	gate, release := newGate(t)
+	gate, release := proctest.Gate(t)
 	e.installGlobalExt("slow", map[string]any{"exec": fakeExt(t), "args": []string{"-name", "slow", "-tools", "echo", "-gate", gate}})
 	p := e.startRPC(nil)
 	p.send(map[string]any{"id": "1", "type": "prompt", "message": "use echo"})

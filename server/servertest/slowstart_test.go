@@ -6,11 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/zot-editors/zot/agent/llmtest"
-	"github.com/zot-editors/zot/internal/testenv"
+	"github.com/zot-editors/zot/internal/proctest"
 	"github.com/zot-editors/zot/server/servertest"
 )
 
@@ -33,33 +32,6 @@ func fakeExt(t *testing.T) string {
 	return fakeExtBin
 }
 
-// gate is a fifo the fake extension reads to EOF before its hello.
-func gate(t *testing.T) (path string, release func()) {
-	t.Helper()
-	path = filepath.Join(t.TempDir(), "gate")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		testenv.Skip(t, "mkfifo: %v", err)
-	}
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			f, err := os.OpenFile(path, os.O_WRONLY, 0) // waits for the reader
-			if err != nil {
-				t.Errorf("opening the gate: %v", err)
-				return
-			}
-			f.WriteString("go")
-			f.Close()
-		})
-	}
-	t.Cleanup(func() {
-		if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			f.Close()
-		}
-	})
-	return path, release
-}
-
 // An extension that has not said hello yet shows as "starting" in the
 // editor, does not hold up a prompt, and its tool and command, used while
 // it starts, wait for it instead of being unknown.
@@ -68,7 +40,7 @@ func TestSlowExtensionStartsInBackground(t *testing.T) {
 		llmtest.ToolReply("echo", map[string]any{"text": "hi"}),
 		llmtest.TextReply("done."),
 	)
-	path, release := gate(t)
+	path, release := proctest.Gate(t)
 	dir := filepath.Join(e.home, "dev", "slow")
 	os.MkdirAll(dir, 0o755)
 	m, _ := json.Marshal(map[string]any{"name": "slow", "exec": fakeExt(t),
