@@ -38,20 +38,12 @@ func (st *stream) anthropic() {
 			if !st.wait() {
 				return
 			}
-			b := st.anthIndexed(st.buf, "content_block_delta", index)
-			b = append(b, `,"delta":{"type":"thinking_delta","thinking":`...)
-			b = jsonstr.Append(b, d)
-			st.buf = append(b, "}}\n\n"...)
+			st.buf = st.anthDelta(st.buf, index, "thinking_delta", "thinking", d)
 			if !st.flush() {
 				return
 			}
 		}
-		b = st.anthIndexed(st.buf, "content_block_delta", index)
-		b = append(b, `,"delta":{"type":"signature_delta","signature":`...)
-		b = jsonstr.Append(b, st.signature())
-		b = append(b, "}}\n\n"...)
-		b = st.anthIndexed(b, "content_block_stop", index)
-		st.buf = append(b, "}\n\n"...)
+		st.buf = st.anthStop(st.anthDelta(st.buf, index, "signature_delta", "signature", st.signature()), index)
 		if !st.flush() {
 			return
 		}
@@ -62,8 +54,7 @@ func (st *stream) anthropic() {
 		b = append(b, `,"content_block":{"type":"redacted_thinking","data":`...)
 		b = jsonstr.Append(b, st.reply.RedactedThinking)
 		b = append(b, "}}\n\n"...)
-		b = st.anthIndexed(b, "content_block_stop", index)
-		st.buf = append(b, "}\n\n"...)
+		st.buf = st.anthStop(b, index)
 		if !st.flush() {
 			return
 		}
@@ -80,16 +71,12 @@ func (st *stream) anthropic() {
 			if st.interrupt(i, true) || !st.wait() {
 				return
 			}
-			b := st.anthIndexed(st.buf, "content_block_delta", index)
-			b = append(b, `,"delta":{"type":"text_delta","text":`...)
-			b = jsonstr.Append(b, d)
-			st.buf = append(b, "}}\n\n"...)
+			st.buf = st.anthDelta(st.buf, index, "text_delta", "text", d)
 			if !st.flush() {
 				return
 			}
 		}
-		b = st.anthIndexed(st.buf, "content_block_stop", index)
-		st.buf = append(b, "}\n\n"...)
+		st.buf = st.anthStop(st.buf, index)
 		if !st.flush() {
 			return
 		}
@@ -112,16 +99,12 @@ func (st *stream) anthropic() {
 			if p != "" && !st.wait() {
 				return
 			}
-			b := st.anthIndexed(st.buf, "content_block_delta", index)
-			b = append(b, `,"delta":{"type":"input_json_delta","partial_json":`...)
-			b = jsonstr.Append(b, p)
-			st.buf = append(b, "}}\n\n"...)
+			st.buf = st.anthDelta(st.buf, index, "input_json_delta", "partial_json", p)
 			if !st.flush() {
 				return
 			}
 		}
-		b = st.anthIndexed(st.buf, "content_block_stop", index)
-		st.buf = append(b, "}\n\n"...)
+		st.buf = st.anthStop(st.buf, index)
 		if !st.flush() {
 			return
 		}
@@ -195,6 +178,25 @@ func (st *stream) anthEvent(b []byte, name string) []byte {
 
 // anthIndexed starts a content-block event: its SSE head and
 // {"type":name,"index":index — the caller appends the rest.
+// anthDelta appends a content_block_delta of type kind carrying value in
+// field (text_delta/text, thinking_delta/thinking, input_json_delta/
+// partial_json, signature_delta/signature).
+func (st *stream) anthDelta(b []byte, index int, kind, field, value string) []byte {
+	b = st.anthIndexed(b, "content_block_delta", index)
+	b = append(b, `,"delta":{"type":"`...)
+	b = append(b, kind...)
+	b = append(b, `","`...)
+	b = append(b, field...)
+	b = append(b, `":`...)
+	b = jsonstr.Append(b, value)
+	return append(b, "}}\n\n"...)
+}
+
+// anthStop appends a content_block_stop.
+func (st *stream) anthStop(b []byte, index int) []byte {
+	return append(st.anthIndexed(b, "content_block_stop", index), "}\n\n"...)
+}
+
 func (st *stream) anthIndexed(b []byte, name string, index int) []byte {
 	b = st.anthEvent(b, name)
 	b = append(b, `{"type":"`...)
