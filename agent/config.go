@@ -36,6 +36,11 @@ type Config struct {
 	Home string
 	// Workspace routes tool reads and writes; default the disk at Cwd.
 	Workspace tools.Workspace
+	// WriteRules add reasons a write needs the user's approval (protected
+	// paths: $ZOT_HOME, extension directories), asked in the same one
+	// question as a write outside the workspace. The workspace must be a
+	// tools.WriteGuard when any are given.
+	WriteRules []tools.WriteRule
 	// Hooks lets the extension host observe and steer runs; may be nil.
 	Hooks Hooks
 	// ExtraTools is consulted before every model call, so a registry that

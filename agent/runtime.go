@@ -163,6 +163,13 @@ func New(cfg Config) (*Runtime, error) {
 	if r.ws == nil {
 		r.ws = tools.NewDiskWorkspace(cfg.Cwd, cfg.AddDirs...)
 	}
+	if len(cfg.WriteRules) > 0 {
+		g, ok := r.ws.(tools.WriteGuard)
+		if !ok { // fail closed: protected paths must not go unchecked
+			return nil, fmt.Errorf("agent: the workspace (%T) does not check writes, so its write rules cannot apply", r.ws)
+		}
+		g.SetWriteRules(cfg.WriteRules...)
+	}
 	if !cfg.NoTools {
 		r.builtins = tools.Builtins(r.ws)
 		if len(cfg.Tools) > 0 {

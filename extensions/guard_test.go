@@ -13,6 +13,7 @@ import (
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/tools"
 )
 
 func bashCall(id, cmd string) agent.ToolCallInfo {
@@ -130,9 +131,11 @@ func TestGuardDisabledByFileChangeNeedsConfirmation(t *testing.T) {
 }
 
 // The agent's write and edit into extension directories and $ZOT_HOME
-// need the user's approval in every mode; with no way to ask they are
-// refused with a tool error, and nothing is written. Through the real
-// runtime, write tool and a real guard extension.
+// need the user's approval in every mode (ProtectedWriteRule in the
+// workspace's write policy); with no way to ask they are refused with a
+// tool error naming why, and nothing is written. Through the real runtime,
+// write and edit tools and a real guard extension. (servertest checks the
+// question an editor gets: one, with the whole change.)
 func TestAgentWritesIntoExtensionDirsNeedApproval(t *testing.T) {
 	e := newEnv(t)
 	dir := e.global("guard", "-intercept", "tool_call", "-block", "DANGER")
@@ -144,26 +147,33 @@ func TestAgentWritesIntoExtensionDirsNeedApproval(t *testing.T) {
 	projFile := filepath.Join(ProjectRoot(e.cwd), "new", ManifestFile)
 	okFile := filepath.Join(e.cwd, "notes.txt")
 
-	run := func(approve func(context.Context, WriteRequest) bool) []agent.Event {
-		h := e.start(func(o *Options) { o.ApproveWrite = approve })
-		rt, _ := newRuntime(t, e, h,
-			llmtest.ToolReply("write", map[string]any{"path": manifest, "content": disabled}),
-			llmtest.ToolReply("write", map[string]any{"path": "zothome/extensions/guard/extension.json", "content": disabled}),
-			llmtest.ToolReply("write", map[string]any{"path": ".zot/extensions/new/extension.json", "content": "{}"}),
-			llmtest.ToolReply("edit", map[string]any{"path": manifest, "old_string": "\"guard\"", "new_string": "\"x\""}),
-			llmtest.ToolReply("write", map[string]any{"path": "notes.txt", "content": "fine\n"}),
-			llmtest.TextReply("done"))
-		evs := toolResults(prompt(t, rt, "turn the guard off"))
-		h.Close(context.Background())
-		return evs
+	h := e.start(nil)
+	srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{
+		llmtest.ToolReply("write", map[string]any{"path": manifest, "content": disabled}),
+		llmtest.ToolReply("write", map[string]any{"path": "zothome/extensions/guard/extension.json", "content": disabled}),
+		llmtest.ToolReply("write", map[string]any{"path": ".zot/extensions/new/extension.json", "content": "{}"}),
+		llmtest.ToolReply("edit", map[string]any{"path": manifest, "old_string": "\"-block\"", "new_string": "\"-x\""}),
+		llmtest.ToolReply("write", map[string]any{"path": "notes.txt", "content": "fine\n"}),
+		llmtest.TextReply("done"),
+	}})
+	t.Cleanup(srv.Close)
+	rt, err := agent.New(agent.Config{
+		Provider: "anthropic", APIKey: "k", BaseURL: srv.URL(),
+		Cwd: e.cwd, Home: e.home, Hooks: h, ExtraTools: h.Tools,
+		WriteRules: []tools.WriteRule{ProtectedWriteRule(h.ProtectedDirs())},
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	res := run(nil)
+	t.Cleanup(func() { rt.Close() })
+	res := toolResults(prompt(t, rt, "turn the guard off"))
+	h.Close(context.Background())
 	if len(res) != 5 {
 		t.Fatalf("%d results", len(res))
 	}
 	for i, r := range res[:4] {
 		txt := message.TextOf(r.Content)
-		if !r.IsError || !strings.Contains(txt, "need the user's approval") {
+		if !r.IsError || !strings.Contains(txt, "needs the user's approval") || !strings.Contains(txt, "where zot's extensions, trust and settings live") {
 			t.Fatalf("result %d: %v %s", i, r.IsError, txt)
 		}
 	}
@@ -178,25 +188,5 @@ func TestAgentWritesIntoExtensionDirsNeedApproval(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(okFile); string(b) != "fine\n" {
 		t.Fatal("the ordinary write did not happen")
-	}
-
-	// With a front that asks: each protected write is put to the user
-	// with the full arguments; a "no" refuses, a "yes" writes.
-	var mu sync.Mutex
-	var reqs []WriteRequest
-	res = run(func(ctx context.Context, r WriteRequest) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		reqs = append(reqs, r)
-		return r.Tool == "write" && strings.HasPrefix(r.Path, ProjectRoot(e.cwd))
-	})
-	if len(reqs) != 4 || !strings.Contains(string(reqs[0].Args), `\"enabled\": false`) || reqs[0].Root != e.home {
-		t.Fatalf("asked %+v", reqs)
-	}
-	if !res[0].IsError || !strings.Contains(message.TextOf(res[0].Content), "did not allow") || res[2].IsError {
-		t.Fatalf("results %+v", res)
-	}
-	if _, err := os.Stat(projFile); err != nil {
-		t.Fatal("the approved write did not happen")
 	}
 }

@@ -78,10 +78,6 @@ type Options struct {
 	// project-local extension may run; true records the trust and starts
 	// it. Nil leaves it untrusted until `zot ext trust NAME`.
 	AskTrust func(context.Context, Status) bool
-	// ApproveWrite asks the user whether the agent may write or edit a
-	// file inside a protected directory (ProtectedDirs), whatever the
-	// permission mode. Nil refuses such writes with a tool error.
-	ApproveWrite func(context.Context, WriteRequest) bool
 	// ConfirmGuardOff asks the user whether a guard (an extension that
 	// intercepts tool_call) whose manifest a file change disabled may
 	// really stop guarding. Until a yes it keeps guarding; nil never

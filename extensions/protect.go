@@ -1,28 +1,13 @@
 package extensions
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 
-	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/tools"
 )
-
-// WriteRequest is a write by the agent into a protected directory, as
-// Options.ApproveWrite sees it.
-type WriteRequest struct {
-	Tool string          // write or edit
-	Path string          // absolute, as the tool will resolve it
-	Root string          // the protected directory it falls in
-	Args json.RawMessage // the tool call's arguments (the full new text or edits)
-}
-
-// writeTools are the tools whose "path" argument names a file they change.
-var writeTools = []string{"write", "edit"}
 
 // ProtectedDirs are the directories the agent's writes need the user's
 // approval for, whatever the permission mode: $ZOT_HOME (global
@@ -30,6 +15,12 @@ var writeTools = []string{"write", "edit"}
 // extension path. A write there can change what runs next (a guard's
 // manifest, an extension's code) or what is trusted.
 func (h *Host) ProtectedDirs() []string {
+	return ProtectedDirs(h.o.Home, h.o.Cwd, append(slices.Clone(h.o.ExtPaths), h.o.EditorExtPaths...))
+}
+
+// ProtectedDirs is Host.ProtectedDirs for home, the workspace cwd and the
+// extension paths, known before any host starts.
+func ProtectedDirs(home, cwd string, extPaths []string) []string {
 	var out []string
 	add := func(p string) {
 		if p == "" {
@@ -43,11 +34,11 @@ func (h *Host) ProtectedDirs() []string {
 			out = append(out, p)
 		}
 	}
-	add(h.o.Home)
-	if h.o.Cwd != "" {
-		add(ProjectRoot(h.o.Cwd))
+	add(home)
+	if cwd != "" {
+		add(ProjectRoot(cwd))
 	}
-	for _, p := range append(slices.Clone(h.o.ExtPaths), h.o.EditorExtPaths...) {
+	for _, p := range extPaths {
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
 			p = filepath.Dir(p)
 		}
@@ -90,31 +81,16 @@ func resolveExisting(p string) string {
 	}
 }
 
-// checkProtectedWrite asks the user (ApproveWrite) about a write or edit
-// into a protected directory; without a way to ask it is refused.
-func (h *Host) checkProtectedWrite(ctx context.Context, call agent.ToolCallInfo, args json.RawMessage) (agent.ToolDecision, bool) {
-	if !slices.Contains(writeTools, call.Name) {
-		return agent.ToolDecision{}, false
-	}
-	var a struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal(args, &a) != nil || a.Path == "" {
-		return agent.ToolDecision{}, false // the tool reports the bad arguments
-	}
-	path := tools.ResolvePath(tools.NewDiskWorkspace(h.o.Cwd), a.Path)
-	root, ok := protectedRoot(h.ProtectedDirs(), path)
-	if !ok {
-		return agent.ToolDecision{}, false
-	}
-	if h.o.ApproveWrite == nil {
-		return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("%s was not changed: it is inside %s, where zot's extensions, trust and settings live, and writes there need the user's approval, which this front cannot ask for. Tell the user what you would change and let them do it.", path, root)}, true
-	}
-	if !h.o.ApproveWrite(ctx, WriteRequest{Tool: call.Name, Path: path, Root: root, Args: args}) {
-		if ctx.Err() != nil {
-			return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("the run was aborted while the user was asked about the change to %s; nothing was written.", path)}, true
+// ProtectedWriteRule is the write rule for dirs (ProtectedDirs): a write or
+// edit there needs the user's approval in every permission mode, asked in
+// the same question as any other (tools.WritePolicy), showing the whole
+// change; a front that cannot ask refuses it.
+func ProtectedWriteRule(dirs []string) tools.WriteRule {
+	return func(path string) string {
+		root, ok := protectedRoot(dirs, path)
+		if !ok {
+			return ""
 		}
-		return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("the user did not allow the change to %s (inside %s, where zot's extensions, trust and settings live); nothing was written. Ask the user how to proceed.", path, root)}, true
+		return fmt.Sprintf("is inside %s, where zot's extensions, trust and settings live (a change there can change what runs)", root)
 	}
-	return agent.ToolDecision{}, true
 }

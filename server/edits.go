@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,7 +31,8 @@ type editorWorkspace struct {
 	mu        sync.Mutex
 	root      string
 	allowDirs []string // --add-dir and initializationOptions.addDirs
-	callID    string   // the tool call running now (tools run one at a time)
+	rules     []tools.WriteRule
+	callID    string // the tool call running now (tools run one at a time)
 	tool      string
 	// known is the text of each open document as the agent last read or
 	// wrote it: the base a write is re-based from when the user typed
@@ -49,6 +51,7 @@ type editorWorkspace struct {
 var (
 	_ tools.Workspace     = (*editorWorkspace)(nil)
 	_ tools.OverlayLister = (*editorWorkspace)(nil)
+	_ tools.WriteGuard    = (*editorWorkspace)(nil)
 )
 
 func newEditorWorkspace(s *Server) *editorWorkspace {
@@ -65,12 +68,19 @@ func (w *editorWorkspace) setRoot(root string, allowDirs []string) {
 }
 
 // CheckWrite asks the user, in every permission mode, before a write
-// outside the workspace and the allowed directories.
-func (w *editorWorkspace) CheckWrite(ctx context.Context, tool, path string) error {
+// outside the workspace and the allowed directories, or into a protected
+// directory (the rules): one question, showing the whole change.
+func (w *editorWorkspace) CheckWrite(ctx context.Context, tool, path string, change func() string) error {
 	w.mu.Lock()
-	policy := &tools.WritePolicy{Root: w.root, AllowDirs: w.allowDirs, Ask: w.askWrite}
+	policy := &tools.WritePolicy{Root: w.root, AllowDirs: w.allowDirs, Rules: w.rules, Ask: w.askWrite}
 	w.mu.Unlock()
-	return policy.Check(ctx, tool, path)
+	return policy.Check(ctx, tool, path, change)
+}
+
+func (w *editorWorkspace) SetWriteRules(rules ...tools.WriteRule) {
+	w.mu.Lock()
+	w.rules = slices.Clone(rules)
+	w.mu.Unlock()
 }
 
 // Write approval choices (window/showMessageRequest actions).

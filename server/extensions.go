@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -79,20 +78,9 @@ type HostConfig struct {
 	// AskTrust asks the user whether to run an untrusted project
 	// extension; the answer is asked once per extension and process.
 	AskTrust func(ctx context.Context, req TrustRequest) bool
-	// ApproveWrite asks the user whether the agent may change a file in
-	// an extension directory or $ZOT_HOME (in every permission mode).
-	ApproveWrite func(ctx context.Context, req WriteApproval) bool
 	// ConfirmGuardOff asks whether a guard a file change disabled may
 	// stop guarding.
 	ConfirmGuardOff func(ctx context.Context, name, dir string) bool
-}
-
-// WriteApproval is a write by the agent into a protected directory.
-type WriteApproval struct {
-	Tool string          // write | edit
-	Path string          // absolute
-	Root string          // the protected directory
-	Args json.RawMessage // the full arguments: new content or edits
 }
 
 // HostFactory starts the extension host.
@@ -148,7 +136,7 @@ func (s *Server) startHost() {
 	}
 	s.mu.Lock()
 	cfg := HostConfig{Cwd: s.cwd, Home: s.cfg.Home, Exts: s.exts, EditorExts: s.editorExts, Provider: s.cfg.Provider, Model: s.cfg.Model,
-		UI: hostUI{s}, AskTrust: s.askTrust, ApproveWrite: s.approveWrite, ConfirmGuardOff: s.confirmGuardOff}
+		UI: hostUI{s}, AskTrust: s.askTrust, ConfirmGuardOff: s.confirmGuardOff}
 	if s.rt != nil {
 		st := s.rt.State()
 		cfg.Provider, cfg.Model = st.Provider, st.Model
@@ -211,28 +199,6 @@ func (s *Server) askTrust(ctx context.Context, req TrustRequest) bool {
 	return yes
 }
 
-// approveWrite asks the user, in every permission mode, whether the agent
-// may change a file where zot's extensions, trust and settings live. The
-// dialog shows the whole change (the new content, or the edits).
-func (s *Server) approveWrite(ctx context.Context, req WriteApproval) bool {
-	var detail string
-	var a struct {
-		Content *string `json:"content"`
-	}
-	if req.Tool == "write" && json.Unmarshal(req.Args, &a) == nil && a.Content != nil {
-		detail = *a.Content
-	} else {
-		var v any
-		if json.Unmarshal(req.Args, &v) == nil {
-			b, _ := json.MarshalIndent(v, "", "  ")
-			detail = string(b)
-		}
-	}
-	msg := fmt.Sprintf("zot wants to %s %s, inside %s, where zot's extensions, trust and settings live: a change there can change what runs. Allow it?\n\n%s",
-		req.Tool, s.ws.display(req.Path), s.ws.display(req.Root), detail)
-	return s.ask(ctx, protocol.MessageTypeWarning, msg, WriteAllow, WriteDeny) == WriteAllow
-}
-
 // confirmGuardOff asks whether a guard disabled by a file change (perhaps
 // the agent's) may stop guarding.
 func (s *Server) confirmGuardOff(ctx context.Context, name, dir string) bool {
@@ -240,12 +206,10 @@ func (s *Server) confirmGuardOff(ctx context.Context, name, dir string) bool {
 	return s.ask(ctx, protocol.MessageTypeWarning, msg, GuardOff, GuardKeep) == GuardOff
 }
 
-// Protected-write and guard dialog choices.
+// Guard dialog choices.
 const (
-	WriteAllow = "Allow this change"
-	WriteDeny  = "Deny"
-	GuardOff   = "Disable the guard"
-	GuardKeep  = "Keep guarding"
+	GuardOff  = "Disable the guard"
+	GuardKeep = "Keep guarding"
 )
 
 // Trust dialog choices.

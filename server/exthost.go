@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/home"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions"
 	"github.com/zot-editors/zot/extensions/wire"
@@ -36,11 +37,6 @@ func ExtensionHost(logf func(format string, args ...any)) HostFactory {
 				return cfg.AskTrust(ctx, TrustRequest{Name: st.Name, Dir: st.Dir, Source: st.Source, Description: st.Description, Secrets: st.Secrets})
 			}
 		}
-		if cfg.ApproveWrite != nil {
-			o.ApproveWrite = func(ctx context.Context, r extensions.WriteRequest) bool {
-				return cfg.ApproveWrite(ctx, WriteApproval{Tool: r.Tool, Path: r.Path, Root: r.Root, Args: r.Args})
-			}
-		}
 		if cfg.ConfirmGuardOff != nil {
 			o.ConfirmGuardOff = func(ctx context.Context, st extensions.Status) bool {
 				return cfg.ConfirmGuardOff(ctx, st.Name, st.Dir)
@@ -53,6 +49,16 @@ func ExtensionHost(logf func(format string, args ...any)) HostFactory {
 		}
 		return extHost{h}, nil
 	}
+}
+
+// protectedWrites is the write rule for $ZOT_HOME ("" = the default), the
+// project's .zot/extensions and the extension paths: known before the host
+// starts, so a prompt that runs while extensions start is checked too.
+func protectedWrites(zotHome, cwd string, extPaths []string) tools.WriteRule {
+	if zotHome == "" {
+		zotHome = home.Dir()
+	}
+	return extensions.ProtectedWriteRule(extensions.ProtectedDirs(zotHome, cwd, extPaths))
 }
 
 // extHost adapts *extensions.Host to Host.

@@ -226,6 +226,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	cfg.Hooks = hooks{s}
 	cfg = s.withEditorTools(cfg)
 	exts, editorExts := slices.Clone(s.opts.Exts), slices.Clone(opts.Ext)
+	cfg.WriteRules = append(slices.Clip(cfg.WriteRules), protectedWrites(cfg.Home, cwd, append(slices.Clone(exts), editorExts...)))
 
 	rt, err := s.opts.NewRuntime(cfg)
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/zot-editors/zot/internal/atomicfile"
 )
@@ -34,8 +35,12 @@ func NewDiskWorkspace(root string, allowDirs ...string) Workspace {
 	return &diskWorkspace{root: root, policy: &WritePolicy{Root: root, AllowDirs: allowDirs}}
 }
 
-func (d *diskWorkspace) CheckWrite(ctx context.Context, tool, path string) error {
-	return d.policy.Check(ctx, tool, path)
+func (d *diskWorkspace) CheckWrite(ctx context.Context, tool, path string, change func() string) error {
+	return d.policy.Check(ctx, tool, path, change)
+}
+
+func (d *diskWorkspace) SetWriteRules(rules ...WriteRule) {
+	d.policy.Rules = slices.Clone(rules)
 }
 
 func (d *diskWorkspace) Root() string { return d.root }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -227,7 +228,11 @@ func (t *editTool) Run(ctx context.Context, call Call) Result {
 	out.Write(body[prevOrig:])
 	newNorm.WriteString(norm[prevNorm:])
 
-	if p, err = checkWrite(ctx, t.ws, t.name, p); err != nil {
+	// A user asked about this edit sees all of it, not the result's cut.
+	if p, err = checkWrite(ctx, t.ws, t.name, p, func() string {
+		whole, _, _ := renderDiff(editWindows(norm, newNorm.String(), spans, 3), 3, math.MaxInt)
+		return whole
+	}); err != nil {
 		return ErrorResult(fmt.Sprintf("Could not edit %s: %v.", shown, err))
 	}
 	if err := t.ws.EditFile(ctx, p, orig, out.Bytes()); err != nil {

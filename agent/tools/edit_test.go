@@ -265,3 +265,51 @@ func TestEditDiffWindows(t *testing.T) {
 		})
 	}
 }
+
+// askingWorkspace is the disk with a write policy that asks (as an editor
+// does) and records the questions.
+type askingWorkspace struct {
+	Workspace
+	policy *WritePolicy
+	asked  []WriteApproval
+}
+
+func (w *askingWorkspace) CheckWrite(ctx context.Context, tool, path string, change func() string) error {
+	return w.policy.Check(ctx, tool, path, change)
+}
+func (w *askingWorkspace) SetWriteRules(rules ...WriteRule) { w.policy.Rules = rules }
+
+// A user asked about an edit outside the workspace sees the whole diff,
+// not the cut the model's result gets; a "no" changes nothing.
+func TestEditApprovalShowsTheWholeDiff(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	var lines []string
+	for i := range 400 {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	orig := strings.Join(lines, "\n") + "\n"
+	target := filepath.Join(outside, "big.txt")
+	writeFiles(t, outside, map[string]string{"big.txt": orig})
+	ws := &askingWorkspace{Workspace: NewDiskWorkspace(root)}
+	ws.policy = &WritePolicy{Root: root, Ask: func(_ context.Context, a WriteApproval) (bool, error) {
+		ws.asked = append(ws.asked, a)
+		return false, nil
+	}}
+	var edits []map[string]any
+	for i := 0; i < 400; i += 2 {
+		edits = append(edits, map[string]any{"oldText": fmt.Sprintf("line %d\n", i), "newText": fmt.Sprintf("LINE %d\n", i)})
+	}
+	mustErr(t, run(t, NewEdit(ws), map[string]any{"path": target, "edits": edits}), "the user denied writing")
+	if len(ws.asked) != 1 {
+		t.Fatalf("asked %d times", len(ws.asked))
+	}
+	q := ws.asked[0].Message()
+	for _, want := range []string{"outside the workspace", target, "-line 0\n+LINE 0", "-line 398\n+LINE 398"} {
+		if !strings.Contains(q, want) {
+			t.Fatalf("question lacks %q:\n%.500s", want, q)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != orig {
+		t.Fatal("the denied edit changed the file")
+	}
+}

@@ -55,7 +55,7 @@ func (t *writeTool) Run(ctx context.Context, call Call) Result {
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		return ErrorResult(fmt.Sprintf("%s is a directory; give the path of a file inside it.", shown))
 	}
-	p, err := checkWrite(ctx, t.ws, t.name, p)
+	p, err := checkWrite(ctx, t.ws, t.name, p, func() string { return *a.Content })
 	if err != nil {
 		return ErrorResult(fmt.Sprintf("Could not write %s: %v.", shown, err))
 	}

@@ -25,11 +25,19 @@ type WriteApproval struct {
 	Tool    string // write or edit
 	Path    string // the resolved target
 	Reasons []string
+	// Change is the whole change: the new content (write) or the diff of
+	// the edits (edit). The user approves what they see.
+	Change string
 }
 
-// Message is the question, naming the whole path and every reason.
+// Message is the question, naming the whole path, every reason and the
+// whole change.
 func (a WriteApproval) Message() string {
-	return fmt.Sprintf("zot wants to %s a file that %s:\n\n%s", verbOf(a.Tool), strings.Join(a.Reasons, "; "), a.Path)
+	msg := fmt.Sprintf("zot wants to %s a file that %s:\n\n%s", verbOf(a.Tool), strings.Join(a.Reasons, "; "), a.Path)
+	if a.Change != "" {
+		msg += "\n\n" + a.Change
+	}
+	return msg
 }
 
 func verbOf(tool string) string {
@@ -54,17 +62,24 @@ type WritePolicy struct {
 
 // WriteGuard is implemented by workspaces whose writes are checked.
 type WriteGuard interface {
-	CheckWrite(ctx context.Context, tool, path string) error
+	// CheckWrite asks about tool writing path (absolute, resolved);
+	// change renders the whole change, shown if the user is asked.
+	CheckWrite(ctx context.Context, tool, path string, change func() string) error
+	// SetWriteRules sets the policy's reasons to ask (protected paths).
+	SetWriteRules(rules ...WriteRule)
 }
 
 // Check returns nil when tool may write path (absolute, resolved), or an
 // error for the model that says what happened and what the user can do.
-func (p *WritePolicy) Check(ctx context.Context, tool, path string) error {
+// change renders the whole change (the new content, or the edits' diff)
+// for the question; it is called only when the user is asked.
+func (p *WritePolicy) Check(ctx context.Context, tool, path string, change func() string) error {
 	if p == nil {
 		return nil
 	}
 	var reasons []string
-	if !p.inside(path) {
+	outside := !p.inside(path)
+	if outside {
 		reasons = append(reasons, fmt.Sprintf("is outside the workspace (%s)", p.Root))
 	}
 	for _, r := range p.Rules {
@@ -76,8 +91,15 @@ func (p *WritePolicy) Check(ctx context.Context, tool, path string) error {
 		return nil
 	}
 	a := WriteApproval{Tool: tool, Path: path, Reasons: reasons}
+	if change != nil {
+		a.Change = change()
+	}
 	if p.Ask == nil {
-		return fmt.Errorf("refused to %s %s: it %s, and writing there needs the user's approval, which cannot be asked here (no editor UI). Nothing was written. Tell the user; they can allow a directory with --add-dir DIR", verbOf(tool), path, strings.Join(reasons, "; "))
+		hint := "Tell the user what you would change and let them do it"
+		if outside && len(reasons) == 1 { // --add-dir lifts only this reason
+			hint = "Tell the user; they can allow a directory with --add-dir DIR"
+		}
+		return fmt.Errorf("refused to %s %s: it %s, and writing there needs the user's approval, which cannot be asked here (no editor UI). Nothing was written. %s", verbOf(tool), path, strings.Join(reasons, "; "), hint)
 	}
 	ok, err := p.Ask(ctx, a)
 	if err != nil {
@@ -176,15 +198,16 @@ func reverse(s []string) []string {
 	return out
 }
 
-// checkWrite resolves path and asks the workspace's policy. It returns the
+// checkWrite resolves path and asks the workspace's policy; change renders
+// the new content or the edits' diff if the user is asked. It returns the
 // target to write.
-func checkWrite(ctx context.Context, ws Workspace, tool, path string) (string, error) {
+func checkWrite(ctx context.Context, ws Workspace, tool, path string, change func() string) (string, error) {
 	target, err := WriteTarget(path)
 	if err != nil {
 		return "", err
 	}
 	if g, ok := ws.(WriteGuard); ok {
-		if err := g.CheckWrite(ctx, tool, target); err != nil {
+		if err := g.CheckWrite(ctx, tool, target, change); err != nil {
 			return "", err
 		}
 	}

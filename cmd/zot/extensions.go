@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/zot-editors/zot/agent"
@@ -32,6 +33,14 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	if cfg.Home == "" {
 		cfg.Home = home.Dir()
 	}
+	cwd := cfg.Cwd
+	if cwd == "" {
+		cwd = "."
+	}
+	// Writes into $ZOT_HOME and extension directories need the user's
+	// approval (refused here: print and RPC modes cannot ask), with or
+	// without extensions running.
+	cfg.WriteRules = append(slices.Clip(cfg.WriteRules), extensions.ProtectedWriteRule(extensions.ProtectedDirs(cfg.Home, cwd, c.exts)))
 	if c.noExt {
 		rt, err := agent.New(cfg)
 		return rt, func() {}, err
@@ -39,10 +48,6 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	var builtin []string
 	for _, t := range tools.Builtins(tools.NewDiskWorkspace(".")) {
 		builtin = append(builtin, t.Name())
-	}
-	cwd := cfg.Cwd
-	if cwd == "" {
-		cwd = "."
 	}
 	ui := &stderrUI{w: stderr, told: map[string]string{}}
 	// A long-running session (rpc) starts its extensions in the background

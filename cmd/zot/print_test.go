@@ -252,7 +252,7 @@ func TestPrintRefusesWriteIntoExtensionDir(t *testing.T) {
 	}
 	reqs := e.llm.Requests()
 	body, _ := json.Marshal(reqs[len(reqs)-1].Body)
-	if !strings.Contains(string(body), "need the user's approval") {
+	if !strings.Contains(string(body), "needs the user's approval") || !strings.Contains(string(body), "where zot's extensions, trust and settings live") || strings.Contains(string(body), "--add-dir") {
 		t.Fatalf("the model was not told: %s", body)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -338,8 +339,9 @@ func TestNotifyCapabilitySuppressesShowMessage(t *testing.T) {
 }
 
 // The agent's write into an extension directory is put to the user even
-// in the default (auto) mode, with the whole new content; "Deny" leaves
-// the file alone and tells the model.
+// in the default (auto) mode, with the whole new content, in one question
+// that gives every reason (it is outside the workspace, and in $ZOT_HOME):
+// "Deny" leaves the file alone and tells the model; allowing writes it.
 func TestAgentWriteIntoExtensionDirAsks(t *testing.T) {
 	e := newEnv(t)
 	dir := filepath.Join(e.home, "dev", "lspext")
@@ -349,27 +351,54 @@ func TestAgentWriteIntoExtensionDirAsks(t *testing.T) {
 	disabled := strings.Replace(string(before), "{", "{\n  \"enabled\": false,", 1)
 	e.llm.Append(
 		llmtest.ToolReply("write", map[string]any{"path": manifest, "content": disabled}),
+		llmtest.TextReply("ok"),
+		llmtest.ToolReply("write", map[string]any{"path": manifest, "content": disabled}),
 		llmtest.TextReply("ok"))
-	asked := make(chan string, 2)
+	var mu sync.Mutex
+	var asked []string
+	answer := "Deny"
 	cfg := e.config("--ext", dir)
 	ed := servertest.Start(t, cfg)
 	ed.Choose = func(msg string, actions []string) string {
-		asked <- msg + " | " + strings.Join(actions, "/")
-		return "Deny"
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, msg+" | "+strings.Join(actions, "/"))
+		return answer
 	}
 	ed.Initialize(nil)
 	waitExt(ed, "lspext", "loaded")
 	evs := ed.WaitDone(ed.Prompt("turn the guard off").RunID)
 	res := servertest.Find(evs, "tool_result")
-	if res["is_error"] != true || !strings.Contains(servertest.ResultText(res), "did not allow") {
+	if res["is_error"] != true || !strings.Contains(servertest.ResultText(res), "the user denied writing") {
 		t.Fatalf("tool result: %v", res)
 	}
-	q := recvQuestion(t, asked)
-	if !strings.Contains(q, "Allow this change/Deny") || !strings.Contains(q, `"enabled": false`) {
-		t.Fatalf("question: %s", q)
+	mu.Lock()
+	if len(asked) != 1 {
+		t.Fatalf("asked %d times: %q", len(asked), asked)
 	}
+	q := asked[0]
+	for _, want := range []string{"outside the workspace", "where zot's extensions, trust and settings live", manifest, `"enabled": false`, "Allow this write/Deny"} {
+		if !strings.Contains(q, want) {
+			t.Fatalf("question lacks %q: %s", want, q)
+		}
+	}
+	asked, answer = nil, "Allow this write"
+	mu.Unlock()
 	if after, _ := os.ReadFile(manifest); string(after) != string(before) {
 		t.Fatal("the manifest was changed")
+	}
+
+	evs = ed.WaitDone(ed.Prompt("again").RunID)
+	if res := servertest.Find(evs, "tool_result"); res["is_error"] != false {
+		t.Fatalf("allowed write: %v", res)
+	}
+	mu.Lock()
+	if len(asked) != 1 {
+		t.Fatalf("asked %d times: %q", len(asked), asked)
+	}
+	mu.Unlock()
+	if after, _ := os.ReadFile(manifest); string(after) != disabled {
+		t.Fatalf("the allowed write did not happen: %s", after)
 	}
 }
 

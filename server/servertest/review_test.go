@@ -290,7 +290,8 @@ func TestWriteOutsideWorkspaceAsks(t *testing.T) {
 		t.Fatalf("asked %d times: %q", len(asked), asked)
 	}
 	for i, name := range []string{"denied.txt", "allowed.txt"} {
-		if !strings.Contains(asked[i], "outside the workspace") || !strings.Contains(asked[i], filepath.Join(outside, name)) || !strings.HasSuffix(asked[i], "[Allow this write|Deny]") {
+		content := []string{"no\n", "yes\n"}[i] // the whole change is shown
+		if !strings.Contains(asked[i], "outside the workspace") || !strings.Contains(asked[i], filepath.Join(outside, name)+"\n\n"+content) || !strings.HasSuffix(asked[i], "[Allow this write|Deny]") {
 			t.Fatalf("question %d: %q", i, asked[i])
 		}
 	}
