@@ -19,6 +19,8 @@ func runExtra(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bo
 	switch args[0] {
 	case "lsp":
 		return cmdLSP(args[1:], stdin, stdout, stderr), true
+	case "acp":
+		return cmdACP(args[1:], stdin, stdout, stderr), true
 	case "ext":
 		return cmdExt(args[1:], stdout, stderr), true
 	}

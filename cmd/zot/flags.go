@@ -103,6 +103,7 @@ Usage:
   zot -p "prompt" [flags]       print the answer (stderr shows tool activity); --json for events
   zot rpc [flags]               newline-delimited JSON RPC on stdin/stdout (docs/rpc.md)
   zot lsp [flags]               the editor front: LSP JSON-RPC on stdio (docs/protocol.md)
+  zot acp [flags]               the Agent Client Protocol on stdio: Zed, JetBrains, Emacs, Neovim (docs/acp.md)
   zot ext <list|install|remove|enable|disable|logs|trust> …
                                 manage extensions (docs/extensions.md)
   zot sessions [--cwd DIR]      list saved sessions of a workspace

@@ -1,0 +1,290 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/extensions"
+)
+
+// PermissionMode decides what the agent may do without asking; the three
+// are the session's ACP modes.
+type PermissionMode string
+
+const (
+	// ModeAuto: edits and commands run without asking.
+	ModeAuto PermissionMode = "auto"
+	// ModeAsk: each edit (with its diff) and each command goes through
+	// session/request_permission.
+	ModeAsk PermissionMode = "ask"
+	// ModeReadonly: write, edit and bash are refused.
+	ModeReadonly PermissionMode = "readonly"
+)
+
+func parseMode(s string) (PermissionMode, bool) {
+	switch m := PermissionMode(strings.ToLower(strings.TrimSpace(s))); m {
+	case ModeAuto, ModeAsk, ModeReadonly:
+		return m, true
+	}
+	return "", false
+}
+
+func (ss *session) permissionMode() PermissionMode {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.mode
+}
+
+// setMode switches the permission mode and tells the client; leaving a
+// mode forgets its "always allow" answers.
+func (ss *session) setMode(m PermissionMode) {
+	ss.mu.Lock()
+	if m != ss.mode {
+		ss.allowBash, ss.allowEdits = false, false
+	}
+	ss.mode = m
+	ss.mu.Unlock()
+	ss.update(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m)}})
+}
+
+// Permission option ids (session/request_permission).
+const (
+	optAllowOnce   = "allow_once"
+	optAllowAlways = "allow_always"
+	optRejectOnce  = "reject_once"
+)
+
+// decision is the user's answer to a permission request.
+type decision int
+
+const (
+	allowed decision = iota
+	allowedAlways
+	rejected
+	cancelled // the run was cancelled, or the client failed to answer
+)
+
+// askPermission is the one place zot asks the ACP user: the tool call
+// (with its diff or command) and allow once / allow always / reject once.
+// always is the label of the "allow always" option, "" to leave it out.
+func (ss *session) askPermission(ctx context.Context, call sdk.ToolCallUpdate, always string) (decision, string) {
+	opts := []sdk.PermissionOption{{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce}}
+	if always != "" {
+		opts = append(opts, sdk.PermissionOption{OptionId: optAllowAlways, Name: always, Kind: sdk.PermissionOptionKindAllowAlways})
+	}
+	opts = append(opts, sdk.PermissionOption{OptionId: optRejectOnce, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce})
+	res, err := ss.srv.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(ss.id), ToolCall: call, Options: opts})
+	if err != nil {
+		if ctx.Err() == nil {
+			ss.srv.logf("session/request_permission: %v", err)
+			return cancelled, "the editor failed to answer the permission request (" + err.Error() + ")"
+		}
+		return cancelled, ""
+	}
+	if res.Outcome.Selected == nil {
+		return cancelled, ""
+	}
+	switch string(res.Outcome.Selected.OptionId) {
+	case optAllowOnce:
+		return allowed, "Allow once"
+	case optAllowAlways:
+		if always != "" {
+			return allowedAlways, always
+		}
+	case optRejectOnce:
+		return rejected, "Reject"
+	}
+	return rejected, string(res.Outcome.Selected.OptionId)
+}
+
+// writingTools are refused in readonly mode.
+var writingTools = map[string]bool{"write": true, "edit": true, "bash": true}
+
+// permitBash applies the mode to a bash call: readonly refuses it; ask
+// shows the whole command and waits for the user.
+func (ss *session) permit(ctx context.Context, call agent.ToolCallInfo) agent.ToolDecision {
+	ss.mu.Lock()
+	mode, allow := ss.mode, ss.allowBash
+	ss.mu.Unlock()
+	switch mode {
+	case ModeReadonly:
+		if writingTools[call.Name] {
+			return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("zot is in readonly mode: %s is not allowed. Tell the user what you would do instead.", call.Name)}
+		}
+	case ModeAsk:
+		if call.Name != "bash" || allow {
+			return agent.ToolDecision{}
+		}
+		var a struct {
+			Command string `json:"command"`
+		}
+		_ = json.Unmarshal(call.Args, &a)
+		tc := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(call.ID), Title: sdk.Ptr(bashTitle(a.Command)), Kind: sdk.Ptr(sdk.ToolKindExecute),
+			Status: sdk.Ptr(sdk.ToolCallStatusPending), RawInput: rawArgs(call.Args),
+			// The whole command, never a prefix: the user sees what runs.
+			Content: []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("```sh\n" + a.Command + "\n```"))}}
+		switch d, choice := ss.askPermission(ctx, tc, "Always allow commands in this session"); d {
+		case allowed:
+		case allowedAlways:
+			ss.mu.Lock()
+			ss.allowBash = true
+			ss.mu.Unlock()
+		case rejected:
+			return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("the user rejected running this command (chose %q); it did not run.", choice)}
+		default:
+			if choice != "" {
+				return agent.ToolDecision{Block: true, Reason: choice + "; the command did not run."}
+			}
+			return agent.ToolDecision{Block: true, Reason: "the run was cancelled while waiting for the user's approval; the command did not run."}
+		}
+	}
+	return agent.ToolDecision{}
+}
+
+// reviewEdit asks about an edit in ask mode, the diff inside the tool
+// call; nil means go ahead.
+func (ss *session) reviewEdit(ctx context.Context, path, shown, oldText, newText string) error {
+	ss.mu.Lock()
+	mode, allow := ss.mode, ss.allowEdits
+	id := ss.current
+	ss.mu.Unlock()
+	if mode == ModeReadonly {
+		return fmt.Errorf("zot is in readonly mode: %s was not changed. Tell the user what you would change instead", shown)
+	}
+	if mode != ModeAsk || allow {
+		return nil
+	}
+	tc := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Kind: sdk.Ptr(sdk.ToolKindEdit), Status: sdk.Ptr(sdk.ToolCallStatusPending),
+		Locations: []sdk.ToolCallLocation{{Path: path}},
+		Content:   []sdk.ToolCallContent{sdk.ToolDiffContent(path, newText, oldText)}}
+	if c := ss.call(id); c != nil {
+		tc.Title = sdk.Ptr(c.title)
+		tc.RawInput = c.rawInput
+	}
+	switch d, choice := ss.askPermission(ctx, tc, "Always allow edits in this session"); d {
+	case allowed:
+		return nil
+	case allowedAlways:
+		ss.mu.Lock()
+		ss.allowEdits = true
+		ss.mu.Unlock()
+		return nil
+	case rejected:
+		return fmt.Errorf("the user rejected this change to %s (chose %q); no change was made", shown, choice)
+	default:
+		if choice != "" {
+			return fmt.Errorf("%s; no change was made to %s", choice, shown)
+		}
+		return fmt.Errorf("the run was cancelled during the review of %s; no change was made", shown)
+	}
+}
+
+// askWrite asks, in every mode, before a write outside the workspace (or
+// into a directory an extension protects).
+func (ss *session) askWrite(ctx context.Context, tool, path, why string) bool {
+	ss.mu.Lock()
+	id := ss.current
+	ss.mu.Unlock()
+	tc := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Kind: sdk.Ptr(sdk.ToolKindEdit), Status: sdk.Ptr(sdk.ToolCallStatusPending),
+		Title:     sdk.Ptr(why),
+		Locations: []sdk.ToolCallLocation{{Path: path}}}
+	d, _ := ss.askPermission(ctx, tc, "")
+	return d == allowed || d == allowedAlways
+}
+
+// approveProtectedWrite is the host's ApproveWrite: a write into a
+// directory an extension protects.
+func (ss *session) approveProtectedWrite(ctx context.Context, r extensions.WriteRequest) bool {
+	return ss.askWrite(ctx, r.Tool, r.Path, fmt.Sprintf("zot wants to %s %s, inside %s, which an extension protects", r.Tool, r.Path, r.Root))
+}
+
+// hooks is the agent.Hooks the runtime sees: it orders the client's view
+// (the tool_call is out before any permission request about it),
+// consults the extensions, then applies the permission mode.
+type hooks struct{ ss *session }
+
+var _ agent.Hooks = hooks{}
+
+func (h hooks) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.ToolDecision {
+	ss := h.ss
+	ss.waitForwarded(ctx, call.ID, 5*time.Second)
+	ss.mu.Lock()
+	ss.current = call.ID
+	ss.mu.Unlock()
+	var modified json.RawMessage
+	if host := ss.currentHost(); host != nil {
+		d := host.BeforeTool(ctx, call)
+		if d.Block {
+			return d
+		}
+		if len(d.ModifiedArgs) > 0 {
+			modified = d.ModifiedArgs
+			call.Args = d.ModifiedArgs
+		}
+	}
+	if d := ss.permit(ctx, call); d.Block {
+		return d
+	}
+	ss.update(sdk.UpdateToolCall(sdk.ToolCallId(call.ID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
+	return agent.ToolDecision{ModifiedArgs: modified}
+}
+
+func (h hooks) BeforeTurn(ctx context.Context, step int) agent.TurnDecision {
+	if host := h.ss.currentHost(); host != nil {
+		return host.BeforeTurn(ctx, step)
+	}
+	return agent.TurnDecision{}
+}
+
+func (h hooks) BeforeAssistantMessage(ctx context.Context, text string) agent.AssistantDecision {
+	if host := h.ss.currentHost(); host != nil {
+		return host.BeforeAssistantMessage(ctx, text)
+	}
+	return agent.AssistantDecision{}
+}
+
+func (h hooks) Observe(ev agent.Lifecycle) {
+	if host := h.ss.currentHost(); host != nil {
+		host.Observe(ev)
+	}
+}
+
+// markForwarded records that a tool call's tool_call update went out.
+func (ss *session) markForwarded(id string) {
+	ss.mu.Lock()
+	ch, ok := ss.forwarded[id]
+	if !ok {
+		ch = make(chan struct{})
+		ss.forwarded[id] = ch
+	}
+	ss.mu.Unlock()
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+}
+
+// waitForwarded waits (at most max) until the tool_call for id is out.
+func (ss *session) waitForwarded(ctx context.Context, id string, max time.Duration) {
+	ss.mu.Lock()
+	ch, ok := ss.forwarded[id]
+	if !ok {
+		ch = make(chan struct{})
+		ss.forwarded[id] = ch
+	}
+	ss.mu.Unlock()
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

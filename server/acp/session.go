@@ -1,0 +1,320 @@
+package acp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/tools"
+	"github.com/zot-editors/zot/extensions"
+)
+
+// session is one ACP session: a runtime (one conversation, saved as one
+// zot session), its workspace, its extension host and its permission
+// state.
+type session struct {
+	srv  *Server
+	id   string
+	cwd  string
+	rt   *agent.Runtime
+	ws   *workspace
+	host *extensions.Host // nil with --no-ext
+	// bash is the terminal-backed bash (nil: the built-in runs it).
+	bash *terminalBash
+	// mcpServers are session/new's (and load's) MCP servers, kept for the
+	// MCP host: see MCPServers.
+	mcpServers []sdk.McpServer
+
+	mu         sync.Mutex
+	mode       PermissionMode
+	allowBash  bool // "Always allow" commands in this session
+	allowEdits bool // "Always allow" edits in this session
+	running    bool
+	idle       chan struct{} // closed when the running prompt ends
+	cancelled  bool
+	// forwarded are tool calls already announced to the client (the
+	// tool_call went out): a permission request for one must follow it.
+	forwarded map[string]chan struct{}
+	calls     map[string]*toolCall
+	current   string // the tool call running now (tools run one at a time)
+	commands  string // the command list last announced
+	announced bool   // the client knows the session: updates may flow
+	panels    map[string]string
+}
+
+// MCPServers are the MCP servers the client passed in session/new,
+// session/load or session/resume. This is the hand-over point to zot's MCP
+// host: whoever wires it starts these per session (see docs/acp.md).
+func (ss *session) MCPServers() []sdk.McpServer {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return append([]sdk.McpServer(nil), ss.mcpServers...)
+}
+
+// openSession builds a session in cwd; resume "" starts a new
+// conversation, else reopens that saved session.
+func (s *Server) openSession(ctx context.Context, cwd, resume string, mcp []sdk.McpServer) (*session, error) {
+	s.mu.Lock()
+	if !s.inited {
+		s.mu.Unlock()
+		return nil, &sdk.RequestError{Code: -32600, Message: "Invalid request: call initialize first"}
+	}
+	if s.closing {
+		s.mu.Unlock()
+		return nil, &sdk.RequestError{Code: -32603, Message: "zot acp is shutting down"}
+	}
+	s.mu.Unlock()
+	if err := s.keyMissing(); err != nil {
+		return nil, authRequired(err)
+	}
+	mode, _ := parseMode(s.opts.DefaultMode)
+	if mode == "" {
+		mode = ModeAsk
+	}
+	ss := &session{srv: s, cwd: cwd, mode: mode, mcpServers: mcp, forwarded: map[string]chan struct{}{},
+		calls: map[string]*toolCall{}, panels: map[string]string{}}
+	caps := s.clientCaps()
+	cfg := s.opts.Config
+	cfg.Cwd = cwd
+	cfg.Resume, cfg.SessionPath = resume, ""
+	if resume != "" {
+		cfg.Sessions = true
+	}
+	if cfg.Home == "" {
+		cfg.Home = s.home()
+	}
+	ss.ws = newWorkspace(ss, cwd, cfg.AddDirs, caps.Fs)
+	cfg.Workspace = ss.ws
+	cfg.Hooks = hooks{ss}
+	cfg.ExtraTools = ss.extraTools
+	cfg.AwaitTool = ss.awaitTool
+	if caps.Terminal {
+		cfg = ss.withTerminalBash(cfg)
+	}
+	rt, err := agent.New(cfg)
+	if err != nil {
+		return nil, requestError(err)
+	}
+	ss.rt = rt
+	st := rt.State()
+	ss.id = st.SessionID
+	if resume != "" {
+		// The client knows the session by the id it asked for, even when
+		// zot continues in a copy (the file was open in another zot).
+		ss.id = resume
+	}
+	if ss.id == "" {
+		ss.id = newSessionID()
+	}
+	if st.ForkedFrom != "" {
+		s.logf("session %s is open in another zot process; continuing in a copy, %s", st.ForkedFrom, st.SessionID)
+	}
+	if !s.opts.NoExt {
+		if err := ss.startHost(ctx, cfg, st); err != nil {
+			rt.Close()
+			return nil, requestError(err)
+		}
+	}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		ss.close()
+		return nil, &sdk.RequestError{Code: -32603, Message: "zot acp is shutting down"}
+	}
+	if old := s.sessions[ss.id]; old != nil {
+		s.mu.Unlock()
+		ss.close()
+		return old, nil
+	}
+	s.sessions[ss.id] = ss
+	s.mu.Unlock()
+	return ss, nil
+}
+
+// startHost starts the session's extensions in the background: they show
+// as starting until they say hello, and their tools and commands, used
+// before, wait for them.
+func (ss *session) startHost(ctx context.Context, cfg agent.Config, st agent.State) error {
+	var builtin []string
+	for _, t := range tools.Builtins(tools.NewDiskWorkspace(ss.cwd)) {
+		builtin = append(builtin, t.Name())
+	}
+	var cmds []string
+	for _, c := range builtinCommands {
+		cmds = append(cmds, c.Name)
+	}
+	h := extensions.NewHost(extensions.Options{
+		Cwd: ss.cwd, Home: cfg.Home, ZotVersion: agent.Version, Provider: st.Provider, Model: st.Model,
+		ExtPaths: ss.srv.opts.Exts, BuiltinTools: builtin, BuiltinCommands: cmds,
+		UI: extUI{ss}, Watch: true, Background: true, Logf: ss.srv.logf,
+		ApproveWrite: ss.approveProtectedWrite,
+	})
+	// The host must outlive session/new's request: its own context.
+	if err := h.Start(context.WithoutCancel(ctx)); err != nil {
+		h.Close(context.Background())
+		return err
+	}
+	ss.mu.Lock()
+	ss.host = h
+	ss.mu.Unlock()
+	return nil
+}
+
+func (ss *session) currentHost() *extensions.Host {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.host
+}
+
+// extraTools is agent.Config.ExtraTools: the terminal bash, then the
+// extensions' tools.
+func (ss *session) extraTools() []tools.Tool {
+	var out []tools.Tool
+	if ss.bash != nil {
+		out = append(out, ss.bash)
+	}
+	if h := ss.currentHost(); h != nil {
+		out = append(out, h.Tools()...)
+	}
+	return out
+}
+
+func (ss *session) awaitTool(ctx context.Context, name string) tools.Tool {
+	if h := ss.currentHost(); h != nil {
+		return h.AwaitTool(ctx, name)
+	}
+	return nil
+}
+
+// announceAfterNew tells the client the session's commands once
+// session/new's answer is out: clients drop updates for a session they do
+// not know yet.
+func (ss *session) announceAfterNew() {
+	mark, _ := json.Marshal(ss.id)
+	ss.srv.out.afterResponse(append([]byte(`"sessionId":`), mark...), ss.announce)
+}
+
+// announce marks the session known to the client and sends its commands.
+func (ss *session) announce() {
+	ss.mu.Lock()
+	ss.announced = true
+	ss.mu.Unlock()
+	ss.commandsChanged()
+}
+
+// abort cancels the running prompt, if any.
+func (ss *session) abort() {
+	ss.mu.Lock()
+	if ss.running {
+		ss.cancelled = true
+	}
+	ss.mu.Unlock()
+	if ss.rt != nil {
+		ss.rt.Abort()
+	}
+}
+
+// waitIdle waits (at most d) for the running prompt to end.
+func (ss *session) waitIdle(d time.Duration) {
+	ss.mu.Lock()
+	ch := ss.idle
+	running := ss.running
+	ss.mu.Unlock()
+	if !running || ch == nil {
+		return
+	}
+	select {
+	case <-ch:
+	case <-time.After(d):
+	}
+}
+
+// close shuts the extensions down and closes the runtime.
+func (ss *session) close() {
+	ss.mu.Lock()
+	h := ss.host
+	ss.host = nil
+	ss.mu.Unlock()
+	if h != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := h.Close(ctx); err != nil {
+			ss.srv.logf("extensions: shutdown: %v", err)
+		}
+		cancel()
+	}
+	if ss.rt != nil {
+		ss.rt.Close()
+	}
+}
+
+// update sends one session/update for this session.
+func (ss *session) update(u sdk.SessionUpdate) {
+	ctx := ss.srv.ctx
+	if err := ss.srv.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(ss.id), Update: u}); err != nil && ctx.Err() == nil {
+		ss.srv.logf("session/update: %v", err)
+	}
+}
+
+// modeState is the session's modes as ACP lists them.
+func (ss *session) modeState() *sdk.SessionModeState {
+	ss.mu.Lock()
+	cur := ss.mode
+	ss.mu.Unlock()
+	return &sdk.SessionModeState{CurrentModeId: sdk.SessionModeId(cur), AvailableModes: []sdk.SessionMode{
+		{Id: sdk.SessionModeId(ModeAsk), Name: "Ask", Description: sdk.Ptr("Edits and commands wait for your approval; reads run freely")},
+		{Id: sdk.SessionModeId(ModeAuto), Name: "Auto", Description: sdk.Ptr("Edits and commands run without asking")},
+		{Id: sdk.SessionModeId(ModeReadonly), Name: "Read only", Description: sdk.Ptr("zot reads and searches; edits and commands are refused")},
+	}}
+}
+
+// modelState lists the models of the session's provider.
+func (ss *session) modelState() *sdk.SessionModelState {
+	st := ss.rt.State()
+	out := &sdk.SessionModelState{CurrentModelId: sdk.ModelId(st.Model), AvailableModels: []sdk.ModelInfo{}}
+	seen := false
+	for _, m := range ss.rt.Models() {
+		desc := fmt.Sprintf("%s, %dk context", m.Provider, m.ContextWindow/1000)
+		if m.Reasoning {
+			desc += ", reasons"
+		}
+		out.AvailableModels = append(out.AvailableModels, sdk.ModelInfo{ModelId: sdk.ModelId(m.ID), Name: m.ID, Description: sdk.Ptr(desc)})
+		seen = seen || m.ID == st.Model
+	}
+	if !seen {
+		out.AvailableModels = append(out.AvailableModels, sdk.ModelInfo{ModelId: sdk.ModelId(st.Model), Name: st.Model})
+	}
+	return out
+}
+
+func (ss *session) modelChanged() {
+	if h := ss.currentHost(); h != nil {
+		st := ss.rt.State()
+		h.SetModelInfo(st.Provider, st.Model)
+	}
+}
+
+func newSessionID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "zot-" + hex.EncodeToString(b[:])
+}
+
+// rawArgs decodes a tool call's arguments for rawInput.
+func rawArgs(args json.RawMessage) any {
+	if len(strings.TrimSpace(string(args))) == 0 {
+		return map[string]any{}
+	}
+	var v any
+	if json.Unmarshal(args, &v) != nil {
+		return string(args)
+	}
+	return v
+}

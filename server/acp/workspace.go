@@ -1,0 +1,220 @@
+package acp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/zot-editors/zot/agent/tools"
+	"github.com/zot-editors/zot/internal/atomicfile"
+)
+
+// workspace is the tools.Workspace of an ACP session. When the client
+// offers fs.readTextFile, reads of text files go through fs/read_text_file
+// and so see the editor's unsaved buffers; when it offers
+// fs.writeTextFile, write and edit go through fs/write_text_file (the
+// editor shows the change and can undo it). Otherwise the disk. In ask
+// mode every change is first shown as a diff in session/request_permission.
+type workspace struct {
+	ss    *session
+	root  string
+	fs    sdk.FileSystemCapabilities
+	guard *tools.WritePolicy
+
+	mu sync.Mutex
+	// overlaid are the files the client served or was sent: the search
+	// tools read them through ReadFile (their buffer may differ from the
+	// disk), every other file straight from disk.
+	overlaid map[string]bool
+	// diffs are the changes made per tool call, for its tool_call_update.
+	diffs map[string][]fileDiff
+}
+
+type fileDiff struct {
+	path, oldText, newText string
+	existed                bool
+}
+
+var (
+	_ tools.Workspace     = (*workspace)(nil)
+	_ tools.OverlayLister = (*workspace)(nil)
+	_ tools.WriteGuard    = (*workspace)(nil)
+)
+
+func newWorkspace(ss *session, root string, allowDirs []string, caps sdk.FileSystemCapabilities) *workspace {
+	w := &workspace{ss: ss, root: filepath.Clean(root), fs: caps, overlaid: map[string]bool{}, diffs: map[string][]fileDiff{}}
+	w.guard = &tools.WritePolicy{Root: w.root, AllowDirs: allowDirs, Ask: w.askWrite}
+	return w
+}
+
+// Root is the session's cwd.
+func (w *workspace) Root() string { return w.root }
+
+// CheckWrite asks the user, in every mode, before a write outside the
+// workspace and the --add-dir directories.
+func (w *workspace) CheckWrite(ctx context.Context, tool, path string) error {
+	return w.guard.Check(ctx, tool, path)
+}
+
+func (w *workspace) askWrite(ctx context.Context, a tools.WriteApproval) (bool, error) {
+	ok := w.ss.askWrite(ctx, a.Tool, a.Path, a.Message())
+	if !ok && ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	return ok, nil
+}
+
+// ReadFile returns the editor's text of path when the client serves
+// files, else the disk's. Files missing from disk, directories and binary
+// files (images) are read from disk: fs/read_text_file is for text.
+func (w *workspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	disk, err := os.ReadFile(path)
+	if err != nil || !w.fs.ReadTextFile || looksBinary(disk) {
+		return disk, err
+	}
+	res, cerr := w.ss.srv.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sdk.SessionId(w.ss.id), Path: path})
+	if cerr != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		w.ss.srv.logf("fs/read_text_file %s: %v; reading the disk", path, cerr)
+		return disk, nil
+	}
+	w.mu.Lock()
+	w.overlaid[path] = true
+	w.mu.Unlock()
+	return []byte(res.Content), nil
+}
+
+// looksBinary: a NUL byte in the first 8 KiB.
+func looksBinary(b []byte) bool {
+	return bytes.IndexByte(b[:min(len(b), 8<<10)], 0) >= 0
+}
+
+// OverlaidPaths lists the files whose editor text may differ from the
+// disk: those the client served or zot wrote through it.
+func (w *workspace) OverlaidPaths() []string {
+	if !w.fs.ReadTextFile {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, 0, len(w.overlaid))
+	for p := range w.overlaid {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// noteOverlaid records a file the client holds (an embedded resource of a
+// prompt): grep then reads it through the client.
+func (w *workspace) noteOverlaid(path string) {
+	if path == "" || !filepath.IsAbs(path) {
+		return
+	}
+	w.mu.Lock()
+	w.overlaid[filepath.Clean(path)] = true
+	w.mu.Unlock()
+}
+
+// WriteFile replaces (or creates) path with data.
+func (w *workspace) WriteFile(ctx context.Context, path string, data []byte) error {
+	old, err := w.ReadFile(ctx, path)
+	existed := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		old = nil
+	}
+	return w.change(ctx, path, string(old), string(data), existed)
+}
+
+// EditFile replaces path's text (as the tool read it) with newData.
+func (w *workspace) EditFile(ctx context.Context, path string, oldData, newData []byte) error {
+	return w.change(ctx, path, string(oldData), string(newData), true)
+}
+
+// Sync: writes through the client land in the editor, which saves them;
+// zot's own writes are on disk already.
+func (w *workspace) Sync(ctx context.Context) error { return nil }
+
+// change shows the diff (ask mode), then writes through the client or the
+// disk, and keeps the diff for the tool call's update.
+func (w *workspace) change(ctx context.Context, path, oldText, newText string, existed bool) error {
+	shown := w.display(path)
+	if err := w.ss.reviewEdit(ctx, path, shown, oldText, newText); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if w.fs.WriteTextFile {
+		if _, err := w.ss.srv.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(w.ss.id), Path: path, Content: newText}); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return errors.New("the editor did not write " + shown + ": " + clientError(err) + ". No change was made")
+		}
+		w.mu.Lock()
+		w.overlaid[path] = true
+		w.mu.Unlock()
+	} else {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(path, []byte(newText), 0o644); err != nil {
+			return err
+		}
+	}
+	w.ss.mu.Lock()
+	id := w.ss.current
+	w.ss.mu.Unlock()
+	w.mu.Lock()
+	w.diffs[id] = append(w.diffs[id], fileDiff{path: path, oldText: oldText, newText: newText, existed: existed})
+	w.mu.Unlock()
+	return nil
+}
+
+// takeDiffs returns and forgets the changes a tool call made.
+func (w *workspace) takeDiffs(id string) []fileDiff {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d := w.diffs[id]
+	delete(w.diffs, id)
+	return d
+}
+
+func (w *workspace) display(path string) string {
+	if rel, err := filepath.Rel(w.root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+// clientError is the message of an error the client answered with.
+func clientError(err error) string {
+	var re *sdk.RequestError
+	if errors.As(err, &re) {
+		msg := re.Message
+		if m, ok := re.Data.(map[string]any); ok {
+			for _, k := range []string{"details", "error", "message"} {
+				if s, ok := m[k].(string); ok && s != "" {
+					msg += ": " + s
+					break
+				}
+			}
+		}
+		return msg
+	}
+	return err.Error()
+}
