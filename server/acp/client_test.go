@@ -21,7 +21,10 @@ import (
 	"github.com/zot-editors/zot/server/servertest"
 )
 
-var zotBin string // the real zot, built once
+var (
+	zotBin string // the real zot, built once
+	extBin string // servertest's lspext extension, built once
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "zot-acptest-")
@@ -29,11 +32,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	zotBin = filepath.Join(dir, "zot")
-	if err := servertest.Build("./cmd/zot", zotBin, raceEnabled); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
+	zotBin, extBin = filepath.Join(dir, "zot"), filepath.Join(dir, "lspext")
+	for pkg, out := range map[string]string{"./cmd/zot": zotBin, "./server/servertest/testdata/lspext": extBin} {
+		if err := servertest.Build(pkg, out, raceEnabled && pkg == "./cmd/zot"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

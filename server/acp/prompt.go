@@ -159,7 +159,7 @@ func uriPath(u string) string {
 
 // streamState is what a run's stream tells about its end.
 type streamState struct {
-	stop     string // the last turn_end's
+	stop     string   // the last turn_end's
 	errors   []string // the errors that ended the run
 	pending  []string // error events not yet followed by turn_end
 	maxSteps bool
