@@ -57,8 +57,10 @@ func TestExtensionCommandsNoticesPanels(t *testing.T) {
 	notice := c.waitUpdate("the notice", func(u sdk.SessionUpdate) bool {
 		return u.AgentMessageChunk != nil && u.AgentMessageChunk.Meta != nil && strings.Contains(u.AgentMessageChunk.Content.Text.Text, "careful: the stove is hot")
 	})
-	if meta := jsonOf(notice.AgentMessageChunk.Meta); !strings.Contains(meta, `"notice"`) || !strings.Contains(meta, `"level":"warn"`) || !strings.Contains(meta, `"extension":"lspext"`) {
-		t.Errorf("notice _meta = %s", meta)
+	zot, _ := notice.AgentMessageChunk.Meta["zot"].(map[string]any)
+	n, _ := zot["notice"].(map[string]any)
+	if n["level"] != "warn" || n["extension"] != "lspext" {
+		t.Errorf("notice _meta = %s, want zot.notice with level and extension", jsonOf(notice.AgentMessageChunk.Meta))
 	}
 
 	c.mustPrompt(s.SessionId, "/list")
