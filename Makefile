@@ -9,7 +9,7 @@ FUZZTIME    ?= 10s
 COVERDIR    ?= $(CURDIR)/bin/cover
 NVIM_TESTS  := editors/nvim/tests
 
-.PHONY: all build run test test-go test-nvim test-nvim-all test-vscode lint fuzz cover bench vet demo clean
+.PHONY: all build run test test-go test-nvim test-nvim-all test-vscode test-acp lint fuzz cover bench vet demo clean
 
 all: build
 
@@ -28,7 +28,7 @@ demo: build
 # detector; a short run of every fuzz target; Neovim (headless, real nvim:
 # the oldest supported, Debian testing's and the newest, and the builtin
 # transport); VS Code (unit tests in Node, then real code-server + Chromium).
-test: lint test-go fuzz test-nvim-all test-vscode
+test: lint test-go fuzz test-acp test-nvim-all test-vscode
 
 # The Go suite runs once, with -race: the same tests, and servertest builds
 # the zot it drives with -race too, so a data race in the server fails them.
@@ -69,6 +69,11 @@ test-nvim-all: test-nvim
 	n=$$($(NVIM_TESTS)/install-nvim.sh trixie) && NVIM=$$n ZOT_BIN=$(CURDIR)/$(BIN) $(NVIM_TESTS)/run.sh
 	n=$$($(NVIM_TESTS)/install-nvim.sh unstable) && NVIM=$$n ZOT_BIN=$(CURDIR)/$(BIN) $(NVIM_TESTS)/run.sh
 	n=$$($(NVIM_TESTS)/install-nvim.sh unstable) && NVIM=$$n ZOT_TEST_TRANSPORT=builtin ZOT_BIN=$(CURDIR)/$(BIN) $(NVIM_TESTS)/run.sh
+
+# An independent ACP client: the official TypeScript SDK drives the real
+# `zot acp` (test/acp; npm ci there once, as .ci/run does).
+test-acp: build
+	cd test/acp && { [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error; } && ZOT_BIN=$(CURDIR)/$(BIN) npm test --silent
 
 test-vscode: build
 	ZOT_BIN=$(CURDIR)/$(BIN) editors/vscode/scripts/test.sh
