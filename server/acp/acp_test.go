@@ -463,3 +463,98 @@ func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestCancelKillsTerminal: a command running in the client's terminal is
+// killed through terminal/kill when the run is cancelled.
+func TestCancelKillsTerminal(t *testing.T) {
+	e := newEnv(t, llmtest.ToolReply("bash", map[string]any{"command": "sleep 300"}), llmtest.TextReply("never"))
+	p := e.start()
+	c, _ := e.connect(p, allCaps)
+	s := c.newSession(e.root)
+	c.setMode(s.SessionId, "auto")
+	got := make(chan sdk.StopReason, 1)
+	go func() {
+		r, err := c.prompt(s.SessionId, "sleep")
+		if err != nil {
+			t.Errorf("prompt: %v", err)
+		}
+		got <- r.StopReason
+	}()
+	c.waitUpdate("the terminal in the tool call", func(u sdk.SessionUpdate) bool {
+		return u.ToolCallUpdate != nil && len(u.ToolCallUpdate.Content) > 0 && u.ToolCallUpdate.Content[0].Terminal != nil
+	})
+	c.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: s.SessionId})
+	select {
+	case r := <-got:
+		if r != sdk.StopReasonCancelled {
+			t.Fatalf("stopReason = %q, want cancelled", r)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("no answer after session/cancel")
+	}
+	c.mu.Lock()
+	kills := append([]string(nil), c.kills...)
+	term := c.terminals["term-1"]
+	c.mu.Unlock()
+	if len(kills) != 1 || kills[0] != "term-1" {
+		t.Fatalf("terminal/kill calls = %v, want [term-1]", kills)
+	}
+	select {
+	case <-term.done:
+	case <-time.After(waitTimeout):
+		t.Fatal("the terminal's command still runs")
+	}
+}
+
+// TestModelsAndAllowAlways: session/set_model switches among the
+// catalogue (the next request uses it) and names modelId when wrong;
+// "allow always" stops asking for edits in the session.
+func TestModelsAndAllowAlways(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("write", map[string]any{"path": "a.txt", "content": "1\n"}),
+		llmtest.ToolReply("write", map[string]any{"path": "b.txt", "content": "2\n"}),
+		llmtest.TextReply("written"))
+	p := e.start()
+	c, _ := e.connect(p, sdk.ClientCapabilities{})
+	c.permit = func(r sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		return sdk.NewRequestPermissionOutcomeSelected("allow_always")
+	}
+	s := c.newSession(e.root)
+	var other string
+	for _, m := range s.Models.AvailableModels {
+		if m.ModelId != s.Models.CurrentModelId {
+			other = string(m.ModelId)
+			break
+		}
+	}
+	if other == "" {
+		t.Fatalf("one model only: %s", jsonOf(s.Models))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if _, err := c.conn.UnstableSetSessionModel(ctx, sdk.UnstableSetSessionModelRequest{SessionId: s.SessionId, ModelId: sdk.UnstableModelId(other)}); err != nil {
+		t.Fatalf("session/set_model %s: %v", other, err)
+	}
+	if _, err := c.conn.UnstableSetSessionModel(ctx, sdk.UnstableSetSessionModelRequest{SessionId: s.SessionId, ModelId: "no-such-model"}); err == nil || !strings.Contains(err.Error(), "modelId") {
+		t.Errorf("an unknown model: %v, want an error naming modelId", err)
+	}
+	c.mustPrompt(s.SessionId, "write two files")
+	var body struct {
+		Model string `json:"model"`
+	}
+	json.Unmarshal(e.llm.Requests()[0].Raw, &body)
+	if body.Model != other {
+		t.Errorf("the model call used %q, want %q", body.Model, other)
+	}
+	c.mu.Lock()
+	asked := len(c.perms)
+	c.mu.Unlock()
+	if asked != 1 {
+		t.Errorf("%d permission requests, want 1 (then always allowed)", asked)
+	}
+	for name, want := range map[string]string{"a.txt": "1\n", "b.txt": "2\n"} {
+		if b, _ := os.ReadFile(filepath.Join(e.root, name)); string(b) != want {
+			t.Errorf("%s = %q, want %q (no fs capability: zot writes the disk)", name, b, want)
+		}
+	}
+}

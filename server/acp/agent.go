@@ -271,6 +271,17 @@ func (s *Server) UnstableSetSessionModel(ctx context.Context, p sdk.UnstableSetS
 	if p.ModelId == "" {
 		return sdk.UnstableSetSessionModelResponse{}, fieldError("modelId", "is required: one of the session's availableModels")
 	}
+	// The session's availableModels: the catalogue and models.json (a
+	// --base-url server would take any id; the client offers the list).
+	var ids []string
+	known := false
+	for _, m := range ss.modelState().AvailableModels {
+		ids = append(ids, string(m.ModelId))
+		known = known || m.ModelId == sdk.ModelId(p.ModelId)
+	}
+	if !known {
+		return sdk.UnstableSetSessionModelResponse{}, fieldError("modelId", "%q is not one of the session's models: %s (add others to $ZOT_HOME/models.json)", p.ModelId, strings.Join(ids, ", "))
+	}
 	if err := ss.rt.SetModel(string(p.ModelId)); err != nil {
 		return sdk.UnstableSetSessionModelResponse{}, fieldError("modelId", "%v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,6 +170,7 @@ type client struct {
 	permit     func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome
 	terminals  map[string]*terminal
 	terminalNo int
+	kills      []string
 }
 
 type terminal struct {
@@ -183,6 +185,7 @@ func (e *env) connect(p *proc, caps sdk.ClientCapabilities) (*client, sdk.Initia
 	e.t.Helper()
 	c := &client{t: e.t, changed: make(chan struct{}, 1), buffers: map[string]string{}, terminals: map[string]*terminal{}}
 	c.conn = sdk.NewClientSideConnection(c, p.stdin, p.stdout)
+	c.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
 	init, err := c.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber, ClientCapabilities: caps,
@@ -394,6 +397,9 @@ func (c *client) KillTerminal(ctx context.Context, p sdk.KillTerminalRequest) (s
 	if err != nil {
 		return sdk.KillTerminalResponse{}, err
 	}
+	c.mu.Lock()
+	c.kills = append(c.kills, p.TerminalId)
+	c.mu.Unlock()
 	syscall.Kill(-t.cmd.Process.Pid, syscall.SIGKILL)
 	<-t.done
 	return sdk.KillTerminalResponse{}, nil
