@@ -173,7 +173,7 @@ func (s *Server) reopen(ctx context.Context, id, cwdParam string, mcp []sdk.McpS
 		// Already open on this connection: the same conversation.
 		return ss, nil
 	}
-	if s.opts.Config.Sessions == false {
+	if !s.opts.Config.Sessions {
 		return nil, fieldError("sessionId", "cannot be loaded: zot acp runs with --no-session, so no session is saved or read")
 	}
 	if _, err := zsession.Find(zsession.Dir(s.home(), cwd), id); err != nil {
