@@ -560,3 +560,36 @@ func TestModelsAndAllowAlways(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptBlocks: text, a resource link, an embedded resource and an
+// image become one user message; audio is refused naming the block.
+func TestPromptBlocks(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("seen"))
+	p := e.start()
+	c, _ := e.connect(p, sdk.ClientCapabilities{})
+	s := c.newSession(e.root)
+	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	res, err := c.conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{
+		sdk.TextBlock("explain these"),
+		sdk.ResourceLinkBlock("main.go", "file://"+filepath.Join(e.root, "main.go")),
+		sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: "file://" + filepath.Join(e.root, "notes.txt"), Text: "the unsaved note\n"}}),
+		sdk.ImageBlock(png, "image/png"),
+	}})
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v, %v", res, err)
+	}
+	told := lastRequest(e)
+	for _, want := range []string{"explain these", filepath.Join(e.root, "main.go"), "(Editor context: notes.txt)", "the unsaved note", png} {
+		if !strings.Contains(told, want) {
+			t.Errorf("the user message lacks %q: %s", want, told)
+		}
+	}
+	_, err = c.conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{
+		sdk.TextBlock("listen"), sdk.AudioBlock("AAAA", "audio/wav"),
+	}})
+	if err == nil || !strings.Contains(err.Error(), "prompt[1]") || !strings.Contains(err.Error(), "audio") {
+		t.Errorf("an audio block: %v, want an error naming prompt[1]", err)
+	}
+}
