@@ -593,3 +593,34 @@ func TestPromptBlocks(t *testing.T) {
 		t.Errorf("an audio block: %v, want an error naming prompt[1]", err)
 	}
 }
+
+// TestEOFMidRunLeavesNoChild: the editor goes away while a command runs;
+// zot aborts the run, kills the command's process group and exits.
+func TestEOFMidRunLeavesNoChild(t *testing.T) {
+	e := newEnv(t, llmtest.ToolReply("bash", map[string]any{"command": "echo $$ > pid.txt; sleep 300"}), llmtest.TextReply("never"))
+	p := e.start()
+	c, _ := e.connect(p, sdk.ClientCapabilities{})
+	s := c.newSession(e.root)
+	c.setMode(s.SessionId, "auto")
+	go c.prompt(s.SessionId, "sleep")
+	var pid int
+	deadline := time.Now().Add(waitTimeout)
+	for pid == 0 && time.Now().Before(deadline) {
+		b, _ := os.ReadFile(filepath.Join(e.root, "pid.txt"))
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pid == 0 {
+		t.Fatal("the command never started")
+	}
+	p.stdin.Close()
+	select {
+	case <-p.done:
+	case <-time.After(waitTimeout):
+		t.Fatal("zot acp did not exit at the end of its input")
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+	proctest.WaitGone(t, pid, "the command's shell")
+}
