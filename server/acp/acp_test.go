@@ -624,3 +624,35 @@ func TestEOFMidRunLeavesNoChild(t *testing.T) {
 	}
 	proctest.WaitGone(t, pid, "the command's shell")
 }
+
+// TestWriteOutsideWorkspaceAsks: even in auto mode, a write outside the
+// workspace asks, showing the path and the whole content; a rejection
+// leaves nothing written and the model is told the user denied it.
+func TestWriteOutsideWorkspaceAsks(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "elsewhere.txt")
+	e := newEnv(t, llmtest.ToolReply("write", map[string]any{"path": outside, "content": "secret plan\n"}), llmtest.TextReply("ok"))
+	p := e.start()
+	c, _ := e.connect(p, sdk.ClientCapabilities{})
+	c.permit = func(r sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+		return sdk.NewRequestPermissionOutcomeSelected("reject_once")
+	}
+	s := c.newSession(e.root)
+	c.setMode(s.SessionId, "auto")
+	c.mustPrompt(s.SessionId, "write it there")
+	if _, err := os.Stat(outside); err == nil {
+		t.Fatal("a rejected write outside the workspace was written")
+	}
+	c.mu.Lock()
+	perms := append([]sdk.RequestPermissionRequest(nil), c.perms...)
+	c.mu.Unlock()
+	if len(perms) != 1 {
+		t.Fatalf("%d permission requests, want 1", len(perms))
+	}
+	q := jsonOf(perms[0].ToolCall.Content)
+	if !strings.Contains(q, "outside the workspace") || !strings.Contains(q, outside) || !strings.Contains(q, "secret plan") {
+		t.Errorf("the question does not show the reason, path and content: %s", q)
+	}
+	if !strings.Contains(lastRequest(e), "the user denied writing") {
+		t.Errorf("the model was not told: %s", lastRequest(e))
+	}
+}

@@ -10,7 +10,6 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/zot-editors/zot/agent"
-	"github.com/zot-editors/zot/extensions"
 )
 
 // PermissionMode decides what the agent may do without asking; the three
@@ -185,23 +184,23 @@ func (ss *session) reviewEdit(ctx context.Context, path, shown, oldText, newText
 	}
 }
 
-// askWrite asks, in every mode, before a write outside the workspace (or
-// into a directory an extension protects).
-func (ss *session) askWrite(ctx context.Context, tool, path, why string) bool {
+// askWrite asks, in every mode, before a write outside the workspace or
+// into a protected directory: the question names the path, every reason
+// and the whole change.
+func (ss *session) askWrite(ctx context.Context, path, question string) bool {
 	ss.mu.Lock()
 	id := ss.current
 	ss.mu.Unlock()
+	title := "Write " + path
+	if c := ss.call(id); c != nil {
+		title = c.title
+	}
 	tc := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Kind: sdk.Ptr(sdk.ToolKindEdit), Status: sdk.Ptr(sdk.ToolCallStatusPending),
-		Title:     sdk.Ptr(why),
-		Locations: []sdk.ToolCallLocation{{Path: path}}}
+		Title:     sdk.Ptr(title),
+		Locations: []sdk.ToolCallLocation{{Path: path}},
+		Content:   []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(question))}}
 	d, _ := ss.askPermission(ctx, tc, "")
 	return d == allowed || d == allowedAlways
-}
-
-// approveProtectedWrite is the host's ApproveWrite: a write into a
-// directory an extension protects.
-func (ss *session) approveProtectedWrite(ctx context.Context, r extensions.WriteRequest) bool {
-	return ss.askWrite(ctx, r.Tool, r.Path, fmt.Sprintf("zot wants to %s %s, inside %s, which an extension protects", r.Tool, r.Path, r.Root))
 }
 
 // hooks is the agent.Hooks the runtime sees: it orders the client's view

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -92,6 +93,9 @@ func (s *Server) openSession(ctx context.Context, cwd, resume string, mcp []sdk.
 		cfg.Home = s.home()
 	}
 	ss.ws = newWorkspace(ss, cwd, cfg.AddDirs, caps.Fs)
+	// $ZOT_HOME and the extensions' directories: a write there asks, in
+	// every mode, with or without extensions.
+	cfg.WriteRules = append(slices.Clip(cfg.WriteRules), extensions.ProtectedWriteRule(extensions.ProtectedDirs(cfg.Home, cwd, s.opts.Exts)))
 	cfg.Workspace = ss.ws
 	cfg.Hooks = hooks{ss}
 	cfg.ExtraTools = ss.extraTools
@@ -155,7 +159,6 @@ func (ss *session) startHost(ctx context.Context, cfg agent.Config, st agent.Sta
 		Cwd: ss.cwd, Home: cfg.Home, ZotVersion: agent.Version, Provider: st.Provider, Model: st.Model,
 		ExtPaths: ss.srv.opts.Exts, BuiltinTools: builtin, BuiltinCommands: cmds,
 		UI: extUI{ss}, Watch: true, Background: true, Logf: ss.srv.logf,
-		ApproveWrite: ss.approveProtectedWrite,
 	})
 	// The host must outlive session/new's request: its own context.
 	if err := h.Start(context.WithoutCancel(ctx)); err != nil {

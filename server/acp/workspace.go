@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -59,13 +60,24 @@ func newWorkspace(ss *session, root string, allowDirs []string, caps sdk.FileSys
 func (w *workspace) Root() string { return w.root }
 
 // CheckWrite asks the user, in every mode, before a write outside the
-// workspace and the --add-dir directories.
-func (w *workspace) CheckWrite(ctx context.Context, tool, path string) error {
-	return w.guard.Check(ctx, tool, path)
+// workspace and the --add-dir directories, or into a protected directory
+// (the rules): one question, showing the whole change.
+func (w *workspace) CheckWrite(ctx context.Context, tool, path string, change func() string) error {
+	w.mu.Lock()
+	policy := *w.guard
+	w.mu.Unlock()
+	return policy.Check(ctx, tool, path, change)
+}
+
+// SetWriteRules sets the reasons to ask (protected paths).
+func (w *workspace) SetWriteRules(rules ...tools.WriteRule) {
+	w.mu.Lock()
+	w.guard.Rules = slices.Clone(rules)
+	w.mu.Unlock()
 }
 
 func (w *workspace) askWrite(ctx context.Context, a tools.WriteApproval) (bool, error) {
-	ok := w.ss.askWrite(ctx, a.Tool, a.Path, a.Message())
+	ok := w.ss.askWrite(ctx, a.Path, a.Message())
 	if !ok && ctx.Err() != nil {
 		return false, ctx.Err()
 	}
