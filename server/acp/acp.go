@@ -98,9 +98,20 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 	s.teardown()
 	pr.Close()
-	s.out.close()
+	// A client that stopped reading cannot hold zot: the last flush gets
+	// a bounded wait.
+	flushed := make(chan struct{})
+	go func() { s.out.close(); close(flushed) }()
+	select {
+	case <-flushed:
+	case <-time.After(shutdownGrace):
+		s.logf("the client stopped reading: output still buffered after %v is dropped", shutdownGrace)
+	}
 	return nil
 }
+
+// shutdownGrace bounds the final flush of output at exit.
+const shutdownGrace = 2 * time.Second
 
 // teardown aborts the runs, waits (bounded) for them to end, then closes
 // every session's extensions and runtime.
