@@ -46,15 +46,17 @@ func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 		ProtocolVersion: version,
 		AgentInfo:       &sdk.Implementation{Name: "zot", Title: sdk.Ptr("zot"), Version: agent.Version},
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:        true,
-			PromptCapabilities: sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
-			SessionCapabilities: sdk.SessionCapabilities{
-				List:   &sdk.SessionListCapabilities{},
-				Resume: &sdk.SessionResumeCapabilities{},
-				Close:  &sdk.SessionCloseCapabilities{},
-			},
+			PromptCapabilities:  sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
+			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{}},
 		},
 		AuthMethods: []sdk.AuthMethod{},
+	}
+	if s.opts.Config.Sessions {
+		// With --no-session nothing is saved: nothing to load, list or
+		// resume.
+		resp.AgentCapabilities.LoadSession = true
+		resp.AgentCapabilities.SessionCapabilities.List = &sdk.SessionListCapabilities{}
+		resp.AgentCapabilities.SessionCapabilities.Resume = &sdk.SessionResumeCapabilities{}
 	}
 	if err := s.keyMissing(); err != nil {
 		resp.AuthMethods = []sdk.AuthMethod{{Agent: &sdk.AuthMethodAgent{
