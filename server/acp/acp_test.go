@@ -656,3 +656,40 @@ func TestWriteOutsideWorkspaceAsks(t *testing.T) {
 		t.Errorf("the model was not told: %s", lastRequest(e))
 	}
 }
+
+// TestOversizedLine: a line past the limit is answered with an error and
+// the connection goes on (the SDK's reader would have ended it).
+func TestOversizedLine(t *testing.T) {
+	e := newEnv(t)
+	p := e.start()
+	r := bufio.NewReader(p.stdout)
+	big := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"_meta":{"pad":"` + strings.Repeat("x", 11<<20) + `"}}}` + "\n"
+	go func() {
+		p.stdin.Write([]byte(big))
+		p.stdin.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1}}` + "\n"))
+	}()
+	var lines []string
+	for len(lines) < 2 {
+		type res struct {
+			b   []byte
+			err error
+		}
+		ch := make(chan res, 1)
+		go func() { b, err := r.ReadBytes('\n'); ch <- res{b, err} }()
+		select {
+		case l := <-ch:
+			if l.err != nil {
+				t.Fatalf("read: %v (after %q)", l.err, lines)
+			}
+			lines = append(lines, string(l.b))
+		case <-time.After(waitTimeout):
+			t.Fatalf("no answer; got %q", lines)
+		}
+	}
+	if !strings.Contains(lines[0], `"code":-32600`) || !strings.Contains(lines[0], "longer than") {
+		t.Errorf("oversized line: %s", lines[0])
+	}
+	if !strings.Contains(lines[1], `"id":2`) || !strings.Contains(lines[1], `"result"`) {
+		t.Errorf("the next message: %s", lines[1])
+	}
+}

@@ -11,9 +11,10 @@ import (
 )
 
 // maxLine bounds one incoming message (images arrive base64 inline). The
-// SDK's own reader allows 10 MiB; lines past it would end its read loop,
-// so the filter refuses them first with an error the client can read.
-const maxLine = 10 << 20
+// SDK's own reader allows 10 MiB with the newline; a longer line would end
+// its read loop (and the connection), so the filter refuses it first with
+// an error the client can read.
+const maxLine = 10<<20 - 1024
 
 // outWriter serialises whole lines to the client and batches them: a
 // burst of chunks costs few write syscalls, and a lone message is flushed
@@ -143,7 +144,7 @@ func filterInput(in io.Reader, w *io.PipeWriter, out io.Writer, logf func(string
 		}
 		if errors.Is(err, errLineTooLong) {
 			logf("dropped a message longer than %d bytes", maxLine)
-			out.Write(errorLine(nil, -32600, fmt.Sprintf("Invalid request: message longer than %d MiB dropped", maxLine>>20), nil))
+			out.Write(errorLine(nil, -32600, fmt.Sprintf("Invalid request: a message longer than %d bytes was dropped", maxLine), nil))
 			continue
 		}
 		if err != nil {
