@@ -3,6 +3,7 @@
 package acp_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -87,6 +88,24 @@ func TestExtensionCommandsNoticesPanels(t *testing.T) {
 	if len(kids) == 0 {
 		t.Fatal("no extension process under zot")
 	}
+	// session/close shuts the session's extensions down; the session is gone.
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if _, err := c.conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: s.SessionId}); err != nil {
+		t.Fatalf("session/close: %v", err)
+	}
+	for _, pid := range kids {
+		proctest.WaitGone(t, pid, "the closed session's extension")
+	}
+	if _, err := c.prompt(s.SessionId, "hello?"); err == nil || !strings.Contains(err.Error(), "unknown session") {
+		t.Errorf("a prompt on a closed session: %v", err)
+	}
+	// A new session starts its own extensions; the end of input stops them.
+	c.newSession(e.root)
+	c.waitUpdate("the new session's extension commands", func(u sdk.SessionUpdate) bool {
+		return u.AvailableCommandsUpdate != nil && strings.Contains(jsonOf(u.AvailableCommandsUpdate), `"warn"`) && len(children(p.cmd.Process.Pid)) > 0
+	})
+	kids = children(p.cmd.Process.Pid)
 	p.stdin.Close()
 	select {
 	case <-p.done:
