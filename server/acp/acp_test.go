@@ -552,7 +552,10 @@ func TestModelsAndAllowAlways(t *testing.T) {
 	asked := len(c.perms)
 	c.mu.Unlock()
 	if asked != 1 {
-		t.Errorf("%d permission requests, want 1 (then always allowed)", asked)
+		t.Fatalf("%d permission requests, want 1 (then always allowed)", asked)
+	}
+	if d := c.perms[0].ToolCall.Content[0].Diff; d == nil || d.OldText != nil || d.NewText != "1\n" {
+		t.Errorf("a new file's diff = %s, want newText and no oldText", jsonOf(c.perms[0].ToolCall.Content))
 	}
 	for name, want := range map[string]string{"a.txt": "1\n", "b.txt": "2\n"} {
 		if b, _ := os.ReadFile(filepath.Join(e.root, name)); string(b) != want {

@@ -148,7 +148,7 @@ func (ss *session) permit(ctx context.Context, call agent.ToolCallInfo) agent.To
 
 // reviewEdit asks about an edit in ask mode, the diff inside the tool
 // call; nil means go ahead.
-func (ss *session) reviewEdit(ctx context.Context, path, shown, oldText, newText string) error {
+func (ss *session) reviewEdit(ctx context.Context, path, shown, oldText, newText string, existed bool) error {
 	ss.mu.Lock()
 	mode, allow := ss.mode, ss.allowEdits
 	id := ss.current
@@ -162,6 +162,9 @@ func (ss *session) reviewEdit(ctx context.Context, path, shown, oldText, newText
 	tc := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Kind: sdk.Ptr(sdk.ToolKindEdit), Status: sdk.Ptr(sdk.ToolCallStatusPending),
 		Locations: []sdk.ToolCallLocation{{Path: path}},
 		Content:   []sdk.ToolCallContent{sdk.ToolDiffContent(path, newText, oldText)}}
+	if !existed {
+		tc.Content = []sdk.ToolCallContent{sdk.ToolDiffContent(path, newText)} // a new file: no oldText
+	}
 	if c := ss.call(id); c != nil {
 		tc.Title = sdk.Ptr(c.title)
 		tc.RawInput = c.rawInput

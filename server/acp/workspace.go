@@ -164,7 +164,7 @@ func (w *workspace) Sync(ctx context.Context) error { return nil }
 // disk, and keeps the diff for the tool call's update.
 func (w *workspace) change(ctx context.Context, path, oldText, newText string, existed bool) error {
 	shown := w.display(path)
-	if err := w.ss.reviewEdit(ctx, path, shown, oldText, newText); err != nil {
+	if err := w.ss.reviewEdit(ctx, path, shown, oldText, newText, existed); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
