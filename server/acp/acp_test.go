@@ -696,3 +696,21 @@ func TestOversizedLine(t *testing.T) {
 		t.Errorf("the next message: %s", lines[1])
 	}
 }
+
+// TestProviderErrorAnswersThePrompt: a turn that ends in a provider error
+// answers the prompt with a JSON-RPC error carrying zot's message; the
+// session takes the next prompt.
+func TestProviderErrorAnswersThePrompt(t *testing.T) {
+	e := newEnv(t, llmtest.ErrorReply(400, "prompt is too long: 300000 tokens > 200000 maximum"), llmtest.TextReply("fine again"))
+	p := e.start()
+	c, _ := e.connect(p, sdk.ClientCapabilities{})
+	s := c.newSession(e.root)
+	_, err := c.prompt(s.SessionId, "a lot")
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || re.Code != -32603 || !strings.Contains(re.Message, "too long") {
+		t.Fatalf("prompt: %v, want a -32603 error with the provider's message", err)
+	}
+	if r := c.mustPrompt(s.SessionId, "less"); r.StopReason != sdk.StopReasonEndTurn || !strings.HasSuffix(c.agentText(), "fine again") {
+		t.Errorf("the next prompt: %q, text %q", r.StopReason, c.agentText())
+	}
+}
