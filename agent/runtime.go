@@ -194,55 +194,85 @@ func New(cfg Config) (*Runtime, error) {
 }
 
 func (r *Runtime) openSession(resume string) error {
-	dir := session.Dir(r.cfg.Home, r.cfg.Cwd)
 	if resume == "" {
-		w, err := session.Create(dir, r.cfg.Cwd, r.cfg.Provider, r.model.ID)
+		w, err := r.createSession(session.Dir(r.cfg.Home, r.cfg.Cwd))
 		if err != nil {
 			return err
 		}
 		r.useSession(w)
 		return nil
 	}
-	path, err := session.Find(dir, resume)
+	path, err := session.FindWorkspace(r.cfg.Home, r.cfg.Cwd, resume)
 	if err != nil {
 		return err
 	}
 	return r.resumePath(path)
 }
 
+// createSession starts a new session file in dir.
+func (r *Runtime) createSession(dir string) (*session.Writer, error) {
+	return session.CreateMeta(dir, r.sessionMeta())
+}
+
+func (r *Runtime) sessionMeta() session.Meta {
+	return session.Meta{Cwd: r.cfg.Cwd, Provider: r.cfg.Provider, Model: r.model.ID, Version: Version}
+}
+
+// resumePath continues the session file at path: appending to it, or to
+// its migration when it is in our earlier format, or to a copy when
+// another process writes it.
 func (r *Runtime) resumePath(path string) error {
 	l, err := session.Load(path)
 	if err != nil {
 		return err
 	}
 	r.forked = ""
-	w, err := session.Open(path)
-	if errors.Is(err, session.ErrLocked) {
-		// Another window writes that file: continue in a copy instead of
-		// interleaving two conversations in one transcript.
-		if w, err = session.Create(filepath.Dir(path), r.cfg.Cwd, r.cfg.Provider, r.model.ID); err != nil {
+	var w *session.Writer
+	if l.Legacy {
+		dir := session.Dir(r.cfg.Home, r.cfg.Cwd)
+		if l.Info.Cwd != "" {
+			dir = session.Dir(r.cfg.Home, l.Info.Cwd)
+		}
+		w, err = session.Migrate(l, dir, r.sessionMeta())
+		if errors.Is(err, session.ErrLocked) {
+			return r.forkSession(l, dir)
+		}
+		if err != nil {
 			return err
 		}
 		r.useSession(w)
 		r.messages, r.usage = l.Messages, l.Usage
-		r.forked = l.Info.ID
-		w.Append(session.Entry{Kind: session.KindCompact, Messages: l.Messages})
-		if l.Usage != (message.Usage{}) {
-			u := l.Usage
-			w.Append(session.Entry{Kind: session.KindUsage, Usage: &u})
-		}
 		return nil
+	}
+	w, err = session.Open(path)
+	if errors.Is(err, session.ErrLocked) {
+		return r.forkSession(l, filepath.Dir(path))
 	}
 	if err != nil {
 		return err
 	}
 	r.useSession(w)
 	r.messages, r.usage = l.Messages, l.Usage
-	if l.Repaired > 0 {
-		// Persist the repair so the file and the transcript agree.
-		w.Append(session.Entry{Kind: session.KindCompact, Messages: l.Messages})
+	if len(l.Tail) > 0 {
+		// Persist the repair of the last turn (the process died with tool
+		// calls unanswered) so the file is whole for zot as well; repairs
+		// further back are redone on every load.
+		w.Append(session.Entry{Kind: session.KindMessage, Message: &message.Message{Role: message.RoleUser, Content: l.Tail, Time: now()}})
 	}
 	return nil
+}
+
+// forkSession continues a session another window writes in a copy of it,
+// instead of interleaving two conversations in one transcript.
+func (r *Runtime) forkSession(l *session.Loaded, dir string) error {
+	w, err := r.createSession(dir)
+	if err != nil {
+		return err
+	}
+	r.useSession(w)
+	r.messages, r.usage = l.Messages, l.Usage
+	r.forked = l.Info.ID
+	return w.AppendTranscript(l.Messages, l.Usage)
 }
 
 // useSession makes w the session file; secrets are masked in what it gets.
@@ -436,7 +466,7 @@ func (r *Runtime) NewSession() error {
 	if r.sess != nil {
 		r.sess.Close()
 		r.sess = nil
-		w, err := session.Create(session.Dir(r.cfg.Home, r.cfg.Cwd), r.cfg.Cwd, r.cfg.Provider, r.model.ID)
+		w, err := r.createSession(session.Dir(r.cfg.Home, r.cfg.Cwd))
 		if err != nil {
 			return err
 		}
@@ -447,7 +477,7 @@ func (r *Runtime) NewSession() error {
 
 // Resume replaces the transcript with a stored session ("latest" or an id).
 func (r *Runtime) Resume(which string) error {
-	path, err := session.Find(session.Dir(r.cfg.Home, r.cfg.Cwd), which)
+	path, err := session.FindWorkspace(r.cfg.Home, r.cfg.Cwd, which)
 	if err != nil {
 		return err
 	}
@@ -463,9 +493,10 @@ func (r *Runtime) Resume(which string) error {
 	return r.resumePath(path)
 }
 
-// Sessions lists the stored sessions of this workspace, newest first.
+// Sessions lists the stored sessions of this workspace, newest first:
+// zot's and ours, in both layouts.
 func (r *Runtime) Sessions() ([]session.Info, error) {
-	return session.List(session.Dir(r.cfg.Home, r.cfg.Cwd))
+	return session.ListWorkspace(r.cfg.Home, r.cfg.Cwd)
 }
 
 // Close aborts any run and closes the session file.
@@ -514,7 +545,7 @@ func (r *Runtime) addUsage(u message.Usage) message.Usage {
 	s := r.sess
 	r.mu.Unlock()
 	if s != nil {
-		s.Append(session.Entry{Kind: session.KindUsage, Usage: &u})
+		s.Append(session.Entry{Kind: session.KindUsage, Usage: &u, Cumulative: &total})
 	}
 	return total
 }

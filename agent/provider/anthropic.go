@@ -207,11 +207,13 @@ func anthropicMessage(m message.Message) (am anthMessage, ok bool) {
 			// Sent back exactly as received (the API checks the
 			// signature; tool use within a turn requires the blocks).
 			// Unsigned ones (a stream cut short, another provider's
-			// reasoning) cannot be verified and are left out.
+			// reasoning) cannot be verified and are left out, as are
+			// reasoning items with an id (OpenAI's, from a zot session):
+			// their encrypted content is no Anthropic signature.
 			switch {
 			case c.Redacted && c.Data != "":
 				blocks = append(blocks, anthBlock{Type: "redacted_thinking", Data: c.Data})
-			case !c.Redacted && c.Signature != "":
+			case !c.Redacted && c.Signature != "" && c.ID == "":
 				t := c.Text
 				blocks = append(blocks, anthBlock{Type: "thinking", Thinking: &t, Signature: c.Signature})
 			}

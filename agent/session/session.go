@@ -1,12 +1,20 @@
-// Package session persists transcripts as JSONL, one file per session under
-// $ZOT_HOME/sessions/<workspace>/. Each message is appended as it completes
-// with a single write, so a kill -9 mid-turn loses nothing already finished;
-// a torn last line is skipped on load and orphaned tool calls are repaired.
+// Package session persists transcripts as JSONL in zot's own format and
+// layout, so zot and we continue each other's conversations:
+// $ZOT_HOME/sessions/<first 16 hex of sha256(cwd)>/<YYYYMMDD-HHMMSS>-<id[:8]>.jsonl,
+// a meta line first, then message and usage lines (zotformat.go). Entries
+// zot has no line for (compactions, titles) are extra line types zot skips.
+// Sessions in our earlier layout (legacy.go) are still listed and read;
+// resuming one migrates it.
+//
+// Each entry is appended as it completes with a single write, so a kill -9
+// mid-turn loses nothing already finished; a torn last line is skipped on
+// load and orphaned tool calls are repaired.
 package session
 
 import (
 	"bufio"
-	"crypto/rand"
+	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -19,18 +27,24 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/zot-editors/zot/agent/message"
 )
 
-// Entry kinds, one JSON object a line.
+// Entry kinds: what a caller appends. The writer turns each into zot's
+// lines (header, message, usage) or into one of our extra line types.
 const (
 	KindHeader  = "session"
 	KindMessage = "message"
 	KindUsage   = "usage"
 	KindCompact = "compact" // the transcript was replaced by Messages
+	KindTitle   = "title"   // the session was given a title
 )
 
-// Entry is one line of a session file.
+// Entry is one thing appended to a session. Its JSON form is our earlier
+// line format, still read from legacy files; new files are written in
+// zot's format.
 type Entry struct {
 	Kind string `json:"kind"`
 	ID   string `json:"id,omitempty"`
@@ -43,6 +57,10 @@ type Entry struct {
 	Message  *message.Message  `json:"message,omitempty"`
 	Usage    *message.Usage    `json:"usage,omitempty"`
 	Messages []message.Message `json:"messages,omitempty"`
+	// Cumulative is the session's usage including Usage (zot's usage lines
+	// carry both). Nil: the sum of what this writer appended.
+	Cumulative *message.Usage `json:"-"`
+	Title      string         `json:"-"`
 }
 
 // Info describes a stored session.
@@ -52,7 +70,7 @@ type Info struct {
 	Cwd      string    `json:"cwd"`
 	Created  time.Time `json:"created"`
 	Modified time.Time `json:"modified"`
-	Title    string    `json:"title"` // the first user prompt, shortened
+	Title    string    `json:"title"` // set by the session, else the first user prompt, shortened
 	Messages int       `json:"messages"`
 }
 
@@ -60,14 +78,18 @@ type Info struct {
 // another window) holds the session file.
 var ErrLocked = errors.New("the session is open in another zot process")
 
-// Dir is the session directory of a workspace: the cwd flattened into one
-// path element, as zot does.
+// Dir is the session directory of a workspace, as zot names it: the first
+// 16 hex digits of the SHA-256 of the absolute working directory.
 func Dir(home, cwd string) string {
-	slug := strings.Trim(strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(filepath.Clean(cwd)), "-")
-	if slug == "" {
-		slug = "root"
+	sum := sha256.Sum256([]byte(absClean(cwd)))
+	return filepath.Join(home, "sessions", hex.EncodeToString(sum[:])[:16])
+}
+
+func absClean(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
 	}
-	return filepath.Join(home, "sessions", "--"+slug+"--")
+	return filepath.Clean(p)
 }
 
 // Writer appends to one session file. Safe for concurrent use.
@@ -77,6 +99,7 @@ type Writer struct {
 	id     string
 	path   string
 	redact func([]byte) []byte
+	total  message.Usage // usage appended through this writer, for Entry.Cumulative == nil
 }
 
 // SetRedact makes every later entry pass through redact (masking secrets)
@@ -89,42 +112,89 @@ func (w *Writer) SetRedact(redact func([]byte) []byte) {
 
 // Create starts a new session file in dir.
 func Create(dir, cwd, provider, model string) (*Writer, error) {
+	return CreateMeta(dir, Meta{Cwd: cwd, Provider: provider, Model: model})
+}
+
+// CreateMeta starts a new session file in dir with meta as its first line.
+// An empty ID gets a fresh UUID, a zero Started the current time.
+func CreateMeta(dir string, meta Meta) (*Writer, error) {
 	// Transcripts hold the user's code and tool output: owner only.
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
-	id := newID()
-	now := time.Now().UTC()
-	path := filepath.Join(dir, now.Format("20060102T150405Z")+"_"+id+".jsonl")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("session: %w", err)
+	if meta.Started.IsZero() {
+		meta.Started = time.Now().UTC()
 	}
-	if err := lockFile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("session: locking %s: %w", path, err)
+	fresh := meta.ID == ""
+	for attempt := 0; ; attempt++ {
+		if fresh {
+			meta.ID = uuid.NewString()
+		}
+		path := filepath.Join(dir, fileName(meta.Started, meta.ID))
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) && fresh && attempt < 3 {
+			continue // two sessions in one second whose ids share 8 digits
+		}
+		if err != nil {
+			return nil, fmt.Errorf("session: %w", err)
+		}
+		if err := lockFile(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("session: locking %s: %w", path, err)
+		}
+		w := &Writer{f: f, id: meta.ID, path: path}
+		if err := w.writeLines(metaBytes(meta)); err != nil {
+			f.Close()
+			os.Remove(path)
+			return nil, err
+		}
+		return w, nil
 	}
-	w := &Writer{f: f, id: id, path: path}
-	if err := w.Append(Entry{Kind: KindHeader, ID: id, Cwd: cwd, Created: now, Provider: provider, Model: model}); err != nil {
-		f.Close()
-		return nil, err
+}
+
+// fileName is zot's: local start time, then the id's first 8 characters.
+func fileName(started time.Time, id string) string {
+	short := strings.ReplaceAll(id, "-", "")
+	if len(short) > 8 {
+		short = short[:8]
 	}
-	return w, nil
+	return started.Local().Format("20060102-150405") + "-" + short + ".jsonl"
+}
+
+func metaBytes(m Meta) []byte {
+	m.Started = m.Started.UTC()
+	b, _ := json.Marshal(metaLine{Type: lineMeta, Meta: m})
+	return append(b, '\n')
 }
 
 // Open reopens an existing session file for appending. The file stays
 // locked until Close; ErrLocked (wrapped) if another writer holds it, so
-// two windows never interleave their conversations in one file.
+// two windows never interleave their conversations in one file. A file in
+// our earlier format is refused: Migrate it (appending zot's lines to it
+// would leave a file neither reader understands).
 func Open(path string) (*Writer, error) {
+	id, legacy, err := readHeader(path)
+	if err != nil {
+		return nil, err
+	}
+	if legacy {
+		return nil, fmt.Errorf("session %s is in the earlier format: migrate it before appending", path)
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
 	if err := lockFile(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("session %s: %w", idFromPath(path), err)
+		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
-	// A torn last line (kill -9 mid-write) must not glue onto the next entry.
+	fixTornEnd(f, path)
+	return &Writer{f: f, id: id, path: path}, nil
+}
+
+// fixTornEnd ends a torn last line (kill -9 mid-write) so it does not glue
+// onto the next entry.
+func fixTornEnd(f *os.File, path string) {
 	if st, err := f.Stat(); err == nil && st.Size() > 0 {
 		last := make([]byte, 1)
 		if r, err := os.Open(path); err == nil {
@@ -134,7 +204,33 @@ func Open(path string) (*Writer, error) {
 			r.Close()
 		}
 	}
-	return &Writer{f: f, id: idFromPath(path), path: path}, nil
+}
+
+// readHeader reads a session file's id from its first line, and whether
+// the file is in our earlier format.
+func readHeader(path string) (id string, legacy bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false, fmt.Errorf("session: %w", err)
+	}
+	defer f.Close()
+	line, _ := bufio.NewReaderSize(f, 64*1024).ReadBytes('\n')
+	var h struct {
+		Kind string `json:"kind"`
+		ID   string `json:"id"`
+		Meta *Meta  `json:"meta"`
+	}
+	json.Unmarshal(line, &h)
+	switch {
+	case h.Kind != "":
+		id, legacy = h.ID, true
+	case h.Meta != nil:
+		id = h.Meta.ID
+	}
+	if id == "" {
+		id = idFromPath(path)
+	}
+	return id, legacy, nil
 }
 
 // ID is the session's id.
@@ -143,24 +239,108 @@ func (w *Writer) ID() string { return w.id }
 // Path is the session file.
 func (w *Writer) Path() string { return w.path }
 
-// Append writes one entry as one line with one write call.
+// Append writes one entry (one or a few lines) with one write call.
 func (w *Writer) Append(e Entry) error {
 	if e.Created.IsZero() {
 		e.Created = time.Now().UTC()
 	}
-	b, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("session: %w", err)
-	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	b, err := w.encode(e)
+	if err != nil {
+		return err
+	}
+	return w.writeLines(b)
+}
+
+// AppendTranscript writes a whole transcript and its usage so far, as a
+// fork or a migration starts from: zot reads it as the conversation.
+func (w *Writer) AppendTranscript(msgs []message.Message, total message.Usage) error {
+	now := time.Now().UTC()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var b []byte
+	for i := range msgs {
+		mb, err := w.encode(Entry{Kind: KindMessage, Message: &msgs[i], Created: now})
+		if err != nil {
+			return err
+		}
+		b = append(b, mb...)
+	}
+	if total != (message.Usage{}) {
+		ub, _ := w.encode(Entry{Kind: KindUsage, Usage: &total, Cumulative: &total, Created: now})
+		b = append(b, ub...)
+	}
+	if len(b) == 0 {
+		return nil
+	}
+	return w.writeLines(b)
+}
+
+// encode turns an entry into its lines, each ending in a newline. w.mu held.
+func (w *Writer) encode(e Entry) ([]byte, error) {
+	var b []byte
+	add := func(v any) error {
+		line, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("session: %w", err)
+		}
+		b = append(append(b, line...), '\n')
+		return nil
+	}
+	var err error
+	switch e.Kind {
+	case KindHeader:
+		return metaBytes(Meta{ID: e.ID, Cwd: e.Cwd, Provider: e.Provider, Model: e.Model, Started: e.Created, Title: e.Title}), nil
+	case KindMessage:
+		if e.Message == nil {
+			return nil, errors.New("session: message entry without a message")
+		}
+		if e.Message.Summary {
+			if err = add(markLine{Type: lineSummary, Time: e.Created}); err != nil {
+				return nil, err
+			}
+		}
+		for _, zm := range toZotMessages(*e.Message, e.Created) {
+			if err = add(messageLine{Type: lineMessage, Message: zm}); err != nil {
+				return nil, err
+			}
+		}
+	case KindUsage:
+		if e.Usage == nil {
+			return nil, errors.New("session: usage entry without usage")
+		}
+		w.total = w.total.Add(*e.Usage)
+		cum := w.total
+		if e.Cumulative != nil {
+			cum, w.total = *e.Cumulative, *e.Cumulative
+		}
+		err = add(usageLine{Type: lineUsage, Usage: toZotUsage(*e.Usage), Cumulative: toZotUsage(cum)})
+	case KindCompact:
+		msgs := make([]compactMessage, 0, len(e.Messages))
+		for _, m := range e.Messages {
+			for _, zm := range toZotMessages(m, e.Created) {
+				msgs = append(msgs, compactMessage{zotMessage: zm, Summary: m.Summary})
+			}
+		}
+		err = add(compactLine{Type: lineCompact, Time: e.Created, Messages: msgs})
+	case KindTitle:
+		err = add(titleLine{Type: lineTitle, Time: e.Created, Title: e.Title})
+	default:
+		return nil, fmt.Errorf("session: unknown entry kind %q", e.Kind)
+	}
+	return b, err
+}
+
+// writeLines writes b (whole lines) with one write call. w.mu held, or w
+// not yet shared.
+func (w *Writer) writeLines(b []byte) error {
 	if w.f == nil {
 		return errors.New("session: closed")
 	}
 	if w.redact != nil {
 		b = w.redact(b)
 	}
-	b = append(b, '\n')
 	if _, err := w.f.Write(b); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
@@ -188,9 +368,23 @@ type Loaded struct {
 	Usage    message.Usage
 	Repaired int // orphaned tool calls given a synthetic error result
 	Skipped  int // unreadable lines skipped (a torn last line after kill -9)
+	Ignored  int // lines of a type we do not know (zot's newer ones), skipped
+	// Tail holds the synthetic results Repair gave the last assistant
+	// message's unanswered calls: appending them as a message line makes
+	// the file whole for zot too. Nil when that message was answered.
+	Tail []message.Content
+	// Legacy is set for a file in our earlier format.
+	Legacy bool
+	// Meta is the file's meta line (zot's format).
+	Meta Meta
+
+	titled      bool // the title came from the session, not the first prompt
+	summaryNext bool // an x-summary line precedes the next message
+	lastTool    bool // the last message came from a tool message line
 }
 
-// Load reads a session file, replays compactions and repairs orphans.
+// Load reads a session file (zot's format or our earlier one), replays
+// compactions and repairs orphans.
 func Load(path string) (*Loaded, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -199,14 +393,28 @@ func Load(path string) (*Loaded, error) {
 	defer f.Close()
 	l := &Loaded{Info: Info{ID: idFromPath(path), Path: path}}
 	r := bufio.NewReaderSize(f, 64*1024)
+	first := true
 	for {
 		line, err := r.ReadBytes('\n')
-		if len(strings.TrimSpace(string(line))) > 0 {
-			var e Entry
-			if json.Unmarshal(line, &e) != nil {
-				l.Skipped++
+		if len(bytes.TrimSpace(line)) > 0 {
+			if first {
+				l.Legacy = isLegacyLine(line)
+				first = false
+			}
+			if l.Legacy {
+				var e Entry
+				if json.Unmarshal(line, &e) != nil {
+					l.Skipped++
+				} else {
+					l.applyLegacy(e)
+				}
 			} else {
-				l.apply(e)
+				var a anyLine
+				if json.Unmarshal(line, &a) != nil {
+					l.Skipped++
+				} else {
+					l.apply(a)
+				}
 			}
 		}
 		if err == io.EOF {
@@ -216,6 +424,7 @@ func Load(path string) (*Loaded, error) {
 			return nil, fmt.Errorf("session: %s: %w", path, err)
 		}
 	}
+	l.Tail = tailRepair(l.Messages)
 	l.Messages, l.Repaired = Repair(l.Messages)
 	if st, err := os.Stat(path); err == nil {
 		l.Info.Modified = st.ModTime()
@@ -224,32 +433,97 @@ func Load(path string) (*Loaded, error) {
 	return l, nil
 }
 
-func (l *Loaded) apply(e Entry) {
-	switch e.Kind {
-	case KindHeader:
-		if e.ID != "" {
-			l.Info.ID = e.ID
+func (l *Loaded) apply(a anyLine) {
+	switch a.Type {
+	case lineMeta:
+		if a.Meta == nil {
+			return
 		}
-		l.Info.Cwd, l.Info.Created, l.Provider, l.Model = e.Cwd, e.Created, e.Provider, e.Model
-	case KindMessage:
-		if e.Message != nil {
-			l.Messages = append(l.Messages, *e.Message)
-			if l.Info.Title == "" && e.Message.Role == message.RoleUser {
-				l.Info.Title = title(message.TextOf(e.Message.Content))
-			}
+		l.Meta = *a.Meta
+		if a.Meta.ID != "" {
+			l.Info.ID = a.Meta.ID
 		}
-	case KindUsage:
-		if e.Usage != nil {
-			l.Usage = l.Usage.Add(*e.Usage)
+		l.Info.Cwd, l.Info.Created, l.Provider, l.Model = a.Meta.Cwd, a.Meta.Started, a.Meta.Provider, a.Meta.Model
+		if a.Meta.Title != "" {
+			l.Info.Title, l.titled = title(a.Meta.Title), true
 		}
-	case KindCompact:
-		l.Messages = append([]message.Message(nil), e.Messages...)
-		for _, m := range e.Messages {
-			if l.Info.Title == "" && m.Role == message.RoleUser && !m.Summary {
-				l.Info.Title = title(message.TextOf(m.Content))
+	case lineMessage:
+		if a.Message == nil {
+			return
+		}
+		m := a.Message.fromZot()
+		m.Summary, l.summaryNext = l.summaryNext, false
+		l.addMessage(m, a.Message.Role == roleTool)
+	case lineUsage:
+		switch {
+		case a.Cumulative != nil:
+			l.Usage = a.Cumulative.usage()
+		case a.Usage != nil:
+			l.Usage = l.Usage.Add(a.Usage.usage())
+		}
+	case lineCompact:
+		l.Messages, l.lastTool, l.summaryNext = nil, false, false
+		for _, cm := range a.Messages {
+			m := cm.fromZot()
+			m.Summary = cm.Summary
+			l.addMessage(m, cm.Role == roleTool)
+		}
+	case lineSummary:
+		l.summaryNext = true
+	case lineTitle:
+		if a.Title != "" {
+			l.Info.Title, l.titled = title(a.Title), true
+		}
+	default:
+		l.Ignored++
+	}
+}
+
+// addMessage appends m; consecutive tool messages (zot may write one per
+// result) become one message of results, as providers want.
+func (l *Loaded) addMessage(m message.Message, fromTool bool) {
+	if fromTool && l.lastTool && len(l.Messages) > 0 {
+		prev := &l.Messages[len(l.Messages)-1]
+		prev.Content = append(append([]message.Content(nil), prev.Content...), m.Content...)
+		return
+	}
+	l.Messages = append(l.Messages, m)
+	l.lastTool = fromTool
+	if !l.titled && l.Info.Title == "" && m.Role == message.RoleUser && !m.Summary {
+		l.Info.Title = title(message.TextOf(m.Content))
+	}
+}
+
+// tailRepair is the synthetic results the last assistant message's
+// unanswered tool calls get, or nil.
+func tailRepair(msgs []message.Message) []message.Content {
+	i := len(msgs) - 1
+	if i >= 0 && msgs[i].Role == message.RoleUser && hasResults(msgs[i]) {
+		i--
+	}
+	if i < 0 || msgs[i].Role != message.RoleAssistant {
+		return nil
+	}
+	tail := msgs[i:]
+	fixed, n := Repair(tail)
+	if n == 0 {
+		return nil
+	}
+	var out []message.Content
+	have := map[string]bool{}
+	for _, m := range tail[1:] {
+		for _, c := range m.Content {
+			have[c.CallID] = true
+		}
+	}
+	for _, m := range fixed[1:] {
+		for _, c := range m.Content {
+			if c.Type == message.TypeToolResult && !have[c.CallID] {
+				out = append(out, c)
 			}
 		}
 	}
+	return out
 }
 
 // Repair makes a transcript valid for a provider: every tool call gets a
@@ -329,8 +603,12 @@ func List(dir string) ([]Info, error) {
 		}
 		out = append(out, l.Info)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Modified.After(out[j].Modified) })
+	sortNewestFirst(out)
 	return out, nil
+}
+
+func sortNewestFirst(infos []Info) {
+	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Modified.After(infos[j].Modified) })
 }
 
 // Find resolves "latest" or an id (or a unique id prefix) to a file in dir.
@@ -339,8 +617,13 @@ func Find(dir, which string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return pick(infos, which, dir)
+}
+
+// pick resolves "latest" or an id (or a unique id prefix) among infos.
+func pick(infos []Info, which, where string) (string, error) {
 	if len(infos) == 0 {
-		return "", fmt.Errorf("no sessions yet for this workspace (%s)", dir)
+		return "", fmt.Errorf("no sessions yet for this workspace (%s)", where)
 	}
 	if which == "" || which == "latest" {
 		return infos[0].Path, nil
@@ -361,15 +644,14 @@ func Find(dir, which string) (string, error) {
 	}
 }
 
-func newID() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
+// idFromPath is the id a file's name gives: after the "_" of our earlier
+// names, after the last "-" of zot's (its first 8 characters only).
 func idFromPath(p string) string {
 	base := strings.TrimSuffix(filepath.Base(p), ".jsonl")
 	if i := strings.LastIndexByte(base, '_'); i >= 0 {
+		return base[i+1:]
+	}
+	if i := strings.LastIndexByte(base, '-'); i >= 0 {
 		return base[i+1:]
 	}
 	return base

@@ -226,7 +226,7 @@ func pickSession(c *common, stdin io.Reader, stderr io.Writer) (string, bool) {
 		dir, _ = os.Getwd()
 	}
 	dir, _ = filepath.Abs(dir)
-	infos, err := session.List(session.Dir(home.Dir(), dir))
+	infos, err := session.ListWorkspace(home.Dir(), dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "zot:", err)
 		return "", false

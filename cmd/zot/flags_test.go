@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/agent/session/sessiontest"
 	"github.com/zot-editors/zot/extensions/examples/examplestest"
 )
 
@@ -118,7 +120,8 @@ func TestUnknownFlagNamesClosest(t *testing.T) {
 	}
 }
 
-// Every line of a session file says when it was written: no zero time.
+// Every time a session file holds is real (no zero time), and every line
+// is one zot reads.
 func TestSessionLinesCarryTheirTime(t *testing.T) {
 	e := newEnv(t,
 		llmtest.ToolReply("ls", map[string]any{"path": "."}),
@@ -135,20 +138,21 @@ func TestSessionLinesCarryTheirTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) < 5 {
-		t.Fatalf("want the header, 4 messages and usage, got %d lines:\n%s", len(lines), data)
+	f, err := sessiontest.Decode(data)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i, line := range lines {
-		var entry struct {
-			Created time.Time `json:"created"`
+	if len(f.Messages) != 4 || len(f.Usages) != 2 {
+		t.Fatalf("want 4 messages and 2 usage lines:\n%s", data)
+	}
+	recent := func(what string, at time.Time) {
+		if time.Since(at) > time.Hour || time.Until(at) > time.Minute {
+			t.Errorf("%s at %v", what, at)
 		}
-		if err := json.Unmarshal([]byte(line), &entry); err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
-		}
-		if entry.Created.IsZero() || time.Since(entry.Created) > time.Hour || time.Until(entry.Created) > time.Minute {
-			t.Errorf("line %d has created %v: %s", i+1, entry.Created, line)
-		}
+	}
+	recent("meta.started", f.Meta.Started)
+	for i, m := range f.Messages {
+		recent(fmt.Sprintf("message %d", i), m.Time)
 	}
 }
 

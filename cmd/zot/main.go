@@ -244,7 +244,7 @@ func cmdSessions(args []string, stdout, stderr io.Writer) int {
 		dir, _ = os.Getwd()
 	}
 	dir, _ = filepath.Abs(dir)
-	infos, err := session.List(session.Dir(home.Dir(), dir))
+	infos, err := session.ListWorkspace(home.Dir(), dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "zot sessions:", err)
 		return 1
