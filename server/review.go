@@ -44,7 +44,7 @@ func (s *Server) permissionMode() PermissionMode {
 func (s *Server) setMode(m PermissionMode) {
 	s.mu.Lock()
 	if m != s.mode {
-		s.allowBash = false
+		s.allowBash, s.allowTools = false, nil
 	}
 	s.mode = m
 	s.mu.Unlock()
@@ -70,20 +70,25 @@ const (
 // writingTools are refused in readonly mode.
 var writingTools = map[string]bool{"write": true, "edit": true, "bash": true}
 
+// ToolApprovalPrefix starts the approval of a tool call other than bash
+// under --no-yolo; the tool's name and whole arguments follow.
+const ToolApprovalPrefix = "zot wants to run a tool:\n\n"
+
 // permit applies the permission mode to a tool call: readonly refuses the
 // writing tools; ask asks the user before bash. write and edit are
-// reviewed later, in the workspace, where the new text is known.
+// reviewed later, in the workspace, where the new text is known. With
+// --no-yolo (Options.AskEveryTool) every other call is asked about too.
 func (s *Server) permit(ctx context.Context, call agent.ToolCallInfo) agent.ToolDecision {
 	s.mu.Lock()
-	mode, allow := s.mode, s.allowBash
+	mode, allowBash, allowTool := s.mode, s.allowBash, s.allowTools[call.Name]
+	every := s.opts.AskEveryTool
 	s.mu.Unlock()
-	switch mode {
-	case ModeReadonly:
-		if writingTools[call.Name] {
-			return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("zot is in readonly mode: %s is not allowed. Tell the user what you would do instead.", call.Name)}
-		}
-	case ModeAsk:
-		if call.Name != "bash" || allow {
+	if mode == ModeReadonly && writingTools[call.Name] {
+		return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("zot is in readonly mode: %s is not allowed. Tell the user what you would do instead.", call.Name)}
+	}
+	switch {
+	case call.Name == "bash" && (mode == ModeAsk || every):
+		if allowBash {
 			return agent.ToolDecision{}
 		}
 		var a struct {
@@ -94,24 +99,43 @@ func (s *Server) permit(ctx context.Context, call agent.ToolCallInfo) agent.Tool
 		// payload from the user who approves it. Fronts whose dialogs
 		// cannot hold it show it in a document first (docs/protocol.md).
 		choice := s.ask(ctx, protocol.MessageTypeWarning, BashApprovalPrefix+a.Command, AllowOnce, AllowSession, Deny)
-		switch choice {
-		case AllowOnce:
-			return agent.ToolDecision{}
-		case AllowSession:
-			s.mu.Lock()
-			s.allowBash = true
-			s.mu.Unlock()
-			return agent.ToolDecision{}
-		case "":
-			if ctx.Err() != nil {
-				return agent.ToolDecision{Block: true, Reason: "the run was aborted while waiting for the user's approval; the command did not run."}
-			}
-			return agent.ToolDecision{Block: true, Reason: "the user dismissed the approval prompt (no decision, treated as \"Deny\"); the command did not run. Ask the user how to proceed."}
-		default:
-			return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("the user denied running this command (chose %q); it did not run. Ask the user how to proceed.", choice)}
+		return s.approvalDecision(ctx, choice, "running this command", func() { s.allowBash = true })
+	case every && !allowTool && !(mode == ModeAsk && (call.Name == "write" || call.Name == "edit")):
+		// (In ask mode write and edit are reviewed with their diff.)
+		args := string(call.Args)
+		if args == "" {
+			args = "{}"
 		}
+		choice := s.ask(ctx, protocol.MessageTypeWarning, ToolApprovalPrefix+call.Name+" "+args, AllowOnce, AllowSession, Deny)
+		return s.approvalDecision(ctx, choice, "this "+call.Name+" call", func() {
+			if s.allowTools == nil {
+				s.allowTools = map[string]bool{}
+			}
+			s.allowTools[call.Name] = true
+		})
 	}
 	return agent.ToolDecision{}
+}
+
+// approvalDecision turns the user's choice in an approval dialog into the
+// tool decision; always (under s.mu) remembers "Always allow".
+func (s *Server) approvalDecision(ctx context.Context, choice, what string, always func()) agent.ToolDecision {
+	switch choice {
+	case AllowOnce:
+		return agent.ToolDecision{}
+	case AllowSession:
+		s.mu.Lock()
+		always()
+		s.mu.Unlock()
+		return agent.ToolDecision{}
+	case "":
+		if ctx.Err() != nil {
+			return agent.ToolDecision{Block: true, Reason: "the run was aborted while waiting for the user's approval; the call did not run."}
+		}
+		return agent.ToolDecision{Block: true, Reason: "the user dismissed the approval prompt (no decision, treated as \"Deny\"); the call did not run. Ask the user how to proceed."}
+	default:
+		return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("the user denied %s (chose %q); it did not run. Ask the user how to proceed.", what, choice)}
+	}
 }
 
 // reviewChange asks the user about an edit in ask mode and returns the

@@ -66,6 +66,10 @@ type Options struct {
 	Log io.Writer
 	// DebugStats enables zot/debug/stats (debug.go).
 	DebugStats bool
+	// AskEveryTool is zot's --no-yolo: every tool call is asked about
+	// (bash with its command, write and edit with their diff in ask mode,
+	// any other tool with its whole arguments), in every permission mode.
+	AskEveryTool bool
 }
 
 // shutdownGrace is how long output may wait for the editor to read it
@@ -115,7 +119,8 @@ type Server struct {
 	hostErr    error
 	hostReady  chan struct{}
 	mode       PermissionMode
-	allowBash  bool // "Always allow for this session"
+	allowBash  bool            // "Always allow for this session"
+	allowTools map[string]bool // --no-yolo: tools "always allowed for this session"
 	panels     map[string]string
 	trust      map[string]bool // declined trust, by name+dir
 	// progressToken maps live work-done progress tokens to their run.

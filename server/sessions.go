@@ -60,7 +60,7 @@ func (s *Server) zotSessionNew(ctx context.Context) (SessionResult, error) {
 		return SessionResult{}, err
 	}
 	s.mu.Lock()
-	s.allowBash = false
+	s.allowBash, s.allowTools = false, nil
 	s.mu.Unlock()
 	st := rt.State()
 	return SessionResult{SessionID: st.SessionID, MessageCount: st.MessageCount}, nil

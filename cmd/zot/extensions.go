@@ -44,6 +44,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	// without extensions running.
 	cfg.WriteRules = append(slices.Clip(cfg.WriteRules), extensions.ProtectedWriteRule(extensions.ProtectedDirs(cfg.Home, cwd, c.exts)))
 	if c.noExt {
+		cfg.Hooks = c.withApproval(nil)
 		rt, err := agent.New(cfg)
 		return rt, func() {}, err
 	}
@@ -60,7 +61,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 		ExtPaths: c.exts, BuiltinTools: builtin, UI: ui, Watch: watch, Background: watch,
 	})
 	ui.status = host.Status
-	cfg.Hooks = host
+	cfg.Hooks = c.withApproval(host)
 	cfg.ExtraTools = host.Tools
 	cfg.AwaitTool = host.AwaitTool
 	rt, err := agent.New(cfg)

@@ -38,6 +38,9 @@ type common struct {
 	resume                                string
 	sessionPath                           string
 	cont                                  bool
+	noYolo                                bool
+	// approve asks about each tool call under --no-yolo; the front sets it.
+	approve agent.Approver
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -61,6 +64,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.sessionPath, "session", "", "resume the session file at this path")
 	fs.BoolVar(&c.cont, "c", false, "continue the latest session of this workspace")
 	fs.BoolVar(&c.cont, "continue", false, "same as -c")
+	fs.BoolVar(&c.noYolo, "no-yolo", false, "ask before every tool call (zot -p without a terminal and zot rpc cannot ask: tool calls are refused)")
 	fs.StringVar(&c.reasoning, "reasoning", "", "how much the model thinks: off, low, medium or high (default: the model's; see README)")
 }
 

@@ -36,7 +36,8 @@ func cmdLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		NewHost: server.ExtensionHost(logger.Printf),
 		Log:     stderr,
 		// zot/debug/stats, for tests and diagnosing a stuck server.
-		DebugStats: os.Getenv("ZOT_DEBUG_STATS") == "1",
+		DebugStats:   os.Getenv("ZOT_DEBUG_STATS") == "1",
+		AskEveryTool: c.noYolo,
 	})
 	if err := srv.Serve(ctx, stdin, stdout); err != nil {
 		if !errors.Is(err, server.ErrNoShutdown) {

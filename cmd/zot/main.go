@@ -91,6 +91,9 @@ func cmdPrint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		printUsage(stderr, fs)
 		return 2
 	}
+	if c.noYolo {
+		c.approve = terminalApprover(stdin, stderr)
+	}
 	ctx, interrupted := interruptible(context.Background())
 	code := func() int {
 		rt, closeExt, err := newRuntime(ctx, &c, c.config(true), false, stderr)
@@ -150,6 +153,9 @@ func cmdRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func serveRPC(c *common, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
+	if c.noYolo {
+		c.approve = refuseApprover("zot rpc has no way to ask the user about a tool call yet")
+	}
 	// Sessions are off by default in RPC mode: the embedding application
 	// owns persistence (docs/rpc.md). --resume / -c turn them on.
 	rt, closeExt, err := newRuntime(ctx, c, c.config(false), true, stderr)

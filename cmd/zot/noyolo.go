@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/zot-editors/zot/agent"
+)
+
+// withApproval joins --no-yolo's question to inner (the extension host or
+// nil): the guards see a call first, then the user is asked.
+func (c *common) withApproval(inner agent.Hooks) agent.Hooks {
+	if c.approve == nil {
+		return inner
+	}
+	return agent.WithApproval(inner, c.approve)
+}
+
+// refuseApprover refuses every tool call, telling the model why (a front
+// that cannot ask).
+func refuseApprover(why string) agent.Approver {
+	return func(_ context.Context, call agent.ToolCallInfo) agent.ToolDecision {
+		return agent.ToolDecision{Block: true, Reason: fmt.Sprintf(
+			"refused: zot runs with --no-yolo (ask the user before every tool call) and %s, so this %s call did not run. Tell the user what you would run and why; they can allow it by running zot without --no-yolo or in a terminal.", why, call.Name)}
+	}
+}
+
+// terminalApprover asks on the terminal before every tool call: the tool
+// and its whole arguments on stderr, the answer read from stdin. Without a
+// terminal on stdin every call is refused.
+func terminalApprover(stdin io.Reader, stderr io.Writer) agent.Approver {
+	f, ok := stdin.(*os.File)
+	if !ok || !isTerminal(f.Fd()) {
+		return refuseApprover("zot -p has no terminal to ask on (stdin is not a terminal)")
+	}
+	var (
+		mu     sync.Mutex
+		lines  chan string
+		always = map[string]bool{}
+	)
+	return func(ctx context.Context, call agent.ToolCallInfo) agent.ToolDecision {
+		mu.Lock()
+		defer mu.Unlock()
+		if always[call.Name] {
+			return agent.ToolDecision{}
+		}
+		if lines == nil {
+			// One reader for the run: a read cannot be cancelled, so an
+			// abandoned question must not leave a second reader behind.
+			lines = make(chan string)
+			go func() {
+				r := bufio.NewReader(f)
+				for {
+					line, err := r.ReadString('\n')
+					if err != nil {
+						close(lines)
+						return
+					}
+					lines <- line
+				}
+			}()
+		}
+		args := string(call.Args)
+		if args == "" {
+			args = "{}"
+		}
+		fmt.Fprintf(stderr, "\nzot wants to run %s %s\nallow? [y]es / [n]o / [a]lways allow %s for this run: ", call.Name, args, call.Name)
+		var answer string
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				return agent.ToolDecision{Block: true, Reason: "the user gave no answer (the terminal closed); the call did not run."}
+			}
+			answer = strings.ToLower(strings.TrimSpace(line))
+		case <-ctx.Done():
+			fmt.Fprintln(stderr)
+			return agent.ToolDecision{Block: true, Reason: "the run was aborted while waiting for the user's approval; the call did not run."}
+		}
+		switch answer {
+		case "y", "yes":
+			return agent.ToolDecision{}
+		case "a", "always":
+			always[call.Name] = true
+			return agent.ToolDecision{}
+		}
+		return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("the user denied this %s call (answered %q); it did not run. Ask the user how to proceed.", call.Name, answer)}
+	}
+}
