@@ -13,6 +13,7 @@ import (
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/agent/session/sessiontest"
 	"github.com/zot-editors/zot/internal/proctest"
 )
 
@@ -180,6 +181,20 @@ func TestKill9LosesNoFinishedMessage(t *testing.T) {
 		if !strings.Contains(string(body), want) {
 			t.Fatalf("resumed request lacks %q: %s", want, body)
 		}
+	}
+	// The repair is in the file too, as zot reads it: the call answered by
+	// a tool message before the next prompt.
+	data, _ := os.ReadFile(infos[0].Path)
+	f, err := sessiontest.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, m := range f.Messages {
+		roles = append(roles, m.Role)
+	}
+	if strings.Join(roles, " ") != "user assistant tool user assistant" || !f.Messages[2].Content[0].IsError {
+		t.Fatalf("as zot reads the resumed file: %v\n%s", roles, data)
 	}
 }
 

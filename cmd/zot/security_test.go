@@ -11,6 +11,7 @@ import (
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/agent/session/sessiontest"
 	"github.com/zot-editors/zot/internal/proctest"
 )
 
@@ -124,6 +125,18 @@ func TestResumeOfLockedSessionForks(t *testing.T) {
 		}
 		b, _ := json.Marshal(l.Messages)
 		texts[in.ID] = string(b)
+	}
+	// The fork is a session zot reads whole: the copied conversation as
+	// message lines, then B's turn.
+	for _, in := range infos {
+		if in.ID != stB["session_id"] {
+			continue
+		}
+		data, _ := os.ReadFile(in.Path)
+		f, err := sessiontest.Decode(data)
+		if err != nil || len(f.Messages) != 4 || f.Messages[0].Content[0].Text != "the first prompt" || f.Messages[2].Content[0].Text != "prompt B" {
+			t.Fatalf("the fork as zot reads it: %+v %v", f, err)
+		}
 	}
 	ta, tb := texts[stA["session_id"].(string)], texts[stB["session_id"].(string)]
 	if !strings.Contains(ta, "prompt A") || strings.Contains(ta, "prompt B") {
