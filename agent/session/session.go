@@ -451,6 +451,10 @@ func (l *Loaded) apply(a anyLine) {
 		if a.Message == nil {
 			return
 		}
+		if r := a.Message.Role; r != message.RoleUser && r != message.RoleAssistant && r != roleTool {
+			l.Ignored++ // a role the providers here have no place for
+			return
+		}
 		m := a.Message.fromZot()
 		m.Summary, l.summaryNext = l.summaryNext, false
 		l.addMessage(m, a.Message.Role == roleTool)

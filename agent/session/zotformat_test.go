@@ -158,6 +158,7 @@ func TestReadsZotsLines(t *testing.T) {
 		`{"type":"message","message":{"role":"tool","content":[{"call_id":"call_1","content":[{"text":"A"}],"is_error":false}],"time":"2026-04-19T11:30:03Z"}}`,
 		`{"type":"message","message":{"role":"tool","content":[{"call_id":"call_2","content":[{"text":"B"}],"is_error":true}],"time":"2026-04-19T11:30:03Z"}}`,
 		`{"type":"checkpoint","anything":[1,2]}`,
+		`{"type":"message","message":{"role":"system","content":[{"text":"not ours to send"}],"time":"2026-04-19T11:30:03Z"}}`,
 		`{"type":"usage","usage":{"input_tokens":20,"output_tokens":3,"cache_read_tokens":1,"cache_write_tokens":0,"cost_usd":0.2},"cumulative":{"input_tokens":30,"output_tokens":5,"cache_read_tokens":1,"cache_write_tokens":0,"cost_usd":0.3}}`,
 	}
 	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
@@ -184,7 +185,7 @@ func TestReadsZotsLines(t *testing.T) {
 	if l.Info.ID != "6f1c2b9e-3d4a-4c5b-9e8f-0a1b2c3d4e5f" || !l.Info.Created.Equal(t0) || l.Model != "gpt-5.5" || l.Provider != "openai" || l.Info.Title != "hi" {
 		t.Fatalf("info %+v", l.Info)
 	}
-	if l.Usage != (message.Usage{Input: 30, Output: 5, CacheRead: 1, CostUSD: 0.3}) || l.Ignored != 1 || l.Skipped != 0 || l.Repaired != 0 || l.Tail != nil {
+	if l.Usage != (message.Usage{Input: 30, Output: 5, CacheRead: 1, CostUSD: 0.3}) || l.Ignored != 2 || l.Skipped != 0 || l.Repaired != 0 || l.Tail != nil {
 		t.Fatalf("usage %+v ignored %d skipped %d repaired %d", l.Usage, l.Ignored, l.Skipped, l.Repaired)
 	}
 }
