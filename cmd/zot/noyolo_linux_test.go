@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/internal/testenv"
 )
 
 // openPTY returns a pseudo-terminal's controlling side and its terminal.
@@ -18,7 +19,7 @@ func openPTY(t *testing.T) (control, term *os.File) {
 	t.Helper()
 	control, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
+		testenv.Skip(t, "no pseudo-terminals here: %v", err)
 	}
 	if err := unix.IoctlSetPointerInt(int(control.Fd()), unix.TIOCSPTLCK, 0); err != nil {
 		t.Fatal(err)
