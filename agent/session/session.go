@@ -291,7 +291,8 @@ func (w *Writer) encode(e Entry) ([]byte, error) {
 	var err error
 	switch e.Kind {
 	case KindHeader:
-		return metaBytes(Meta{ID: e.ID, Cwd: e.Cwd, Provider: e.Provider, Model: e.Model, Started: e.Created, Title: e.Title}), nil
+		// zot reads the meta line first or not at all.
+		return nil, errors.New("session: the header is written by Create, once")
 	case KindMessage:
 		if e.Message == nil {
 			return nil, errors.New("session: message entry without a message")
