@@ -178,7 +178,7 @@ func (s *Server) reopen(ctx context.Context, id, cwdParam string, mcp []sdk.McpS
 	if !s.opts.Config.Sessions {
 		return nil, fieldError("sessionId", "cannot be loaded: zot acp runs with --no-session, so no session is saved or read")
 	}
-	if _, err := zsession.Find(zsession.Dir(s.home(), cwd), id); err != nil {
+	if _, err := zsession.FindWorkspace(s.home(), cwd, id); err != nil {
 		return nil, fieldError("sessionId", "%v (in %s; session/list names the saved ones)", err, cwd)
 	}
 	return s.openSession(ctx, cwd, id, mcp)
@@ -199,7 +199,7 @@ func (s *Server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (s
 		cwd, _ = os.Getwd()
 	}
 	cwd, _ = filepath.Abs(cwd)
-	infos, err := zsession.List(zsession.Dir(s.home(), cwd))
+	infos, err := zsession.ListWorkspace(s.home(), cwd)
 	if err != nil {
 		return sdk.ListSessionsResponse{}, err
 	}
