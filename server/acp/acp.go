@@ -44,6 +44,9 @@ type Options struct {
 	DefaultMode string
 	// Log receives diagnostics (stderr); nil discards them.
 	Log io.Writer
+	// AskEveryTool is zot's --no-yolo: every tool call goes through
+	// session/request_permission, in every mode.
+	AskEveryTool bool
 }
 
 // Server is one ACP connection's zot.

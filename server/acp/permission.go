@@ -45,7 +45,7 @@ func (ss *session) permissionMode() PermissionMode {
 func (ss *session) setMode(m PermissionMode) {
 	ss.mu.Lock()
 	if m != ss.mode {
-		ss.allowBash, ss.allowEdits = false, false
+		ss.allowBash, ss.allowEdits, ss.allowTools = false, false, nil
 	}
 	ss.mode = m
 	ss.mu.Unlock()
@@ -105,19 +105,21 @@ func (ss *session) askPermission(ctx context.Context, call sdk.ToolCallUpdate, a
 // writingTools are refused in readonly mode.
 var writingTools = map[string]bool{"write": true, "edit": true, "bash": true}
 
-// permitBash applies the mode to a bash call: readonly refuses it; ask
-// shows the whole command and waits for the user.
+// permit applies the mode to a tool call: readonly refuses the writing
+// tools; ask shows bash's whole command and waits for the user. With
+// --no-yolo (Options.AskEveryTool) every other call is asked about too,
+// in every mode (in ask mode write and edit are asked with their diff).
 func (ss *session) permit(ctx context.Context, call agent.ToolCallInfo) agent.ToolDecision {
 	ss.mu.Lock()
-	mode, allow := ss.mode, ss.allowBash
+	mode, allow, allowTool := ss.mode, ss.allowBash, ss.allowTools[call.Name]
 	ss.mu.Unlock()
-	switch mode {
-	case ModeReadonly:
-		if writingTools[call.Name] {
-			return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("zot is in readonly mode: %s is not allowed. Tell the user what you would do instead.", call.Name)}
-		}
-	case ModeAsk:
-		if call.Name != "bash" || allow {
+	every := ss.srv.opts.AskEveryTool
+	if mode == ModeReadonly && writingTools[call.Name] {
+		return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("zot is in readonly mode: %s is not allowed. Tell the user what you would do instead.", call.Name)}
+	}
+	switch {
+	case call.Name == "bash" && (mode == ModeAsk || every):
+		if allow {
 			return agent.ToolDecision{}
 		}
 		var a struct {
@@ -141,6 +143,32 @@ func (ss *session) permit(ctx context.Context, call agent.ToolCallInfo) agent.To
 				return agent.ToolDecision{Block: true, Reason: choice + "; the command did not run."}
 			}
 			return agent.ToolDecision{Block: true, Reason: "the run was cancelled while waiting for the user's approval; the command did not run."}
+		}
+	case every && !allowTool && !(mode == ModeAsk && (call.Name == "write" || call.Name == "edit")):
+		args := string(call.Args)
+		if args == "" {
+			args = "{}"
+		}
+		tc := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(call.ID), Title: sdk.Ptr(call.Name), Status: sdk.Ptr(sdk.ToolCallStatusPending),
+			RawInput: rawArgs(call.Args),
+			// The whole call: the tool and every argument.
+			Content: []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("`" + call.Name + "` " + args))}}
+		switch d, choice := ss.askPermission(ctx, tc, "Always allow "+call.Name+" in this session"); d {
+		case allowed:
+		case allowedAlways:
+			ss.mu.Lock()
+			if ss.allowTools == nil {
+				ss.allowTools = map[string]bool{}
+			}
+			ss.allowTools[call.Name] = true
+			ss.mu.Unlock()
+		case rejected:
+			return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("the user rejected this %s call (chose %q); it did not run.", call.Name, choice)}
+		default:
+			if choice != "" {
+				return agent.ToolDecision{Block: true, Reason: choice + "; the call did not run."}
+			}
+			return agent.ToolDecision{Block: true, Reason: "the run was cancelled while waiting for the user's approval; the call did not run."}
 		}
 	}
 	return agent.ToolDecision{}

@@ -36,8 +36,9 @@ type session struct {
 
 	mu         sync.Mutex
 	mode       PermissionMode
-	allowBash  bool // "Always allow" commands in this session
-	allowEdits bool // "Always allow" edits in this session
+	allowBash  bool            // "Always allow" commands in this session
+	allowEdits bool            // "Always allow" edits in this session
+	allowTools map[string]bool // --no-yolo: tools "always allowed" in this session
 	running    bool
 	idle       chan struct{} // closed when the running prompt ends
 	cancelled  bool
