@@ -3,6 +3,9 @@ package agent
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/tools"
 )
 
 // Hooks lets the extension host observe and steer a run. Every method is
@@ -53,13 +56,47 @@ type AssistantDecision struct {
 
 // Lifecycle is a one-way notification for extensions, named as in zot's
 // extension protocol: session_start, turn_start, turn_end, tool_call,
-// assistant_message.
+// assistant_message; and our additions agent_start, agent_end,
+// session_shutdown, model_select, compact_start, compact_end.
 type Lifecycle struct {
 	Event    string
 	Step     int             // turn_start
-	Stop     string          // turn_end
+	Stop     string          // turn_end, agent_end
 	ToolID   string          // tool_call
 	ToolName string          // tool_call
 	ToolArgs json.RawMessage // tool_call
 	Text     string          // assistant_message
+	Reason   string          // session_start: startup | new | resume
+	Usage    *message.Usage  // agent_end: this run's usage
+	// model_select
+	Provider, Model, PreviousModel string
+}
+
+// RunHooks are the hooks added to protocol v1 (pi's before_agent_start,
+// context, tool_result and input). A Hooks value may implement them; the
+// runtime asks with a type assertion, so older hosts need nothing new.
+type RunHooks interface {
+	// TransformInput sees the user's prompt text before a run starts.
+	TransformInput(ctx context.Context, text string) InputDecision
+	// BeforeAgentStart may add text to the prompt's user message and
+	// append to the system prompt for this run.
+	BeforeAgentStart(ctx context.Context, prompt, system string) AgentStartDecision
+	// TransformContext may rewrite the messages sent to the model for one
+	// call; nil keeps them. The transcript is not changed.
+	TransformContext(ctx context.Context, msgs []message.Message) []message.Message
+	// AfterTool may replace a tool's result before the model sees it.
+	AfterTool(ctx context.Context, call ToolCallInfo, res tools.Result) tools.Result
+}
+
+// InputDecision is a TransformInput verdict. The zero value keeps the text.
+type InputDecision struct {
+	Text    *string // the new prompt text
+	Handled bool    // no run: Display is shown instead
+	Display string
+}
+
+// AgentStartDecision is a BeforeAgentStart verdict.
+type AgentStartDecision struct {
+	Messages     []string // added to the prompt's user message, in order
+	AppendSystem string   // appended to the system prompt for this run
 }

@@ -18,7 +18,7 @@ const autoCompactRatio = 0.85
 // run is one prompt: model call → tool calls → results → next call, until
 // the model stops, the step budget runs out, or the run is aborted.
 func (r *Runtime) run(ctx context.Context, content []message.Content, emit func(Event)) {
-	r.observeSessionStart()
+	content = r.beforeAgentStart(ctx, content)
 	if r.needsCompaction() {
 		if err := r.compact(ctx, emit, r.messageCount()); err != nil {
 			if ctx.Err() != nil {
@@ -43,9 +43,84 @@ func (r *Runtime) run(ctx context.Context, content []message.Content, emit func(
 			}
 		}
 		if !r.step(ctx, step, emit) {
-			return
+			// The model stopped: a follow-up an extension queued
+			// (send_message follow_up) continues the run.
+			r.mu.Lock()
+			stop := r.lastStop
+			r.mu.Unlock()
+			if ctx.Err() != nil || stop == provider.StopError || stop == provider.StopAborted {
+				return
+			}
+			text, ok := r.takeFollowUp()
+			if !ok {
+				return
+			}
+			m := textMessage(text)
+			r.appendMessage(m)
+			emit(Event{Type: EventUserMessage, Content: m.Content, Time: m.Time})
 		}
 	}
+}
+
+// transformInput runs the input hooks on the prompt's text. False: an
+// extension handled the prompt (its display was shown); no run.
+func (r *Runtime) transformInput(ctx context.Context, content []message.Content, emit func(Event)) ([]message.Content, bool) {
+	h := r.runHooks()
+	if h == nil {
+		return content, true
+	}
+	text := message.TextOf(content)
+	if text == "" {
+		return content, true
+	}
+	d := h.TransformInput(ctx, text)
+	if d.Handled {
+		if d.Display != "" {
+			emit(Event{Type: EventAssistantMessage, Content: []message.Content{message.Text(d.Display)}, Time: now()})
+		}
+		return nil, false
+	}
+	if d.Text == nil || *d.Text == text {
+		return content, true
+	}
+	out := []message.Content{}
+	if *d.Text != "" {
+		out = append(out, message.Text(*d.Text))
+	}
+	for _, c := range content {
+		if c.Type != message.TypeText {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, false
+	}
+	return out, true
+}
+
+// beforeAgentStart adds what next_turn queued and what the
+// before_agent_start hooks add to the prompt's message, and keeps their
+// system prompt addition for this run.
+func (r *Runtime) beforeAgentStart(ctx context.Context, content []message.Content) []message.Content {
+	for _, t := range r.takeNextTurn() {
+		content = append(content, message.Text(t))
+	}
+	h := r.runHooks()
+	if h == nil {
+		return content
+	}
+	d := h.BeforeAgentStart(ctx, message.TextOf(content), r.systemPrompt(r.toolset()))
+	for _, t := range d.Messages {
+		if t != "" {
+			content = append(content, message.Text(t))
+		}
+	}
+	if d.AppendSystem != "" {
+		r.mu.Lock()
+		r.runSystem = d.AppendSystem
+		r.mu.Unlock()
+	}
+	return content
 }
 
 // step makes one model call and runs its tool calls. It reports whether
@@ -69,11 +144,30 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 		h.Observe(Lifecycle{Event: "turn_start", Step: step})
 	}
 
+	// Messages an extension steered into the run (send_message steer)
+	// join the transcript before this call.
+	for _, t := range r.takeSteer() {
+		m := textMessage(t)
+		r.appendMessage(m)
+		emit(Event{Type: EventUserMessage, Content: m.Content, Time: m.Time})
+	}
 	toolset := r.toolset()
+	system := r.systemPrompt(toolset)
+	r.mu.Lock()
+	if r.runSystem != "" {
+		system += "\n\n" + r.runSystem
+	}
+	r.mu.Unlock()
+	msgs := r.Messages()
+	if h := r.runHooks(); h != nil {
+		if m := h.TransformContext(ctx, msgs); m != nil {
+			msgs = m
+		}
+	}
 	req := provider.Request{
 		Model:    r.Model(),
-		System:   r.systemPrompt(toolset),
-		Messages: r.Messages(),
+		System:   system,
+		Messages: msgs,
 		Tools:    specs(toolset),
 	}
 	req.Reasoning = r.Reasoning()
@@ -130,6 +224,9 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 }
 
 func (r *Runtime) endTurn(emit func(Event), stop, errText string) {
+	r.mu.Lock()
+	r.lastStop = stop
+	r.mu.Unlock()
 	emit(Event{Type: EventTurnEnd, Stop: stop, Error: errText})
 	if h := r.cfg.Hooks; h != nil {
 		h.Observe(Lifecycle{Event: "turn_end", Stop: stop})
@@ -188,6 +285,8 @@ func (r *Runtime) runTools(ctx context.Context, calls []message.Content, toolset
 				// The tool finished despite the abort; keep its result.
 			} else if ctx.Err() != nil {
 				res = tools.ErrorResult("aborted by the user: " + message.TextOf(res.Content))
+			} else if h := r.runHooks(); h != nil {
+				res = h.AfterTool(ctx, ToolCallInfo{ID: c.ID, Name: c.Name, Args: args}, res)
 			}
 		}
 		if res.Content == nil {
@@ -243,18 +342,30 @@ func (r *Runtime) toolset() []tools.Tool {
 		return nil
 	}
 	out := append([]tools.Tool(nil), r.builtins...)
-	if r.cfg.ExtraTools == nil {
-		return out
-	}
-	seen := make(map[string]bool, len(out))
-	for _, t := range out {
-		seen[t.Name()] = true
-	}
-	for _, t := range r.cfg.ExtraTools() {
-		if !seen[t.Name()] {
+	if r.cfg.ExtraTools != nil {
+		seen := make(map[string]bool, len(out))
+		for _, t := range out {
 			seen[t.Name()] = true
-			out = append(out, t)
 		}
+		for _, t := range r.cfg.ExtraTools() {
+			if !seen[t.Name()] {
+				seen[t.Name()] = true
+				out = append(out, t)
+			}
+		}
+	}
+	r.mu.Lock()
+	active := r.active
+	r.mu.Unlock()
+	if active != nil {
+		// An extension narrowed the set (set_active_tools).
+		kept := out[:0]
+		for _, t := range out {
+			if active[t.Name()] {
+				kept = append(kept, t)
+			}
+		}
+		out = kept
 	}
 	return out
 }
@@ -281,13 +392,15 @@ func names(ts []tools.Tool) string {
 	return s
 }
 
+// observeSessionStart sends session_start at the first prompt for a front
+// that did not call ObserveSessionStart when it started.
 func (r *Runtime) observeSessionStart() {
 	r.mu.Lock()
 	first := !r.started
 	r.started = true
 	r.mu.Unlock()
 	if first && r.cfg.Hooks != nil {
-		r.cfg.Hooks.Observe(Lifecycle{Event: "session_start"})
+		r.cfg.Hooks.Observe(Lifecycle{Event: "session_start", Reason: "startup"})
 	}
 }
 

@@ -71,6 +71,16 @@ type Runtime struct {
 	forked    string // the locked session the current one was copied from
 	lastIn    int    // input tokens of the last model call, for auto-compaction
 	compacts  int
+
+	// Extension actions (extend.go).
+	steer     []string        // added before the next model call
+	followUps []string        // prompts that continue the running run
+	nextTurn  []string        // added to the next prompt's message
+	active    map[string]bool // tool names offered; nil = all
+	custom    []session.Custom
+	runSystem string // appended to the system prompt for this run
+	lastStop  string // the running run's last turn_end stop
+	runUsage  message.Usage
 }
 
 // State is a snapshot of the runtime, as get_state reports it.
@@ -242,6 +252,7 @@ func (r *Runtime) resumePath(path string) error {
 		}
 		r.useSession(w)
 		r.messages, r.usage = l.Messages, l.Usage
+		r.custom = l.Custom
 		return nil
 	}
 	w, err = session.Open(path)
@@ -253,6 +264,7 @@ func (r *Runtime) resumePath(path string) error {
 	}
 	r.useSession(w)
 	r.messages, r.usage = l.Messages, l.Usage
+	r.custom = l.Custom
 	if len(l.Tail) > 0 {
 		// Persist the repair of the last turn (the process died with tool
 		// calls unanswered) so the file is whole for zot as well; repairs
@@ -272,7 +284,15 @@ func (r *Runtime) forkSession(l *session.Loaded, dir string) error {
 	r.useSession(w)
 	r.messages, r.usage = l.Messages, l.Usage
 	r.forked = l.Info.ID
-	return w.AppendTranscript(l.Messages, l.Usage)
+	r.custom = l.Custom
+	if err := w.AppendTranscript(l.Messages, l.Usage); err != nil {
+		return err
+	}
+	// The extensions' entries follow the conversation into the copy.
+	for _, c := range l.Custom {
+		w.AppendCustom(c)
+	}
+	return nil
 }
 
 // useSession makes w the session file; secrets are masked in what it gets.
@@ -294,7 +314,24 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []message.Cont
 		return nil, errors.New("empty prompt: give text or images")
 	}
 	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
+		r.mu.Lock()
+		r.runUsage, r.lastStop, r.runSystem = message.Usage{}, "", ""
+		r.mu.Unlock()
+		r.observeSessionStart()
+		content, ok := r.transformInput(ctx, content, emit)
+		if !ok {
+			return
+		}
+		r.observe(Lifecycle{Event: "agent_start"})
 		r.run(ctx, content, emit)
+		r.mu.Lock()
+		u, stop := r.runUsage, r.lastStop
+		r.steer, r.followUps, r.runSystem = nil, nil, ""
+		r.mu.Unlock()
+		if ctx.Err() != nil {
+			stop = "aborted"
+		}
+		r.observe(Lifecycle{Event: "agent_end", Stop: stop, Usage: &u})
 	})
 }
 
@@ -302,9 +339,12 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []message.Cont
 // lifecycle as Prompt; the last event before done is compact_done.
 func (r *Runtime) Compact(ctx context.Context) (<-chan Event, error) {
 	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
-		if err := r.compact(ctx, emit, r.messageCount()); err != nil {
+		r.observe(Lifecycle{Event: "compact_start"})
+		err := r.compact(ctx, emit, r.messageCount())
+		if err != nil {
 			emit(errorEvent(err))
 		}
+		r.observe(Lifecycle{Event: "compact_end"})
 	})
 }
 
@@ -362,8 +402,12 @@ func (r *Runtime) SetModel(id string) error {
 		return err
 	}
 	r.mu.Lock()
+	prev := r.model.ID
 	r.model = m
 	r.mu.Unlock()
+	if prev != m.ID {
+		r.observe(Lifecycle{Event: "model_select", Provider: r.cfg.Provider, Model: m.ID, PreviousModel: prev})
+	}
 	return nil
 }
 
@@ -456,6 +500,14 @@ func (r *Runtime) Clear() error {
 
 // NewSession starts a fresh session file (and transcript). ErrBusy during a run.
 func (r *Runtime) NewSession() error {
+	if err := r.newSession(); err != nil {
+		return err
+	}
+	r.ObserveSessionStart("new")
+	return nil
+}
+
+func (r *Runtime) newSession() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.busy {
@@ -463,6 +515,7 @@ func (r *Runtime) NewSession() error {
 	}
 	r.messages, r.usage, r.lastIn = nil, message.Usage{}, 0
 	r.forked = ""
+	r.custom, r.nextTurn = nil, nil
 	if r.sess != nil {
 		r.sess.Close()
 		r.sess = nil
@@ -481,6 +534,14 @@ func (r *Runtime) Resume(which string) error {
 	if err != nil {
 		return err
 	}
+	if err := r.resume(path); err != nil {
+		return err
+	}
+	r.ObserveSessionStart("resume")
+	return nil
+}
+
+func (r *Runtime) resume(path string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.busy {
@@ -490,6 +551,7 @@ func (r *Runtime) Resume(which string) error {
 		r.sess.Close()
 		r.sess = nil
 	}
+	r.custom, r.nextTurn = nil, nil
 	return r.resumePath(path)
 }
 
@@ -499,8 +561,15 @@ func (r *Runtime) Sessions() ([]session.Info, error) {
 	return session.ListWorkspace(r.cfg.Home, r.cfg.Cwd)
 }
 
-// Close aborts any run and closes the session file.
+// Close aborts any run and closes the session file; the hooks hear
+// session_shutdown first.
 func (r *Runtime) Close() error {
+	r.mu.Lock()
+	wasClosed := r.closed
+	r.mu.Unlock()
+	if !wasClosed {
+		r.observe(Lifecycle{Event: "session_shutdown"})
+	}
 	r.mu.Lock()
 	r.closed = true
 	c := r.cancel
@@ -541,6 +610,7 @@ func (r *Runtime) appendMessage(m message.Message) {
 func (r *Runtime) addUsage(u message.Usage) message.Usage {
 	r.mu.Lock()
 	r.usage = r.usage.Add(u)
+	r.runUsage = r.runUsage.Add(u)
 	total := r.usage
 	s := r.sess
 	r.mu.Unlock()

@@ -184,6 +184,15 @@ type Host struct {
 	watch     *watcher
 
 	settled settled // wakes waiters for starting extensions
+
+	actMu sync.Mutex
+	act   Actions // the front's (SetActions); nil: none
+
+	// session_start is replayed to extensions that subscribe after it
+	// happened (they start in the background): ssGen counts them.
+	ssMu     sync.Mutex
+	ssGen    uint64
+	ssReason string
 }
 
 var _ agent.Hooks = (*Host)(nil)

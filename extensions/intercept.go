@@ -8,11 +8,16 @@ import (
 	"fmt"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions/wire"
 )
 
 // errNotSubscribed: after a reload the extension no longer intercepts.
 var errNotSubscribed = errors.New("not subscribed")
+
+// errInterceptTimeout: no answer within InterceptTimeout (dialogs aside).
+var errInterceptTimeout = errors.New("intercept timed out")
 
 // intercept sends one event_intercept to the slot's process and waits for
 // the response, InterceptTimeout at most (a reload swap counts against
@@ -31,7 +36,8 @@ func (s *slot) intercept(ctx context.Context, f wire.Frame) (wire.Frame, error) 
 	if !sub {
 		return wire.Frame{}, errNotSubscribed
 	}
-	r, err := p.request(tctx, f, 0, false)
+	cancel() // the acquire budget is spent; the answer has its own
+	r, err := s.interceptWait(ctx, p, f)
 	if err != nil {
 		return wire.Frame{}, s.timeoutErr(ctx, err)
 	}
@@ -163,6 +169,15 @@ func (h *Host) BeforeAssistantMessage(ctx context.Context, text string) agent.As
 // blocks: each extension has its own ordered queue and writer; a full
 // queue drops its oldest event (logged).
 func (h *Host) Observe(ev agent.Lifecycle) {
+	switch ev.Event {
+	case wire.EventSessionStart:
+		h.observeSessionStart(ev.Reason)
+		return
+	case wire.EventModelSelect:
+		h.mu.Lock()
+		h.o.Model = ev.Model // later hello_acks name it
+		h.mu.Unlock()
+	}
 	subs := h.reg.Load().observe[ev.Event]
 	if len(subs) == 0 {
 		return
@@ -173,6 +188,12 @@ func (h *Host) Observe(ev agent.Lifecycle) {
 		if len(f.ToolArgs) == 0 || !json.Valid(f.ToolArgs) {
 			f.ToolArgs = json.RawMessage("{}")
 		}
+	}
+	if ev.Usage != nil {
+		f.Usage, _ = json.Marshal(ev.Usage)
+	}
+	if ev.Event == wire.EventModelSelect {
+		f.Provider, f.Model, f.PreviousModel = ev.Provider, ev.Model, ev.PreviousModel
 	}
 	b, err := EncodeFrame(f)
 	if err != nil {
@@ -186,4 +207,197 @@ func (h *Host) Observe(ev agent.Lifecycle) {
 			p.out.push(b, true)
 		}
 	}
+}
+
+// observeSessionStart sends session_start to every subscriber, and
+// remembers it for extensions that subscribe later (replaySessionStart).
+func (h *Host) observeSessionStart(reason string) {
+	h.ssMu.Lock()
+	defer h.ssMu.Unlock()
+	h.ssGen++
+	h.ssReason = reason
+	for _, s := range h.reg.Load().observe[wire.EventSessionStart] {
+		s.mu.Lock()
+		p := s.cur
+		s.mu.Unlock()
+		if p != nil {
+			h.sendSessionStartLocked(p)
+		}
+	}
+}
+
+// replaySessionStart sends the last session_start to subscribers that
+// missed it (started after it); called after every registry rebuild.
+func (h *Host) replaySessionStart() {
+	h.ssMu.Lock()
+	defer h.ssMu.Unlock()
+	if h.ssGen == 0 {
+		return
+	}
+	for _, s := range h.reg.Load().observe[wire.EventSessionStart] {
+		s.mu.Lock()
+		p := s.adv
+		s.mu.Unlock()
+		if p != nil {
+			h.sendSessionStartLocked(p)
+		}
+	}
+}
+
+// sendSessionStartLocked sends p the current session_start once. An
+// extension that did not negotiate the additions gets zot's frame byte
+// for byte; one that did also gets the reason.
+func (h *Host) sendSessionStartLocked(p *proc) {
+	p.mu.Lock()
+	if p.sessionGen >= h.ssGen {
+		p.mu.Unlock()
+		return
+	}
+	p.sessionGen = h.ssGen
+	extended := p.extended
+	p.mu.Unlock()
+	f := wire.Frame{Type: wire.TypeEvent, Event: wire.EventSessionStart}
+	if extended {
+		f.Reason = h.ssReason
+	}
+	p.send(f, true)
+}
+
+// interceptChain runs one event's interceptors in load order, fail-open:
+// an extension that does not answer in time, dies or answers with junk
+// is skipped (logged). each returns false to stop the chain.
+func (h *Host) interceptChain(ctx context.Context, f wire.Frame, each func(s *slot, r wire.Frame) bool) {
+	for _, s := range h.interceptors(f.Event) {
+		r, err := s.intercept(ctx, f)
+		if errors.Is(err, errNotSubscribed) {
+			continue
+		}
+		if err != nil {
+			s.log.printf("%s intercept: %v; passed through (fail-open)", f.Event, err)
+			if ctx.Err() != nil {
+				return
+			}
+			continue
+		}
+		if !each(s, r) {
+			return
+		}
+	}
+}
+
+// TransformInput runs the input interceptors: replace_text chains; handled
+// ends the chain (the run does not start; display is shown).
+func (h *Host) TransformInput(ctx context.Context, text string) agent.InputDecision {
+	var d agent.InputDecision
+	h.interceptChain(ctx, wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventInput, Text: text}, func(s *slot, r wire.Frame) bool {
+		if r.Handled {
+			d = agent.InputDecision{Handled: true, Display: r.Display}
+			return false
+		}
+		if r.ReplaceText != nil && *r.ReplaceText != "" {
+			t := *r.ReplaceText
+			text, d.Text = t, &t
+		}
+		return true
+	})
+	return d
+}
+
+// BeforeAgentStart runs the before_agent_start interceptors: each may add
+// messages (an array of strings) and text to append to the system prompt.
+func (h *Host) BeforeAgentStart(ctx context.Context, prompt, system string) agent.AgentStartDecision {
+	var d agent.AgentStartDecision
+	h.interceptChain(ctx, wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventBeforeAgentStart, Prompt: prompt, SystemPrompt: system}, func(s *slot, r wire.Frame) bool {
+		if len(r.Messages) > 0 {
+			var msgs []string
+			if err := json.Unmarshal(r.Messages, &msgs); err != nil {
+				s.log.printf("before_agent_start: messages must be an array of strings (%v); ignored", err)
+			} else {
+				d.Messages = append(d.Messages, msgs...)
+			}
+		}
+		if r.SystemPrompt != "" {
+			if d.AppendSystem != "" {
+				d.AppendSystem += "\n\n"
+			}
+			d.AppendSystem += r.SystemPrompt
+		}
+		return true
+	})
+	return d
+}
+
+// TransformContext runs the context interceptors: each may return the
+// whole message list for this model call; the next one sees it. nil:
+// unchanged.
+func (h *Host) TransformContext(ctx context.Context, msgs []message.Message) []message.Message {
+	var out []message.Message
+	for _, s := range h.interceptors(wire.EventContext) {
+		raw, err := json.Marshal(msgs)
+		if err != nil {
+			return out
+		}
+		r, err := s.intercept(ctx, wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventContext, Messages: raw})
+		if errors.Is(err, errNotSubscribed) {
+			continue
+		}
+		if err != nil {
+			s.log.printf("context intercept: %v; passed through (fail-open)", err)
+			if ctx.Err() != nil {
+				return out
+			}
+			continue
+		}
+		if len(r.Messages) == 0 {
+			continue
+		}
+		var m []message.Message
+		if err := json.Unmarshal(r.Messages, &m); err != nil || !validMessages(m) {
+			s.log.printf("context intercept: messages are not a valid message list; ignored")
+			continue
+		}
+		out, msgs = m, m
+	}
+	return out
+}
+
+// validMessages: every message has a known role and content.
+func validMessages(ms []message.Message) bool {
+	for _, m := range ms {
+		if m.Role != message.RoleUser && m.Role != message.RoleAssistant {
+			return false
+		}
+	}
+	return true
+}
+
+// AfterTool runs the tool_result interceptors: content (non-empty)
+// replaces the result's content, with is_error as sent.
+func (h *Host) AfterTool(ctx context.Context, call agent.ToolCallInfo, res tools.Result) tools.Result {
+	if len(h.interceptors(wire.EventToolResult)) == 0 {
+		return res
+	}
+	blocks := func(r tools.Result) []wire.Block {
+		out := []wire.Block{}
+		for _, c := range r.Content {
+			switch c.Type {
+			case message.TypeText:
+				out = append(out, wire.Block{Type: "text", Text: c.Text})
+			case message.TypeImage:
+				out = append(out, wire.Block{Type: "image", MimeType: c.MimeType, Data: c.Data})
+			}
+		}
+		return out
+	}
+	args := call.Args
+	if len(args) == 0 || !json.Valid(args) {
+		args = json.RawMessage("{}")
+	}
+	h.interceptChain(ctx, wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventToolResult, ToolID: call.ID, ToolName: call.Name, ToolArgs: args, Content: blocks(res), IsError: res.IsError}, func(s *slot, r wire.Frame) bool {
+		if len(r.Content) > 0 {
+			res = tools.Result{Content: convertBlocks(r.Content, r.IsError), IsError: r.IsError}
+		}
+		return true
+	})
+	return res
 }

@@ -3,6 +3,7 @@ package extensions
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -142,6 +143,9 @@ type uiQueue struct {
 	tokens  float64
 	last    time.Time
 	dropped int64
+
+	lastView time.Time
+	shown    map[string]bool // status/widget keys currently shown ("s:"/"w:" + key)
 }
 
 type uiItem struct {
@@ -158,7 +162,13 @@ const (
 	uiOpen
 	uiRender
 	uiClose
+	uiStatus // id: key, msg: text ("" clears)
+	uiWidget // id: key, view.Lines (nil clears)
 )
+
+// viewInterval bounds how often one extension's status and widget
+// updates reach the front: a flood coalesces per key, last value wins.
+const viewInterval = 50 * time.Millisecond
 
 const (
 	notifyBurst = 50
@@ -191,6 +201,15 @@ func (q *uiQueue) push(it uiItem) {
 			return
 		}
 		q.tokens--
+	case uiStatus, uiWidget:
+		// Last value wins: replace a queued update of the same key.
+		for i := len(q.items) - 1; i >= 0; i-- {
+			if q.items[i].kind == it.kind && q.items[i].id == it.id {
+				q.items[i] = it
+				q.mu.Unlock()
+				return
+			}
+		}
 	case uiRender:
 		// Coalesce with a queued render of the same panel (nothing of
 		// that panel behind it, so order is kept).
@@ -230,9 +249,23 @@ func (q *uiQueue) open(v wire.PanelView) { q.push(uiItem{kind: uiOpen, view: v})
 func (q *uiQueue) render(f wire.Frame)   { q.push(uiItem{kind: uiRender, frame: f}) }
 func (q *uiQueue) closePanel(id string)  { q.push(uiItem{kind: uiClose, id: id}) }
 
-// close ends the queue once what is queued has been delivered.
+// close ends the queue once what is queued has been delivered; the
+// status items and widgets the extension showed are cleared.
 func (q *uiQueue) close() {
 	q.mu.Lock()
+	for i := 0; i < len(q.items); i++ { // pending updates are moot
+		if k := q.items[i].kind; k == uiStatus || k == uiWidget {
+			q.items = append(q.items[:i], q.items[i+1:]...)
+			i--
+		}
+	}
+	for k := range q.shown {
+		if strings.HasPrefix(k, "s:") {
+			q.items = append(q.items, uiItem{kind: uiStatus, id: k[2:]})
+		} else {
+			q.items = append(q.items, uiItem{kind: uiWidget, id: k[2:]})
+		}
+	}
 	q.closed = true
 	q.mu.Unlock()
 	select {
@@ -255,9 +288,41 @@ func (q *uiQueue) run() {
 				break
 			}
 			it := q.items[0]
+			if (it.kind == uiStatus || it.kind == uiWidget) && !q.closed {
+				if wait := viewInterval - time.Since(q.lastView); wait > 0 {
+					// Rate limit: newer values of this key replace it meanwhile.
+					q.mu.Unlock()
+					time.Sleep(wait)
+					continue
+				}
+				q.lastView = time.Now()
+			}
 			q.items = q.items[1:]
+			switch it.kind {
+			case uiStatus, uiWidget:
+				if q.shown == nil {
+					q.shown = map[string]bool{}
+				}
+				k := "s:" + it.id
+				if it.kind == uiWidget {
+					k = "w:" + it.id
+				}
+				if it.msg == "" && it.view.Lines == nil {
+					delete(q.shown, k)
+				} else {
+					q.shown[k] = true
+				}
+			}
 			q.mu.Unlock()
 			switch it.kind {
+			case uiStatus:
+				if a, ok := ui.(Asker); ok {
+					a.SetStatus(ext, it.id, it.msg)
+				}
+			case uiWidget:
+				if a, ok := ui.(Asker); ok {
+					a.SetWidget(ext, it.id, it.view.Lines)
+				}
 			case uiNotify:
 				ui.Notify(ext, it.level, it.msg)
 			case uiOpen:

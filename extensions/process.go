@@ -73,10 +73,18 @@ type proc struct {
 	events    map[string]bool
 	intercept map[string]bool
 	pending   map[string]chan wire.Frame
+	reqCtx    map[string]context.Context // contexts of the pending requests
 	panels    map[string]bool
-	diags     []string
-	inflight  int
-	idle      chan struct{}
+	// Additions to v1.
+	caps        []string                // hello.capabilities
+	extended    bool                    // negotiated: gets host_capabilities and the extended event fields
+	progress    map[string]func(string) // tool_update targets by tool_call id
+	dialogs     int                     // ui_requests open
+	dialogsDone chan struct{}
+	sessionGen  uint64 // the last session_start this process was sent
+	diags       []string
+	inflight    int
+	idle        chan struct{}
 }
 
 // spawn starts the extension's process and its reader, writer and waiter
@@ -147,6 +155,8 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 		events:    map[string]bool{},
 		intercept: map[string]bool{},
 		pending:   map[string]chan wire.Frame{},
+		reqCtx:    map[string]context.Context{},
+		progress:  map[string]func(string){},
 		panels:    map[string]bool{},
 	}
 	p.out = newOutQueue(inW, h.o.EventQueue, p)
@@ -372,7 +382,9 @@ var (
 // for it, the timeout, ctx, or the process's death, whichever comes
 // first. On timeout or cancellation with cancel set, tool_cancel is sent.
 func (p *proc) request(ctx context.Context, f wire.Frame, timeout time.Duration, cancel bool) (wire.Frame, error) {
-	f.ID = fmt.Sprintf("%s-%d", f.Type, p.seq.Add(1))
+	if f.ID == "" {
+		f.ID = p.newID(f.Type)
+	}
 	ch := make(chan wire.Frame, 1)
 	p.mu.Lock()
 	if p.isDead() {
@@ -380,6 +392,7 @@ func (p *proc) request(ctx context.Context, f wire.Frame, timeout time.Duration,
 		return wire.Frame{}, p.deadError()
 	}
 	p.pending[f.ID] = ch
+	p.reqCtx[f.ID] = ctx
 	p.mu.Unlock()
 	b, err := EncodeFrame(f)
 	if err != nil {
@@ -427,7 +440,13 @@ func (p *proc) request(ctx context.Context, f wire.Frame, timeout time.Duration,
 func (p *proc) forget(id string) {
 	p.mu.Lock()
 	delete(p.pending, id)
+	delete(p.reqCtx, id)
 	p.mu.Unlock()
+}
+
+// newID is a fresh request id.
+func (p *proc) newID(typ string) string {
+	return fmt.Sprintf("%s-%d", typ, p.seq.Add(1))
 }
 
 // send queues a one-way frame.

@@ -125,6 +125,7 @@ func (h *Host) rebuild() {
 		s.setShadowed(shadowed)
 	}
 	h.reg.Store(r)
+	h.replaySessionStart()
 }
 
 // Tools returns the extension tools for the next model call; pass it as

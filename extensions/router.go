@@ -26,8 +26,13 @@ type cmdReg struct {
 
 // Event names an extension may observe, and the subset it may intercept.
 var (
-	observable    = []string{wire.EventSessionStart, wire.EventTurnStart, wire.EventTurnEnd, wire.EventToolCall, wire.EventAssistantMessage}
-	interceptable = []string{wire.EventToolCall, wire.EventTurnStart, wire.EventAssistantMessage}
+	observable = []string{wire.EventSessionStart, wire.EventTurnStart, wire.EventTurnEnd, wire.EventToolCall, wire.EventAssistantMessage,
+		// Additions to v1 (the intercept-only ones are listed so the
+		// registry indexes them).
+		wire.EventAgentStart, wire.EventAgentEnd, wire.EventSessionShutdown, wire.EventModelSelect, wire.EventCompactStart, wire.EventCompactEnd,
+		wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput}
+	interceptable = []string{wire.EventToolCall, wire.EventTurnStart, wire.EventAssistantMessage,
+		wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput}
 )
 
 // handle routes one frame from the extension.
@@ -69,6 +74,16 @@ func (p *proc) handle(f wire.Frame) {
 		p.ui.notify(f.Level, f.Message)
 	case wire.TypeShutdownAck:
 		p.ackOnce.Do(func() { close(p.ackCh) })
+	case wire.TypeUIRequest:
+		go p.onUIRequest(f)
+	case wire.TypeSetStatus:
+		p.onSetStatus(f)
+	case wire.TypeSetWidget:
+		p.onSetWidget(f)
+	case wire.TypeToolUpdate:
+		p.onToolUpdate(f)
+	case wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries:
+		go p.onAction(f)
 	default:
 		p.logBad("skipped unknown frame type %q", f.Type)
 	}
@@ -86,21 +101,32 @@ func (p *proc) handle(f wire.Frame) {
 func (p *proc) onHello(f wire.Frame) {
 	p.mu.Lock()
 	p.hello, p.gotHello = f, true
+	p.caps, p.extended = f.Capabilities, negotiated(f.Capabilities)
+	extended := p.extended
 	p.mu.Unlock()
 	if f.Name != "" && f.Name != p.name {
 		p.log.printf("hello names %q but the manifest says %q; using the manifest's name", f.Name, p.name)
 	}
 	h := p.s.h
-	p.send(wire.Frame{
+	h.mu.Lock()
+	provider, model := h.o.Provider, h.o.Model
+	h.mu.Unlock()
+	ack := wire.Frame{
 		Type:            wire.TypeHelloAck,
 		ProtocolVersion: wire.ProtocolVersion,
 		ZotVersion:      h.o.ZotVersion,
-		Provider:        h.o.Provider,
-		Model:           h.o.Model,
+		Provider:        provider,
+		Model:           model,
 		Cwd:             h.o.Cwd,
 		ExtensionDir:    p.dir,
 		DataDir:         p.dir,
-	}, false)
+	}
+	if extended {
+		// Only to an extension that asked: zot's own get byte-identical
+		// hello_acks.
+		ack.HostCapabilities = h.hostCapabilities()
+	}
+	p.send(ack, false)
 	close(p.helloCh)
 }
 

@@ -48,7 +48,19 @@ func (t *extTool) Run(ctx context.Context, call tools.Call) tools.Result {
 	if err := reg.validateArgs(args); err != nil {
 		return tools.ErrorResult(fmt.Sprintf("invalid arguments for tool %s:\n%v\nThe arguments must match this JSON Schema: %s", t.name, err, reg.schema))
 	}
-	f, err := p.request(ctx, wire.Frame{Type: wire.TypeToolCall, Name: t.name, Args: args}, p.timeout, true)
+	id := p.newID(wire.TypeToolCall)
+	if call.Progress != nil {
+		// tool_update frames become the same tool_progress events bash streams.
+		p.mu.Lock()
+		p.progress[id] = call.Progress
+		p.mu.Unlock()
+		defer func() {
+			p.mu.Lock()
+			delete(p.progress, id)
+			p.mu.Unlock()
+		}()
+	}
+	f, err := p.request(ctx, wire.Frame{Type: wire.TypeToolCall, ID: id, Name: t.name, Args: args}, p.timeout, true)
 	switch {
 	case err == nil:
 	case errors.Is(err, errTimeout):

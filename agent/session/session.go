@@ -40,7 +40,18 @@ const (
 	KindUsage   = "usage"
 	KindCompact = "compact" // the transcript was replaced by Messages
 	KindTitle   = "title"   // the session was given a title
+	KindCustom  = "custom"  // an extension's append_entry (Custom)
 )
+
+// Custom is an extension's own entry (append_entry): state that follows
+// the session. It is a line of our own type (x-entry), which zot skips;
+// the transcript does not see it.
+type Custom struct {
+	Extension string          `json:"extension"`
+	Kind      string          `json:"kind"`
+	Data      json.RawMessage `json:"data"`
+	Time      time.Time       `json:"time"`
+}
 
 // Entry is one thing appended to a session. Its JSON form is our earlier
 // line format, still read from legacy files; new files are written in
@@ -61,6 +72,7 @@ type Entry struct {
 	// carry both). Nil: the sum of what this writer appended.
 	Cumulative *message.Usage `json:"-"`
 	Title      string         `json:"-"`
+	Custom     *Custom        `json:"-"`
 }
 
 // Info describes a stored session.
@@ -327,6 +339,11 @@ func (w *Writer) encode(e Entry) ([]byte, error) {
 		err = add(compactLine{Type: lineCompact, Time: e.Created, Messages: msgs})
 	case KindTitle:
 		err = add(titleLine{Type: lineTitle, Time: e.Created, Title: e.Title})
+	case KindCustom:
+		if e.Custom == nil {
+			return nil, errors.New("session: custom entry without its data")
+		}
+		err = add(customLine{Type: lineCustom, Time: e.Custom.Time, Extension: e.Custom.Extension, Kind: e.Custom.Kind, Data: e.Custom.Data})
 	default:
 		return nil, fmt.Errorf("session: unknown entry kind %q", e.Kind)
 	}
@@ -346,6 +363,15 @@ func (w *Writer) writeLines(b []byte) error {
 		return fmt.Errorf("session: %w", err)
 	}
 	return nil
+}
+
+// AppendCustom stores an extension's custom entry (an x-entry line).
+// Load returns them in Loaded.Custom.
+func (w *Writer) AppendCustom(c Custom) error {
+	if c.Time.IsZero() {
+		c.Time = time.Now().UTC()
+	}
+	return w.Append(Entry{Kind: KindCustom, Custom: &c, Created: c.Time})
 }
 
 // Close closes the file.
@@ -378,6 +404,8 @@ type Loaded struct {
 	Legacy bool
 	// Meta is the file's meta line (zot's format).
 	Meta Meta
+	// Custom are the extensions' append_entry entries, in file order.
+	Custom []Custom
 
 	titled      bool // the title came from the session, not the first prompt
 	summaryNext bool // an x-summary line precedes the next message
@@ -478,6 +506,10 @@ func (l *Loaded) apply(a anyLine) {
 	case lineTitle:
 		if a.Title != "" {
 			l.Info.Title, l.titled = title(a.Title), true
+		}
+	case lineCustom:
+		if a.Extension != "" && a.Kind != "" {
+			l.Custom = append(l.Custom, Custom{Extension: a.Extension, Kind: a.Kind, Data: a.Data, Time: a.Time})
 		}
 	default:
 		l.Ignored++

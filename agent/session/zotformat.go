@@ -24,6 +24,7 @@ const (
 	lineCompact = "x-compact" // the transcript (for us) is replaced by messages
 	lineSummary = "x-summary" // the next message line is a compaction summary
 	lineTitle   = "x-title"   // the session's title, set after it started
+	lineCustom  = "x-entry"   // an extension's append_entry
 )
 
 // roleTool is zot's role for the message holding tool results (ours keep
@@ -99,6 +100,14 @@ type titleLine struct {
 	Type  string    `json:"type"`
 	Time  time.Time `json:"time"`
 	Title string    `json:"title"`
+}
+
+type customLine struct {
+	Type      string          `json:"type"`
+	Time      time.Time       `json:"time"`
+	Extension string          `json:"extension"`
+	Kind      string          `json:"kind"`
+	Data      json.RawMessage `json:"data"`
 }
 
 type markLine struct {
@@ -336,4 +345,8 @@ type anyLine struct {
 	Messages   []compactMessage `json:"messages"`
 	Title      string           `json:"title"`
 	Time       time.Time        `json:"time"`
+	// x-entry
+	Extension string          `json:"extension"`
+	Kind      string          `json:"kind"`
+	Data      json.RawMessage `json:"data"`
 }

@@ -31,7 +31,14 @@ func runExtra(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bo
 // tools join the registry, its interceptors see every run. Notifications
 // go to stderr (print and RPC modes have no panel UI). watch turns on hot
 // reload, for long-running modes.
-func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, stderr io.Writer) (*agent.Runtime, func(), error) {
+//
+// front is the mode's side of the extensions' UI and actions (nil: none,
+// as in print mode); its capabilities are fixed now, its handlers are set
+// once the mode serves.
+func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, stderr io.Writer, front *lateFront) (*agent.Runtime, func(), error) {
+	if front == nil {
+		front = &lateFront{}
+	}
 	if cfg.Home == "" {
 		cfg.Home = home.Dir()
 	}
@@ -52,7 +59,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	for _, t := range tools.Builtins(tools.NewDiskWorkspace(".")) {
 		builtin = append(builtin, t.Name())
 	}
-	ui := &stderrUI{w: stderr, told: map[string]string{}}
+	ui := &stderrUI{w: stderr, told: map[string]string{}, front: front}
 	// A long-running session (rpc) starts its extensions in the background
 	// so a slow one (a cold `go run .`) never holds up the first prompt;
 	// print mode's one prompt waits for them, so it sees their tools.
@@ -72,25 +79,104 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	// included: they are known once the runtime is built.
 	st := rt.State()
 	host.SetModelInfo(st.Provider, st.Model)
+	host.SetActions(extensions.RuntimeActions(rt, front.startRun))
 	if err := host.Start(ctx); err != nil {
 		host.Close(context.WithoutCancel(ctx))
 		rt.Close()
 		return nil, func() {}, err
 	}
 	ui.Changed()
+	// session_start when the mode starts (replayed to extensions that
+	// are still starting once they subscribe).
+	reason := "startup"
+	if st.MessageCount > 0 {
+		reason = "resume"
+	}
+	rt.ObserveSessionStart(reason)
 	if st.ForkedFrom != "" {
 		fmt.Fprintf(stderr, "zot: session %s is open in another zot process; continuing in a new session %s, a copy of it (%d messages)\n", st.ForkedFrom, st.SessionID, st.MessageCount)
 	}
 	return rt, func() { host.Close(context.WithoutCancel(ctx)) }, nil
 }
 
+// lateFront is a mode's side of the extensions' "ask the user" seam and
+// of starting a run: the capabilities are known when the host starts,
+// the handlers once the mode serves (zot rpc's server).
+type lateFront struct {
+	caps  wire.UICapabilities
+	mu    sync.Mutex
+	asker extensions.Asker
+	start func(text string) error
+	ready chan struct{} // closed by set
+}
+
+func newLateFront(caps wire.UICapabilities) *lateFront {
+	return &lateFront{caps: caps, ready: make(chan struct{})}
+}
+
+func (f *lateFront) set(a extensions.Asker, start func(string) error) {
+	f.mu.Lock()
+	f.asker, f.start = a, start
+	f.mu.Unlock()
+	close(f.ready)
+}
+
+// current waits (bounded by ctx) until the mode serves.
+func (f *lateFront) current(ctx context.Context) (extensions.Asker, func(string) error) {
+	if f.ready == nil {
+		return nil, nil
+	}
+	select {
+	case <-f.ready:
+	case <-ctx.Done():
+		return nil, nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.asker, f.start
+}
+
+func (f *lateFront) startRun(text string) error {
+	_, start := f.current(context.Background())
+	if start == nil {
+		return fmt.Errorf("no run is in progress and this mode cannot start one (zot -p); use deliver next_turn")
+	}
+	return start(text)
+}
+
 // stderrUI prints extension notifications and extensions that fail to
-// start (once per state and reason); panels need an editor.
+// start (once per state and reason); panels need an editor. Dialogs,
+// status and widgets go to the mode's front, if it has them.
 type stderrUI struct {
 	mu     sync.Mutex
 	w      io.Writer
 	status func() []extensions.Status
 	told   map[string]string // name → the failure last printed
+	front  *lateFront
+}
+
+var _ extensions.Asker = (*stderrUI)(nil)
+
+func (u *stderrUI) UICapabilities() wire.UICapabilities { return u.front.caps }
+
+func (u *stderrUI) Ask(ctx context.Context, ext string, req extensions.UIRequest) extensions.UIAnswer {
+	a, _ := u.front.current(ctx)
+	if a == nil {
+		return extensions.UIAnswer{Cancelled: true}
+	}
+	return a.Ask(ctx, ext, req)
+}
+
+func (u *stderrUI) SetStatus(ext, key, text string) {
+	if a, _ := u.front.current(context.Background()); a != nil {
+		a.SetStatus(ext, key, text)
+	}
+}
+
+func (u *stderrUI) SetWidget(ext, key string, lines []string) {
+	if a, _ := u.front.current(context.Background()); a != nil {
+		a.SetWidget(ext, key, lines)
+	}
 }
 
 func (u *stderrUI) Notify(ext, level, msg string) {

@@ -21,6 +21,7 @@ import (
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/extensions/wire"
 	"github.com/zot-editors/zot/internal/childproc"
 	"github.com/zot-editors/zot/server/printmode"
 	"github.com/zot-editors/zot/server/rpc"
@@ -96,7 +97,7 @@ func cmdPrint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, interrupted := interruptible(context.Background())
 	code := func() int {
-		rt, closeExt, err := newRuntime(ctx, &c, c.config(true), false, stderr)
+		rt, closeExt, err := newRuntime(ctx, &c, c.config(true), false, stderr, nil)
 		if err != nil {
 			if ctx.Err() == nil {
 				fmt.Fprintln(stderr, "zot:", err)
@@ -158,7 +159,10 @@ func serveRPC(c *common, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// Sessions are off by default in RPC mode: the embedding application
 	// owns persistence (docs/rpc.md). --resume / -c turn them on.
-	rt, closeExt, err := newRuntime(ctx, c, c.config(false), true, stderr)
+	// Extensions' dialogs, status and widgets are rpc events; panels
+	// need an editor.
+	front := newLateFront(wire.UICapabilities{Confirm: true, Select: true, Input: true, Status: true, Widget: true})
+	rt, closeExt, err := newRuntime(ctx, c, c.config(false), true, stderr, front)
 	if err != nil {
 		fmt.Fprintln(stderr, "zot rpc:", err)
 		return 1
@@ -166,6 +170,7 @@ func serveRPC(c *common, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer closeExt()
 	defer rt.Close()
 	srv := rpc.New(rt, rpc.Options{Token: os.Getenv("ZOTCORE_RPC_TOKEN")})
+	front.set(srv, srv.StartPrompt)
 	if err := srv.Serve(ctx, stdin, stdout); err != nil {
 		fmt.Fprintln(stderr, "zot rpc:", err)
 		return 1

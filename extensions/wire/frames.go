@@ -22,6 +22,20 @@ const (
 	TypePanelClose             = "panel_close" // both directions
 	TypeNotify                 = "notify"
 	TypeShutdownAck            = "shutdown_ack"
+
+	// Additions to v1 (docs/extensions.md "Capabilities"): an extension
+	// that declares "ui", "hooks" or "actions" in hello.capabilities gets
+	// hello_ack.host_capabilities and may send these.
+	TypeUIRequest      = "ui_request"
+	TypeSetStatus      = "set_status"
+	TypeSetWidget      = "set_widget"
+	TypeToolUpdate     = "tool_update"
+	TypeSendMessage    = "send_message"
+	TypeSetActiveTools = "set_active_tools"
+	TypeGetTools       = "get_tools"
+	TypeSetModel       = "set_model"
+	TypeAppendEntry    = "append_entry"
+	TypeGetEntries     = "get_entries"
 )
 
 // Frame types, host → extension.
@@ -36,7 +50,38 @@ const (
 	// TypeToolCancel is our addition: the call timed out or the user
 	// aborted. zot's SDK ignores unknown frames, so it is safe to send.
 	TypeToolCancel = "tool_cancel"
+
+	// Additions to v1, sent only to extensions that negotiated them.
+	TypeUIResponse   = "ui_response"   // answers ui_request
+	TypeActionResult = "action_result" // answers an action frame that carried an id
+	TypeError        = "error"         // a frame the host cannot serve (Ref names it)
 )
+
+// Capability names an extension may declare in hello.capabilities to
+// negotiate the additions to v1.
+const (
+	CapUI      = "ui"
+	CapHooks   = "hooks"
+	CapActions = "actions"
+)
+
+// ui_request kinds.
+const (
+	UIConfirm = "confirm"
+	UISelect  = "select"
+	UIInput   = "input"
+)
+
+// send_message deliveries.
+const (
+	DeliverSteer    = "steer"
+	DeliverFollowUp = "follow_up"
+	DeliverNextTurn = "next_turn"
+)
+
+// MaxActionBytes bounds an action's payload (send_message text,
+// append_entry data, set_widget lines, set_status text).
+const MaxActionBytes = 1 << 20
 
 // Command response actions.
 const (
@@ -54,6 +99,18 @@ const (
 	EventTurnEnd          = "turn_end"
 	EventToolCall         = "tool_call"
 	EventAssistantMessage = "assistant_message"
+
+	// Additions to v1.
+	EventToolResult       = "tool_result"        // intercept: replace content / is_error
+	EventBeforeAgentStart = "before_agent_start" // intercept: add messages, append to the system prompt
+	EventContext          = "context"            // intercept: rewrite the messages of one model call
+	EventInput            = "input"              // intercept: transform or handle the user's prompt
+	EventAgentStart       = "agent_start"
+	EventAgentEnd         = "agent_end"
+	EventSessionShutdown  = "session_shutdown"
+	EventModelSelect      = "model_select"
+	EventCompactStart     = "compact_start"
+	EventCompactEnd       = "compact_end"
 )
 
 // Notify levels.
@@ -107,7 +164,10 @@ type Frame struct {
 	ExtensionDir    string `json:"extension_dir,omitempty"`
 	DataDir         string `json:"data_dir,omitempty"`
 
-	// tool_result
+	// hello_ack (negotiated): what this front offers
+	HostCapabilities *HostCapabilities `json:"host_capabilities,omitempty"`
+
+	// tool_result; also the tool_result intercept and its response
 	Content []Block `json:"content,omitempty"`
 	IsError bool    `json:"is_error,omitempty"`
 
@@ -148,6 +208,75 @@ type Frame struct {
 	// notify
 	Level   string `json:"level,omitempty"`
 	Message string `json:"message,omitempty"`
+
+	// Additions to v1.
+	// ui_request (Title, Message too); append_entry / get_entries kind
+	Kind        string   `json:"kind,omitempty"`
+	Options     []string `json:"options,omitempty"`
+	Placeholder string   `json:"placeholder,omitempty"`
+	Default     string   `json:"default,omitempty"`
+	TimeoutMS   int      `json:"timeout_ms,omitempty"`
+	// ui_response: Value is true/false (confirm) or a string (select,
+	// input); Cancelled when dismissed, timed out or not servable.
+	Value     json.RawMessage `json:"value,omitempty"`
+	Cancelled bool            `json:"cancelled,omitempty"`
+	// send_message (Text too)
+	Deliver string `json:"deliver,omitempty"`
+	// set_active_tools
+	Names []string `json:"names,omitempty"`
+	// append_entry
+	Data json.RawMessage `json:"data,omitempty"`
+	// action_result
+	Tools   []ToolInfo `json:"tools,omitempty"`
+	Entries []Entry    `json:"entries,omitempty"`
+	// error: the frame type that could not be served
+	Ref string `json:"ref,omitempty"`
+	// event session_start (Reason), agent_end (Stop, Usage), model_select
+	// (Provider, Model, PreviousModel); intercepts before_agent_start
+	// (Prompt, SystemPrompt), context (Messages)
+	Usage         json.RawMessage `json:"usage,omitempty"`
+	PreviousModel string          `json:"previous_model,omitempty"`
+	SystemPrompt  string          `json:"system_prompt,omitempty"`
+	// Messages: context intercept and response (zot rpc's message
+	// objects); before_agent_start response (an array of strings).
+	Messages json.RawMessage `json:"messages,omitempty"`
+	// input intercept response: the prompt was handled (Display shown)
+	Handled bool `json:"handled,omitempty"`
+}
+
+// HostCapabilities is hello_ack.host_capabilities: what this front
+// serves. UI.* false means ui_request of that kind is cancelled at once
+// and set_status / set_widget get an error frame.
+type HostCapabilities struct {
+	UI      UICapabilities `json:"ui"`
+	Hooks   []string       `json:"hooks"`
+	Actions []string       `json:"actions"`
+}
+
+// UICapabilities says which user interface this front has (pi's
+// ctx.hasUI, per kind).
+type UICapabilities struct {
+	Confirm bool `json:"confirm"`
+	Select  bool `json:"select"`
+	Input   bool `json:"input"`
+	Status  bool `json:"status"`
+	Widget  bool `json:"widget"`
+	Panels  bool `json:"panels"`
+}
+
+// ToolInfo is one tool in get_tools' action_result.
+type ToolInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Source      string `json:"source"` // builtin | extension
+	Active      bool   `json:"active"`
+}
+
+// Entry is a custom session entry (append_entry / get_entries).
+type Entry struct {
+	Kind string          `json:"kind"`
+	Data json.RawMessage `json:"data"`
+	Time string          `json:"time,omitempty"`
 }
 
 // Block is a tool_result content block: text, or an image with base64 data.

@@ -15,6 +15,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/message"
@@ -41,6 +42,12 @@ type Command struct {
 	Images  []Image         `json:"images,omitempty"`
 	Model   string          `json:"model,omitempty"`
 	Level   string          `json:"level,omitempty"` // set_reasoning
+	// ui_response: the ext_ui_request's id (else the command's id), and
+	// the answer: value (true/false for confirm, a string otherwise) or
+	// cancelled.
+	UIID      string          `json:"ui_id,omitempty"`
+	Value     json.RawMessage `json:"value,omitempty"`
+	Cancelled bool            `json:"cancelled,omitempty"`
 }
 
 // Image is a prompt attachment.
@@ -74,6 +81,9 @@ type Server struct {
 	jobs    chan job // never full: reserve refuses past MaxQueued
 	mu      sync.Mutex
 	pending int // queued + running jobs
+
+	dlg  dialogs                // extension dialogs waiting for ui_response (extui.go)
+	outp atomic.Pointer[writer] // s.out for the extension goroutines
 }
 
 type job struct {
@@ -93,6 +103,7 @@ var ErrUnauthorized = errors.New("rpc: unauthorized: the first command must be h
 // authentication fails (the running run is aborted).
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.out = newWriter(out)
+	s.outp.Store(s.out)
 	defer s.out.close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -225,10 +236,16 @@ func (s *Server) handle(ctx context.Context, c Command) {
 		ok(map[string]any{"reasoning": s.rt.Reasoning()})
 	case "get_models":
 		ok(map[string]any{"models": s.rt.Models()})
+	case "ui_response":
+		if err := s.uiResponse(c); err != nil {
+			fail(err)
+			return
+		}
+		ok(nil)
 	case "":
-		fail(errors.New(`missing "type"; commands: hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ping`))
+		fail(errors.New(`missing "type"; commands: hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ui_response, ping`))
 	default:
-		fail(fmt.Errorf("unknown command %q; commands: hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ping", c.Type))
+		fail(fmt.Errorf("unknown command %q; commands: hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ui_response, ping", c.Type))
 	}
 }
 

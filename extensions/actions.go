@@ -1,0 +1,211 @@
+package extensions
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/extensions/wire"
+)
+
+// Actions is what extensions may do to the run (send_message,
+// set_active_tools, get_tools, set_model, append_entry, get_entries). The
+// front provides it (RuntimeActions covers every front; only starting a
+// run when idle is the front's own); nil means no actions.
+type Actions interface {
+	SendMessage(ext, text, deliver string) error
+	Tools() []wire.ToolInfo
+	SetActiveTools(names []string) error
+	SetModel(id string) error
+	AppendEntry(ext, kind string, data json.RawMessage) error
+	Entries(ext, kind string) []wire.Entry
+}
+
+// SetActions installs the front's actions; call it before Start (the
+// runtime is built after the host, which is its hooks).
+func (h *Host) SetActions(a Actions) {
+	h.actMu.Lock()
+	h.act = a
+	h.actMu.Unlock()
+}
+
+func (h *Host) actions() Actions {
+	h.actMu.Lock()
+	defer h.actMu.Unlock()
+	return h.act
+}
+
+// RuntimeActions implements Actions on a runtime. startRun starts a run
+// with text when none is running (send_message steer / follow_up while
+// idle); nil refuses that with an error.
+func RuntimeActions(rt *agent.Runtime, startRun func(text string) error) Actions {
+	return &runtimeActions{rt: rt, start: startRun}
+}
+
+type runtimeActions struct {
+	rt    *agent.Runtime
+	start func(string) error
+	mu    sync.Mutex // a message sent while idle starts one run, not two
+}
+
+func (a *runtimeActions) SendMessage(ext, text, deliver string) error {
+	switch deliver {
+	case "", wire.DeliverSteer, wire.DeliverFollowUp:
+	case wire.DeliverNextTurn:
+		a.rt.NextTurn(text)
+		return nil
+	default:
+		return fmt.Errorf("unknown deliver %q (steer, follow_up, next_turn)", deliver)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if deliver == wire.DeliverFollowUp && a.rt.FollowUp(text) {
+		return nil
+	}
+	if deliver != wire.DeliverFollowUp && a.rt.Steer(text) {
+		return nil
+	}
+	if a.start == nil {
+		return fmt.Errorf("no run is in progress and this front cannot start one (zot -p); use next_turn")
+	}
+	return a.start(text)
+}
+
+func (a *runtimeActions) Tools() []wire.ToolInfo {
+	ts := a.rt.ToolInfos()
+	out := make([]wire.ToolInfo, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, wire.ToolInfo{Name: t.Name, Description: t.Description, Source: t.Source, Active: t.Active})
+	}
+	return out
+}
+
+func (a *runtimeActions) SetActiveTools(names []string) error { return a.rt.SetActiveTools(names) }
+
+func (a *runtimeActions) SetModel(id string) error {
+	for _, m := range a.rt.Models() {
+		if m.ID == id {
+			return a.rt.SetModel(id)
+		}
+	}
+	var ids []string
+	for _, m := range a.rt.Models() {
+		ids = append(ids, m.ID)
+	}
+	return fmt.Errorf("unknown model %q; models of this provider: %v", id, ids)
+}
+
+func (a *runtimeActions) AppendEntry(ext, kind string, data json.RawMessage) error {
+	return a.rt.AppendEntry(ext, kind, data)
+}
+
+func (a *runtimeActions) Entries(ext, kind string) []wire.Entry {
+	es := a.rt.Entries(ext, kind)
+	out := make([]wire.Entry, 0, len(es))
+	for _, e := range es {
+		out = append(out, wire.Entry{Kind: e.Kind, Data: e.Data, Time: e.Time.Format("2006-01-02T15:04:05.000Z07:00")})
+	}
+	return out
+}
+
+// onAction serves an action frame on its own goroutine (an action may
+// start a run, which waits on hooks answered by this very reader).
+func (p *proc) onAction(f wire.Frame) {
+	res := wire.Frame{Type: wire.TypeActionResult, ID: f.ID}
+	err := p.doAction(f, &res)
+	if err != nil {
+		res.Error = err.Error()
+		p.log.printf("%s: %v", f.Type, err)
+	}
+	if f.ID != "" {
+		p.send(res, false)
+	} else if err != nil {
+		p.send(wire.Frame{Type: wire.TypeError, Ref: f.Type, Error: err.Error()}, false)
+	}
+}
+
+func (p *proc) doAction(f wire.Frame, res *wire.Frame) error {
+	a := p.s.h.actions()
+	if a == nil {
+		return fmt.Errorf("this front offers no %s", f.Type)
+	}
+	switch f.Type {
+	case wire.TypeSendMessage:
+		if f.Text == "" {
+			return fmt.Errorf("send_message needs a text")
+		}
+		if len(f.Text) > wire.MaxActionBytes {
+			return fmt.Errorf("send_message text is %d bytes; the limit is %d", len(f.Text), wire.MaxActionBytes)
+		}
+		return a.SendMessage(p.name, f.Text, f.Deliver)
+	case wire.TypeGetTools:
+		res.Tools = a.Tools()
+		if res.Tools == nil {
+			res.Tools = []wire.ToolInfo{}
+		}
+		return nil
+	case wire.TypeSetActiveTools:
+		if err := a.SetActiveTools(f.Names); err != nil {
+			return err
+		}
+		res.Tools = a.Tools()
+		return nil
+	case wire.TypeSetModel:
+		if f.Model == "" {
+			return fmt.Errorf("set_model needs a model id")
+		}
+		return a.SetModel(f.Model)
+	case wire.TypeAppendEntry:
+		if f.Kind == "" {
+			return fmt.Errorf("append_entry needs a kind")
+		}
+		if len(f.Data) > wire.MaxActionBytes {
+			return fmt.Errorf("append_entry %s data is %d bytes; the limit is %d", f.Kind, len(f.Data), wire.MaxActionBytes)
+		}
+		return a.AppendEntry(p.name, f.Kind, f.Data)
+	case wire.TypeGetEntries:
+		res.Entries = a.Entries(p.name, f.Kind)
+		if res.Entries == nil {
+			res.Entries = []wire.Entry{}
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown action %q", f.Type)
+}
+
+// interceptWait waits for an intercept answer: InterceptTimeout at most,
+// paused while the extension has a dialog open (the user is deciding).
+func (s *slot) interceptWait(ctx context.Context, p *proc, f wire.Frame) (wire.Frame, error) {
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		t := time.NewTimer(s.h.o.InterceptTimeout)
+		defer t.Stop()
+		for {
+			select {
+			case <-cctx.Done():
+				return
+			case <-t.C:
+			}
+			if w := p.dialogWait(); w != nil {
+				select {
+				case <-cctx.Done():
+					return
+				case <-w:
+				}
+				t.Reset(s.h.o.InterceptTimeout)
+				continue
+			}
+			cancel(errInterceptTimeout)
+			return
+		}
+	}()
+	r, err := p.request(cctx, f, 0, false)
+	if err != nil && context.Cause(cctx) == errInterceptTimeout && ctx.Err() == nil {
+		return wire.Frame{}, fmt.Errorf("no answer within %s", s.h.o.InterceptTimeout)
+	}
+	return r, err
+}

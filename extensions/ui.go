@@ -1,0 +1,280 @@
+package extensions
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zot-editors/zot/extensions/wire"
+)
+
+// Asker is the one seam through which extensions ask the user and show
+// state ("ask the user", shared/DESIGN.md). A front's UI implements it in
+// its own terms — zot lsp with zot/ui/* (fallback
+// window/showMessageRequest), zot rpc with events and a response command
+// — and the host never knows which front it runs under. A UI without it
+// offers no dialogs, status or widgets (zot -p): ui_request is cancelled
+// at once and set_status / set_widget get an error frame.
+type Asker interface {
+	// UICapabilities says which dialogs and views this front serves.
+	UICapabilities() wire.UICapabilities
+	// Ask shows a dialog and returns the user's answer. It must return
+	// when ctx ends (the request timed out, the run was aborted, the
+	// extension died), closing the dialog.
+	Ask(ctx context.Context, ext string, req UIRequest) UIAnswer
+	// SetStatus shows text under key (per extension); "" clears it.
+	SetStatus(ext, key, text string)
+	// SetWidget shows lines under key above the chat input; nil clears.
+	SetWidget(ext, key string, lines []string)
+}
+
+// UIRequest is a ui_request as the front sees it.
+type UIRequest struct {
+	Kind        string   // wire.UIConfirm, UISelect, UIInput
+	Title       string   // may be empty
+	Message     string   // may be empty
+	Options     []string // select
+	Placeholder string   // input
+	Default     string   // input: prefilled; select: preselected
+}
+
+// UIAnswer is the user's answer: Confirmed for confirm, Value for select
+// (one of Options) and input; Cancelled when the dialog was dismissed.
+type UIAnswer struct {
+	Confirmed bool
+	Value     string
+	Cancelled bool
+}
+
+// hostCapabilities is hello_ack.host_capabilities for this front.
+func (h *Host) hostCapabilities() *wire.HostCapabilities {
+	c := &wire.HostCapabilities{Hooks: slices.Clone(interceptable), Actions: []string{}}
+	if a, ok := h.o.UI.(Asker); ok {
+		c.UI = a.UICapabilities()
+	}
+	if h.actions() != nil {
+		c.Actions = []string{wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries}
+	}
+	return c
+}
+
+// negotiated reports whether hello asked for the additions to v1.
+func negotiated(caps []string) bool {
+	return slices.Contains(caps, wire.CapUI) || slices.Contains(caps, wire.CapHooks) || slices.Contains(caps, wire.CapActions)
+}
+
+// sendError tells the extension a frame it sent cannot be served. A
+// frame with an id gets its own answer instead (ui_response, action_result).
+func (p *proc) sendError(ref, id, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	p.log.printf("%s: %s", ref, msg)
+	p.send(wire.Frame{Type: wire.TypeError, Ref: ref, ID: id, Error: msg}, false)
+}
+
+// onUIRequest serves a ui_request on its own goroutine: the reader never
+// waits for the user.
+func (p *proc) onUIRequest(f wire.Frame) {
+	if f.ID == "" {
+		p.sendError(f.Type, "", "ui_request needs an id (ui_response answers it)")
+		return
+	}
+	reply := func(a UIAnswer, errText string) {
+		r := wire.Frame{Type: wire.TypeUIResponse, ID: f.ID, Cancelled: a.Cancelled, Error: errText}
+		if !a.Cancelled {
+			if f.Kind == wire.UIConfirm {
+				r.Value = json.RawMessage(fmt.Sprint(a.Confirmed))
+			} else {
+				r.Value, _ = json.Marshal(a.Value)
+			}
+		}
+		p.send(r, false)
+	}
+	asker, _ := p.s.h.o.UI.(Asker)
+	var caps wire.UICapabilities
+	if asker != nil {
+		caps = asker.UICapabilities()
+	}
+	var served bool
+	switch f.Kind {
+	case wire.UIConfirm:
+		served = caps.Confirm
+	case wire.UISelect:
+		served = caps.Select
+		if len(f.Options) == 0 {
+			reply(UIAnswer{Cancelled: true}, "ui_request select needs options")
+			return
+		}
+	case wire.UIInput:
+		served = caps.Input
+	default:
+		reply(UIAnswer{Cancelled: true}, fmt.Sprintf("unknown ui_request kind %q (confirm, select, input)", f.Kind))
+		return
+	}
+	if !served {
+		// Nobody can answer (zot -p): cancelled at once, never a hang.
+		reply(UIAnswer{Cancelled: true}, fmt.Sprintf("this front has no %s dialog (no UI)", f.Kind))
+		return
+	}
+	if size := len(f.Title) + len(f.Message) + len(f.Placeholder) + len(f.Default) + len(strings.Join(f.Options, "")); size > wire.MaxActionBytes {
+		reply(UIAnswer{Cancelled: true}, fmt.Sprintf("ui_request is %d bytes; the limit is %d", size, wire.MaxActionBytes))
+		return
+	}
+	ctx, cancel := context.WithCancel(p.s.h.ctx)
+	// The dialog belongs to whatever the host is waiting on this
+	// extension for (a tool_call intercept asking the user): when that is
+	// aborted, the dialog closes.
+	for _, rctx := range p.pendingContexts() {
+		stop := context.AfterFunc(rctx, cancel)
+		defer stop()
+	}
+	stopDead := context.AfterFunc(deadContext(p), cancel)
+	defer stopDead()
+	var timedOut <-chan time.Time
+	if f.TimeoutMS > 0 {
+		t := time.NewTimer(time.Duration(f.TimeoutMS) * time.Millisecond)
+		defer t.Stop()
+		timedOut = t.C
+	}
+	p.dialogOpened()
+	defer p.dialogClosed()
+	ans := make(chan UIAnswer, 1)
+	go func() {
+		ans <- asker.Ask(ctx, p.name, UIRequest{Kind: f.Kind, Title: f.Title, Message: f.Message, Options: f.Options, Placeholder: f.Placeholder, Default: f.Default})
+	}()
+	select {
+	case a := <-ans:
+		cancel()
+		if f.Kind == wire.UISelect && !a.Cancelled && !slices.Contains(f.Options, a.Value) {
+			a = UIAnswer{Cancelled: true}
+		}
+		reply(a, "")
+	case <-timedOut:
+		cancel()
+		<-ans
+		// Timeout: the default, else cancelled (pi's timed dialogs).
+		if f.Default != "" && f.Kind != wire.UIConfirm {
+			reply(UIAnswer{Value: f.Default}, "")
+		} else {
+			reply(UIAnswer{Cancelled: true}, "")
+		}
+	case <-ctx.Done():
+		<-ans
+		if !p.isDead() {
+			reply(UIAnswer{Cancelled: true}, "")
+		}
+	}
+}
+
+// deadContext is a context cancelled when p dies.
+func deadContext(p *proc) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-p.dead:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	return ctx
+}
+
+// dialogOpened / dialogClosed count the dialogs this extension has open:
+// while one is, its intercept timeout is paused (the user is deciding).
+func (p *proc) dialogOpened() {
+	p.mu.Lock()
+	p.dialogs++
+	p.mu.Unlock()
+}
+
+func (p *proc) dialogClosed() {
+	p.mu.Lock()
+	p.dialogs--
+	if p.dialogs == 0 && p.dialogsDone != nil {
+		close(p.dialogsDone)
+		p.dialogsDone = nil
+	}
+	p.mu.Unlock()
+}
+
+// dialogWait returns nil when no dialog is open, else a channel closed
+// when the last one closes.
+func (p *proc) dialogWait() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dialogs == 0 {
+		return nil
+	}
+	if p.dialogsDone == nil {
+		p.dialogsDone = make(chan struct{})
+	}
+	return p.dialogsDone
+}
+
+// pendingContexts are the contexts of the host's requests this extension
+// has not answered yet.
+func (p *proc) pendingContexts() []context.Context {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]context.Context, 0, len(p.reqCtx))
+	for _, c := range p.reqCtx {
+		out = append(out, c)
+	}
+	return out
+}
+
+// onSetStatus / onSetWidget: validated, then through the ordered UI
+// queue, where a flood coalesces per key (last value wins).
+func (p *proc) onSetStatus(f wire.Frame) {
+	if !p.viewOK(f, func(c wire.UICapabilities) bool { return c.Status }, len(f.Text)) {
+		return
+	}
+	p.ui.push(uiItem{kind: uiStatus, id: f.Key, msg: f.Text})
+}
+
+func (p *proc) onSetWidget(f wire.Frame) {
+	if !p.viewOK(f, func(c wire.UICapabilities) bool { return c.Widget }, len(strings.Join(f.Lines, "\n"))) {
+		return
+	}
+	lines := f.Lines
+	if len(lines) == 0 {
+		lines = nil
+	}
+	p.ui.push(uiItem{kind: uiWidget, id: f.Key, view: wire.PanelView{Lines: lines}})
+}
+
+func (p *proc) viewOK(f wire.Frame, has func(wire.UICapabilities) bool, size int) bool {
+	if f.Key == "" {
+		p.sendError(f.Type, f.ID, "%s needs a key", f.Type)
+		return false
+	}
+	if size > wire.MaxActionBytes {
+		p.sendError(f.Type, f.ID, "%s %q is %d bytes; the limit is %d", f.Type, f.Key, size, wire.MaxActionBytes)
+		return false
+	}
+	asker, ok := p.s.h.o.UI.(Asker)
+	if !ok || !has(asker.UICapabilities()) {
+		p.sendError(f.Type, f.ID, "this front cannot show %s (no UI)", strings.TrimPrefix(f.Type, "set_"))
+		return false
+	}
+	return true
+}
+
+// onToolUpdate streams a tool's progress into the same tool_progress
+// event the built-in bash tool streams.
+func (p *proc) onToolUpdate(f wire.Frame) {
+	p.mu.Lock()
+	fn := p.progress[f.ID]
+	p.mu.Unlock()
+	if fn == nil {
+		p.sendError(f.Type, f.ID, "no tool call %q is running", f.ID)
+		return
+	}
+	if len(f.Text) > wire.MaxActionBytes {
+		p.sendError(f.Type, f.ID, "tool_update is %d bytes; the limit is %d", len(f.Text), wire.MaxActionBytes)
+		return
+	}
+	fn(f.Text)
+}

@@ -1,0 +1,144 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/extensions"
+	"github.com/zot-editors/zot/extensions/wire"
+)
+
+// The rpc front's side of the extensions' "ask the user" seam
+// (extensions.Asker): a dialog is an ext_ui_request event the client
+// answers with a ui_response command; ext_ui_closed tells it a dialog it
+// still shows is moot (timeout, abort, the extension died). Status items
+// and widgets are ext_status / ext_widget events.
+
+// UIRequestEvent is the ext_ui_request event.
+type UIRequestEvent struct {
+	Type        string   `json:"type"` // ext_ui_request
+	ID          string   `json:"id"`
+	Extension   string   `json:"extension"`
+	Kind        string   `json:"kind"` // confirm | select | input
+	Title       string   `json:"title,omitempty"`
+	Message     string   `json:"message,omitempty"`
+	Options     []string `json:"options,omitempty"`
+	Placeholder string   `json:"placeholder,omitempty"`
+	Default     string   `json:"default,omitempty"`
+}
+
+type dialogs struct {
+	mu      sync.Mutex
+	seq     int
+	waiting map[string]chan Command
+}
+
+// UICapabilities: an rpc client answers every dialog kind and shows
+// status and widgets; panels need an editor.
+func (s *Server) UICapabilities() wire.UICapabilities {
+	return wire.UICapabilities{Confirm: true, Select: true, Input: true, Status: true, Widget: true}
+}
+
+// Ask sends ext_ui_request and waits for the client's ui_response.
+func (s *Server) Ask(ctx context.Context, ext string, req extensions.UIRequest) extensions.UIAnswer {
+	out := s.outp.Load()
+	if out == nil {
+		return extensions.UIAnswer{Cancelled: true}
+	}
+	s.dlg.mu.Lock()
+	if s.dlg.waiting == nil {
+		s.dlg.waiting = map[string]chan Command{}
+	}
+	s.dlg.seq++
+	id := fmt.Sprintf("ui-%d", s.dlg.seq)
+	ch := make(chan Command, 1)
+	s.dlg.waiting[id] = ch
+	s.dlg.mu.Unlock()
+	defer func() {
+		s.dlg.mu.Lock()
+		delete(s.dlg.waiting, id)
+		s.dlg.mu.Unlock()
+	}()
+	out.write(UIRequestEvent{Type: "ext_ui_request", ID: id, Extension: ext, Kind: req.Kind, Title: req.Title,
+		Message: req.Message, Options: req.Options, Placeholder: req.Placeholder, Default: req.Default})
+	select {
+	case c := <-ch:
+		if c.Cancelled || len(c.Value) == 0 {
+			return extensions.UIAnswer{Cancelled: true}
+		}
+		if req.Kind == wire.UIConfirm {
+			var b bool
+			if json.Unmarshal(c.Value, &b) != nil {
+				return extensions.UIAnswer{Cancelled: true}
+			}
+			return extensions.UIAnswer{Confirmed: b}
+		}
+		var v string
+		if json.Unmarshal(c.Value, &v) != nil {
+			return extensions.UIAnswer{Cancelled: true}
+		}
+		return extensions.UIAnswer{Value: v}
+	case <-ctx.Done():
+		out.write(map[string]any{"type": "ext_ui_closed", "id": id})
+		return extensions.UIAnswer{Cancelled: true}
+	}
+}
+
+// uiResponse routes a ui_response command to its dialog.
+func (s *Server) uiResponse(c Command) error {
+	if c.UIID == "" {
+		// The command's own id may name the dialog.
+		json.Unmarshal(c.ID, &c.UIID)
+	}
+	if c.UIID == "" {
+		return errors.New(`ui_response needs "ui_id" (the ext_ui_request's id)`)
+	}
+	s.dlg.mu.Lock()
+	ch, ok := s.dlg.waiting[c.UIID]
+	delete(s.dlg.waiting, c.UIID)
+	s.dlg.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no open ext_ui_request %q (answered, timed out or closed)", c.UIID)
+	}
+	ch <- c
+	return nil
+}
+
+// SetStatus sends ext_status; text "" clears the item.
+func (s *Server) SetStatus(ext, key, text string) {
+	out := s.outp.Load()
+	if out == nil {
+		return
+	}
+	ev := map[string]any{"type": "ext_status", "extension": ext, "key": key, "text": nil}
+	if text != "" {
+		ev["text"] = text
+	}
+	out.write(ev)
+}
+
+// SetWidget sends ext_widget; lines null clears the widget.
+func (s *Server) SetWidget(ext, key string, lines []string) {
+	out := s.outp.Load()
+	if out == nil {
+		return
+	}
+	out.write(map[string]any{"type": "ext_widget", "extension": ext, "key": key, "lines": lines})
+}
+
+// StartPrompt queues a run with text, as a prompt command would (an
+// extension's send_message while idle).
+func (s *Server) StartPrompt(text string) error {
+	if s.outp.Load() == nil {
+		return errors.New("the rpc session is not serving")
+	}
+	var err error
+	s.enqueue(func(any) {}, func(e error) { err = e }, func(ctx context.Context) (<-chan agent.Event, error) {
+		return s.rt.Prompt(ctx, text, nil)
+	})
+	return err
+}
