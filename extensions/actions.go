@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/extensions/wire"
 )
 
@@ -38,15 +39,31 @@ func (h *Host) actions() Actions {
 	return h.act
 }
 
+// ActionRuntime is what RuntimeActions needs of the runtime
+// (*agent.Runtime).
+type ActionRuntime interface {
+	Steer(text string) bool
+	FollowUp(text string) bool
+	NextTurn(text string)
+	ToolInfos() []agent.ToolInfo
+	SetActiveTools(names []string) error
+	Models() []provider.Model
+	SetModel(id string) error
+	AppendEntry(ext, kind string, data json.RawMessage) error
+	Entries(ext, kind string) []agent.CustomEntry
+}
+
+var _ ActionRuntime = (*agent.Runtime)(nil)
+
 // RuntimeActions implements Actions on a runtime. startRun starts a run
 // with text when none is running (send_message steer / follow_up while
 // idle); nil refuses that with an error.
-func RuntimeActions(rt *agent.Runtime, startRun func(text string) error) Actions {
+func RuntimeActions(rt ActionRuntime, startRun func(text string) error) Actions {
 	return &runtimeActions{rt: rt, start: startRun}
 }
 
 type runtimeActions struct {
-	rt    *agent.Runtime
+	rt    ActionRuntime
 	start func(string) error
 	mu    sync.Mutex // a message sent while idle starts one run, not two
 }

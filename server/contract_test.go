@@ -233,6 +233,10 @@ var wireTypes = map[string]reflect.Type{
 	"SaveParams":              reflect.TypeOf(SaveParams{}),
 	"SaveResult":              reflect.TypeOf(SaveResult{}),
 	"SaveFailed":              reflect.TypeOf(SaveFailed{}),
+	"UIRequestParams":         reflect.TypeOf(UIRequestParams{}),
+	"UIRequestResult":         reflect.TypeOf(UIRequestResult{}),
+	"UIStatusParams":          reflect.TypeOf(UIStatusParams{}),
+	"UIWidgetParams":          reflect.TypeOf(UIWidgetParams{}),
 }
 
 // goOnlyFields are accepted by the server but not advertised to clients.

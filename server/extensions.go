@@ -10,6 +10,7 @@ import (
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/tools"
+	"github.com/zot-editors/zot/extensions"
 )
 
 // Host is the extension host as the server uses it: the agent hooks
@@ -81,6 +82,9 @@ type HostConfig struct {
 	// ConfirmGuardOff asks whether a guard a file change disabled may
 	// stop guarding.
 	ConfirmGuardOff func(ctx context.Context, name, dir string) bool
+	// Actions are what extensions may do to the run (send_message,
+	// set_active_tools …); nil offers none.
+	Actions extensions.Actions
 }
 
 // HostFactory starts the extension host.
@@ -137,9 +141,13 @@ func (s *Server) startHost() {
 	s.mu.Lock()
 	cfg := HostConfig{Cwd: s.cwd, Home: s.cfg.Home, Exts: s.exts, EditorExts: s.editorExts, Provider: s.cfg.Provider, Model: s.cfg.Model,
 		UI: hostUI{s}, AskTrust: s.askTrust, ConfirmGuardOff: s.confirmGuardOff}
-	if s.rt != nil {
-		st := s.rt.State()
+	rt := s.rt
+	if rt != nil {
+		st := rt.State()
 		cfg.Provider, cfg.Model = st.Provider, st.Model
+		if ar, ok := rt.(extensions.ActionRuntime); ok {
+			cfg.Actions = extensions.RuntimeActions(ar, s.startExtensionRun)
+		}
 	}
 	s.mu.Unlock()
 	host, err := s.opts.NewHost(s.ctx, cfg)
@@ -164,7 +172,29 @@ func (s *Server) startHost() {
 		cancel()
 		return
 	}
+	// session_start when the mode starts (the host replays it to
+	// extensions still starting).
+	if ss, ok := rt.(interface{ ObserveSessionStart(string) }); ok {
+		reason := "startup"
+		if rt.State().MessageCount > 0 {
+			reason = "resume"
+		}
+		ss.ObserveSessionStart(reason)
+	}
 	s.sendChanged()
+}
+
+// startExtensionRun starts a run with an extension's message
+// (send_message while no run is in progress), as zot/prompt would.
+func (s *Server) startExtensionRun(text string) error {
+	rt, err := s.runtime()
+	if err != nil {
+		return err
+	}
+	s.runs.enqueue(&run{kind: "prompt", title: firstLine(text), start: func(ctx context.Context) (<-chan agent.Event, error) {
+		return rt.Prompt(ctx, text, nil)
+	}})
+	return nil
 }
 
 // askTrust asks the editor whether to run an untrusted project extension.

@@ -43,6 +43,9 @@ func ExtensionHost(logf func(format string, args ...any)) HostFactory {
 			}
 		}
 		h := extensions.NewHost(o)
+		if cfg.Actions != nil {
+			h.SetActions(cfg.Actions)
+		}
 		if err := h.Start(ctx); err != nil {
 			h.Close(context.WithoutCancel(ctx))
 			return nil, err

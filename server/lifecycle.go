@@ -78,6 +78,9 @@ type clientZot struct {
 	// Notify: the client shows zot/notify, so warn/error notifications
 	// are not also sent as window/showMessage.
 	Notify bool `json:"notify"`
+	// UI: the client answers zot/ui/request and shows zot/ui/status and
+	// zot/ui/widget (extensions' dialogs, status items and widgets).
+	UI bool `json:"ui"`
 }
 
 // clientCaps is what the server needs to know about the client.

@@ -67,12 +67,15 @@ const (
 	MethodPanelRender       = "zot/panel/render"
 	MethodPanelClose        = "zot/panel/close"
 	MethodExtensionsChanged = "zot/extensions/changed"
+	MethodUIStatus          = "zot/ui/status"
+	MethodUIWidget          = "zot/ui/widget"
 )
 
 // Server → client requests.
 const (
 	MethodReviewEdit = "zot/reviewEdit"
 	MethodSave       = "zot/save"
+	MethodUIRequest  = "zot/ui/request"
 )
 
 // The server → client methods, typed: the only way the server sends them.
@@ -85,6 +88,9 @@ var (
 	notifyExtensionsChanged = serverNotification[ExtensionsResult]{MethodExtensionsChanged}
 	requestReviewEdit       = serverRequest[ReviewEditParams, ReviewEditResult]{MethodReviewEdit}
 	requestSave             = serverRequest[SaveParams, SaveResult]{MethodSave}
+	requestUI               = serverRequest[UIRequestParams, UIRequestResult]{MethodUIRequest}
+	notifyUIStatus          = serverNotification[UIStatusParams]{MethodUIStatus}
+	notifyUIWidget          = serverNotification[UIWidgetParams]{MethodUIWidget}
 )
 
 // serverMethods lists the server → client methods for the contract test.
@@ -92,6 +98,7 @@ var serverMethods = []methodSpec{
 	notifyEvent.spec(), notifyNotify.spec(), notifyPanelOpen.spec(), notifyPanelRender.spec(),
 	notifyPanelClose.spec(), notifyExtensionsChanged.spec(),
 	requestReviewEdit.spec(), requestSave.spec(),
+	requestUI.spec(), notifyUIStatus.spec(), notifyUIWidget.spec(),
 }
 
 // ---------------------------------------------------------------- runs
@@ -337,6 +344,43 @@ type ReviewEditResult struct {
 // SaveParams is zot/save's params (server → client).
 type SaveParams struct {
 	URIs []string `json:"uris"`
+}
+
+// UIRequestParams is zot/ui/request's params (server → client): an
+// extension asks the user. Sent only to a client whose capabilities say
+// experimental.zot.ui; others get window/showMessageRequest for confirm
+// and select, and input is cancelled.
+type UIRequestParams struct {
+	Extension   string   `json:"extension"`
+	Kind        string   `json:"kind"` // confirm | select | input
+	Title       string   `json:"title,omitempty"`
+	Message     string   `json:"message,omitempty"`
+	Options     []string `json:"options,omitempty"`
+	Placeholder string   `json:"placeholder,omitempty"`
+	Default     string   `json:"default,omitempty"`
+}
+
+// UIRequestResult is zot/ui/request's result: value is a boolean
+// (confirm) or a string (select: one of options; input), or cancelled.
+type UIRequestResult struct {
+	Value     any  `json:"value,omitempty"`
+	Cancelled bool `json:"cancelled,omitempty"`
+}
+
+// UIStatusParams is zot/ui/status: an extension's status item under key;
+// text null clears it.
+type UIStatusParams struct {
+	Extension string  `json:"extension"`
+	Key       string  `json:"key"`
+	Text      *string `json:"text"`
+}
+
+// UIWidgetParams is zot/ui/widget: lines shown above the chat input under
+// key; lines null clears the widget.
+type UIWidgetParams struct {
+	Extension string   `json:"extension"`
+	Key       string   `json:"key"`
+	Lines     []string `json:"lines"`
 }
 
 // SaveResult is zot/save's result.

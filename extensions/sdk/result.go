@@ -148,4 +148,24 @@ type HostInfo struct {
 	Cwd             string
 	ExtensionDir    string
 	DataDir         string
+	// Capabilities is what this front serves (hello_ack's
+	// host_capabilities); nil from a host without the additions to v1.
+	Capabilities *wire.HostCapabilities
+}
+
+// HasUI reports whether the front can show dialogs of kind (pi's
+// ctx.hasUI): false in zot -p, where a dialog is cancelled at once.
+func (h HostInfo) HasUI(kind string) bool {
+	if h.Capabilities == nil {
+		return false
+	}
+	switch kind {
+	case wire.UIConfirm:
+		return h.Capabilities.UI.Confirm
+	case wire.UISelect:
+		return h.Capabilities.UI.Select
+	case wire.UIInput:
+		return h.Capabilities.UI.Input
+	}
+	return false
 }

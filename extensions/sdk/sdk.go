@@ -87,7 +87,7 @@ type (
 var ErrNotRunning = errors.New("sdk: extension is not running")
 
 // capabilities is what hello announces: everything this SDK can do.
-var capabilities = []string{"commands", "tools", "events", "panels", "tool_cancel"}
+var capabilities = []string{"commands", "tools", "events", "panels", "tool_cancel", wire.CapUI, wire.CapHooks, wire.CapActions}
 
 // Extension is one zot extension. Create it with New, register, Run.
 type Extension struct {
@@ -128,6 +128,11 @@ type Extension struct {
 	panelQueue  serial
 	baseCtx     context.Context
 	cancelCalls context.CancelFunc
+
+	// Additions to v1 (capabilities.go).
+	hooks   map[string]any // added intercepts by event
+	reqSeq  int
+	waiting map[string]chan wire.Frame // requests to the host by id
 }
 
 type call struct {
@@ -351,6 +356,7 @@ func (e *Extension) Serve(in io.Reader, out io.Writer) error {
 			ProtocolVersion: f.ProtocolVersion, ZotVersion: f.ZotVersion,
 			Provider: f.Provider, Model: f.Model, Cwd: f.Cwd,
 			ExtensionDir: f.ExtensionDir, DataDir: f.DataDir,
+			Capabilities: f.HostCapabilities,
 		}
 		e.mu.Unlock()
 		break
@@ -393,6 +399,11 @@ func (e *Extension) announce() error {
 	}
 	if e.msgGuard != nil {
 		intercept = append(intercept, wire.EventAssistantMessage)
+	}
+	for _, ev := range []string{wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput} {
+		if e.hooks[ev] != nil {
+			intercept = append(intercept, ev)
+		}
 	}
 	if len(e.events) > 0 || len(intercept) > 0 {
 		frames = append(frames, wire.Frame{Type: wire.TypeSubscribe, Events: slices.Clone(e.events), Intercept: intercept})
@@ -461,7 +472,7 @@ func (e *Extension) dispatch(f wire.Frame) {
 	case wire.TypeToolCall:
 		e.mu.Lock()
 		fn := e.tools[f.Name]
-		ctx, cancel := context.WithCancel(e.baseCtx)
+		ctx, cancel := context.WithCancel(context.WithValue(e.baseCtx, toolIDKey{}, f.ID))
 		c := &call{cancel: cancel}
 		if f.ID != "" {
 			e.cancels[f.ID] = c
@@ -516,6 +527,9 @@ func (e *Extension) dispatch(f wire.Frame) {
 				h(f.PanelID)
 			})
 		}
+
+	case wire.TypeUIResponse, wire.TypeActionResult, wire.TypeError:
+		e.answer(f)
 
 	case wire.TypeHelloAck:
 		// A repeat; the first one counted.
@@ -609,6 +623,9 @@ func (e *Extension) runIntercept(f wire.Frame) {
 					Reason: fmt.Sprintf("extension %s: %s interceptor panicked: %v", e.name, f.Event, r)}
 			}
 		}()
+		if e.runHook(f, &resp) {
+			return
+		}
 		switch f.Event {
 		case wire.EventToolCall:
 			args := objectArgs(f.ToolArgs)

@@ -376,6 +376,39 @@ export interface SaveResult {
 }
 export const save = new lc.RequestType<SaveParams, SaveResult, void>("zot/save");
 
+/** An extension asks the user (client capability experimental.zot.ui). */
+export interface UIRequestParams {
+    extension: string;
+    kind: "confirm" | "select" | "input";
+    title?: string;
+    message?: string;
+    options?: string[];
+    placeholder?: string;
+    default?: string;
+}
+export interface UIRequestResult {
+    /** true/false for confirm; the chosen option or the typed text. */
+    value?: boolean | string;
+    cancelled?: boolean;
+}
+export const uiRequest = new lc.RequestType<UIRequestParams, UIRequestResult, void>("zot/ui/request");
+
+/** An extension's status item; text null clears it. */
+export interface UIStatusParams {
+    extension: string;
+    key: string;
+    text: string | null;
+}
+export const uiStatus = new lc.NotificationType<UIStatusParams>("zot/ui/status");
+
+/** Lines above the chat input; lines null clears the widget. */
+export interface UIWidgetParams {
+    extension: string;
+    key: string;
+    lines: string[] | null;
+}
+export const uiWidget = new lc.NotificationType<UIWidgetParams>("zot/ui/widget");
+
 // ---------------------------------------------------------------- events
 
 /** zot/event: one event of a run, tagged with its runId. */

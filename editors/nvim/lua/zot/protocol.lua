@@ -47,12 +47,15 @@ M.server_notification = {
   panel_render = 'zot/panel/render',
   panel_close = 'zot/panel/close',
   extensions_changed = 'zot/extensions/changed',
+  ui_status = 'zot/ui/status',
+  ui_widget = 'zot/ui/widget',
 }
 
 --- Server → client requests.
 M.server_request = {
   review_edit = 'zot/reviewEdit',
   save = 'zot/save',
+  ui_request = 'zot/ui/request',
 }
 
 --- The standard LSP methods the plugin sends (health's probe) or answers.
@@ -284,5 +287,28 @@ M.error_code = {
 ---@class zot.SaveResult
 ---@field saved string[]
 ---@field failed? zot.SaveFailed[]
+
+---@class zot.UIRequestParams
+---@field extension string
+---@field kind 'confirm'|'select'|'input'
+---@field title? string
+---@field message? string
+---@field options? string[]
+---@field placeholder? string
+---@field default? string
+
+---@class zot.UIRequestResult
+---@field value? boolean|string
+---@field cancelled? boolean
+
+---@class zot.UIStatusParams
+---@field extension string
+---@field key string
+---@field text string|nil
+
+---@class zot.UIWidgetParams
+---@field extension string
+---@field key string
+---@field lines string[]|nil
 
 return M

@@ -1,0 +1,164 @@
+package server
+
+import (
+	"context"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/tools"
+	"github.com/zot-editors/zot/extensions"
+	"github.com/zot-editors/zot/extensions/wire"
+)
+
+// The zot lsp side of the extensions' "ask the user" seam
+// (extensions.Asker): zot/ui/request, zot/ui/status and zot/ui/widget
+// for a client that says experimental.zot.ui; otherwise confirm and
+// select fall back to window/showMessageRequest, input is cancelled and
+// status and widgets are not offered.
+
+var _ extensions.Asker = hostUI{}
+
+// Fallback confirm choices (window/showMessageRequest).
+const (
+	UIYes = "Yes"
+	UINo  = "No"
+)
+
+func (u hostUI) UICapabilities() wire.UICapabilities {
+	c := u.s.caps.zot
+	return wire.UICapabilities{Confirm: true, Select: true, Input: c.UI, Status: c.UI, Widget: c.UI, Panels: c.Panels}
+}
+
+func (u hostUI) Ask(ctx context.Context, ext string, req extensions.UIRequest) extensions.UIAnswer {
+	s := u.s
+	if s.caps.zot.UI {
+		// s.call sends $/cancelRequest when ctx ends first (timeout,
+		// abort, the extension died): the editor closes the dialog.
+		res, err := requestUI.call(ctx, s, &UIRequestParams{Extension: ext, Kind: req.Kind, Title: req.Title, Message: req.Message,
+			Options: req.Options, Placeholder: req.Placeholder, Default: req.Default})
+		if err != nil || res.Cancelled || res.Value == nil {
+			return extensions.UIAnswer{Cancelled: true}
+		}
+		switch v := res.Value.(type) {
+		case bool:
+			if req.Kind == wire.UIConfirm {
+				return extensions.UIAnswer{Confirmed: v}
+			}
+		case string:
+			if req.Kind != wire.UIConfirm {
+				return extensions.UIAnswer{Value: v}
+			}
+		}
+		return extensions.UIAnswer{Cancelled: true}
+	}
+	msg := "[" + ext + "] " + req.Title
+	if req.Message != "" {
+		if req.Title != "" {
+			msg += ": "
+		}
+		msg += req.Message
+	}
+	switch req.Kind {
+	case wire.UIConfirm:
+		switch s.ask(ctx, protocol.MessageTypeInfo, msg, UIYes, UINo) {
+		case UIYes:
+			return extensions.UIAnswer{Confirmed: true}
+		case UINo:
+			return extensions.UIAnswer{Confirmed: false}
+		}
+	case wire.UISelect:
+		if v := s.ask(ctx, protocol.MessageTypeInfo, msg, req.Options...); v != "" {
+			return extensions.UIAnswer{Value: v}
+		}
+	}
+	return extensions.UIAnswer{Cancelled: true}
+}
+
+func (u hostUI) SetStatus(ext, key, text string) {
+	p := UIStatusParams{Extension: ext, Key: key}
+	if text != "" {
+		p.Text = &text
+	}
+	notifyUIStatus.send(u.s, p)
+}
+
+func (u hostUI) SetWidget(ext, key string, lines []string) {
+	notifyUIWidget.send(u.s, UIWidgetParams{Extension: ext, Key: key, Lines: lines})
+}
+
+// extUI (exthost.go) passes the seam through when the front has it.
+var _ extensions.Asker = extUI{}
+
+func (u extUI) asker() extensions.Asker {
+	a, _ := u.ui.(extensions.Asker)
+	return a
+}
+
+func (u extUI) UICapabilities() wire.UICapabilities {
+	if a := u.asker(); a != nil {
+		return a.UICapabilities()
+	}
+	return wire.UICapabilities{}
+}
+
+func (u extUI) Ask(ctx context.Context, ext string, req extensions.UIRequest) extensions.UIAnswer {
+	if a := u.asker(); a != nil {
+		return a.Ask(ctx, ext, req)
+	}
+	return extensions.UIAnswer{Cancelled: true}
+}
+
+func (u extUI) SetStatus(ext, key, text string) {
+	if a := u.asker(); a != nil {
+		a.SetStatus(ext, key, text)
+	}
+}
+
+func (u extUI) SetWidget(ext, key string, lines []string) {
+	if a := u.asker(); a != nil {
+		a.SetWidget(ext, key, lines)
+	}
+}
+
+// The runtime's RunHooks go to the host's, when it has them.
+var _ agent.RunHooks = hooks{}
+
+func (h hooks) runHooks() agent.RunHooks {
+	if host := h.s.currentHost(); host != nil {
+		if rh, ok := host.(agent.RunHooks); ok {
+			return rh
+		}
+	}
+	return nil
+}
+
+func (h hooks) TransformInput(ctx context.Context, text string) agent.InputDecision {
+	if rh := h.runHooks(); rh != nil {
+		return rh.TransformInput(ctx, text)
+	}
+	return agent.InputDecision{}
+}
+
+func (h hooks) BeforeAgentStart(ctx context.Context, prompt, system string) agent.AgentStartDecision {
+	if rh := h.runHooks(); rh != nil {
+		return rh.BeforeAgentStart(ctx, prompt, system)
+	}
+	return agent.AgentStartDecision{}
+}
+
+func (h hooks) TransformContext(ctx context.Context, msgs []message.Message) []message.Message {
+	if rh := h.runHooks(); rh != nil {
+		return rh.TransformContext(ctx, msgs)
+	}
+	return nil
+}
+
+func (h hooks) AfterTool(ctx context.Context, call agent.ToolCallInfo, res tools.Result) tools.Result {
+	if rh := h.runHooks(); rh != nil {
+		return rh.AfterTool(ctx, call, res)
+	}
+	return res
+}
+
