@@ -226,6 +226,7 @@ func (p *proc) deliver(f wire.Frame) {
 	p.mu.Lock()
 	ch, ok := p.pending[f.ID]
 	delete(p.pending, f.ID)
+	delete(p.reqCtx, f.ID)
 	p.mu.Unlock()
 	if !ok {
 		p.logBad("skipped %s for unknown or expired id %q", f.Type, f.ID)
