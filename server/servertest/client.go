@@ -200,6 +200,14 @@ func (e *Editor) serve(m Message) {
 			res = e.Review(p)
 		}
 		result = res
+	case "zot/ui/request":
+		var p map[string]any
+		json.Unmarshal(m.Params, &p)
+		res := map[string]any{"cancelled": true}
+		if e.UI != nil {
+			res = e.UI(p)
+		}
+		result = res
 	case "zot/save":
 		var p struct {
 			URIs []string `json:"uris"`

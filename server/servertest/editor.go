@@ -60,6 +60,7 @@ type Config struct {
 	NoZotSave         bool
 	ReviewEdit        bool // experimental.zot.reviewEdit
 	ZotNotify         bool // experimental.zot.notify: shows zot/notify itself
+	ZotUI             bool // experimental.zot.ui: answers zot/ui/request (Editor.UI)
 	PositionEncodings []string
 
 	// Stderr receives zot's stderr (nil: the test log on failure).
@@ -116,6 +117,10 @@ type Editor struct {
 	// Choose answers window/showMessageRequest with an action title ("":
 	// dismissed). Default: dismiss.
 	Choose func(message string, actions []string) string
+	// UI answers zot/ui/request (params as sent) with its result; nil
+	// answers {"cancelled": true}. It runs on the reader: answer at once,
+	// or hand off and use AnswerUI.
+	UI func(params map[string]any) map[string]any
 	// BeforeApply runs when workspace/applyEdit arrives, before it is
 	// applied: a test types here to race the agent.
 	BeforeApply func(params json.RawMessage)
@@ -330,6 +335,7 @@ func (e *Editor) Initialize(result any) {
 		"experimental": map[string]any{"zot": map[string]any{
 			"reviewEdit": e.cfg.ReviewEdit, "save": !e.cfg.NoZotSave, "panels": true,
 			"notify": e.cfg.ZotNotify,
+			"ui":     e.cfg.ZotUI,
 		}},
 	}
 	if e.cfg.PositionEncodings != nil {
