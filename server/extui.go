@@ -161,4 +161,3 @@ func (h hooks) AfterTool(ctx context.Context, call agent.ToolCallInfo, res tools
 	}
 	return res
 }
-
