@@ -15,11 +15,12 @@ import (
 // queue messages, narrow the tool set, keep state in the session.
 
 // Steer queues text to be added, as a user message, before the next model
-// call of the running run. False when no run is in progress.
+// call of the running run. False when no run can take it (none is in
+// progress, or it is past its last model call): start a run instead.
 func (r *Runtime) Steer(text string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.busy {
+	if !r.accepting {
 		return false
 	}
 	r.steer = append(r.steer, text)
@@ -32,7 +33,7 @@ func (r *Runtime) Steer(text string) bool {
 func (r *Runtime) FollowUp(text string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.busy {
+	if !r.accepting {
 		return false
 	}
 	r.followUps = append(r.followUps, text)

@@ -80,6 +80,7 @@ type Runtime struct {
 	custom    []session.Custom
 	runSystem string // appended to the system prompt for this run
 	lastStop  string // the running run's last turn_end stop
+	accepting bool   // the running prompt still takes steer / follow-up messages
 	runUsage  message.Usage
 }
 
@@ -323,11 +324,25 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []message.Cont
 			return
 		}
 		r.observe(Lifecycle{Event: "agent_start"})
+		r.mu.Lock()
+		r.accepting = true
+		r.mu.Unlock()
 		r.run(ctx, content, emit)
 		r.mu.Lock()
 		u, stop := r.runUsage, r.lastStop
+		// What arrives from now on starts a new run (the front's
+		// business): nothing queued here would be read.
+		r.accepting = false
+		left := append(r.steer, r.followUps...)
 		r.steer, r.followUps, r.runSystem = nil, nil, ""
 		r.mu.Unlock()
+		if len(left) > 0 && ctx.Err() == nil {
+			// The run ended with messages queued (an error stopped it):
+			// they ride with the next prompt rather than vanish.
+			r.mu.Lock()
+			r.nextTurn = append(r.nextTurn, left...)
+			r.mu.Unlock()
+		}
 		if ctx.Err() != nil {
 			stop = "aborted"
 		}

@@ -5,28 +5,58 @@
 //	tool "ask_then_crash": sends ui_request, then exits 3 without waiting
 //	tool "flood": sends 2000 set_status "n" and then "final"
 //	tool "bad_tools": set_active_tools with an unknown name; returns the error
+//	tool "bad_model": set_model with an unknown model; returns the error
+//	tool "steer": send_message steer "STEERED"; answers "steered"
+//	tool "big_entry": append_entry over 1 MiB; returns the error
+//	tool "remember": append_entry "note" {"n":1}; answers the entries
+//	tool "entries": answers get_entries "note"
 //	command /plan: set_status plan "plan", set_active_tools [read]
 //	tool_result hook: appends " [linted]" to write results
 //	before_agent_start hook: adds "CAPEXT-CONTEXT", system "CAPEXT-SYSTEM"
-//	-record FILE: every host frame's JSON line is appended to FILE
+//	input hook: "capext:handle" is handled ("handled by capext");
+//	  "capext:upper X" becomes X upper-cased
+//	context hook: a last message containing "capext:prune" is sent alone
+//	-record FILE: hello_ack's offer and each session_start / model_select
+//	-junk: no SDK; answers every added hook with junk
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/zot-editors/zot/extensions/sdk"
 	"github.com/zot-editors/zot/extensions/wire"
 )
 
 func main() {
-	record := flag.String("record", "", "append the hello_ack here")
+	record := flag.String("record", "", "append what the host said here")
+	junk := flag.Bool("junk", false, "answer the added hooks with junk")
 	flag.Parse()
+	if *junk {
+		runJunk()
+		return
+	}
 	e := sdk.New("capext", "1.0.0")
+	var recMu sync.Mutex
+	rec := func(v map[string]any) {
+		if *record == "" {
+			return
+		}
+		recMu.Lock()
+		defer recMu.Unlock()
+		b, _ := json.Marshal(v)
+		if fh, err := os.OpenFile(*record, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+			fh.Write(append(b, '\n'))
+			fh.Close()
+		}
+	}
 	e.ToolCtx("slow", "streams progress", nil, func(ctx context.Context, _ json.RawMessage) sdk.ToolResult {
 		e.Update(ctx, "step 1\n")
 		e.Update(ctx, "step 2\n")
@@ -52,6 +82,34 @@ func main() {
 		err := e.SetActiveTools(context.Background(), []string{"read", "no_such_tool"})
 		return sdk.TextResult(fmt.Sprintf("error: %v", err))
 	})
+	e.Tool("bad_model", "sets an unknown model", nil, func(json.RawMessage) sdk.ToolResult {
+		err := e.SetModel(context.Background(), "no-such-model")
+		return sdk.TextResult(fmt.Sprintf("error: %v", err))
+	})
+	e.Tool("steer", "steers the run", nil, func(json.RawMessage) sdk.ToolResult {
+		if err := e.SendMessage(context.Background(), "STEERED", wire.DeliverSteer); err != nil {
+			return sdk.ErrorResult(err.Error())
+		}
+		return sdk.TextResult("steered")
+	})
+	e.Tool("big_entry", "appends too much", nil, func(json.RawMessage) sdk.ToolResult {
+		err := e.AppendEntry(context.Background(), "note", strings.Repeat("x", 1<<20+1))
+		return sdk.TextResult(fmt.Sprintf("error: %v", err))
+	})
+	e.Tool("remember", "appends a note", nil, func(json.RawMessage) sdk.ToolResult {
+		if err := e.AppendEntry(context.Background(), "note", map[string]int{"n": 1}); err != nil {
+			return sdk.ErrorResult(err.Error())
+		}
+		return sdk.TextResult("remembered")
+	})
+	e.Tool("entries", "lists the notes", nil, func(json.RawMessage) sdk.ToolResult {
+		es, err := e.Entries(context.Background(), "note")
+		if err != nil {
+			return sdk.ErrorResult(err.Error())
+		}
+		b, _ := json.Marshal(es)
+		return sdk.TextResult("entries: " + string(b))
+	})
 	e.Command("plan", "read-only tools", func(string) sdk.Response {
 		if err := e.SetActiveTools(context.Background(), []string{"read"}); err != nil {
 			return sdk.Error(err.Error())
@@ -69,18 +127,76 @@ func main() {
 	e.OnBeforeAgentStart(func(prompt, system string) sdk.AgentStart {
 		return sdk.AgentStart{Messages: []string{"CAPEXT-CONTEXT"}, SystemPrompt: "CAPEXT-SYSTEM"}
 	})
-	e.On(wire.EventSessionStart, func(f wire.Frame) {
-		if *record != "" {
-			h := e.Hello()
-			b, _ := json.Marshal(map[string]any{"host": h.Capabilities, "model": h.Model, "session_start": f.Reason})
-			if fh, err := os.OpenFile(*record, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
-				fh.Write(append(b, '\n'))
-				fh.Close()
-			}
+	e.OnInput(func(text string) sdk.InputDecision {
+		switch {
+		case strings.HasPrefix(text, "capext:handle"):
+			return sdk.InputDecision{Handled: true, Display: "handled by capext"}
+		case strings.HasPrefix(text, "capext:upper "):
+			return sdk.InputDecision{Text: strings.ToUpper(strings.TrimPrefix(text, "capext:upper "))}
 		}
+		return sdk.InputDecision{}
+	})
+	e.OnContext(func(raw json.RawMessage) json.RawMessage {
+		var msgs []json.RawMessage
+		if json.Unmarshal(raw, &msgs) != nil || len(msgs) == 0 {
+			return nil
+		}
+		last := msgs[len(msgs)-1]
+		if !strings.Contains(string(last), "capext:prune") {
+			return nil
+		}
+		b, _ := json.Marshal([]json.RawMessage{last})
+		return b
+	})
+	e.On(wire.EventSessionStart, func(f wire.Frame) {
+		h := e.Hello()
+		rec(map[string]any{"host": h.Capabilities, "model": h.Model, "session_start": f.Reason})
+	})
+	e.On(wire.EventModelSelect, func(f wire.Frame) {
+		rec(map[string]any{"model_select": f.Model, "previous_model": f.PreviousModel})
+	})
+	e.On(wire.EventAgentEnd, func(f wire.Frame) {
+		rec(map[string]any{"agent_end": f.Stop, "usage": f.Usage})
 	})
 	if err := e.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "capext:", err)
 		os.Exit(1)
+	}
+}
+
+// runJunk speaks the protocol by hand and answers every added hook with
+// something a host must survive: wrong types, invalid messages, lines
+// that are not JSON.
+func runJunk() {
+	out := bufio.NewWriter(os.Stdout)
+	send := func(s string) { out.WriteString(s + "\n"); out.Flush() }
+	send(`{"type":"hello","name":"capext","version":"1.0.0","capabilities":["hooks"]}`)
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 64<<20)
+	for in.Scan() {
+		var f wire.Frame
+		if json.Unmarshal(in.Bytes(), &f) != nil {
+			continue
+		}
+		switch f.Type {
+		case wire.TypeHelloAck:
+			send(`{"type":"subscribe","intercept":["tool_result","before_agent_start","context","input"]}`)
+			send(`{"type":"ready"}`)
+		case wire.TypeEventIntercept:
+			id, _ := json.Marshal(f.ID)
+			switch f.Event {
+			case wire.EventBeforeAgentStart:
+				send(`{"type":"event_intercept_response","id":` + string(id) + `,"messages":42,"system_prompt":""}`)
+			case wire.EventContext:
+				send(`{"type":"event_intercept_response","id":` + string(id) + `,"messages":[{"role":"system","content":"junk"}]}`)
+			case wire.EventInput:
+				send(`{"type":"event_intercept_response","id":` + string(id) + `,"replace_text":5}`)
+			case wire.EventToolResult:
+				send(`}{ not json`)
+			}
+		case wire.TypeShutdown:
+			send(`{"type":"shutdown_ack"}`)
+			return
+		}
 	}
 }

@@ -1,0 +1,211 @@
+package extensions
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/tools"
+	"github.com/zot-editors/zot/extensions/examples/examplestest"
+	"github.com/zot-editors/zot/extensions/wire"
+)
+
+var (
+	capOnce sync.Once
+	capBin  string
+	capErr  error
+)
+
+// capext builds testdata/capext (Go SDK) once.
+func capext(t *testing.T) string {
+	t.Helper()
+	capOnce.Do(func() {
+		capBin = filepath.Join(filepath.Dir(fakeBin), "capext")
+		out, err := exec.Command("go", "build", "-o", capBin, "./testdata/capext").CombinedOutput()
+		if err != nil {
+			capErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if capErr != nil {
+		t.Fatalf("building capext: %v", capErr)
+	}
+	return capBin
+}
+
+// askUI is a recUI with dialogs: answer decides each one.
+type askUI struct {
+	recUI
+	caps   wire.UICapabilities
+	answer func(ctx context.Context, req UIRequest) UIAnswer
+	mu2    sync.Mutex
+	asked  []UIRequest
+	status map[string]string
+}
+
+func (u *askUI) UICapabilities() wire.UICapabilities { return u.caps }
+func (u *askUI) Ask(ctx context.Context, ext string, req UIRequest) UIAnswer {
+	u.mu2.Lock()
+	u.asked = append(u.asked, req)
+	u.mu2.Unlock()
+	return u.answer(ctx, req)
+}
+func (u *askUI) SetStatus(ext, key, text string) {
+	u.mu2.Lock()
+	if u.status == nil {
+		u.status = map[string]string{}
+	}
+	u.status[ext+"/"+key] = text
+	u.mu2.Unlock()
+}
+func (u *askUI) SetWidget(ext, key string, lines []string) {}
+
+func installDir(t *testing.T, e *env, name, dir string) {
+	t.Helper()
+	dst := filepath.Join(GlobalRoot(e.home), name)
+	os.MkdirAll(filepath.Dir(dst), 0o755)
+	if err := os.Rename(dir, dst); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A guard awaiting the user's answer is not cut off by the intercept
+// timeout: it is paused while the dialog is open.
+func TestInterceptTimeoutPausedWhileUserDecides(t *testing.T) {
+	e := newEnv(t)
+	installDir(t, e, "permission-gate", examplestest.Build(t, "permission-gate"))
+	const timeout = 200 * time.Millisecond
+	ui := &askUI{caps: wire.UICapabilities{Confirm: true, Select: true, Input: true}}
+	ui.answer = func(ctx context.Context, req UIRequest) UIAnswer {
+		// The user takes longer than the intercept timeout.
+		select {
+		case <-time.After(5 * timeout):
+		case <-ctx.Done():
+			return UIAnswer{Cancelled: true}
+		}
+		return UIAnswer{Value: "Allow once"}
+	}
+	h := e.start(func(o *Options) { o.UI = ui; o.InterceptTimeout = timeout })
+	d := h.BeforeTool(context.Background(), agent.ToolCallInfo{ID: "c1", Name: "bash", Args: json.RawMessage(`{"command":"rm -rf build"}`)})
+	if d.Block {
+		t.Fatalf("blocked while the user was deciding: %s", d.Reason)
+	}
+	if len(ui.asked) != 1 || ui.asked[0].Kind != wire.UISelect || !strings.Contains(ui.asked[0].Title, "rm -rf build") {
+		t.Fatalf("asked: %+v", ui.asked)
+	}
+}
+
+// An aborted run closes the dialog its guard opened (the front's Ask sees
+// its ctx end), and the call is blocked.
+func TestAbortClosesDialog(t *testing.T) {
+	e := newEnv(t)
+	installDir(t, e, "permission-gate", examplestest.Build(t, "permission-gate"))
+	ui := &askUI{caps: wire.UICapabilities{Confirm: true, Select: true}}
+	opened := make(chan struct{})
+	closed := make(chan struct{})
+	ui.answer = func(ctx context.Context, req UIRequest) UIAnswer {
+		close(opened)
+		<-ctx.Done()
+		close(closed)
+		return UIAnswer{Cancelled: true}
+	}
+	h := e.start(func(o *Options) { o.UI = ui })
+	ctx, cancel := context.WithCancel(context.Background())
+	res := make(chan agent.ToolDecision, 1)
+	go func() {
+		res <- h.BeforeTool(ctx, agent.ToolCallInfo{ID: "c1", Name: "bash", Args: json.RawMessage(`{"command":"sudo reboot"}`)})
+	}()
+	<-opened
+	cancel()
+	select {
+	case <-closed:
+	case <-time.After(wait):
+		t.Fatal("the dialog stayed open after the abort")
+	}
+	if d := <-res; !d.Block {
+		t.Fatal("an aborted guard check let the call through")
+	}
+}
+
+// Junk answers to the added hooks are ignored: the run's input, messages
+// and results pass through unchanged, and nothing hangs.
+func TestJunkHookAnswersPassThrough(t *testing.T) {
+	e := newEnv(t)
+	writeExt(t, filepath.Join(GlobalRoot(e.home), "capext"), "capext", map[string]any{"exec": capext(t), "args": []string{"-junk"}})
+	h := e.start(func(o *Options) { o.InterceptTimeout = 300 * time.Millisecond })
+	ctx := context.Background()
+	if d := h.TransformInput(ctx, "hello"); d.Handled || d.Text != nil {
+		t.Fatalf("input: %+v", d)
+	}
+	if d := h.BeforeAgentStart(ctx, "hello", "sys"); len(d.Messages) != 0 || d.AppendSystem != "" {
+		t.Fatalf("before_agent_start: %+v", d)
+	}
+	msgs := []message.Message{{Role: message.RoleUser, Content: []message.Content{message.Text("hi")}}}
+	if m := h.TransformContext(ctx, msgs); m != nil {
+		t.Fatalf("context: %+v", m)
+	}
+	res := tools.Result{Content: []message.Content{message.Text("ok")}}
+	if r := h.AfterTool(ctx, agent.ToolCallInfo{ID: "1", Name: "write", Args: json.RawMessage(`{}`)}, res); message.TextOf(r.Content) != "ok" || r.IsError {
+		t.Fatalf("tool_result: %+v", r)
+	}
+	if !strings.Contains(e.logOf("capext"), "before_agent_start: messages must be an array of strings") {
+		t.Fatalf("the junk was not logged: %s", e.logOf("capext"))
+	}
+}
+
+// An extension that does not ask for the additions gets zot's hello_ack
+// byte for byte (no host_capabilities) and session_start without reason.
+func TestLegacyExtensionGetsZotFrames(t *testing.T) {
+	e := newEnv(t)
+	rec := filepath.Join(t.TempDir(), "rec")
+	e.global("legacy", "-events", "session_start", "-record", rec)
+	h := e.start(func(o *Options) { o.UI = &askUI{caps: wire.UICapabilities{Confirm: true}} })
+	h.Observe(agent.Lifecycle{Event: "session_start", Reason: "startup"})
+	var lines []string
+	eventually(t, "session_start", func() bool {
+		b, _ := os.ReadFile(rec)
+		lines = strings.Split(strings.TrimSpace(string(b)), "\n")
+		return strings.Contains(string(b), "session_start")
+	})
+	for _, l := range lines {
+		if strings.Contains(l, "host_capabilities") || strings.Contains(l, `"reason"`) {
+			t.Fatalf("a legacy extension got an addition: %s", l)
+		}
+		if strings.Contains(l, "session_start") && l != `{"type":"event","event":"session_start"}` {
+			t.Fatalf("session_start: %s", l)
+		}
+	}
+}
+
+// An oversized action payload is refused by the host with an error naming
+// the limit (the runtime never sees it).
+func TestActionsValidated(t *testing.T) {
+	e := newEnv(t)
+	writeExt(t, filepath.Join(GlobalRoot(e.home), "capext"), "capext", map[string]any{"exec": capext(t), "args": []string{}})
+	h := e.start(func(o *Options) { o.UI = &askUI{} })
+	h.SetActions(fakeActions{})
+	for tool, want := range map[string]string{
+		"big_entry": "append_entry note data is 1048579 bytes; the limit is 1048576",
+	} {
+		if got := resultText(callTool(t, h, tool, `{}`)); !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", tool, got, want)
+		}
+	}
+}
+
+type fakeActions struct{}
+
+func (fakeActions) SendMessage(ext, text, deliver string) error              { return nil }
+func (fakeActions) Tools() []wire.ToolInfo                                   { return nil }
+func (fakeActions) SetActiveTools(names []string) error                      { return nil }
+func (fakeActions) SetModel(id string) error                                 { return nil }
+func (fakeActions) AppendEntry(ext, kind string, data json.RawMessage) error { return nil }
+func (fakeActions) Entries(ext, kind string) []wire.Entry                    { return nil }
