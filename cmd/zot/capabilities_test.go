@@ -246,3 +246,99 @@ func TestRPCExtensionCapabilities(t *testing.T) {
 		t.Fatalf("hello_ack / session_start as recorded: %s", b)
 	}
 }
+
+// The input hook handles a prompt (no model call; its display is shown)
+// or rewrites it; the context hook prunes what one model call sees while
+// the transcript keeps everything; steer joins the running run; an
+// unknown model is refused by name.
+func TestRPCInputContextSteerAndModel(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("steer", map[string]any{}),
+		llmtest.ToolReply("bad_model", map[string]any{}),
+		llmtest.TextReply("one"),
+		llmtest.TextReply("two"),
+		llmtest.TextReply("three"),
+	)
+	e.installGlobalExt("capext", map[string]any{"exec": capExt(t)})
+	p := e.startRPC(nil)
+	// The first run waits for the extension (its tool), so the hooks
+	// below meet it running.
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "start"})
+	frames := p.until(isType("done"))
+	var badModel string
+	for _, f := range frames {
+		if f["type"] == "tool_result" && strings.Contains(toJSON(f), "no-such-model") {
+			badModel = toJSON(f)
+		}
+	}
+	if !strings.Contains(badModel, `unknown model \"no-such-model\"`) {
+		t.Fatalf("set_model with an unknown model: %s", badModel)
+	}
+	// The steered message reached the model in the same run.
+	if body, _ := json.Marshal(e.llm.Requests()[1].Body); !strings.Contains(string(body), "STEERED") {
+		t.Fatalf("steer: %s", body)
+	}
+
+	p.send(map[string]any{"id": "2", "type": "prompt", "message": "capext:handle this"})
+	frames = p.until(isType("done"))
+	if am := find(frames, "assistant_message"); am == nil || !strings.Contains(toJSON(am), "handled by capext") {
+		t.Fatalf("handled input: %v", types(frames))
+	}
+	if n := len(e.llm.Requests()); n != 3 {
+		t.Fatalf("a handled prompt called the model: %d requests", n)
+	}
+
+	p.send(map[string]any{"id": "3", "type": "prompt", "message": "capext:upper shout this"})
+	p.until(isType("done"))
+	if body, _ := json.Marshal(e.llm.Requests()[3].Body); !strings.Contains(string(body), "SHOUT THIS") || strings.Contains(string(body), "capext:upper") {
+		t.Fatalf("rewritten input: %s", body)
+	}
+
+	p.send(map[string]any{"id": "4", "type": "prompt", "message": "capext:prune now"})
+	p.until(isType("done"))
+	body, _ := json.Marshal(e.llm.Requests()[4].Body)
+	var req struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	json.Unmarshal(body, &req)
+	if len(req.Messages) != 1 || !strings.Contains(string(req.Messages[0]), "capext:prune") {
+		t.Fatalf("context hook: the call saw %d messages: %s", len(req.Messages), body)
+	}
+	p.send(map[string]any{"id": "5", "type": "get_messages"})
+	if r := p.response("5"); !strings.Contains(toJSON(r), "SHOUT THIS") || !strings.Contains(toJSON(r), "start") {
+		t.Fatalf("the context hook changed the transcript: %v", r)
+	}
+}
+
+// lint-on-write appends a checker's findings to a write's result, and
+// the model sees them.
+func TestRPCLintOnWrite(t *testing.T) {
+	if _, err := exec.LookPath("gofmt"); err != nil {
+		t.Skip("gofmt not on PATH")
+	}
+	lint := examplestest.Build(t, "lint-on-write")
+	e := newEnv(t,
+		llmtest.ToolReply("write", map[string]any{"path": "bad.go", "content": "package main\nfunc main( {\n"}),
+		llmtest.ToolReply("write", map[string]any{"path": "good.go", "content": "package main\n\nfunc main() {}\n"}),
+		llmtest.TextReply("done"),
+	)
+	p := e.startRPC(nil, "--ext", lint)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "write"})
+	frames := p.until(isType("done"))
+	var results []map[string]any
+	for _, f := range frames {
+		if f["type"] == "tool_result" {
+			results = append(results, f)
+		}
+	}
+	if len(results) != 2 || !strings.Contains(toJSON(results[0]), "lint-on-write found problems in bad.go") ||
+		!strings.Contains(toJSON(results[0]), "expected") || results[0]["is_error"] != false {
+		t.Fatalf("bad.go: %v", results)
+	}
+	if strings.Contains(toJSON(results[1]), "lint-on-write") {
+		t.Fatalf("a clean file got findings: %v", results[1])
+	}
+	if body, _ := json.Marshal(e.llm.Requests()[1].Body); !strings.Contains(string(body), "lint-on-write found problems in bad.go") {
+		t.Fatalf("the model did not see the findings: %s", body)
+	}
+}
