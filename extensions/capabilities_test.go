@@ -209,3 +209,58 @@ func (fakeActions) SetActiveTools(names []string) error                      { r
 func (fakeActions) SetModel(id string) error                                 { return nil }
 func (fakeActions) AppendEntry(ext, kind string, data json.RawMessage) error { return nil }
 func (fakeActions) Entries(ext, kind string) []wire.Entry                    { return nil }
+
+// A dialog that times out answers its default; set_widget reaches the
+// front and is cleared when the extension stops.
+func TestDialogTimeoutDefaultAndWidget(t *testing.T) {
+	e := newEnv(t)
+	writeExt(t, filepath.Join(GlobalRoot(e.home), "capext"), "capext", map[string]any{"exec": capext(t), "args": []string{}})
+	ui := &askUI{caps: wire.UICapabilities{Input: true, Widget: true}}
+	ui.answer = func(ctx context.Context, req UIRequest) UIAnswer {
+		<-ctx.Done() // the user never answers
+		return UIAnswer{Cancelled: true}
+	}
+	widgets := make(chan []string, 4)
+	wu := &widgetUI{askUI: ui, widgets: widgets}
+	h := e.start(func(o *Options) { o.UI = wu })
+	if got := resultText(callTool(t, h, "ask_timeout", `{}`)); got != `answer: "dflt"` {
+		t.Fatalf("timed-out input: %q", got)
+	}
+	if got := resultText(callTool(t, h, "widget", `{}`)); got != "widget set" {
+		t.Fatalf("widget: %q", got)
+	}
+	if w := <-widgets; strings.Join(w, "|") != "line 1|line 2" {
+		t.Fatalf("widget lines: %v", w)
+	}
+	h.Reload(context.Background())
+	select {
+	case w := <-widgets:
+		if w != nil {
+			t.Fatalf("widget after stop: %v", w)
+		}
+	case <-time.After(wait):
+		t.Fatal("the widget was not cleared when the extension stopped")
+	}
+}
+
+type widgetUI struct {
+	*askUI
+	widgets chan []string
+}
+
+func (u *widgetUI) SetWidget(ext, key string, lines []string) { u.widgets <- lines }
+
+// A front without a UI (zot -p): a dialog is cancelled at once, a widget
+// gets an error frame naming the problem; nothing hangs.
+func TestNoUIRefusesAtOnce(t *testing.T) {
+	e := newEnv(t)
+	writeExt(t, filepath.Join(GlobalRoot(e.home), "capext"), "capext", map[string]any{"exec": capext(t), "args": []string{}})
+	h := e.start(nil) // recUI: no Asker
+	if got := resultText(callTool(t, h, "ask_timeout", `{}`)); !strings.Contains(got, "this front has no input dialog (no UI)") {
+		t.Fatalf("dialog without UI: %q", got)
+	}
+	callTool(t, h, "widget", `{}`)
+	eventually(t, "the error frame in the extension's log", func() bool {
+		return strings.Contains(e.logOf("capext"), "this front cannot show widget (no UI)")
+	})
+}

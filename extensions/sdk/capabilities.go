@@ -216,6 +216,9 @@ func (e *Extension) request(ctx context.Context, f wire.Frame) (wire.Frame, erro
 			return r, errors.New(r.Error)
 		}
 		if r.Type == wire.TypeUIResponse && r.Cancelled {
+			if r.Error != "" {
+				return r, fmt.Errorf("%w: %s", ErrCancelled, r.Error)
+			}
 			return r, ErrCancelled
 		}
 		return r, nil

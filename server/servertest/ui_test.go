@@ -128,3 +128,46 @@ func TestUIStatusFromExtension(t *testing.T) {
 	}
 	ed.Wait("status cleared", status(nil))
 }
+
+// plan-mode over zot lsp: /plan shows "plan" in the status, the model
+// gets only read-only tools and the planning instructions; a new session
+// (session_start "new") starts without plan mode.
+func TestPlanModeExample(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("1. read x"), llmtest.TextReply("ok"))
+	plan := examplestest.Build(t, "plan-mode")
+	cfg := e.config("--ext", plan)
+	cfg.ZotUI = true
+	ed := servertest.Start(t, cfg)
+	ed.Initialize(nil)
+	waitExt(ed, "plan-mode", "loaded")
+	status := func(want any) func() bool {
+		return func() bool {
+			notes := ed.Notes("zot/ui/status")
+			if len(notes) == 0 {
+				return false
+			}
+			var p map[string]any
+			json.Unmarshal(notes[len(notes)-1].Params, &p)
+			return p["extension"] == "plan-mode" && p["key"] == "mode" && p["text"] == want
+		}
+	}
+	var res map[string]any
+	if err := ed.Call("zot/command", map[string]any{"name": "plan"}, &res); err != nil || !strings.Contains(jsonString(res), "Plan mode on") {
+		t.Fatalf("/plan: %v %v", err, res)
+	}
+	ed.Wait("status plan", status("plan"))
+	ed.WaitDone(ed.Prompt("how would you fix x?").RunID)
+	body := jsonString(e.llm.Requests()[0].Body)
+	if !strings.Contains(body, "Plan mode is on") || !strings.Contains(body, `"name":"grep"`) || strings.Contains(body, `"name":"bash"`) || strings.Contains(body, `"name":"write"`) {
+		t.Fatalf("plan-mode request: %s", body)
+	}
+	if err := ed.Call("zot/session/new", map[string]any{}, &res); err != nil {
+		t.Fatal(err)
+	}
+	ed.Wait("status cleared by the new session", status(nil))
+	ed.WaitDone(ed.Prompt("now do it").RunID)
+	body = jsonString(e.llm.Requests()[1].Body)
+	if strings.Contains(body, "Plan mode is on") || !strings.Contains(body, `"name":"bash"`) {
+		t.Fatalf("after a new session: %s", body)
+	}
+}

@@ -22,7 +22,7 @@ class ZotCapabilities implements lc.StaticFeature {
         return { kind: "static" };
     }
     fillClientCapabilities(caps: lc.ClientCapabilities): void {
-        const zot: ext.ClientCapabilities = { reviewEdit: true, save: true, panels: true, notify: true };
+        const zot: ext.ClientCapabilities = { reviewEdit: true, save: true, panels: true, notify: true, ui: true };
         caps.experimental = { ...(caps.experimental as object), zot };
     }
     initialize(): void {}

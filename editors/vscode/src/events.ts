@@ -9,10 +9,18 @@ import * as ext from "./lsp_ext";
 import { errorMessage } from "./errors";
 import type { Ctx } from "./ctx";
 import { showMessageRequest } from "./approval";
+import { ExtensionUI } from "./extui";
 
 /** Handlers installed on each language client before it starts. */
 export function installHandlers(c: Pick<lc.LanguageClient, "onNotification" | "onRequest">, ctx: Ctx): vscode.Disposable[] {
+    // Extension dialogs and status items live as long as this client:
+    // they go away with it.
+    const ui = new ExtensionUI();
     return [
+        ui,
+        c.onRequest(ext.uiRequest, (p, token) => ui.request(p, token)),
+        c.onNotification(ext.uiStatus, (p) => ui.status(p)),
+        c.onNotification(ext.uiWidget, (p) => ui.widget(p)),
         c.onNotification(ext.event, (ev) => onEvent(ctx, ev)),
         c.onNotification(ext.notify, (p) => onNotify(ctx, p)),
         c.onNotification(ext.panelOpen, (p) => ctx.panels.open(p)),

@@ -83,6 +83,8 @@ export interface ClientCapabilities {
     panels: boolean;
     /** The client shows zot/notify itself: no window/showMessage copy. */
     notify: boolean;
+    /** The client answers zot/ui/request and shows zot/ui/status and zot/ui/widget. */
+    ui?: boolean;
 }
 
 export type PermissionMode = "auto" | "ask" | "readonly";

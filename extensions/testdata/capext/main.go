@@ -10,6 +10,8 @@
 //	tool "big_entry": append_entry over 1 MiB; returns the error
 //	tool "remember": append_entry "note" {"n":1}; answers the entries
 //	tool "entries": answers get_entries "note"
+//	tool "ask_timeout": input with default "dflt" and timeout_ms 100
+//	tool "widget": set_widget w ["line 1","line 2"]
 //	command /plan: set_status plan "plan", set_active_tools [read]
 //	tool_result hook: appends " [linted]" to write results
 //	before_agent_start hook: adds "CAPEXT-CONTEXT", system "CAPEXT-SYSTEM"
@@ -110,6 +112,19 @@ func main() {
 		b, _ := json.Marshal(es)
 		return sdk.TextResult("entries: " + string(b))
 	})
+	e.Tool("ask_timeout", "asks with a timeout and a default", nil, func(json.RawMessage) sdk.ToolResult {
+		r, err := e.UI().Ask(context.Background(), wire.Frame{Kind: wire.UIInput, Title: "name?", Default: "dflt", TimeoutMS: 100})
+		if err != nil {
+			return sdk.ErrorResult(err.Error())
+		}
+		return sdk.TextResult("answer: " + string(r.Value))
+	})
+	e.Tool("widget", "shows a widget", nil, func(json.RawMessage) sdk.ToolResult {
+		if err := e.UI().SetWidget("w", []string{"line 1", "line 2"}); err != nil {
+			return sdk.ErrorResult(err.Error())
+		}
+		return sdk.TextResult("widget set")
+	})
 	e.Command("plan", "read-only tools", func(string) sdk.Response {
 		if err := e.SetActiveTools(context.Background(), []string{"read"}); err != nil {
 			return sdk.Error(err.Error())
@@ -188,7 +203,7 @@ func runJunk() {
 			case wire.EventBeforeAgentStart:
 				send(`{"type":"event_intercept_response","id":` + string(id) + `,"messages":42,"system_prompt":""}`)
 			case wire.EventContext:
-				send(`{"type":"event_intercept_response","id":` + string(id) + `,"messages":[{"role":"system","content":"junk"}]}`)
+				send(`{"type":"event_intercept_response","id":` + string(id) + `,"messages":[{"role":"system","content":[]}]}`)
 			case wire.EventInput:
 				send(`{"type":"event_intercept_response","id":` + string(id) + `,"replace_text":5}`)
 			case wire.EventToolResult:

@@ -113,7 +113,8 @@ local function capabilities()
   caps.workspace.workspaceEdit.documentChanges = true
   caps.workspace.workspaceEdit.resourceOperations = { 'create', 'rename', 'delete' }
   -- notify: zot/notify is shown here, so zot sends no window/showMessage copy.
-  caps.experimental = { zot = { reviewEdit = true, save = true, panels = true, notify = true } }
+  -- ui: zot/ui/request, zot/ui/status and zot/ui/widget (zot.extui).
+  caps.experimental = { zot = { reviewEdit = true, save = true, panels = true, notify = true, ui = true } }
   return caps
 end
 

@@ -452,13 +452,19 @@ function M.status(opts)
   }
 end
 
---- A statusline component: "zot: <state>" while a client runs.
+--- A statusline component: "zot: <state>" while a client runs, then the
+--- extensions' status items (zot/ui/status), e.g. "zot: idle plan".
 function M.statusline()
   local ok, s = pcall(M.status)
   if not ok or not s.running then
     return ''
   end
-  return 'zot: ' .. s.status
+  local line = 'zot: ' .. s.status
+  local st = client().get(s.root)
+  for _, text in ipairs(require('zot.extui').status_texts(st)) do
+    line = line .. ' ' .. text
+  end
+  return line
 end
 
 return M

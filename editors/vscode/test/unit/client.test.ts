@@ -76,7 +76,7 @@ test("start: runs zot lsp with the settings, advertises zot's capabilities, read
     for (const feat of f.features) {
         feat.fillClientCapabilities(caps);
     }
-    assert.deepEqual(caps.experimental, { zot: { reviewEdit: true, save: true, panels: true, notify: true } });
+    assert.deepEqual(caps.experimental, { zot: { reviewEdit: true, save: true, panels: true, notify: true, ui: true } });
     assert.deepEqual(t.installed, [f]);
     assert.deepEqual(t.states, ["starting", "running"]);
     assert.equal(t.started(), 1);

@@ -1,0 +1,36 @@
+import { test, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import { resetFake, fake } from "./fake/vscode";
+import { ExtensionUI } from "../../src/extui";
+
+beforeEach(() => resetFake());
+
+test("zot/ui/request: confirm is a modal Yes/No, select a QuickPick of the options, input an InputBox", async () => {
+    const ui = new ExtensionUI();
+    fake.answers.push("Yes", "Deny", "my text");
+    assert.deepEqual(await ui.request({ extension: "gate", kind: "confirm", title: "Allow?", message: "rm -rf build" }), { value: true });
+    assert.deepEqual(fake.messages, [{ level: "warn", message: "[gate] Allow?", items: ["Yes", "No"] }]);
+    assert.deepEqual(await ui.request({ extension: "gate", kind: "select", title: "Allow?", options: ["Allow once", "Deny"] }), { value: "Deny" });
+    assert.deepEqual(await ui.request({ extension: "x", kind: "input", title: "Name?", default: "d" }), { value: "my text" });
+});
+
+test("zot/ui/request: dismissed dialogs and answers outside the options are cancelled", async () => {
+    const ui = new ExtensionUI();
+    assert.deepEqual(await ui.request({ extension: "gate", kind: "confirm", message: "ok?" }), { cancelled: true });
+    fake.answers.push("not an option");
+    assert.deepEqual(await ui.request({ extension: "gate", kind: "select", options: ["a", "b"] }), { cancelled: true });
+    assert.deepEqual(await ui.request({ extension: "x", kind: "input" }), { cancelled: true });
+});
+
+test("zot/ui/status and zot/ui/widget: one status bar item per key, removed by null and with the client", () => {
+    const ui = new ExtensionUI();
+    ui.status({ extension: "plan-mode", key: "mode", text: "plan" });
+    ui.status({ extension: "other", key: "mode", text: "busy" });
+    ui.widget({ extension: "todo", key: "list", lines: ["- a", "- b"] });
+    assert.deepEqual([...ui.shown()].sort(), [["status:other/mode", "busy"], ["status:plan-mode/mode", "plan"], ["widget:todo/list", "- a"]]);
+    ui.status({ extension: "plan-mode", key: "mode", text: null });
+    ui.widget({ extension: "todo", key: "list", lines: null });
+    assert.deepEqual([...ui.shown()], [["status:other/mode", "busy"]]);
+    ui.dispose();
+    assert.equal(ui.shown().size, 0);
+});
