@@ -180,6 +180,15 @@ func TestLifecycleAdditions(t *testing.T) {
 	if len(ms) != 1 || ms[0].Model != other || ms[0].PreviousModel != prev {
 		t.Fatalf("model_select: %+v", ms)
 	}
+	collect(t)(rt.Compact(context.Background()))
+	if len(h.find("compact_start")) != 1 || len(h.find("compact_end")) != 1 {
+		t.Fatalf("compaction events: %v", h.observed)
+	}
+	rt.Close()
+	rt.Close()
+	if n := len(h.find("session_shutdown")); n != 1 {
+		t.Fatalf("session_shutdown %d times", n)
+	}
 }
 
 // set_active_tools narrows what later model calls are offered; an
