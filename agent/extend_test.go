@@ -111,8 +111,28 @@ func TestEntriesFollowTheSession(t *testing.T) {
 		t.Fatal("invalid JSON accepted")
 	}
 	id := rt.State().SessionID
-	rt.Close()
+	// Open elsewhere meanwhile: the copy carries the entries too.
 	cfg.Resume = id
+	fork, err := agent.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fork.State().ForkedFrom != id || len(fork.Entries("gate", "always")) != 1 {
+		t.Fatalf("fork: forked from %q, entries %+v", fork.State().ForkedFrom, fork.Entries("gate", "always"))
+	}
+	forkID := fork.State().SessionID
+	fork.Close()
+	cfgFork := cfg
+	cfgFork.Resume = forkID
+	fork2, err := agent.New(cfgFork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es := fork2.Entries("gate", "always"); len(es) != 1 {
+		t.Fatalf("the fork's file lacks the entries: %+v", es)
+	}
+	fork2.Close()
+	rt.Close()
 	rt2, err := agent.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -263,3 +263,41 @@ func TestLegacySessionsListedAndMigrated(t *testing.T) {
 		t.Fatalf("after migration: %+v", infos)
 	}
 }
+
+// An extension's append_entry is an x-entry line zot skips; Load gives it
+// back in order, and the transcript does not see it.
+func TestCustomEntriesAreExtraLines(t *testing.T) {
+	w, err := Create(t.TempDir(), "/w", "anthropic", "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := message.Message{Role: message.RoleUser, Time: at(1), Content: []message.Content{message.Text("hi")}}
+	w.Append(Entry{Kind: KindMessage, Message: &first})
+	if err := w.AppendCustom(Custom{Extension: "gate", Kind: "always", Data: json.RawMessage(`"rm -rf build"`), Time: at(2)}); err != nil {
+		t.Fatal(err)
+	}
+	w.AppendCustom(Custom{Extension: "plan-mode", Kind: "mode", Data: json.RawMessage(`true`), Time: at(3)})
+	if err := w.Append(Entry{Kind: KindCustom}); err == nil {
+		t.Fatal("a custom entry without data was written")
+	}
+	w.Close()
+	data, _ := os.ReadFile(w.Path())
+	f, err := sessiontest.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(f.Other, []string{"x-entry", "x-entry"}) || len(f.Messages) != 1 {
+		t.Fatalf("zot sees messages %d, skips %v", len(f.Messages), f.Other)
+	}
+	l, err := Load(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Custom{
+		{Extension: "gate", Kind: "always", Data: json.RawMessage(`"rm -rf build"`), Time: at(2)},
+		{Extension: "plan-mode", Kind: "mode", Data: json.RawMessage(`true`), Time: at(3)},
+	}
+	if !reflect.DeepEqual(l.Custom, want) || len(l.Messages) != 1 || l.Ignored != 0 {
+		t.Fatalf("custom %+v, %d messages, %d ignored", l.Custom, len(l.Messages), l.Ignored)
+	}
+}
