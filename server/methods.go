@@ -1,10 +1,12 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sort"
 
+	segjson "github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
@@ -88,8 +90,15 @@ type validator interface {
 // decode unmarshals and validates the params of method.
 func decode[P any](method string, raw json.RawMessage) (*P, error) {
 	p := new(P)
-	if err := decodeParams(method, raw, p); err != nil {
-		return nil, err
+	// segmentio's decoder unquotes a string once, where encoding/json
+	// unquotes into a buffer and copies that into the string: for a 16 MiB
+	// prompt, one copy instead of two. On any error, encoding/json decodes
+	// again for its error (the field named in the message).
+	if trimmed := bytes.TrimSpace(raw); len(trimmed) == 0 || trimmed[0] != '{' || segjson.Unmarshal(trimmed, p) != nil {
+		*p = *new(P)
+		if err := decodeParams(method, raw, p); err != nil {
+			return nil, err
+		}
 	}
 	if v, ok := any(p).(validator); ok {
 		if err := v.validate(method); err != nil {

@@ -179,15 +179,17 @@ func anthropicBody(req Request, cache *encodeCache) (body []byte, thinking bool,
 	if err != nil {
 		return nil, false, err
 	}
-	body, err = cache.body(head, nil, req.Messages, lastUser, func(i int, m message.Message) ([]byte, error) {
-		am, ok := anthropicMessage(m)
-		if !ok {
-			return nil, nil
-		}
-		if i == lastUser {
-			am.Content[len(am.Content)-1].CacheControl = ephemeral
-		}
-		return encodeJSON(am)
+	body, err = cache.body(head, nil, req.Messages, lastUser, func(dst []byte, i int, m message.Message) ([]byte, error) {
+		return appendMessage(dst, m, func(m message.Message) ([]byte, error) {
+			am, ok := anthropicMessage(m)
+			if !ok {
+				return nil, nil
+			}
+			if i == lastUser {
+				am.Content[len(am.Content)-1].CacheControl = ephemeral
+			}
+			return encodeJSON(am)
+		})
 	})
 	return body, p.Thinking != nil, err
 }

@@ -70,11 +70,13 @@ func (c *encodeCache) head(p any) ([]byte, error) {
 // body builds a request body from head, the request encoded with a null
 // messages field as its last member (…,"messages":null}): that array gets
 // the wire messages in lead, then each of msgs, reused from the last call
-// or encoded with enc. skip is a message index to encode fresh and not
-// cache (Anthropic's last user message carries a cache breakpoint), or -1.
-// A nil cache encodes every message.
+// or encoded with enc, which appends message i's wire messages to dst
+// (nothing when none is sent). skip is a message index to encode fresh and
+// not cache (Anthropic's last user message carries a cache breakpoint), or
+// -1. Messages not cached (skip, those past maxCachedMessage, all with a
+// nil cache) are encoded straight into the body.
 func (c *encodeCache) body(head []byte, lead [][]byte, msgs []message.Message, skip int,
-	enc func(i int, m message.Message) ([]byte, error)) ([]byte, error) {
+	enc func(dst []byte, i int, m message.Message) ([]byte, error)) ([]byte, error) {
 	const tail = `"messages":null}`
 	if !bytes.HasSuffix(head, []byte(tail)) {
 		return nil, fmt.Errorf("request head does not end with %s", tail)
@@ -129,22 +131,36 @@ func (c *encodeCache) body(head []byte, lead [][]byte, msgs []message.Message, s
 				}
 			}
 		}
-		if !hit {
-			raw, err := enc(i, m)
+		if !hit && (!cacheable || message.WireSize(m.Content) > maxCachedMessage) {
+			// Not kept: encoded straight into the body, no copy of its own.
+			mark := len(body)
+			if !first {
+				body = append(body, ',')
+			}
+			start := len(body)
+			out, err := enc(body, i, m)
 			if err != nil {
 				return nil, err
 			}
-			e.raw = raw
-			if cacheable {
-				e = encodedMessage{key: &m.Content[0], content: m.Content, role: m.Role, raw: raw}
+			if body = out; len(body) == start {
+				body = body[:mark] // nothing of it is sent
+			} else {
+				first = false
 			}
+			if c != nil {
+				next = append(next, encodedMessage{})
+			}
+			continue
+		}
+		if !hit {
+			raw, err := enc(nil, i, m)
+			if err != nil {
+				return nil, err
+			}
+			e = encodedMessage{key: &m.Content[0], content: m.Content, role: m.Role, raw: raw}
 		}
 		add(e.raw)
-		if cacheable {
-			next = append(next, e)
-		} else if c != nil {
-			next = append(next, encodedMessage{})
-		}
+		next = append(next, e)
 	}
 	body = append(body, "]}"...)
 	if c != nil {

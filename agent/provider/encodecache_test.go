@@ -58,9 +58,9 @@ func TestEncodeCacheEncodesOnlyNewMessages(t *testing.T) {
 		msgs = append(msgs, message.Message{Role: message.RoleUser, Content: []message.Content{message.Text(fmt.Sprint(`"m`, i, `"`))}})
 	}
 	var encoded []int
-	enc := func(i int, m message.Message) ([]byte, error) {
+	enc := func(dst []byte, i int, m message.Message) ([]byte, error) {
 		encoded = append(encoded, i)
-		return []byte(m.Content[0].Text), nil
+		return append(dst, m.Content[0].Text...), nil
 	}
 	var c encodeCache
 	call := func(ms []message.Message, skip int, want string) {

@@ -147,19 +147,21 @@ func openaiBody(req Request, official bool, cache *encodeCache) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	return cache.body(head, system, req.Messages, -1, func(_ int, m message.Message) ([]byte, error) {
-		var raw []byte
-		for i, om := range openaiMessages(m) {
-			b, err := encodeJSON(om)
-			if err != nil {
-				return nil, err
+	return cache.body(head, system, req.Messages, -1, func(dst []byte, _ int, m message.Message) ([]byte, error) {
+		return appendMessage(dst, m, func(m message.Message) ([]byte, error) {
+			var raw []byte
+			for i, om := range openaiMessages(m) {
+				b, err := encodeJSON(om)
+				if err != nil {
+					return nil, err
+				}
+				if i > 0 {
+					raw = append(raw, ',')
+				}
+				raw = append(raw, b...)
 			}
-			if i > 0 {
-				raw = append(raw, ',')
-			}
-			raw = append(raw, b...)
-		}
-		return raw, nil
+			return raw, nil
+		})
 	})
 }
 

@@ -10,6 +10,11 @@ const hexDigits = "0123456789abcdef"
 // HTML escaping); each invalid UTF-8 byte becomes U+FFFD.
 func Append(b []byte, s string) []byte {
 	b = append(b, '"')
+	return append(AppendContent(b, s), '"')
+}
+
+// AppendContent appends what Append writes between the quotes.
+func AppendContent(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -56,6 +61,5 @@ func Append(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }
