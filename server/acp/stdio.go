@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // maxLine bounds one incoming message (images arrive base64 inline). The
@@ -161,10 +163,14 @@ var errLineTooLong = errors.New("line too long")
 // readLine reads one line without its newline; a line past maxLine is
 // consumed and reported as errLineTooLong.
 func readLine(r *bufio.Reader) ([]byte, error) {
-	var buf []byte
+	// A long line is gathered in pieces and joined once at its final size
+	// (with room for the newline filterInput puts back): growing one slice
+	// by append would copy a large prompt over and over.
+	var pieces [][]byte
+	total := 0
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if len(buf)+len(chunk) > maxLine {
+		if total+len(chunk) > maxLine {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = r.ReadSlice('\n')
 			}
@@ -173,12 +179,17 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 			}
 			return nil, err
 		}
-		buf = append(buf, chunk...)
 		if errors.Is(err, bufio.ErrBufferFull) {
+			pieces = append(pieces, bytes.Clone(chunk))
+			total += len(chunk)
 			continue
 		}
-		buf = bytes.TrimRight(buf, "\r\n")
-		return buf, err
+		buf := make([]byte, 0, total+len(chunk)+1)
+		for _, p := range pieces {
+			buf = append(buf, p...)
+		}
+		buf = append(buf, chunk...)
+		return bytes.TrimRight(buf, "\r\n"), err
 	}
 }
 
@@ -186,14 +197,26 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 // take, or nil when the line is a JSON-RPC 2.0 request, notification or
 // response.
 func checkMessage(line []byte) []byte {
+	// The values point into line (no copy of a prompt's params); on any
+	// error encoding/json decodes again for its error.
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(line, &m); err != nil {
+	if rest, err := segjson.Parse(line, &m, segjson.DontCopyRawMessage); err != nil || len(bytes.TrimSpace(rest)) > 0 {
+		m = nil
+		err = json.Unmarshal(line, &m)
+		if err == nil {
+			return checkFields(m)
+		}
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) || !json.Valid(line) {
 			return errorLine(nil, -32700, "Parse error: each line must be one JSON-RPC message (a JSON object): "+err.Error(), nil)
 		}
 		return errorLine(nil, -32600, "Invalid request: a JSON-RPC message is a JSON object, not "+jsonKind(line), nil)
 	}
+	return checkFields(m)
+}
+
+// checkFields is checkMessage for a line that is a JSON object.
+func checkFields(m map[string]json.RawMessage) []byte {
 	id := m["id"]
 	if len(id) > 0 && !validID(id) {
 		return errorLine(nil, -32600, `Invalid request: "id" must be a string or a number`, map[string]any{"field": "id"})

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,10 +16,14 @@ var errLineTooLong = errors.New("line too long")
 // readLine reads one '\n'-terminated line without the newline. A line past
 // maxLine is consumed and reported as errLineTooLong.
 func readLine(r *bufio.Reader) ([]byte, error) {
-	var buf []byte
+	// A long line is gathered in pieces and joined once at its final size:
+	// growing one slice by append would copy a 16 MiB prompt over and over
+	// (about 5× its size in garbage).
+	var pieces [][]byte
+	total := 0
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if len(buf)+len(chunk) > maxLine {
+		if total+len(chunk) > maxLine {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = r.ReadSlice('\n')
 			}
@@ -27,10 +32,16 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 			}
 			return nil, err
 		}
-		buf = append(buf, chunk...)
 		if errors.Is(err, bufio.ErrBufferFull) {
+			pieces = append(pieces, bytes.Clone(chunk))
+			total += len(chunk)
 			continue
 		}
+		buf := make([]byte, 0, total+len(chunk))
+		for _, p := range pieces {
+			buf = append(buf, p...)
+		}
+		buf = append(buf, chunk...)
 		n := len(buf)
 		if n > 0 && buf[n-1] == '\n' {
 			buf = buf[:n-1]
