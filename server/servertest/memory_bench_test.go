@@ -145,7 +145,7 @@ func BenchmarkPromptMemory(b *testing.B) {
 			b.ReportMetric(ratio, "peak/prompt")
 			b.ReportMetric(worst, "worst-peak/prompt")
 			if worst > 3 {
-				// Known: ~4.4× at 16 MiB (docs/decisions.md, "Large
+				// Known: 3.8–4.5× at 16 MiB (docs/decisions.md, "Large
 				// prompts"); reported, not failed, until the run path
 				// keeps fewer copies.
 				b.Logf("over budget: peak %.1f× the prompt's size above idle (mean %.1f×); the budget is 3×", worst, ratio)
