@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/message"
@@ -91,7 +92,7 @@ func (s *Server) withContext(text string, c *PromptContext) string {
 	b.WriteString("\n\n")
 	switch {
 	case c.Range != nil && sel != "":
-		fmt.Fprintf(&b, "(Editor context: %s, lines %d–%d selected:)\n```\n%s\n```", shown, c.Range.Start.Line+1, c.Range.End.Line+1, strings.TrimRight(sel, "\n"))
+		fmt.Fprintf(&b, "(Editor context: %s, lines %d–%d selected:)\n```\n%s\n```", shown, c.Range.Start.Line+1, lastSelectedLine(c.Range), strings.TrimRight(sel, "\n"))
 	case sel != "":
 		fmt.Fprintf(&b, "(Editor context: selected in %s:)\n```\n%s\n```", shown, strings.TrimRight(sel, "\n"))
 	case c.Range != nil:
@@ -100,6 +101,16 @@ func (s *Server) withContext(text string, c *PromptContext) string {
 		fmt.Fprintf(&b, "(Editor context: the user is looking at %s.)", shown)
 	}
 	return b.String()
+}
+
+// lastSelectedLine is the 1-based last line a selection covers. LSP ends
+// are exclusive: a whole-line selection ends at {line N+1, character 0},
+// which selects nothing of line N+1.
+func lastSelectedLine(r *protocol.Range) int {
+	if r.End.Character == 0 && r.End.Line > r.Start.Line {
+		return int(r.End.Line)
+	}
+	return int(r.End.Line) + 1
 }
 
 func firstLine(s string) string {

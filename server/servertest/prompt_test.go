@@ -67,6 +67,23 @@ func TestPromptWithEditorContext(t *testing.T) {
 	}
 }
 
+// A whole-line selection ends at the start of the next line (LSP ends are
+// exclusive): lines 1–2 selected, not 1–3.
+func TestPromptContextExclusiveEndLine(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("ok"))
+	ed := e.start(nil)
+	ed.Open("main.go", "package main\n\nfunc main() {}\n")
+	var run servertest.RunStarted
+	ed.MustCall("zot/prompt", map[string]any{"text": "explain this", "context": map[string]any{
+		"uri": ed.URI("main.go"), "range": map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 2, "character": 0}},
+	}}, &run)
+	ed.WaitDone(run.RunID)
+	body := jsonString(e.llm.Requests()[0].Body)
+	if !strings.Contains(body, "main.go, lines 1–2 selected") || !strings.Contains(body, "package main") || strings.Contains(body, "func main") {
+		t.Fatalf("the selection's lines are wrong: %s", body)
+	}
+}
+
 func TestSecondPromptIsQueued(t *testing.T) {
 	e := newEnv(t,
 		llmtest.Reply{Text: "first answer", Gate: "first"},
