@@ -5,12 +5,17 @@ import * as vscode from "vscode";
 import type { ChatToHost, HostToChat, NoticeLevel, ChatStatus } from "./webview/protocol";
 import type * as ext from "./lsp_ext";
 import { chatHtml } from "./html";
+import { CHAT_ACTIONS } from "./problems";
+import { OPEN_FILE_COMMAND } from "./webview/chat/files";
 
 export const CHAT_VIEW_ID = "zot.chat";
 
 /** What the chat needs from the rest of the extension. */
 export interface ChatHost {
-    send(text: string): Promise<void>;
+    /** Sends what the user typed; on failure it has told the chat (sendFailed). */
+    send(text: string): Promise<unknown>;
+    /** Which of these names (as written in the chat) are existing files. */
+    resolveFiles(paths: string[]): Promise<Record<string, boolean>>;
     abort(): Promise<void>;
     setModel(model: string): Promise<void>;
     setMode(mode: ext.PermissionMode): Promise<void>;
@@ -45,7 +50,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.view = view;
         this.ready = false;
         const dist = vscode.Uri.joinPath(this.extensionUri, "dist");
-        view.webview.options = { enableScripts: true, localResourceRoots: [dist] };
+        // Links may run one command: opening a file the chat names. A link
+        // the model writes with any other command: URI is not rendered as one.
+        view.webview.options = { enableScripts: true, localResourceRoots: [dist], enableCommandUris: [OPEN_FILE_COMMAND] };
         view.webview.html = chatHtml(view.webview, dist);
         this.disposables.push(
             view.webview.onDidReceiveMessage((m: ChatToHost) => this.onMessage(m)),
@@ -76,6 +83,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
                 }
                 case "send":
                     await this.host.send(m.text);
+                    break;
+                case "resolveFiles":
+                    this.post({ type: "files", exists: await this.host.resolveFiles(m.paths.slice(0, 500)) });
+                    break;
+                case "action":
+                    // Only the fixes the chat offers, whatever the webview asks.
+                    if (CHAT_ACTIONS.has(m.action.command)) {
+                        await vscode.commands.executeCommand(m.action.command, ...(m.action.args ?? []));
+                    }
                     break;
                 case "abort":
                     await this.host.abort();

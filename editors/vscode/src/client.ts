@@ -5,6 +5,8 @@
 import * as vscode from "vscode";
 import * as lc from "vscode-languageclient/node";
 import * as ext from "./lsp_ext";
+import * as fs from "fs";
+import * as path from "path";
 import { launch } from "./config";
 import type { ClientState, Connection } from "./state";
 
@@ -95,6 +97,26 @@ export type Installer = (client: lc.LanguageClient) => vscode.Disposable[];
 /** Makes the language client (the unit tests pass a fake). */
 export type ClientFactory = (server: lc.ServerOptions, client: lc.LanguageClientOptions) => lc.LanguageClient;
 
+/** Whether command (a path, or a name looked up on env's PATH) is an executable file. */
+export type ServerLookup = (command: string, env: NodeJS.ProcessEnv) => boolean;
+
+export const findServer: ServerLookup = (command, env) => {
+    const isExe = (p: string) => {
+        try {
+            fs.accessSync(p, fs.constants.X_OK);
+            return fs.statSync(p).isFile();
+        } catch {
+            return false;
+        }
+    };
+    const exts = process.platform === "win32" ? ["", ...(env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";")] : [""];
+    if (command.includes("/") || command.includes("\\")) {
+        return exts.some((e) => isExe(command + e));
+    }
+    const dirs = (env.PATH ?? env.Path ?? "").split(path.delimiter).filter(Boolean);
+    return dirs.some((d) => exts.some((e) => isExe(path.join(d, command + e))));
+};
+
 const newLanguageClient: ClientFactory = (server, client) => new lc.LanguageClient("zot", "zot", server, client);
 
 export class ZotClient implements vscode.Disposable {
@@ -116,6 +138,8 @@ export class ZotClient implements vscode.Disposable {
     /** The session the current process resumed after a crash. */
     resumedSession?: string;
     private crashed = false;
+    /** The API key from VS Code's secret storage (read at each start). */
+    secretApiKey?: () => Thenable<string | undefined>;
 
     /** Crash restarts of the current process (0: started normally). */
     get restarts(): number {
@@ -130,6 +154,7 @@ export class ZotClient implements vscode.Disposable {
         readonly output: vscode.LogOutputChannel,
         private readonly install: Installer,
         private readonly create: ClientFactory = newLanguageClient,
+        private readonly lookup: ServerLookup = findServer,
     ) {
         this.trace = new TraceChannel(output);
     }
@@ -158,8 +183,21 @@ export class ZotClient implements vscode.Disposable {
             await this.stop();
         }
         this.crashed = false;
-        const l = launch();
+        let key: string | undefined;
+        try {
+            key = await this.secretApiKey?.();
+        } catch (e) {
+            this.output.appendLine(`[client] reading the API key from the secret storage: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        const l = launch(key);
         this.output.appendLine(`[client] starting ${l.command} ${l.args.join(" ")}`);
+        if (!this.lookup(l.command, l.env)) {
+            // Checked first: the language client would add a raw toast of
+            // its own ("couldn't create connection to server") to ours.
+            this.setState("starting");
+            this.failStart(`zot: cannot start "${l.command} lsp": no such executable. Install zot or set "zot.serverPath" to the zot binary.`);
+            return;
+        }
         const exe: lc.Executable = { command: l.command, args: l.args, options: { env: l.env, cwd: l.cwd } };
         const serverOptions: lc.ServerOptions = { run: exe, debug: exe };
         const clientOptions: lc.LanguageClientOptions = {
@@ -191,7 +229,6 @@ export class ZotClient implements vscode.Disposable {
             await client.start();
         } catch (e) {
             const msg = startError(e, l.command);
-            this.output.appendLine(`[client] ${msg}`);
             this.dispose_installed();
             this.client = undefined;
             try {
@@ -199,14 +236,7 @@ export class ZotClient implements vscode.Disposable {
             } catch {
                 // already gone
             }
-            this.setState("error", msg);
-            void vscode.window.showErrorMessage(msg, "Open Settings", "Show Output").then((a) => {
-                if (a === "Open Settings") {
-                    void vscode.commands.executeCommand("workbench.action.openSettings", "zot.serverPath");
-                } else if (a === "Show Output") {
-                    this.output.show(true);
-                }
-            });
+            this.failStart(msg);
             return;
         }
         const raw = client.initializeResult?.capabilities?.experimental as { zot?: ext.ServerInfo } | undefined;
@@ -218,6 +248,19 @@ export class ZotClient implements vscode.Disposable {
         }
         this.setState("running", this.info?.error);
         this._onStarted.fire(client);
+    }
+
+    /** zot could not start: one message, with the fix. */
+    private failStart(msg: string): void {
+        this.output.appendLine(`[client] ${msg}`);
+        this.setState("error", msg);
+        void vscode.window.showErrorMessage(msg, "Open Settings", "Show Output").then((a) => {
+            if (a === "Open Settings") {
+                void vscode.commands.executeCommand("workbench.action.openSettings", "zot.serverPath");
+            } else if (a === "Show Output") {
+                this.output.show(true);
+            }
+        });
     }
 
     private errorHandler(): lc.ErrorHandler {

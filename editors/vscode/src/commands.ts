@@ -7,25 +7,45 @@ import * as ext from "./lsp_ext";
 import { errorMessage } from "./errors";
 import { parseSlash, promptText } from "./webview/chat/slash";
 import type { Ctx } from "./ctx";
+import { userProblem } from "./problems";
+import { openFile } from "./files";
+import { OPEN_FILE_COMMAND } from "./webview/chat/files";
 
-/** What the user typed in the chat: a slash command or a prompt. */
-export async function send(ctx: Ctx, text: string, context?: ext.PromptContext): Promise<void> {
+/**
+ * What the user typed in the chat: a slash command or a prompt. When it
+ * cannot be sent (zot not running, no API key …) the text goes back into
+ * the chat's input and the error is shown once: as the chat's problem
+ * banner when it is zot's known problem (with its fix), else inline.
+ */
+export async function send(ctx: Ctx, text: string, context?: ext.PromptContext): Promise<boolean> {
     const slash = context ? undefined : parseSlash(text);
-    if (slash) {
-        await runCommand(ctx, slash.name, slash.args);
-        return;
+    const err = slash ? await runCommand(ctx, slash.name, slash.args) : await prompt(ctx, promptText(text), context, false);
+    if (err === undefined) {
+        return true;
     }
-    await prompt(ctx, promptText(text), context);
+    const problem = ctx.client.connection.problem;
+    const known = problem !== undefined && (err === problem || err.includes(problem) || problem.includes(err));
+    ctx.chat.post({ type: "sendFailed", text, error: known ? undefined : err });
+    if (!ctx.chat.visible) {
+        void vscode.window.showErrorMessage(`zot: ${known ? userProblem(err).text : err}`);
+    }
+    return false;
 }
 
-export async function prompt(ctx: Ctx, text: string, context?: ext.PromptContext): Promise<void> {
+/** Sends a prompt; returns the error (undefined when sent). show: put the error in the chat. */
+export async function prompt(ctx: Ctx, text: string, context?: ext.PromptContext, show = true): Promise<string | undefined> {
     try {
         const r = await ctx.client.running().sendRequest(ext.prompt, { text, context });
         ctx.state.addRun(r.runId);
         ctx.updateStatusBar();
         ctx.chat.post({ type: "runStarted", runId: r.runId, queued: r.queued, ahead: r.ahead });
+        return undefined;
     } catch (e) {
-        ctx.chat.notice("error", errorMessage(e));
+        const msg = errorMessage(e);
+        if (show) {
+            ctx.chat.notice("error", msg);
+        }
+        return msg;
     }
 }
 
@@ -34,13 +54,13 @@ const CLEARS = ["new", "clear"];
 /** Commands after which the state (and for resume the transcript) is re-read. */
 const REFRESHES = ["new", "clear", "resume", "model", "mode"];
 
-export async function runCommand(ctx: Ctx, name: string, args: string): Promise<void> {
+/** Runs a slash command; returns the error when the request failed (not the command). */
+export async function runCommand(ctx: Ctx, name: string, args: string): Promise<string | undefined> {
     let r: ext.CommandResult;
     try {
         r = await ctx.client.running().sendRequest(ext.command, { name, args });
     } catch (e) {
-        ctx.chat.notice("error", `/${name}: ${errorMessage(e)}`);
-        return;
+        return `/${name}: ${errorMessage(e)}`;
     }
     if (r.error) {
         ctx.chat.notice("error", `/${name}: ${r.error}`);
@@ -74,6 +94,7 @@ export async function runCommand(ctx: Ctx, name: string, args: string): Promise<
     if (REFRESHES.includes(name)) {
         await refresh(ctx, name === "resume");
     }
+    return undefined;
 }
 
 /** Re-reads state (model, mode, usage) and optionally the transcript. */
@@ -126,7 +147,10 @@ export async function newSession(ctx: Ctx): Promise<void> {
 
 export async function resumeSession(ctx: Ctx): Promise<void> {
     const c = ctx.client.running();
-    const { sessions, current } = await c.sendRequest(ext.sessions);
+    const all = await c.sendRequest(ext.sessions);
+    const current = all.current;
+    // A session nobody wrote in is not history.
+    const sessions = all.sessions.filter((s) => s.messages > 0);
     if (sessions.length === 0) {
         void vscode.window.showInformationMessage("zot: no saved sessions for this workspace.");
         return;
@@ -211,7 +235,10 @@ export async function runCommandPicker(ctx: Ctx): Promise<void> {
         return;
     }
     await ctx.chat.reveal();
-    await runCommand(ctx, pick.name, args);
+    const err = await runCommand(ctx, pick.name, args);
+    if (err) {
+        ctx.chat.notice("error", err);
+    }
 }
 
 export async function reloadExtensions(ctx: Ctx): Promise<void> {
@@ -259,6 +286,30 @@ export async function pickPermissionMode(ctx: Ctx): Promise<void> {
     }
 }
 
+/**
+ * Reject (the diff's title bar, the palette): asks why, optionally. The
+ * model is told "rejected" and the user's own words, or no reason at all;
+ * Escape goes back to the review without rejecting.
+ */
+export async function rejectWithReason(ctx: Ctx, uri?: vscode.Uri): Promise<void> {
+    if (ctx.reviews.count === 0) {
+        void vscode.window.showInformationMessage("zot: no change is waiting for review.");
+        return;
+    }
+    // The review meant: the one shown now, before the input box takes focus.
+    uri ??= vscode.window.activeTextEditor?.document.uri;
+    const reason = await vscode.window.showInputBox({
+        title: "Reject zot's change",
+        prompt: "Why? zot reads this (optional). Enter rejects; Escape goes back to the review.",
+        placeHolder: "e.g. keep the old name",
+        ignoreFocusOut: true,
+    });
+    if (reason === undefined) {
+        return;
+    }
+    await ctx.reviews.reject(uri, reason.trim() || undefined);
+}
+
 /** The palette commands of package.json; errors become an error message. */
 export function registerCommands(ctx: Ctx & { focusChat(): unknown; showOutput(): unknown }): vscode.Disposable[] {
     const cmd = (id: string, f: (...a: unknown[]) => unknown) =>
@@ -284,6 +335,7 @@ export function registerCommands(ctx: Ctx & { focusChat(): unknown; showOutput()
         cmd("zot.restartServer", () => ctx.client.restart()),
         cmd("zot.showOutput", () => ctx.showOutput()),
         cmd("zot.review.accept", (uri) => ctx.reviews.accept(uriArg(uri))),
-        cmd("zot.review.reject", (uri) => ctx.reviews.reject(uriArg(uri), "the user rejected the change")),
+        cmd("zot.review.reject", (uri) => rejectWithReason(ctx, uriArg(uri))),
+        cmd(OPEN_FILE_COMMAND, (arg) => openFile(arg as Parameters<typeof openFile>[0])),
     ];
 }

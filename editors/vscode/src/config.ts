@@ -45,7 +45,8 @@ function resolvePath(p: string): string {
     return ws ? path.join(ws.uri.fsPath, p) : p;
 }
 
-export function launch(): ServerLaunch {
+/** apiKey: the key in VS Code's secret storage (Zot: Set API Key), first. */
+export function launch(apiKey?: string): ServerLaunch {
     const c = vscode.workspace.getConfiguration("zot");
     // What runs is the user's choice, never the workspace's (see settings.ts).
     const user = <T>(key: string) => userLevel(c.inspect<T>(key));
@@ -70,8 +71,10 @@ export function launch(): ServerLaunch {
     if (str("baseUrl")) {
         opts.baseUrl = str("baseUrl");
     }
-    if (str("apiKey")) {
-        opts.apiKey = str("apiKey");
+    if (apiKey) {
+        opts.apiKey = apiKey;
+    } else if (str("apiKey")) {
+        opts.apiKey = str("apiKey"); // deprecated: plain text in settings.json
     }
     const mode = str("permissionMode") as PermissionMode;
     if (mode) {

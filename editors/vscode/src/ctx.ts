@@ -35,7 +35,7 @@ export interface Ctx {
     readonly client: ClientHandle;
     readonly chat: ChatSink;
     readonly panels: Pick<PanelManager, "open" | "render" | "close">;
-    readonly reviews: Pick<ReviewManager, "review" | "accept" | "reject">;
+    readonly reviews: Pick<ReviewManager, "review" | "accept" | "reject" | "count">;
     readonly approvals: Pick<Approvals, "ask">;
     readonly output: Pick<vscode.OutputChannel, "appendLine" | "show">;
     updateStatusBar(): void;

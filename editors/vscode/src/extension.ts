@@ -19,6 +19,7 @@ import { restartSettings } from "./config";
 import { ZotState } from "./state";
 import { installHandlers } from "./events";
 import * as commands from "./commands";
+import { resolveFiles } from "./files";
 import type { Ctx } from "./ctx";
 import type { HostToChat } from "./webview/protocol";
 
@@ -28,7 +29,52 @@ export function activate(context: vscode.ExtensionContext): Zot {
     zot = new Zot(context);
     context.subscriptions.push(zot);
     void zot.client.start();
+    void offerToMoveApiKey(context, zot);
     return zot;
+}
+
+/** Where Zot: Set API Key keeps the key (VS Code's SecretStorage). */
+const SECRET_API_KEY = "zot.apiKey";
+
+/** Zot: Set API Key: into the secret storage (empty removes it), then restart. */
+async function setApiKey(context: vscode.ExtensionContext, z: Zot): Promise<void> {
+    const key = await vscode.window.showInputBox({
+        title: "zot: API key",
+        prompt: "Kept in VS Code's secret storage, never in settings.json. Leave empty to remove the stored key.",
+        password: true,
+        ignoreFocusOut: true,
+    });
+    if (key === undefined) {
+        return;
+    }
+    if (key.trim()) {
+        await context.secrets.store(SECRET_API_KEY, key.trim());
+    } else {
+        await context.secrets.delete(SECRET_API_KEY);
+    }
+    await z.client.restart();
+}
+
+/** The plain-text zot.apiKey setting is deprecated: offer once to move it. */
+async function offerToMoveApiKey(context: vscode.ExtensionContext, z: Zot): Promise<void> {
+    const OFFERED = "zot.apiKeyMoveOffered";
+    const inspect = vscode.workspace.getConfiguration("zot").inspect<string>("apiKey");
+    const plain = (inspect?.globalValue ?? "").trim();
+    if (!plain || context.globalState.get<boolean>(OFFERED)) {
+        return;
+    }
+    await context.globalState.update(OFFERED, true);
+    const a = await vscode.window.showInformationMessage(
+        "zot: your API key is in settings.json as plain text (zot.apiKey). Move it to VS Code's secret storage?",
+        "Move It",
+        "Not Now",
+    );
+    if (a === "Move It") {
+        await context.secrets.store(SECRET_API_KEY, plain);
+        await vscode.workspace.getConfiguration("zot").update("apiKey", undefined, vscode.ConfigurationTarget.Global);
+        await z.client.restart();
+        void vscode.window.showInformationMessage("zot: the API key is now in VS Code's secret storage.");
+    }
 }
 
 export async function deactivate(): Promise<void> {
@@ -50,6 +96,7 @@ export class Zot implements Ctx, vscode.Disposable {
     constructor(context: vscode.ExtensionContext) {
         this.output = vscode.window.createOutputChannel("zot", { log: true });
         this.client = new ZotClient(this.output, (c) => installHandlers(c, this));
+        this.client.secretApiKey = () => context.secrets.get(SECRET_API_KEY);
         this.chat = new ChatViewProvider(context.extensionUri, this.chatHost(), (s) => this.output.appendLine(s));
         this.panels = new PanelManager(context.extensionUri, () => this.panelSink());
         this.reviews = new ReviewManager((s) => this.output.appendLine(s));
@@ -71,6 +118,9 @@ export class Zot implements Ctx, vscode.Disposable {
             this.client.onStarted(() => void this.onStarted()),
             vscode.workspace.onDidChangeConfiguration((e) => this.onConfig(e)),
             ...commands.registerCommands(this),
+            vscode.commands.registerCommand("zot.setApiKey", () => setApiKey(context, this)),
+            // The editor's context menu names the extension ("Zot: Prompt…").
+            vscode.commands.registerCommand("zot.promptFromEditor", () => vscode.commands.executeCommand("zot.prompt")),
         );
         this.updateStatusBar();
     }
@@ -183,6 +233,7 @@ export class Zot implements Ctx, vscode.Disposable {
     private chatHost(): ChatHost {
         return {
             send: (text) => commands.send(this, text),
+            resolveFiles: (paths) => resolveFiles(paths),
             abort: () => commands.abort(this),
             setModel: (m) => commands.setModel(this, m),
             setMode: (m) => commands.setMode(this, m),

@@ -111,7 +111,8 @@ export class ReviewManager implements vscode.Disposable {
             this.pending.set(id, p);
         });
         void this.updateContext();
-        token.onCancellationRequested(() => this.finish(id, { decision: "reject", message: "the review was cancelled" }));
+        // message is only ever the user's own words (zot quotes it to the model).
+        token.onCancellationRequested(() => this.finish(id, { decision: "reject" }));
 
         const title = `${base} ↔ zot's proposed ${verb} (editable)`;
         try {
@@ -129,7 +130,7 @@ export class ReviewManager implements vscode.Disposable {
             },
             async (progress, cancel) => {
                 progress.report({ message: "Edit the proposal if you like, then Accept ✓ or Reject ✗ in the diff editor's title bar (Cancel rejects)." });
-                cancel.onCancellationRequested(() => void this.reject(id, "the user rejected the change"));
+                cancel.onCancellationRequested(() => void this.reject(id));
                 await result;
             },
         );
@@ -188,7 +189,7 @@ export class ReviewManager implements vscode.Disposable {
         if (doc?.isDirty) {
             await doc.save();
         }
-        await this.finish(p.id, { decision: "reject", message });
+        await this.finish(p.id, message ? { decision: "reject", message } : { decision: "reject" });
     }
 
     private async finish(id: string, res: ext.ReviewEditResult | undefined): Promise<void> {
@@ -231,7 +232,7 @@ export class ReviewManager implements vscode.Disposable {
                 const id = inp.modified.path.split("/")[1];
                 const p = this.pending.get(id);
                 if (p && !p.settled) {
-                    void this.finish(id, { decision: "reject", message: "the user closed the review without accepting" });
+                    void this.finish(id, { decision: "reject" });
                 }
             }
         }

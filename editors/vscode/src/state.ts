@@ -4,6 +4,7 @@
 
 import type * as ext from "./lsp_ext";
 import type { ChatStatus } from "./webview/protocol";
+import { userProblem } from "./problems";
 
 export type ClientState = "starting" | "running" | "stopped" | "error";
 
@@ -95,9 +96,11 @@ export class ZotState {
     }
 
     chatStatus(conn: Connection): ChatStatus {
+        const problem = conn.problem ? userProblem(conn.problem) : undefined;
         return {
             connection: conn.state,
-            message: conn.problem,
+            message: problem?.text,
+            actions: problem?.actions ?? [],
             provider: this.provider,
             model: this.model,
             permissionMode: this.mode,

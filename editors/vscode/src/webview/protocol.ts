@@ -4,6 +4,13 @@
 
 import type { CommandInfo, Model, Panel, PanelKey, PermissionMode, Usage, WireMessage, ZotEvent } from "../lsp_ext";
 
+/** A button in the chat that runs a command (problems/ fixes). */
+export interface ChatAction {
+    label: string;
+    command: string;
+    args?: unknown[];
+}
+
 export type ConnectionState = "starting" | "running" | "stopped" | "error";
 
 /** What the header and footer of the chat show. */
@@ -11,6 +18,8 @@ export interface ChatStatus {
     connection?: ConnectionState;
     /** A problem to show (server not found, no API key …). */
     message?: string;
+    /** What the user can do about message (buttons). */
+    actions?: ChatAction[];
     provider?: string;
     model?: string;
     permissionMode?: PermissionMode;
@@ -34,13 +43,21 @@ export type HostToChat =
     | { type: "notice"; level: NoticeLevel; text: string; source?: string }
     /** Put text into the input box (command action insert). */
     | { type: "insert"; text: string }
-    | { type: "focusInput" };
+    | { type: "focusInput" }
+    /** Which of the names asked about (resolveFiles) are existing files. */
+    | { type: "files"; exists: Record<string, boolean> }
+    /** A message could not be sent: its text goes back into the input. */
+    | { type: "sendFailed"; text: string; error?: string; actions?: ChatAction[] };
 
 export type NoticeLevel = "info" | "warn" | "error" | "display";
 
 export type ChatToHost =
     | { type: "ready" }
     | { type: "send"; text: string }
+    /** Names in the transcript that may be files (answered by "files"). */
+    | { type: "resolveFiles"; paths: string[] }
+    /** A button of a problem (ChatAction) was clicked. */
+    | { type: "action"; action: ChatAction }
     | { type: "abort" }
     | { type: "setModel"; model: string }
     | { type: "setMode"; mode: PermissionMode };

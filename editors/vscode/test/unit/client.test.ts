@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import * as lc from "vscode-languageclient/node";
 import { resetFake, fake } from "./fake/vscode";
 import * as vscode from "vscode";
-import { ZotClient, MAX_RESTARTS, type ClientFactory } from "../../src/client";
+import { ZotClient, MAX_RESTARTS, findServer, type ClientFactory } from "../../src/client";
 import { PROTOCOL_VERSION, type ServerInfo, type InitializationOptions } from "../../src/lsp_ext";
 
 /** A language client that starts at once (or fails) without a process. */
@@ -39,7 +39,7 @@ class FakeLanguageClient {
     }
 }
 
-function setup(behaviour: { fail?: Error; info?: Partial<ServerInfo> } = {}) {
+function setup(behaviour: { fail?: Error; info?: Partial<ServerInfo>; missing?: boolean } = {}) {
     const made: FakeLanguageClient[] = [];
     const factory: ClientFactory = (s, c) => {
         const f = new FakeLanguageClient(s, c, behaviour);
@@ -48,12 +48,13 @@ function setup(behaviour: { fail?: Error; info?: Partial<ServerInfo> } = {}) {
     };
     const installed: unknown[] = [];
     const out = vscode.window.createOutputChannel("zot", { log: true });
-    const client = new ZotClient(out, (c) => (installed.push(c), []), factory);
+    const looked: string[] = [];
+    const client = new ZotClient(out, (c) => (installed.push(c), []), factory, (cmd) => (looked.push(cmd), !behaviour.missing));
     const states: string[] = [];
     client.onState((s) => states.push(s));
     let started = 0;
     client.onStarted(() => started++);
-    return { client, made, installed, states, started: () => started, out: out as unknown as { lines: string[] } };
+    return { client, made, installed, states, looked, started: () => started, out: out as unknown as { lines: string[] } };
 }
 
 beforeEach(() => resetFake());
@@ -113,6 +114,37 @@ test("a missing binary: state error, a message that says what to set, requests f
     assert.equal(t.client.client, undefined);
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(fake.executed.at(-1), { command: "workbench.action.openSettings", args: ["zot.serverPath"] });
+});
+
+test("a binary that is not there: one message with the fix; the language client is never made (no second, raw toast)", async () => {
+    fake.settings.set("zot.serverPath", "/nope/zot");
+    const t = setup({ missing: true });
+    await t.client.start();
+    assert.deepEqual(t.looked, ["/nope/zot"]);
+    assert.equal(t.made.length, 0);
+    assert.deepEqual(t.states, ["starting", "error"]);
+    assert.equal(fake.messages.length, 1);
+    assert.match(fake.messages[0].message, /cannot start "\/nope\/zot lsp": no such executable.*"zot.serverPath"/);
+    assert.deepEqual(fake.messages[0].items, ["Open Settings", "Show Output"]);
+});
+
+test("findServer: a path must be an executable file; a bare name is looked up on PATH", async () => {
+    const fs = await import("fs");
+    const os = await import("os");
+    const path = await import("path");
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zot-find-"));
+    const exe = path.join(dir, "zot");
+    fs.writeFileSync(exe, "#!/bin/sh\n", { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, "plain"), "", { mode: 0o644 });
+    try {
+        assert.equal(findServer(exe, {}), true);
+        assert.equal(findServer(path.join(dir, "plain"), {}), false);
+        assert.equal(findServer(dir, {}), false, "a directory");
+        assert.equal(findServer("zot", { PATH: `/nonexistent${path.delimiter}${dir}` }), true);
+        assert.equal(findServer("zot", { PATH: "/nonexistent" }), false);
+    } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
 });
 
 test("crashes: restarted up to MAX_RESTARTS times resuming the session, then left stopped with a message", async () => {

@@ -6,6 +6,7 @@ import { resetFake, fake, FakeDocument } from "./fake/vscode";
 import { fakeCtx, stateAnswer } from "./fake/ctx";
 import * as commands from "../../src/commands";
 import type { Ctx } from "../../src/ctx";
+import { userProblem, CHAT_ACTIONS } from "../../src/problems";
 
 beforeEach(() => resetFake());
 
@@ -67,19 +68,56 @@ test("a command's error is shown in the chat, and as a message when the chat is 
     assert.deepEqual(fake.messages, [{ level: "error", message: "zot /todos: todo crashed", items: [] }]);
 });
 
-test("a failing request becomes an error notice with zot's message", async () => {
+test("a message that cannot be sent goes back to the input, its error shown once", async () => {
     const t = fakeCtx({
         "zot/command": () => {
             throw new ResponseError(-32602, 'zot/command: "name" names no command ("nope")');
         },
         "zot/prompt": () => {
-            throw new ResponseError(-32001, "zot cannot start: no API key");
+            throw new ResponseError(-32001, "zot cannot start: no API key for anthropic: set ANTHROPIC_API_KEY or pass --api-key");
         },
     });
-    await commands.runCommand(t.ctx, "nope", "");
-    await commands.prompt(t.ctx, "hi");
-    assert.deepEqual(t.notices.map((n) => n.text), ['/nope: zot/command: "name" names no command ("nope")', "zot cannot start: no API key"]);
+    // Not zot's known problem: the error goes inline, with the text back.
+    assert.equal(await commands.send(t.ctx, "/nope"), false);
+    assert.deepEqual(t.posted, [{ type: "sendFailed", text: "/nope", error: '/nope: zot/command: "name" names no command ("nope")' }]);
+    // zot's problem (the banner shows it with its fix): only the text back.
+    t.posted.length = 0;
+    t.client.connection.problem = "zot cannot start: no API key for anthropic: set ANTHROPIC_API_KEY or pass --api-key";
+    assert.equal(await commands.send(t.ctx, "hi there"), false);
+    assert.deepEqual(t.posted, [{ type: "sendFailed", text: "hi there", error: undefined }]);
+    assert.deepEqual(t.notices, [], "no second copy of the error in the chat");
+    assert.deepEqual(fake.messages, [], "no toast while the chat is visible");
     assert.equal(t.state.running, false);
+    // The palette's prompt (not the chat) still reports inline.
+    await commands.prompt(t.ctx, "hi");
+    assert.equal(t.notices.length, 1);
+});
+
+test("zot's problems are told in the user's terms, with the button that fixes them", () => {
+    const p = userProblem("zot cannot start: no API key for anthropic: set ANTHROPIC_API_KEY or pass --api-key (…); in the editor, set apiKey in initializationOptions");
+    assert.match(p.text, /no API key for anthropic\. Set one with "Zot: Set API Key".* ANTHROPIC_API_KEY/);
+    assert.doesNotMatch(p.text, /initializationOptions/);
+    assert.deepEqual(p.actions.map((a) => a.label), ["Set API Key", "Open Settings"]);
+    const bin = userProblem('zot: cannot start "/nope/zot lsp" (spawn ENOENT). Install zot or set "zot.serverPath" to the zot binary.');
+    assert.deepEqual(bin.actions[0], { label: "Open Settings", command: "workbench.action.openSettings", args: ["zot.serverPath"] });
+    for (const a of [...p.actions, ...bin.actions]) {
+        assert.ok(CHAT_ACTIONS.has(a.command), `${a.command} may run from the chat`);
+    }
+});
+
+test("reject asks why: the user's words reach zot, an empty answer sends no reason, Escape keeps the review", async () => {
+    const t = fakeCtx();
+    const rejected: unknown[] = [];
+    const reviews = t.ctx.reviews as unknown as { count: number; reject: (u: unknown, m?: string) => Promise<void> };
+    reviews.count = 1;
+    reviews.reject = async (_u, m) => void rejected.push(m);
+    fake.answers.push("  keep the old name ");
+    await commands.rejectWithReason(t.ctx);
+    fake.answers.push("");
+    await commands.rejectWithReason(t.ctx);
+    fake.answers.push(undefined);
+    await commands.rejectWithReason(t.ctx);
+    assert.deepEqual(rejected, ["keep the old name", undefined]);
 });
 
 test("abort clears the queue; with nothing running the chat says so", async () => {
@@ -158,7 +196,7 @@ test("palette commands report errors as a message (zot not running)", async () =
     const ds = commands.registerCommands(t.ctx as Ctx & { focusChat(): unknown; showOutput(): unknown });
     assert.deepEqual(
         [...fake.commands.keys()].sort(),
-        ["zot.abort", "zot.focusChat", "zot.newSession", "zot.prompt", "zot.reloadExtensions", "zot.restartServer", "zot.resumeSession", "zot.review.accept", "zot.review.reject", "zot.runCommand", "zot.selectModel", "zot.setPermissionMode", "zot.showExtensions", "zot.showOutput"],
+        ["zot.abort", "zot.focusChat", "zot.newSession", "zot.openFile", "zot.prompt", "zot.reloadExtensions", "zot.restartServer", "zot.resumeSession", "zot.review.accept", "zot.review.reject", "zot.runCommand", "zot.selectModel", "zot.setPermissionMode", "zot.showExtensions", "zot.showOutput"],
     );
     await vscode.commands.executeCommand("zot.abort");
     assert.deepEqual(fake.messages, [{ level: "error", message: 'zot: zot: cannot start "zot lsp"', items: [] }]);

@@ -58,6 +58,7 @@ test("server info and zot/state fill the state; clearRuns forgets runs", () => {
     assert.deepEqual(s.chatStatus({ state: "running", version: "v" }), {
         connection: "running",
         message: undefined,
+        actions: [],
         provider: "anthropic",
         model: "c",
         permissionMode: "auto",

@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ItemRenderer, formatUsage, renderTool, summarizeArgs, statusText, renderCompletions } from "../../src/webview/chat/render";
-import { renderMarkdown, StreamingMarkdown, stableSplit, highlight } from "../../src/webview/chat/markdown";
+import { renderMarkdown, StreamingMarkdown, stableSplit, highlight, hideOpenEmphasis } from "../../src/webview/chat/markdown";
+import { KnownFiles, OPEN_FILE_COMMAND } from "../../src/webview/chat/files";
 import type { ToolItem } from "../../src/webview/chat/state";
 
 test("markdown: emphasis, inline code, lists, links", () => {
@@ -23,6 +24,7 @@ test("markdown: raw HTML and script links are not rendered", () => {
 test("code blocks are highlighted by language; unknown ones are escaped", () => {
     const html = renderMarkdown("```go\nfunc main() { return \"x\" }\n```\n");
     assert.match(html, /<pre class="code-block"><code class="hljs language-go">/);
+    assert.match(html, /<span class="code-lang">go<\/span>/);
     assert.match(html, /<span class="hljs-keyword">func<\/span>/);
     assert.match(html, /<span class="hljs-string">&quot;x&quot;<\/span>/);
     assert.equal(highlight("<b>", "nosuchlang"), "&lt;b&gt;");
@@ -121,4 +123,85 @@ test("thinking: a collapsed section above the answer, escaped, labelled while it
     assert.doesNotMatch(html, /thinking-active/);
     assert.match(html, /thinking-label">Thinking</);
     assert.doesNotMatch(r.html({ ...a, id: "a-3", thinking: "" }), /details/, "no section without thinking");
+});
+
+// ------------------------------------------------------------ file names and links
+
+/** Links only the names in exists; records what was asked. */
+function filesFake(exists: string[]) {
+    const asked: string[] = [];
+    return {
+        asked,
+        href(p: string, line: number, col: number) {
+            asked.push(`${p}:${line}:${col}`);
+            return exists.includes(p) ? `command:zot.openFile?${encodeURIComponent(JSON.stringify([{ path: p, line, col }]))}` : undefined;
+        },
+    };
+}
+
+test("file names are never web links; only http(s) addresses are", () => {
+    const html = renderMarkdown("See calc.py and example.com, www.example.com or https://example.org/x.");
+    assert.doesNotMatch(html, /http:\/\/calc\.py|href="http:\/\/example\.com|href="http:\/\/www/);
+    assert.match(html, /<a href="https:\/\/example.org\/x"/);
+});
+
+test("existing files become links to the file at the line: text, inline code, markdown links", () => {
+    const files = filesFake(["calc.py", "src/app.ts", "docs/a b.md"]);
+    const html = renderMarkdown("Fix calc.py:12 and `src/app.ts`; [the app](src/app.ts#L7); not missing.py or e.g. 1.5.", files);
+    const hrefs = [...html.matchAll(/<a href="([^"]*)" class="file-link"[^>]*>(.*?)<\/a>/g)].map((m) => [JSON.parse(decodeURIComponent(m[1].replace(/&quot;/g, '"').replace(/^command:zot\.openFile\?/, ""))) as unknown, m[2]]);
+    assert.deepEqual(hrefs, [
+        [[{ path: "calc.py", line: 12, col: 0 }], "calc.py:12"],
+        [[{ path: "src/app.ts", line: 0, col: 0 }], "<code>src/app.ts</code>"],
+        [[{ path: "src/app.ts", line: 7, col: 0 }], "the app"],
+    ]);
+    assert.ok(files.asked.includes("missing.py:0:0"), `asked: ${files.asked.join(" ")}`);
+    assert.doesNotMatch(html, /missing\.py<\/a>/);
+});
+
+test("a link to a missing file, or with another scheme (command:, file:), is plain text", () => {
+    const html = renderMarkdown("[run](command:workbench.action.terminal.new) [x](file:///etc/passwd) [gone](gone.py)", filesFake([]));
+    assert.doesNotMatch(html, /<a /);
+    assert.match(html, /run/);
+    assert.match(html, /gone/);
+});
+
+test("without a file resolver (tests, notices) names stay text", () => {
+    assert.doesNotMatch(renderMarkdown("calc.py:3"), /<a /);
+});
+
+test("KnownFiles asks the host once per name, batched, and links what exists", () => {
+    const asks: string[][] = [];
+    const later: (() => void)[] = [];
+    const k = new KnownFiles((p) => asks.push(p), (f) => later.push(f));
+    assert.equal(k.href("a.go", 3, 0), undefined);
+    assert.equal(k.href("b.go", 0, 0), undefined);
+    assert.equal(k.href("a.go", 4, 0), undefined);
+    later.forEach((f) => f());
+    assert.deepEqual(asks, [["a.go", "b.go"]]);
+    assert.equal(k.resolved({ "a.go": true, "b.go": false }), true);
+    assert.equal(k.href("a.go", 3, 2), `command:${OPEN_FILE_COMMAND}?${encodeURIComponent(JSON.stringify([{ path: "a.go", line: 3, col: 2 }]))}`);
+    assert.equal(k.href("b.go", 0, 0), undefined);
+    assert.equal(later.length, 1, "known names are not asked again");
+    assert.equal(k.resolved({ "c.go": false }), false, "nothing new to link: no re-render");
+});
+
+test("code blocks: a header with the language, then the highlighted code", () => {
+    const html = renderMarkdown("```python\nprint(1)\n```\n");
+    assert.match(html, /<div class="code-wrap"><div class="code-head"><span class="code-lang">python<\/span><\/div><pre class="code-block">/);
+});
+
+// ------------------------------------------------------------ streaming emphasis
+
+test("while streaming, an unclosed emphasis or code span shows as text, without its marker", () => {
+    assert.equal(hideOpenEmphasis("Some **su"), "Some su");
+    assert.equal(hideOpenEmphasis("Some **bold** and *it"), "Some **bold** and it");
+    assert.equal(hideOpenEmphasis("run `go te"), "run go te");
+    assert.equal(hideOpenEmphasis("a snake_case name"), "a snake_case name");
+    assert.equal(hideOpenEmphasis("2 * 3 = 6"), "2 * 3 = 6");
+    assert.equal(hideOpenEmphasis("- item\n- *two"), "- item\n- two");
+    assert.equal(hideOpenEmphasis("```\ncode with **\n"), "```\ncode with **\n", "inside a code block nothing is emphasis");
+    assert.equal(hideOpenEmphasis("closed `a*b` span"), "closed `a*b` span");
+    const sm = new StreamingMarkdown();
+    assert.doesNotMatch(sm.render("Some **su"), /\*\*/);
+    assert.match(sm.render("Some **sure**"), /<strong>sure<\/strong>/);
 });

@@ -79,8 +79,8 @@ test("accept after the user edited the proposal: the user's text goes back (and 
 
 test("reject carries the reason; a second decision is ignored", async () => {
     const { answer, right } = await startReview(m);
-    await m.reject(right, "the user rejected the change");
-    assert.deepEqual(await answer, { decision: "reject", message: "the user rejected the change" });
+    await m.reject(right, "keep the greeting");
+    assert.deepEqual(await answer, { decision: "reject", message: "keep the greeting" });
     await m.accept(right);
     assert.deepEqual(fake.messages.at(-1), { level: "info", message: "zot: no change is waiting for review.", items: [] });
 });
@@ -88,14 +88,15 @@ test("reject carries the reason; a second decision is ignored", async () => {
 test("zot stops waiting ($/cancelRequest): the review is rejected and closed", async () => {
     const { answer, cts } = await startReview(m);
     cts.cancel();
-    assert.deepEqual(await answer, { decision: "reject", message: "the review was cancelled" });
+    assert.deepEqual(await answer, { decision: "reject" });
     assert.equal(m.count, 0);
 });
 
 test("Cancel on the notification rejects", async () => {
     const { answer } = await startReview(m);
     fake.progress[0].cancel.cancel();
-    assert.deepEqual(await answer, { decision: "reject", message: "the user rejected the change" });
+    // No reason is invented: zot quotes message to the model as the user's words.
+    assert.deepEqual(await answer, { decision: "reject" });
 });
 
 test("closing the diff without deciding rejects", async () => {
@@ -103,7 +104,7 @@ test("closing the diff without deciding rejects", async () => {
     const tab = { input: new TabInputTextDiff(left, right) };
     fake.tabGroups.push({ tabs: [tab] });
     await vscode.window.tabGroups.close([tab as unknown as vscode.Tab]);
-    assert.deepEqual(await answer, { decision: "reject", message: "the user closed the review without accepting" });
+    assert.deepEqual(await answer, { decision: "reject" });
 });
 
 test("two reviews: each answered on its own; abandonAll (zot gone) closes the rest without answering", async () => {

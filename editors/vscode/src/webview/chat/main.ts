@@ -1,7 +1,8 @@
 // The chat webview's entry: DOM wiring only. State lives in state.ts,
 // HTML in render.ts; renders are coalesced on animation frames.
 
-import type { ChatToHost, HostToChat } from "../protocol";
+import type { ChatAction, ChatToHost, HostToChat } from "../protocol";
+import { KnownFiles } from "./files";
 import type { CommandInfo } from "../../lsp_ext";
 import * as st from "./state";
 import { ItemRenderer, renderCompletions, statusText, usageTitle } from "./render";
@@ -26,7 +27,8 @@ const banner = $<HTMLDivElement>("banner");
 const complEl = $<HTMLDivElement>("completions");
 
 const state = st.createState();
-const renderer = new ItemRenderer();
+const files = new KnownFiles((paths) => post({ type: "resolveFiles", paths }));
+const renderer = new ItemRenderer(files);
 const elements = new Map<string, HTMLElement>();
 const scheduler = new FrameScheduler(browserFrame(window), flush);
 
@@ -38,7 +40,10 @@ function atBottom(): boolean {
 
 function flush(): void {
     const stick = atBottom();
-    const { reset, dirty, status } = st.takeDirty(state);
+    const { reset, redraw, dirty, status } = st.takeDirty(state);
+    if (redraw) {
+        renderer.reset();
+    }
     if (reset) {
         transcript.textContent = "";
         elements.clear();
@@ -84,12 +89,8 @@ function renderStatus(): void {
     document.body.classList.toggle("running", running);
     statusEl.textContent = statusText(s, running);
     statusEl.title = usageTitle(s.usage);
-    if (s.message && (s.connection === "error" || s.connection === "stopped")) {
-        banner.hidden = false;
-        banner.textContent = s.message;
-    } else if (s.message && s.connection === "running") {
-        banner.hidden = false;
-        banner.textContent = s.message;
+    if (s.message && s.connection !== "starting") {
+        showBanner(s.message, s.actions ?? []);
     } else {
         banner.hidden = true;
     }
@@ -102,6 +103,35 @@ function renderStatus(): void {
     if (s.permissionMode) {
         modeSel.value = s.permissionMode;
     }
+}
+
+/** The one place a problem shows: its text and the buttons that fix it. */
+function showBanner(message: string, actions: ChatAction[]): void {
+    banner.hidden = false;
+    banner.textContent = "";
+    const text = document.createElement("div");
+    text.className = "banner-text";
+    text.textContent = message;
+    banner.appendChild(text);
+    if (actions.length) {
+        const row = document.createElement("div");
+        row.className = "banner-actions";
+        for (const a of actions) {
+            const b = document.createElement("button");
+            b.className = "primary";
+            b.textContent = a.label;
+            b.addEventListener("click", () => post({ type: "action", action: a }));
+            row.appendChild(b);
+        }
+        banner.appendChild(row);
+    }
+}
+
+/** Draws the eye to the banner again (a send failed for its reason). */
+function flashBanner(): void {
+    banner.classList.remove("flash");
+    void banner.offsetWidth; // restart the animation
+    banner.classList.add("flash");
 }
 
 function ensureModelOption(id: string): void {
@@ -172,6 +202,24 @@ window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
         case "focusInput":
             input.focus();
             break;
+        case "files":
+            if (files.resolved(m.exists)) {
+                st.rerenderAll(state); // names that are files become links
+            }
+            break;
+        case "sendFailed":
+            // The message was not sent: its text is back in the input (before
+            // anything typed since), the error shown once.
+            input.value = input.value ? m.text + "\n" + input.value : m.text;
+            autosize();
+            saveDraft();
+            input.focus();
+            if (m.error) {
+                st.addNotice(state, "error", m.error);
+            } else if (!banner.hidden) {
+                flashBanner();
+            }
+            break;
     }
     scheduler.schedule();
 });
@@ -205,9 +253,20 @@ function acceptCompletion(i: number): void {
     input.focus();
 }
 
+const MAX_INPUT_HEIGHT = 240;
+
+/** Grows the input with its text; a scrollbar only past the maximum. The
+ * height is the border box: scrollHeight plus the borders. */
 function autosize(): void {
     input.style.height = "auto";
-    input.style.height = Math.min(input.scrollHeight, 240) + "px";
+    const borders = input.offsetHeight - input.clientHeight;
+    const want = input.scrollHeight + borders;
+    input.style.height = Math.min(want, MAX_INPUT_HEIGHT) + "px";
+    input.style.overflowY = want > MAX_INPUT_HEIGHT ? "auto" : "hidden";
+}
+
+function saveDraft(): void {
+    vscode.setState({ draft: input.value });
 }
 
 function send(): void {
@@ -220,7 +279,7 @@ function send(): void {
     complSel = 0;
     updateCompletions();
     autosize();
-    vscode.setState({ draft: "" });
+    saveDraft();
 }
 
 input.addEventListener("keydown", (e) => {
@@ -259,7 +318,7 @@ input.addEventListener("input", () => {
     complSel = 0;
     updateCompletions();
     autosize();
-    vscode.setState({ draft: input.value });
+    saveDraft();
 });
 
 complEl.addEventListener("mousedown", (e) => {

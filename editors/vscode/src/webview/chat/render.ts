@@ -4,7 +4,7 @@
 import type { CommandInfo, Usage } from "../../lsp_ext";
 import type { ChatStatus } from "../protocol";
 import type { AssistantItem, Item, NoticeItem, ToolItem } from "./state";
-import { escapeHtml, renderMarkdown, StreamingMarkdown } from "./markdown";
+import { escapeHtml, renderMarkdown, StreamingMarkdown, type FileLinks } from "./markdown";
 
 /** A one-line summary of a tool call's arguments. */
 export function summarizeArgs(name: string, args: unknown): string {
@@ -101,16 +101,19 @@ export function renderThinking(it: AssistantItem): string {
     );
 }
 
-export function renderNotice(n: NoticeItem): string {
+export function renderNotice(n: NoticeItem, files?: FileLinks): string {
     const icon = n.level === "error" ? "error" : n.level === "warn" ? "warning" : n.level === "display" ? "terminal" : "info";
     const src = n.source ? `<span class="notice-source">${escapeHtml(n.source)}</span> ` : "";
-    const text = n.level === "display" ? `<pre>${escapeHtml(n.text)}</pre>` : `<div class="md">${renderMarkdown(n.text)}</div>`;
+    const text = n.level === "display" ? `<pre>${escapeHtml(n.text)}</pre>` : `<div class="md">${renderMarkdown(n.text, files)}</div>`;
     return `${codicon(icon)}<div class="notice-body">${src}${text}</div>`;
 }
 
 /** Renders items; keeps a streaming renderer per assistant item. */
 export class ItemRenderer {
     private streams = new Map<string, StreamingMarkdown>();
+
+    /** files: which file names become links (none without it). */
+    constructor(private readonly files?: FileLinks) {}
 
     /** The class attribute of an item's element. */
     className(it: Item): string {
@@ -129,13 +132,13 @@ export class ItemRenderer {
     html(it: Item): string {
         switch (it.kind) {
             case "user":
-                return `<div class="md">${renderMarkdown(it.text)}</div>`;
+                return `<div class="md">${renderMarkdown(it.text, this.files)}</div>`;
             case "assistant":
                 return this.assistant(it);
             case "tool":
                 return renderTool(it);
             case "notice":
-                return renderNotice(it);
+                return renderNotice(it, this.files);
         }
     }
 
@@ -148,13 +151,13 @@ export class ItemRenderer {
         if (it.streaming) {
             let s = this.streams.get(it.id);
             if (!s) {
-                s = new StreamingMarkdown();
+                s = new StreamingMarkdown(this.files);
                 this.streams.set(it.id, s);
             }
             html = s.render(it.text);
         } else {
             this.streams.delete(it.id);
-            html = renderMarkdown(it.text);
+            html = renderMarkdown(it.text, this.files);
         }
         return html;
     }

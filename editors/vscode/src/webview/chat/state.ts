@@ -51,6 +51,8 @@ export interface ChatState {
     dirty: Set<string>;
     /** The list itself changed beyond appends (clear, history). */
     reset: boolean;
+    /** Cached renders are stale (rerenderAll). */
+    redraw: boolean;
     /** Runs accepted and not done yet (the current one first). */
     runs: string[];
     /** Runs already done: their zot/prompt answer may arrive after their events. */
@@ -75,6 +77,7 @@ export function createState(): ChatState {
         byId: new Map(),
         dirty: new Set(),
         reset: true,
+        redraw: false,
         runs: [],
         finished: new Set(),
         status: {},
@@ -120,6 +123,14 @@ export function clear(s: ChatState): void {
     s.dirty.clear();
     s.reset = true;
     s.current = undefined;
+}
+
+/** Every item is drawn again, in place (which names are links changed). */
+export function rerenderAll(s: ChatState): void {
+    for (const it of s.items) {
+        s.dirty.add(it.id);
+    }
+    s.redraw = true;
 }
 
 export function setStatus(s: ChatState, st: ChatStatus): void {
@@ -344,7 +355,7 @@ export function loadHistory(s: ChatState, messages: WireMessage[]): void {
 }
 
 /** Takes the dirty set for rendering. */
-export function takeDirty(s: ChatState): { reset: boolean; dirty: Item[]; status: boolean } {
+export function takeDirty(s: ChatState): { reset: boolean; redraw: boolean; dirty: Item[]; status: boolean } {
     const dirty: Item[] = [];
     for (const id of s.dirty) {
         const it = s.byId.get(id);
@@ -352,9 +363,10 @@ export function takeDirty(s: ChatState): { reset: boolean; dirty: Item[]; status
             dirty.push(it);
         }
     }
-    const out = { reset: s.reset, dirty, status: s.statusDirty };
+    const out = { reset: s.reset, redraw: s.redraw, dirty, status: s.statusDirty };
     s.dirty.clear();
     s.reset = false;
+    s.redraw = false;
     s.statusDirty = false;
     return out;
 }

@@ -25,7 +25,7 @@ export function fakeCtx(answers: Record<string, Answer> = {}) {
         reveal: async () => void reveals++,
     };
     const client = {
-        connection: { state: "running" as const, version: "0.1.0" },
+        connection: { state: "running" as const, version: "0.1.0" } as { state: "running"; version: string; problem?: string },
         resumeSession: undefined as string | undefined,
         restarts: 0,
         running() {
@@ -47,7 +47,7 @@ export function fakeCtx(answers: Record<string, Answer> = {}) {
         client,
         chat,
         panels: { open: () => undefined, render: () => undefined, close: () => undefined },
-        reviews: { review: async () => ({ decision: "accept" as const }), accept: async () => undefined, reject: async () => undefined },
+        reviews: { review: async () => ({ decision: "accept" as const }), accept: async () => undefined, reject: async () => undefined, count: 0 },
         approvals: { ask: async () => null },
         output: { appendLine: (s: string) => void output.push(s), show: () => undefined },
         updateStatusBar: () => void statusBarDraws++,
