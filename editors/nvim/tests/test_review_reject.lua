@@ -3,8 +3,13 @@
 -- was and the model is told.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
 local buf, review = H.review_setup(false)
+-- The reason prompt: first Esc (nil: back to the review), then words.
+local answers = { false, '  keep the greeting ' }
+local asked = 0
 vim.ui.input = function(_, cb)
-  cb('keep the greeting')
+  asked = asked + 1
+  local a = table.remove(answers, 1)
+  cb(a or nil)
 end
 
 vim.cmd('ZotPrompt change the greeting')
@@ -20,7 +25,12 @@ end)
 local diff = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
 H.eq('diff', vim.bo.filetype, 'inline review filetype')
 H.ok(diff:find('-hello world\n+hello moon', 1, true), 'the unified diff:\n' .. diff)
+local second = review.active[1]
 vim.cmd('normal gR')
+H.eq(1, asked, 'asked why')
+H.ok(review.active[1] == second, 'Esc in the reason prompt went back to the review, nothing rejected')
+vim.cmd('normal gR')
+H.eq(2, asked, 'asked again')
 
 local run = H.wait_run()
 H.ok(not run.error, 'run error: ' .. tostring(run.error))
@@ -30,7 +40,7 @@ H.eq('hello world\n', H.read('hello.txt'), 'the file is unchanged')
 local text = H.chat_text()
 H.ok(text:find('✗ edit hello.txt', 1, true), 'failed tool line:\n' .. text)
 H.ok(text:find('rejected', 1, true), 'the rejection is in the result:\n' .. text)
-H.ok(text:find('The user said: keep the greeting', 1, true), 'the note reached the model:\n' .. text)
+H.ok(text:find('The user said: keep the greeting', 1, true), 'the note reached the model, trimmed:\n' .. text)
 H.ok(text:find('Finished.', 1, true), 'the run went on:\n' .. text)
 H.eq(1, #vim.api.nvim_list_tabpages(), 'the review tabs closed')
 H.done()

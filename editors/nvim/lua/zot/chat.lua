@@ -30,6 +30,75 @@ local function valid(chat)
   return chat and chat.buf and api.nvim_buf_is_valid(chat.buf)
 end
 
+-- ------------------------------------------------------------- file links ----
+
+--- The file reference under the cursor in the chat: path, path:line or
+--- path:line:col (in backticks, brackets or quotes too) of a file that
+--- exists, relative to the workspace root or absolute. nil otherwise.
+function M.file_at_cursor(chat)
+  local line = api.nvim_get_current_line()
+  local col = api.nvim_win_get_cursor(0)[2] + 1
+  for s, tok, e in line:gmatch('()(%S+)()') do
+    if col >= s and col < e then
+      -- [text](path) markdown links: the target.
+      local target = tok:match('%]%(([^)]+)%)')
+      tok = target or tok
+      tok = tok:gsub('^[%(%[<"\'`*_]+', ''):gsub('[%)%]>"\'`*_,;.!?]+$', '')
+      local path, l, c = tok:match('^(.-):(%d+):(%d+):?$')
+      if not path then
+        path, l = tok:match('^(.-):(%d+):?$')
+      end
+      if not path then
+        path, l = tok:match('^(.-)#L(%d+)$')
+      end
+      path = path or tok:gsub(':$', '')
+      if path == '' or path:match('^%a[%w+.-]*://') then
+        return nil
+      end
+      local full = path
+      if path:sub(1, 1) == '~' then
+        full = vim.fn.expand(path)
+      elseif not path:match('^/') then
+        full = chat.root .. '/' .. path
+      end
+      if vim.fn.filereadable(full) == 1 then
+        return { path = full, line = tonumber(l), col = tonumber(c) }
+      end
+      return nil
+    end
+  end
+  return nil
+end
+
+--- Opens the file under the cursor (at its line) in the window the user
+--- came from, or a new split when the chat is the only window.
+function M.open_file_at_cursor(chat)
+  local f = M.file_at_cursor(chat)
+  if not f then
+    return false
+  end
+  local target
+  local prev = vim.fn.win_getid(vim.fn.winnr('#'))
+  for _, w in ipairs({ prev, unpack(api.nvim_tabpage_list_wins(0)) }) do
+    if w ~= 0 and api.nvim_win_is_valid(w) and api.nvim_win_get_buf(w) ~= chat.buf
+      and api.nvim_win_get_config(w).relative == '' then
+      target = w
+      break
+    end
+  end
+  if target then
+    api.nvim_set_current_win(target)
+    vim.cmd('edit ' .. vim.fn.fnameescape(f.path))
+  else
+    vim.cmd('split ' .. vim.fn.fnameescape(f.path))
+  end
+  if f.line then
+    local last = api.nvim_buf_line_count(0)
+    pcall(api.nvim_win_set_cursor, 0, { math.min(f.line, last), math.max((f.col or 1) - 1, 0) })
+  end
+  return true
+end
+
 local function set_keymaps(chat)
   local buf = chat.buf
   local function map(lhs, rhs, desc)
@@ -48,10 +117,20 @@ local function set_keymaps(chat)
     M.close(chat.root)
   end, 'zot: close the chat')
   map('<CR>', function()
+    if M.open_file_at_cursor(chat) then
+      return
+    end
     if vim.fn.foldlevel('.') > 0 then
       vim.cmd('normal! za')
     end
-  end, 'zot: toggle details')
+  end, 'zot: open the file under the cursor, or toggle details')
+  for _, lhs in ipairs({ 'gf', 'gF' }) do
+    map(lhs, function()
+      if not M.open_file_at_cursor(chat) then
+        util.notify('zot: no existing file under the cursor', vim.log.levels.WARN)
+      end
+    end, 'zot: open the file under the cursor (at its line)')
+  end
 end
 
 local function create(root)

@@ -277,7 +277,10 @@ function M.sessions(opts)
       if err then
         return fail(state, 'sessions', err)
       end
-      local list = (res and res.sessions) or {}
+      -- A session nobody wrote in is not history.
+      local list = vim.tbl_filter(function(s)
+        return (tonumber(s.messages) or 0) > 0
+      end, (res and res.sessions) or {})
       if #list == 0 then
         util.notify('zot: no saved sessions for this workspace')
         return

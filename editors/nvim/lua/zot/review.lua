@@ -137,8 +137,14 @@ function M.reject_with_message(r)
   if not r then
     return
   end
-  vim.ui.input({ prompt = 'zot: why reject? ' }, function(msg)
-    M.reject(r, msg)
+  -- The model is told "rejected" and these words, verbatim, or no reason:
+  -- an empty answer rejects without one; Esc (nil) goes back to the review.
+  vim.ui.input({ prompt = 'zot: why reject? (optional; Esc: back to the review) ' }, function(msg)
+    if msg == nil then
+      return
+    end
+    msg = vim.trim(msg)
+    M.reject(r, msg ~= '' and msg or nil)
   end)
 end
 
@@ -272,7 +278,8 @@ function M.open(state, params, resolve)
   local ok, e = pcall(r.layout == 'inline' and open_inline or open_diff, r)
   if not ok then
     util.err('review: ' .. tostring(e))
-    finish(r, { decision = 'reject', message = 'the editor could not show the review: ' .. tostring(e) })
+    -- message is only ever the user's own words (zot quotes it to the model).
+    finish(r, { decision = 'reject' })
     return r
   end
   pcall(api.nvim_exec_autocmds, 'User', { pattern = 'ZotReview', modeline = false })
@@ -303,7 +310,7 @@ end
 function M.run_done(state, _)
   for _, r in ipairs(vim.list_slice(M.active, 1)) do
     if r.state == state then
-      finish(r, { decision = 'reject', message = 'the run ended' })
+      finish(r, { decision = 'reject' })
     end
   end
 end
