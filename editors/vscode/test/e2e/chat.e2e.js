@@ -372,6 +372,23 @@ test("a prompt streams markdown, shows a tool card, and the edit lands in the op
     await shot("chat.png");
 });
 
+test("a file name in an answer links to the file (not a web page); clicking opens it at the line", async () => {
+    const chat = await ensureChat();
+    await waitFor("file links in the answer", async () => {
+        const links = await text(chat, ".item.assistant a.file-link");
+        return links.includes("hello.txt:1") && links.includes("hello.txt");
+    });
+    const web = await chat.$$eval(".item a[href]", (as) => as.map((a) => a.getAttribute("href")).filter((h) => /^https?:/i.test(h)));
+    if (web.length) {
+        throw new Error(`file names rendered as web links: ${web.join(" ")}`);
+    }
+    await runCommand("View: Close All Editors");
+    await waitFor("no editor open", async () => (await activeTab()) === "");
+    await chat.locator(".item.assistant a.file-link", { hasText: "hello.txt:1" }).first().click();
+    await waitFor("hello.txt opened by the link", async () => (await activeTab()).startsWith("hello.txt"));
+    await waitFor("its text in the editor", async () => (await editorText()).includes("hello zot"));
+});
+
 test("a bash tool card shows its result", async () => {
     const chat = await ensureChat();
     await send(chat, "run a command");
@@ -467,14 +484,28 @@ test("a review in a narrow window (inline diff): Accept and Reject visible and l
         await page.keyboard.type(" (typed)");
         await waitFor("the typed text in the proposal", async () => (await proposalText()).includes("hello narrow (typed)"));
         await shot("review-narrow.png");
+        // Reject asks why. Escape goes back to the review, nothing rejected.
         await reviewAction("Reject").click();
+        const why = page.locator(`${QUICK_INPUT} input`).first();
+        await waitFor("the reason box", async () => (await page.$eval(QUICK_INPUT, (e) => e.textContent)).includes("Reject zot's change"));
+        await why.press("Escape");
+        await waitFor("the reason box to close", async () => !(await quickInputOpen()));
+        if ((await page.$$(DIFF)).length === 0 || !(await proposalText()).includes("hello narrow (typed)")) {
+            throw new Error("Escape in the reason box left the review");
+        }
+        await reviewAction("Reject").click();
+        await waitFor("the reason box again", async () => (await page.$eval(QUICK_INPUT, (e) => e.textContent)).includes("Reject zot's change"));
+        await why.fill("keep the greeting as it was");
+        await why.press("Enter");
         await waitFor("the assistant after the rejection", async () => (await text(chat, ".item.assistant")).includes("Left it as it was."));
         await idle(chat);
         await waitFor("the diff editor to close", async () => (await page.$$(DIFF)).length === 0);
         await waitFor("the file unchanged on disk", async () => fs.readFileSync(path.join(ws, "hello.txt"), "utf8") === "hello review (edited)\n");
         const tool = await chat.$$eval(".item.tool", (els) => els.map((e) => e.querySelector(".tool-result")?.textContent ?? ""));
-        if (!/reject/i.test(tool[tool.length - 1])) {
-            throw new Error(`the model was not told about the rejection: ${tool[tool.length - 1]}`);
+        // The model is told "rejected" and the user's words, verbatim, nothing invented.
+        const told = tool[tool.length - 1];
+        if (!/rejected/i.test(told) || !told.includes("The user said: keep the greeting as it was") || /user rejected the change/.test(told)) {
+            throw new Error(`the model was not told the rejection with the user's words: ${told}`);
         }
         await setMode(chat, "auto");
     } finally {
@@ -593,7 +624,7 @@ test("Zot: Prompt sends the editor's selection and file as context", async () =>
     await openFile("hello.txt", "hello review (edited)");
     await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
     await page.keyboard.press("Control+A");
-    await runCommand("Zot: Prompt");
+    await runCommand("Zot: Prompt…");
     await waitFor("the prompt box titled with the file", async () => (await page.$eval(QUICK_INPUT, (e) => e.textContent)).includes("hello.txt"));
     // Type into the prompt box itself, not wherever focus is: on 1.139 the
     // box can be drawn before its input takes focus.
@@ -607,6 +638,19 @@ test("Zot: Prompt sends the editor's selection and file as context", async () =>
     });
     await waitFor("the answer", async () => (await text(chat, ".item.assistant")).includes("It is a greeting."));
     await idle(chat);
+    // The model's thinking: a collapsed section above the answer; opened, it reads.
+    const thinking = chat.locator(".item.assistant", { hasText: "It is a greeting." }).last().locator("details.thinking");
+    await waitFor("the collapsed Thinking section", async () => (await thinking.count()) === 1 && !(await thinking.evaluate((d) => d.open)));
+    const label = (await thinking.locator("summary").textContent()) ?? "";
+    if (!label.includes("Thinking")) {
+        throw new Error(`the thinking section is labelled ${JSON.stringify(label)}`);
+    }
+    if (await thinking.locator(".thinking-text").isVisible()) {
+        throw new Error("the thinking is shown although collapsed");
+    }
+    await thinking.locator("summary").click();
+    await waitFor("the thinking text, opened", async () => (await thinking.locator(".thinking-text").textContent()).includes("a greeting."));
+    await shot("thinking.png");
 });
 
 test("new session clears the chat; session history brings the first one back", async () => {
@@ -683,6 +727,98 @@ test("zot lsp crashes during a review: the review closes, zot is restarted and r
     }
 });
 
+// ------------------------------------------------------------------ settings the tests change
+
+const settingsFiles = () => ["User", "Machine"].map((d) => path.join(path.dirname(ws), "ud", d, "settings.json"));
+
+/** Changes user (and remote machine) settings as a user editing settings.json would. */
+function changeSettings(change) {
+    for (const f of settingsFiles()) {
+        const s = JSON.parse(fs.readFileSync(f, "utf8"));
+        change(s);
+        fs.writeFileSync(f, JSON.stringify(s, null, 2));
+    }
+}
+
+test("the chat in the dark and the light theme: code blocks framed, with their language", async () => {
+    const chat = await ensureChat();
+    await waitFor("a code block in the transcript", async () => (await chat.$$(".item.assistant .code-wrap")).length > 0);
+    await chat.locator(".item.assistant .code-wrap").first().scrollIntoViewIfNeeded();
+    await shot("chat-dark.png");
+    changeSettings((s) => (s["workbench.colorTheme"] = "Default Light Modern"));
+    try {
+        await waitFor("the light theme", async () => (await page.$(".monaco-workbench.vs:not(.vs-dark)")) !== null);
+        await waitFor("the code block drawn apart from the side bar", async () =>
+            chat.$eval(".item.assistant .code-wrap", (el) => {
+                const cs = getComputedStyle(el);
+                const bg = getComputedStyle(document.body).backgroundColor;
+                return cs.borderTopStyle === "solid" && parseFloat(cs.borderTopWidth) >= 1 && cs.borderTopColor !== bg && !/rgba\(0, 0, 0, 0\)/.test(cs.borderTopColor);
+            }),
+        );
+        const lang = await text(chat, ".item.assistant .code-wrap .code-lang");
+        if (!lang.includes("go")) {
+            throw new Error(`the code block's language label: ${JSON.stringify(lang)}`);
+        }
+        await shot("chat-light.png");
+    } finally {
+        changeSettings((s) => delete s["workbench.colorTheme"]);
+    }
+    await waitFor("the dark theme back", async () => (await page.$(".monaco-workbench.vs-dark")) !== null);
+});
+
+test("a message that cannot be sent (no API key) stays in the input, one error with its fix; Set API Key fixes it", async () => {
+    const chat = await ensureChat();
+    const original = fs.readFileSync(settingsFiles()[0], "utf8");
+    const url = JSON.parse(original)["zot.serverArgs"][1];
+    changeSettings((s) => {
+        s["zot.serverArgs"] = ["--base-url", url];
+        s["zot.serverEnv"] = { ...s["zot.serverEnv"], ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" };
+    });
+    const restart = page.locator(".notifications-toasts .notification-list-item", { hasText: "settings changed" }).getByRole("button", { name: "Restart" });
+    await restart.first().waitFor({ timeout: HANG });
+    await restart.first().click();
+    await waitFor("the no-API-key banner with its fix", async () => {
+        const b = await text(chat, "#banner");
+        return b.includes("no API key") && b.includes("Set API Key") && !b.includes("initializationOptions");
+    });
+    const notices = (await chat.$$(".item.notice.notice-error")).length;
+    const users = (await text(chat, ".item.user")).split("\n").length;
+    await send(chat, "keep this text");
+    await waitFor("the text back in the input", async () => (await chat.$eval("#input", (i) => i.value)) === "keep this text");
+    await shot("send-failed.png");
+    const toastsAfterFailure = await toastText();
+    // The banner's button: the key goes to VS Code's secret storage, zot restarts with it.
+    await chat.locator("#banner button", { hasText: "Set API Key" }).click();
+    const box = page.locator(`${QUICK_INPUT} input`).first();
+    await waitFor("the API key box", async () => (await page.$eval(QUICK_INPUT, (e) => e.textContent)).includes("API key"));
+    if ((await box.getAttribute("type")) !== "password") {
+        throw new Error("the API key box shows the key");
+    }
+    await box.fill("test-key");
+    await box.press("Enter");
+    await waitFor("the banner gone (zot has a key)", async () => chat.$eval("#banner", (b) => b.hidden));
+    await chat.press("#input", "Enter");
+    await waitFor("the kept message sent and answered", async () => (await text(chat, ".item.assistant")).includes("Sent after all."));
+    await idle(chat);
+    // By now any second copy of the failure's error would be on screen.
+    if ((await chat.$$(".item.notice.notice-error")).length !== notices) {
+        throw new Error(`the error was shown again inline: ${await text(chat, ".item.notice.notice-error")}`);
+    }
+    if (toastsAfterFailure.includes("API key")) {
+        throw new Error(`the error was shown again as a toast: ${toastsAfterFailure}`);
+    }
+    const sent = (await text(chat, ".item.user")).split("\n").filter((l) => l.includes("keep this text")).length;
+    if (sent !== 1 || (await text(chat, ".item.user")).split("\n").length < users) {
+        throw new Error(`the message should appear once, when sent; it appears ${sent} times`);
+    }
+    if (fs.readFileSync(settingsFiles()[0], "utf8").includes("test-key")) {
+        throw new Error("the API key was written to settings.json");
+    }
+    for (const f of settingsFiles()) {
+        fs.writeFileSync(f, original);
+    }
+});
+
 test("the webviews ran without CSP violations or script errors", async () => {
     if (process.env.ZOT_E2E_DEBUG) {
         console.log(consoleErrors.join("\n"));
@@ -708,6 +844,8 @@ async function reset() {
     }
     if ((await page.$$(DIFF)).length > 0) {
         await runCommand("Zot: Reject Proposed Change", { maxOpens: 3 }).catch(() => undefined);
+        // It asks why (optional): Enter rejects without a reason.
+        await page.waitForSelector(`${QUICK_INPUT} input`, { timeout: 5_000 }).then(() => page.keyboard.press("Enter")).catch(() => undefined);
         await waitFor("the review diff to close", async () => (await page.$$(DIFF)).length === 0, 10_000).catch(() => undefined);
     }
     if (chatFrame && !chatFrame.isDetached()) {
