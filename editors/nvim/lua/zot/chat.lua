@@ -333,6 +333,15 @@ local function bar_text(chat)
     parts[#parts + 1] = model
   end
   parts[#parts + 1] = chat.status
+  local queued = 0
+  for _, r in pairs(chat.runs) do
+    if r.queued and not r.done then
+      queued = queued + 1
+    end
+  end
+  if queued > 0 then
+    parts[#parts + 1] = string.format('%d queued', queued)
+  end
   local u = chat.usage
   if u then
     parts[#parts + 1] = string.format('↑%s ↓%s', util.human(u.input), util.human(u.output))
@@ -780,6 +789,10 @@ function M.on_event(state, ev)
   local run = run_of(chat, ev.runId)
   if t == 'turn_start' then
     run.started = true
+    if run.queued then
+      run.queued = false -- its turn came
+      update_bar(chat)
+    end
     set_status(chat, 'thinking')
   elseif t == 'user_message' then
     local text = util.content_text(ev.content)
@@ -814,7 +827,11 @@ function M.on_event(state, ev)
     if ev.stop == 'aborted' then
       block(chat, { '_(aborted)_' }, false)
     elseif ev.stop == 'error' then
-      block(chat, { '**error:** ' .. tostring(util.val(ev.error) or 'the model call failed') }, false)
+      -- The same failure may come as an "error" event too: shown once.
+      if not run.error_shown then
+        run.error_shown = true
+        block(chat, { '**error:** ' .. tostring(util.val(ev.error) or 'the model call failed') }, false)
+      end
     elseif ev.stop == 'length' then
       block(chat, { '_(stopped: the output limit was reached)_' }, false)
     else
@@ -822,7 +839,10 @@ function M.on_event(state, ev)
     end
   elseif t == 'error' then
     run.error = ev.message
-    block(chat, { '**error:** ' .. tostring(ev.message or '') }, false)
+    if not run.error_shown then
+      run.error_shown = true
+      block(chat, { '**error:** ' .. tostring(ev.message or '') }, false)
+    end
   elseif t == 'compact_done' then
     block(chat, { '_(conversation compacted)_' }, true)
   elseif t == 'done' then
@@ -848,10 +868,10 @@ function M.on_started(state, res)
   local chat = M.get(state.root)
   if res and res.runId then
     local run = run_of(chat, res.runId)
-    run.queued = res.queued
-    if res.queued then
-      block(chat, { string.format('_(queued: %d ahead)_', tonumber(res.ahead) or 1) }, false)
-    end
+    -- Queued: said in the bar ("1 queued"), never written into the
+    -- answer that is streaming; the run's own "## You" comes when it starts.
+    run.queued = res.queued and not run.started and not run.done
+    update_bar(chat)
   end
   set_status(chat, 'thinking')
 end
