@@ -17,6 +17,10 @@ H.wait('the first review', function()
   return #review.active == 1
 end)
 local first = review.active[1]
+-- The tab line shows the buffer's name: "zot review: hello.txt".
+H.eq('zot review: hello.txt', vim.fn.bufname(vim.api.nvim_get_current_buf()), 'the review buffer name')
+local bar = vim.fn.has('nvim-0.8') == 1 and vim.wo.winbar or vim.wo.statusline
+H.ok(bar:find('hello.txt', 1, true), 'the hint names the file: ' .. bar)
 require('zot.config').get().review.layout = 'inline'
 vim.cmd('normal gr')
 H.wait('the second review', function()

@@ -455,6 +455,9 @@ function M.open(root, focus)
   end
   local o = config.get().chat
   local win
+  -- A float over the editor that the cursor is not in cannot be used
+  -- (or closed with q): it always takes focus.
+  focus = focus or o.layout == 'float'
   if o.layout == 'float' then
     local w = math.floor(vim.o.columns * 0.8)
     local h = math.floor((vim.o.lines - 2) * 0.8)

@@ -14,10 +14,20 @@ local M = {}
 M.active = {}
 local seq = 0
 
+--- The review buffer's name, which the tab line shows: "zot review:
+--- main.go" (the base name: a path would be shortened to "z/m/main.go").
+local function review_name(r, side)
+  local name = 'zot review: ' .. vim.fn.fnamemodify(r.fname, ':t') .. (side and (' (' .. side .. ')') or '')
+  if vim.fn.bufexists(name) == 1 then
+    name = name .. ' [' .. r.n .. ']'
+  end
+  return name
+end
+
 local function scratch(name, lines, modifiable, acwrite)
   local buf = api.nvim_create_buf(false, true)
-  pcall(api.nvim_buf_set_name, buf, name)
   vim.bo[buf].buftype = acwrite and 'acwrite' or 'nofile'
+  pcall(api.nvim_buf_set_name, buf, name)
   vim.bo[buf].bufhidden = 'wipe'
   vim.bo[buf].swapfile = false
   api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -198,11 +208,11 @@ local function open_diff(r)
   vim.cmd('tab split')
   r.tab = api.nvim_get_current_tabpage()
   local wl = api.nvim_get_current_win()
-  local old_buf = scratch(string.format('zot://review/%d/current/%s', r.n, r.rel), old_lines, false, false)
+  local old_buf = scratch(review_name(r, 'current'), old_lines, false, false)
   api.nvim_win_set_buf(wl, old_buf)
   vim.cmd('rightbelow vsplit')
   local wr = api.nvim_get_current_win()
-  local new_buf = scratch(string.format('zot://review/%d/proposed/%s', r.n, r.rel), new_lines, true, true)
+  local new_buf = scratch(review_name(r), new_lines, true, true)
   api.nvim_win_set_buf(wr, new_buf)
   r.new_buf = new_buf
   r.bufs = { old_buf, new_buf }
@@ -236,7 +246,7 @@ local function open_inline(r)
   vim.list_extend(lines, (util.lines(diff)))
   vim.cmd('tab split')
   r.tab = api.nvim_get_current_tabpage()
-  local buf = scratch(string.format('zot://review/%d/diff/%s', r.n, r.rel), lines, false, false)
+  local buf = scratch(review_name(r, 'diff'), lines, false, false)
   vim.bo[buf].filetype = 'diff'
   api.nvim_win_set_buf(0, buf)
   r.bufs = { buf }

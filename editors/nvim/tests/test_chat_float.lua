@@ -1,0 +1,15 @@
+-- layout = "float": the chat opens as a float that takes focus (one the
+-- cursor is not in could neither be read nor closed with q).
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
+H.setup({ chat = { layout = 'float' } })
+local file = H.write('notes.txt', 'alpha\n')
+vim.cmd('edit ' .. vim.fn.fnameescape(file))
+local editor = vim.api.nvim_get_current_win()
+vim.cmd('ZotPrompt say hello')
+H.wait_run()
+local chat = H.chat()
+local win = vim.api.nvim_get_current_win()
+H.ok(win ~= editor, 'the focus moved from the file')
+H.eq(chat.buf, vim.api.nvim_win_get_buf(win), 'the chat has the focus')
+H.ok(vim.api.nvim_win_get_config(win).relative ~= '', 'as a float')
+H.done()
