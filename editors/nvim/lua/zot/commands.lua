@@ -11,12 +11,43 @@ end
 -- zot's built-in slash commands, for completion before a client runs.
 M.builtin = { 'help', 'clear', 'compact', 'model', 'mode', 'new', 'sessions', 'resume', 'reload-ext' }
 
+--- The client of the current root, started for completion if none runs
+--- (extension commands exist only once zot has started them): waits a
+--- bounded while, then completes what is known.
+local function client_for_completion()
+  local client = require('zot.client')
+  local st = client.current()
+  if not st then
+    pcall(function()
+      zot()
+      local root = client.root_for(vim.api.nvim_get_current_buf())
+      st = client.with_root(root, function() end)
+    end)
+  end
+  -- Until zot has reported its extensions and none is still starting.
+  local function settled()
+    local e = st.ready and st.extensions
+    if not e or e.loading then
+      return false
+    end
+    for _, x in ipairs(e.extensions or {}) do
+      if x.state == 'starting' then
+        return false
+      end
+    end
+    return true
+  end
+  if st and not settled() then
+    vim.wait(5000, settled, 20)
+  end
+  return st
+end
+M.client_for_completion = client_for_completion
+
 --- Slash command names known for the current root.
 function M.command_names()
   local names, seen = {}, {}
-  local ok, st = pcall(function()
-    return require('zot.client').current()
-  end)
+  local ok, st = pcall(client_for_completion)
   local list = ok and st and st.commands or {}
   for _, c in ipairs(list) do
     if c.name and not seen[c.name] then
