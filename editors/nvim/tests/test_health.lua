@@ -22,6 +22,7 @@ expect(text, 'short%-lived', 'probe')
 expect(text, 'OK.-protocol version 1', 'protocol')
 expect(text, 'OK.-provider anthropic, model', 'provider')
 expect(text, 'OK.-lspext 1%.0%.0 %(ext%): loaded', 'extension')
+expect(text, 'OK.-base URL ' .. vim.pesc(H.url) .. ' answers %(HTTP %d+%)', 'the base URL, checked')
 H.ok(not text:find('ERROR'), 'no errors:\n' .. text)
 H.eq(0, #require('zot.client').all(), 'the probe left no client')
 
@@ -31,4 +32,13 @@ H.wait_extension('lspext')
 text = health()
 expect(text, 'OK.-running for', 'running client')
 expect(text, 'OK.-lspext 1%.0%.0 %(ext%): loaded', 'extension')
+
+-- An address nothing listens on is an error, named.
+local health_mod = require('zot.health')
+local dead = 'http://127.0.0.1:1'
+local ok, seen = health_mod.reach(dead, 2000)
+H.eq(false, ok, 'nothing listens on ' .. dead .. ': ' .. tostring(seen))
+require('zot.config').get().base_url = dead
+text = health()
+expect(text, 'ERROR.-base URL ' .. vim.pesc(dead) .. ' does not answer', 'the dead base URL')
 H.done()

@@ -92,6 +92,74 @@ local function probe(cmd, root)
   return out
 end
 
+--- The provider base URL zot is told (setup's base_url, else --base-url
+--- in cmd), or nil for the provider's default.
+function M.base_url(o)
+  if o.base_url and o.base_url ~= '' then
+    return o.base_url
+  end
+  local cmd = o.cmd or {}
+  for i, a in ipairs(cmd) do
+    if a == '--base-url' or a == '-base-url' then
+      return cmd[i + 1]
+    end
+    local v = a:match('^%-%-?base%-url=(.*)$')
+    if v then
+      return v
+    end
+  end
+  return nil
+end
+
+--- Whether url answers HTTP (any status counts: the server is there): a
+--- HEAD with a short timeout through curl, else a TCP connection (and for
+--- http:// a HEAD over it). Returns ok, what was seen.
+function M.reach(url, timeout_ms)
+  timeout_ms = timeout_ms or 3000
+  if vim.fn.executable('curl') == 1 then
+    local out = vim.fn.system({
+      'curl', '-sS', '-I', '-o', '/dev/null', '-w', '%{http_code}',
+      '--max-time', tostring(timeout_ms / 1000), url,
+    })
+    out = vim.trim(out)
+    local code = tonumber(out:match('(%d%d%d)$') or '')
+    if vim.v.shell_error == 0 and code and code > 0 then
+      return true, 'HTTP ' .. code
+    end
+    local why = vim.trim((out:gsub('%d%d%d$', '')))
+    return false, why ~= '' and why or 'no answer'
+  end
+  local scheme, host, port = url:match('^(https?)://%[?([^%]/:]+)%]?:?(%d*)')
+  if not host then
+    return false, 'not an http(s) URL'
+  end
+  port = tonumber(port) or (scheme == 'https' and 443 or 80)
+  local uv = compat.uv
+  local result
+  uv.getaddrinfo(host, nil, { socktype = 'stream' }, function(err, res)
+    if err or not res or not res[1] then
+      result = { false, 'cannot resolve ' .. host .. ': ' .. tostring(err) }
+      return
+    end
+    local tcp = uv.new_tcp()
+    tcp:connect(res[1].addr, port, function(cerr)
+      if cerr then
+        result = { false, 'cannot connect: ' .. tostring(cerr) }
+      else
+        result = { true, 'a server listens on ' .. host .. ':' .. port }
+      end
+      tcp:close()
+    end)
+  end)
+  vim.wait(timeout_ms, function()
+    return result ~= nil
+  end, 20)
+  if not result then
+    return false, 'no answer within ' .. timeout_ms .. ' ms'
+  end
+  return result[1], result[2]
+end
+
 function M.check()
   local h = compat.health()
   local o = config.get()
@@ -174,6 +242,19 @@ function M.check()
     keys[#keys + 1] = 'setup({ api_key })'
   end
   h.info('keys seen by Neovim: ' .. (#keys > 0 and table.concat(keys, ', ') or 'none in the environment'))
+  local url = M.base_url(o)
+  if url then
+    local ok, seen = M.reach(url)
+    if ok then
+      h.ok(string.format('base URL %s answers (%s)', url, seen))
+    else
+      h.error(string.format('base URL %s does not answer: %s', url, seen), {
+        'Start the server at that address, or fix setup({ base_url = … }) / --base-url',
+      })
+    end
+  else
+    h.info("base URL: the provider's default")
+  end
 
   h.start('zot: extensions')
   exts = exts or {}

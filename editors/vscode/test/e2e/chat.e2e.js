@@ -744,6 +744,8 @@ test("the chat in the dark and the light theme: code blocks framed, with their l
     const chat = await ensureChat();
     await waitFor("a code block in the transcript", async () => (await chat.$$(".item.assistant .code-wrap")).length > 0);
     await chat.locator(".item.assistant .code-wrap").first().scrollIntoViewIfNeeded();
+    changeSettings((s) => (s["workbench.colorTheme"] = "Default Dark Modern"));
+    await waitFor("the dark theme", async () => (await page.$(".monaco-workbench.vs-dark")) !== null);
     await shot("chat-dark.png");
     changeSettings((s) => (s["workbench.colorTheme"] = "Default Light Modern"));
     try {
@@ -761,7 +763,7 @@ test("the chat in the dark and the light theme: code blocks framed, with their l
         }
         await shot("chat-light.png");
     } finally {
-        changeSettings((s) => delete s["workbench.colorTheme"]);
+        changeSettings((s) => (s["workbench.colorTheme"] = "Default Dark Modern"));
     }
     await waitFor("the dark theme back", async () => (await page.$(".monaco-workbench.vs-dark")) !== null);
 });
