@@ -99,7 +99,9 @@ export class ZotState {
         const problem = conn.problem ? userProblem(conn.problem) : undefined;
         return {
             connection: conn.state,
-            message: problem?.text,
+            // "" rather than undefined: the webview merges statuses, and
+            // postMessage drops undefined fields (a stale banner stayed).
+            message: problem?.text ?? "",
             actions: problem?.actions ?? [],
             provider: this.provider,
             model: this.model,

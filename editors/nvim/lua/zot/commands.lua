@@ -148,4 +148,9 @@ function M.reload()
   zot().reload()
 end
 
+function M.log()
+  require('zot.config')
+  require('zot.log').open()
+end
+
 return M

@@ -196,6 +196,7 @@ function M.check()
     shown[i] = (cmd[i - 1] == '--api-key' or cmd[i - 1] == '-api-key') and '***' or a:gsub('^(%-%-?api%-key=).*', '%1***')
   end
   h.info('command: ' .. table.concat(shown, ' '))
+  h.info("logs: zot's stderr and " .. require('zot.log').dir() .. ' (:ZotLog)')
 
   h.start('zot: server')
   local c = require('zot.client')

@@ -768,23 +768,28 @@ test("the chat in the dark and the light theme: code blocks framed, with their l
     await waitFor("the dark theme back", async () => (await page.$(".monaco-workbench.vs-dark")) !== null);
 });
 
-test("a message that cannot be sent (no API key) stays in the input, one error with its fix; Set API Key fixes it", async () => {
-    const chat = await ensureChat();
-    const original = fs.readFileSync(settingsFiles()[0], "utf8");
-    const url = JSON.parse(original)["zot.serverArgs"][1];
-    changeSettings((s) => {
-        s["zot.serverArgs"] = ["--base-url", url];
-        s["zot.serverEnv"] = { ...s["zot.serverEnv"], ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" };
-    });
+/** Restarts zot from the "settings changed" toast (as a user would). */
+async function restartFromToast() {
     const restart = page.locator(".notifications-toasts .notification-list-item", { hasText: "settings changed" }).getByRole("button", { name: "Restart" });
     await restart.first().waitFor({ timeout: HANG });
     await restart.first().click();
+}
+
+test("a message that cannot be sent (no API key) stays in the input, one error with its fix; Set API Key fixes it", async () => {
+    const chat = await ensureChat();
+    const original = fs.readFileSync(settingsFiles()[0], "utf8");
+    // No key anywhere, and the provider's own endpoint (a loopback base URL
+    // needs no key): zot starts without an agent and says why.
+    changeSettings((s) => {
+        s["zot.serverArgs"] = [];
+        s["zot.serverEnv"] = { ...s["zot.serverEnv"], ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" };
+    });
+    await restartFromToast();
     await waitFor("the no-API-key banner with its fix", async () => {
         const b = await text(chat, "#banner");
         return b.includes("no API key") && b.includes("Set API Key") && !b.includes("initializationOptions");
     });
     const notices = (await chat.$$(".item.notice.notice-error")).length;
-    const users = (await text(chat, ".item.user")).split("\n").length;
     await send(chat, "keep this text");
     await waitFor("the text back in the input", async () => (await chat.$eval("#input", (i) => i.value)) === "keep this text");
     await shot("send-failed.png");
@@ -798,7 +803,19 @@ test("a message that cannot be sent (no API key) stays in the input, one error w
     }
     await box.fill("test-key");
     await box.press("Enter");
-    await waitFor("the banner gone (zot has a key)", async () => chat.$eval("#banner", (b) => b.hidden));
+    await waitFor("the banner gone (zot has a key now)", async () => chat.$eval("#banner", (b) => b.hidden));
+    if (fs.readFileSync(settingsFiles()[0], "utf8").includes("test-key")) {
+        throw new Error("the API key was written to settings.json");
+    }
+    // Back to the scripted model; the kept text is still there to send.
+    for (const f of settingsFiles()) {
+        fs.writeFileSync(f, original);
+    }
+    await restartFromToast();
+    await waitFor("zot back with the scripted model", async () => (await statusItems()).some((t) => /zot: \S/.test(t)) && (await chat.$eval("#banner", (b) => b.hidden)));
+    if ((await chat.$eval("#input", (i) => i.value)) !== "keep this text") {
+        throw new Error("the kept text left the input");
+    }
     await chat.press("#input", "Enter");
     await waitFor("the kept message sent and answered", async () => (await text(chat, ".item.assistant")).includes("Sent after all."));
     await idle(chat);
@@ -810,14 +827,8 @@ test("a message that cannot be sent (no API key) stays in the input, one error w
         throw new Error(`the error was shown again as a toast: ${toastsAfterFailure}`);
     }
     const sent = (await text(chat, ".item.user")).split("\n").filter((l) => l.includes("keep this text")).length;
-    if (sent !== 1 || (await text(chat, ".item.user")).split("\n").length < users) {
+    if (sent !== 1) {
         throw new Error(`the message should appear once, when sent; it appears ${sent} times`);
-    }
-    if (fs.readFileSync(settingsFiles()[0], "utf8").includes("test-key")) {
-        throw new Error("the API key was written to settings.json");
-    }
-    for (const f of settingsFiles()) {
-        fs.writeFileSync(f, original);
     }
 });
 

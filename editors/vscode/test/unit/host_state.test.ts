@@ -57,7 +57,7 @@ test("server info and zot/state fill the state; clearRuns forgets runs", () => {
     s.fromState({ provider: "anthropic", model: "c", reasoning: "off", cwd: "/p", message_count: 2, busy: false, usage: { input: 0, output: 0, cache_read: 0, cache_write: 0, cost_usd: 0 }, permissionMode: "auto", queued: 0 });
     assert.deepEqual(s.chatStatus({ state: "running", version: "v" }), {
         connection: "running",
-        message: undefined,
+        message: "",
         actions: [],
         provider: "anthropic",
         model: "c",

@@ -1,0 +1,21 @@
+-- :ZotLog shows zot's stderr and the extensions' logs ($ZOT_HOME/logs);
+-- :checkhealth zot names the directory.
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
+H.setup({ args = { '--ext', os.getenv('ZOT_TEST_TODO') } })
+local home = os.getenv('ZOT_HOME')
+H.eq(home .. '/logs', require('zot.log').dir(), 'the log directory')
+vim.cmd('ZotPrompt hi')
+H.wait_run()
+H.wait('the todo extension\'s log', function()
+  return vim.fn.filereadable(home .. '/logs/ext-todo.log') == 1
+end)
+vim.cmd('ZotLog')
+local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+H.eq('zot log', vim.fn.bufname(vim.api.nvim_get_current_buf()), 'the log buffer')
+H.ok(text:find('# zot lsp (stderr)', 1, true), 'the stderr section:\n' .. text)
+H.ok(not text:find('no zot runs', 1, true), 'zot runs:\n' .. text)
+H.ok(text:find('## ' .. home .. '/logs/ext-todo.log', 1, true), 'the extension log:\n' .. text)
+vim.cmd('checkhealth zot')
+local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+H.ok(health:find(home .. '/logs (:ZotLog)', 1, true), 'health names the logs:\n' .. health)
+H.done()
