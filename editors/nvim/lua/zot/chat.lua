@@ -851,6 +851,7 @@ function M.on_event(state, ev)
   elseif t == 'done' then
     M.flush(chat)
     run.done = true
+    require('zot.client').track_session(state) -- /new, /resume change it
     local busy = false
     for _, r in pairs(chat.runs) do
       if not r.done then
@@ -898,8 +899,15 @@ function M.on_exit(state, code, signal)
   for _, r in pairs(chat.runs) do
     r.done = true
   end
+  -- A restarted zot numbers its runs from 1 again: forget these ids, so
+  -- new runs get their own "## zot" header.
+  chat.runs, chat.run_header = {}, {}
   if not state.stopping then
-    block(chat, { string.format('_(zot exited: code %s, signal %s)_', tostring(code), tostring(signal)) }, true)
+    local resume = require('zot.client').resume_after_crash[state.root]
+    block(chat, {
+      string.format('_(zot exited: code %s, signal %s)_', tostring(code), tostring(signal))
+        .. (resume and ' _It restarts with your next prompt and resumes this session._' or ''),
+    }, true)
   end
   set_status(chat, 'stopped')
 end

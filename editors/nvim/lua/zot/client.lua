@@ -3,6 +3,7 @@
 local compat = require('zot.compat')
 local config = require('zot.config')
 local util = require('zot.util')
+local P = require('zot.protocol')
 
 local M = {}
 
@@ -174,9 +175,29 @@ local function attach_all(state)
   end
 end
 
+--- Sessions of roots whose zot stopped unexpectedly: the next start
+--- resumes it (the chat still shows it), as VS Code's client does.
+M.resume_after_crash = {}
+
+--- Remembers the client's session id (zot/state), for a restart after a crash.
+function M.track_session(state)
+  M.request(state, P.request.state, nil, function(err, res)
+    if not err and res and res.session_id and res.session_id ~= '' then
+      state.session_id = res.session_id
+    end
+  end)
+end
+
 local function on_ready(state)
   state.ready = true
   attach_all(state)
+  M.track_session(state)
+  if state.resumed_after_crash then
+    require('zot.chat').note(
+      state.root,
+      string.format('zot stopped unexpectedly and was restarted; it resumed session %s.', state.resumed_after_crash)
+    )
+  end
   local waiters = state.waiters
   state.waiters = {}
   for _, w in ipairs(waiters) do
@@ -206,6 +227,13 @@ local function start(root, bufnr)
   end
   local state = { root = root, waiters = {}, commands = {}, extensions = nil, ready = false }
   M.by_root[root] = state
+  local init = config.init_options()
+  local resume = M.resume_after_crash[root]
+  M.resume_after_crash[root] = nil
+  if resume then
+    init = vim.tbl_extend('force', vim.empty_dict(), init, { resume = resume })
+    state.resumed_after_crash = resume
+  end
   local before = {}
   for _, pid in ipairs(compat.children()) do
     before[pid] = true
@@ -218,7 +246,7 @@ local function start(root, bufnr)
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') } },
     capabilities = capabilities(),
-    init_options = config.init_options(),
+    init_options = init,
     handlers = require('zot.handlers').build(),
     offset_encoding = 'utf-16',
     -- exit_timeout=false: our VimLeavePre handler waits for the process itself.
@@ -242,6 +270,9 @@ local function start(root, bufnr)
       vim.schedule(function()
         forget(state)
         state.exited = true
+        if not state.stopping and (code ~= 0 or (signal or 0) ~= 0) and state.session_id then
+          M.resume_after_crash[state.root] = state.session_id
+        end
         require('zot.chat').on_exit(state, code, signal)
         require('zot.panel').close_all(state)
         require('zot.review').cancel_all(state)
