@@ -146,9 +146,11 @@ test("setModel and setMode take the server's answer, report its error, and re-re
     assert.deepEqual(t.methods(), ["zot/setModel", "zot/state", "zot/setPermissionMode", "zot/state"]);
 });
 
-test("resume a session: a quick pick of the sessions, then zot/session/resume and the transcript", async () => {
+test("resume a session: a quick pick of the sessions (empty ones left out), then zot/session/resume and the transcript", async () => {
     const sessions = [
         { id: "s2", path: "/x/s2", cwd: "/ws", created: "2026-01-02T00:00:00Z", modified: "2026-01-02T00:00:00Z", title: "second", messages: 4 },
+        // Never written in: not history (it would be the "(untitled)" picked below).
+        { id: "s3", path: "/x/s3", cwd: "/ws", created: "2026-01-03T00:00:00Z", modified: "2026-01-03T00:00:00Z", title: "", messages: 0 },
         { id: "s1", path: "/x/s1", cwd: "/ws", created: "2026-01-01T00:00:00Z", modified: "2026-01-01T00:00:00Z", title: "", messages: 2 },
     ];
     const t = fakeCtx({
