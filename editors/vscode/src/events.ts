@@ -10,6 +10,8 @@ import { errorMessage } from "./errors";
 import type { Ctx } from "./ctx";
 import { showMessageRequest } from "./approval";
 import { ExtensionUI } from "./extui";
+import { userProblem } from "./problems";
+import { MessageType, ShowMessageNotification, type ShowMessageParams } from "vscode-languageclient";
 
 /** Handlers installed on each language client before it starts. */
 export function installHandlers(c: Pick<lc.LanguageClient, "onNotification" | "onRequest">, ctx: Ctx): vscode.Disposable[] {
@@ -30,7 +32,31 @@ export function installHandlers(c: Pick<lc.LanguageClient, "onNotification" | "o
         c.onRequest(ext.reviewEdit, (p, token) => ctx.reviews.review(p, token)),
         c.onRequest(ext.save, (p) => saveDocuments(p)),
         c.onRequest(showMessageRequest, (p) => ctx.approvals.ask(p)),
+        c.onNotification(ShowMessageNotification.type, (p) => onShowMessage(ctx, p)),
     ];
+}
+
+/**
+ * window/showMessage, as the language client would show it, except zot's
+ * own "cannot start" problem: the chat shows that (its banner, with the
+ * fix) and the status bar; a toast only when the chat is not in view, in
+ * the user's terms and with the same buttons.
+ */
+export function onShowMessage(ctx: Ctx, p: ShowMessageParams): void {
+    if (/^zot cannot start:/.test(p.message)) {
+        if (!ctx.chat.visible) {
+            const problem = userProblem(p.message);
+            void vscode.window.showErrorMessage(problem.text, ...problem.actions.map((a) => a.label)).then((label) => {
+                const a = problem.actions.find((x) => x.label === label);
+                if (a) {
+                    void vscode.commands.executeCommand(a.command, ...(a.args ?? []));
+                }
+            });
+        }
+        return;
+    }
+    const show = p.type === MessageType.Error ? vscode.window.showErrorMessage : p.type === MessageType.Warning ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void show(p.message);
 }
 
 /** zot/event: to the chat, and the run bookkeeping behind the status bar. */

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import * as vscode from "vscode";
 import { resetFake, fake, FakeDocument } from "./fake/vscode";
 import { fakeCtx, stateAnswer } from "./fake/ctx";
-import { installHandlers, onEvent, onNotify, saveDocuments } from "../../src/events";
+import { installHandlers, onEvent, onNotify, onShowMessage, saveDocuments } from "../../src/events";
 import type { ZotEvent } from "../../src/lsp_ext";
 
 beforeEach(() => resetFake());
@@ -19,7 +19,21 @@ test("every server → client zot method gets a handler", () => {
     };
     const ds = installHandlers(lc as never, t.ctx);
     assert.equal(ds.length, methods.length + 1, "the handlers and the extension UI they share");
-    assert.deepEqual(methods.sort(), ["window/showMessageRequest", "zot/event", "zot/extensions/changed", "zot/notify", "zot/panel/close", "zot/panel/open", "zot/panel/render", "zot/reviewEdit", "zot/save", "zot/ui/request", "zot/ui/status", "zot/ui/widget"]);
+    assert.deepEqual(methods.sort(), ["window/showMessage", "window/showMessageRequest", "zot/event", "zot/extensions/changed", "zot/notify", "zot/panel/close", "zot/panel/open", "zot/panel/render", "zot/reviewEdit", "zot/save", "zot/ui/request", "zot/ui/status", "zot/ui/widget"]);
+});
+
+test("window/showMessage: zot's cannot-start problem is not a second copy of the chat's banner; other messages are toasts", () => {
+    const t = fakeCtx();
+    const noKey = "zot cannot start: no API key for anthropic: set ANTHROPIC_API_KEY or pass --api-key; in the editor, set apiKey in initializationOptions";
+    onShowMessage(t.ctx, { type: 1, message: noKey });
+    assert.deepEqual(fake.messages, [], "the chat is in view: its banner has it");
+    (t.chat as { visible: boolean }).visible = false;
+    onShowMessage(t.ctx, { type: 1, message: noKey });
+    assert.equal(fake.messages.length, 1);
+    assert.match(fake.messages[0].message, /Set one with "Zot: Set API Key"/);
+    assert.deepEqual(fake.messages[0].items, ["Set API Key", "Open Settings"]);
+    onShowMessage(t.ctx, { type: 2, message: "zot: extensions could not start: x" });
+    assert.deepEqual(fake.messages[1], { level: "warn", message: "zot: extensions could not start: x", items: [] });
 });
 
 test("zot/event goes to the chat; the end of the last run re-reads the state", async () => {
