@@ -30,7 +30,7 @@ test("window/showMessage: zot's cannot-start problem is not a second copy of the
     (t.chat as { visible: boolean }).visible = false;
     onShowMessage(t.ctx, { type: 1, message: noKey });
     assert.equal(fake.messages.length, 1);
-    assert.match(fake.messages[0].message, /Set one with "Zot: Set API Key"/);
+    assert.match(String(fake.messages[0].message), /Set one with "Zot: Set API Key"/);
     assert.deepEqual(fake.messages[0].items, ["Set API Key", "Open Settings"]);
     onShowMessage(t.ctx, { type: 2, message: "zot: extensions could not start: x" });
     assert.deepEqual(fake.messages[1], { level: "warn", message: "zot: extensions could not start: x", items: [] });
