@@ -26,11 +26,11 @@ test("window/showMessage: zot's cannot-start problem is not a second copy of the
     const t = fakeCtx();
     const noKey = "zot cannot start: no API key for anthropic: set ANTHROPIC_API_KEY or pass --api-key; in the editor, set apiKey in initializationOptions";
     onShowMessage(t.ctx, { type: 1, message: noKey });
-    assert.deepEqual(fake.messages, [], "the chat is in view: its banner has it");
+    assert.equal(fake.messages.length, 0, "the chat is in view: its banner has it");
     (t.chat as { visible: boolean }).visible = false;
     onShowMessage(t.ctx, { type: 1, message: noKey });
     assert.equal(fake.messages.length, 1);
-    assert.match(String(fake.messages[0].message), /Set one with "Zot: Set API Key"/);
+    assert.match(fake.messages[0].message, /Set one with "Zot: Set API Key"/);
     assert.deepEqual(fake.messages[0].items, ["Set API Key", "Open Settings"]);
     onShowMessage(t.ctx, { type: 2, message: "zot: extensions could not start: x" });
     assert.deepEqual(fake.messages[1], { level: "warn", message: "zot: extensions could not start: x", items: [] });
