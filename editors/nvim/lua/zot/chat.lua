@@ -851,6 +851,9 @@ function M.on_event(state, ev)
   elseif t == 'done' then
     M.flush(chat)
     run.done = true
+    if state.replay then
+      return
+    end
     require('zot.client').track_session(state) -- /new, /resume change it
     local busy = false
     for _, r in pairs(chat.runs) do
@@ -912,47 +915,93 @@ function M.on_exit(state, code, signal)
   set_status(chat, 'stopped')
 end
 
---- Renders a conversation from zot/messages (after a resume).
+--- The zot/event stream a conversation (zot/messages) would have sent:
+--- a resumed session is drawn by the same code as a live one (headers,
+--- tool lines with ✓/✗ and their results, thinking folds).
+function M.events_of_messages(messages)
+  local evs = {}
+  local run = 0
+  local open = false
+  local function add(ev)
+    ev.runId = 'history-' .. run
+    evs[#evs + 1] = ev
+  end
+  for _, m in ipairs(messages or {}) do
+    local content = util.val(m.content) or {}
+    if m.role == 'user' then
+      local texts, results = {}, {}
+      for _, c in ipairs(content) do
+        if type(c) == 'table' and c.type == 'text' and type(c.text) == 'string' then
+          texts[#texts + 1] = c
+        elseif type(c) == 'table' and c.type == 'tool_result' then
+          results[#results + 1] = c
+        end
+      end
+      for _, c in ipairs(results) do
+        add({ type = 'tool_result', id = c.call_id, content = util.val(c.content) or {}, is_error = util.val(c.is_error) })
+      end
+      if #texts > 0 then
+        if open then
+          add({ type = 'done' })
+        end
+        run = run + 1
+        open = true
+        add({ type = 'user_message', content = texts })
+      end
+    elseif m.role == 'assistant' then
+      if not open then
+        run = run + 1
+        open = true
+      end
+      add({ type = 'assistant_start' })
+      local text = {}
+      for _, c in ipairs(content) do
+        if type(c) == 'table' and c.type == 'thinking' then
+          add({ type = 'thinking_delta', text = util.val(c.redacted) and '(redacted by the provider)' or (c.text or '') })
+        elseif type(c) == 'table' and c.type == 'text' and type(c.text) == 'string' then
+          text[#text + 1] = c.text
+        end
+      end
+      if #text > 0 then
+        add({ type = 'text_delta', delta = table.concat(text, '\n') })
+      end
+      add({ type = 'assistant_message', content = content })
+      for _, c in ipairs(content) do
+        if type(c) == 'table' and c.type == 'tool_call' then
+          add({ type = 'tool_call', id = c.id, name = c.name, args = util.val(c.args) })
+        end
+      end
+    end
+  end
+  if open then
+    add({ type = 'done' })
+  end
+  return evs
+end
+
+--- Renders a conversation from zot/messages (after a resume), through
+--- on_event, as it would have streamed.
 function M.render_messages(root, messages)
   M.clear(root)
   local chat = M.get(root)
-  for _, m in ipairs(messages or {}) do
-    local role = m.role
-    local texts = {}
-    for _, c in ipairs(util.val(m.content) or {}) do
-      if type(c) == 'table' and c.type == 'text' and type(c.text) == 'string' then
-        texts[#texts + 1] = c.text
-      end
-    end
-    if role == 'user' then
-      local text = table.concat(texts, '\n')
-      if text ~= '' then
-        local lines = { '## You' }
-        vim.list_extend(lines, compat.split(text, '\n'))
-        block(chat, lines, true)
-      end
-    elseif role == 'assistant' then
-      local text = table.concat(texts, '\n')
-      block(chat, { '## zot' }, true)
-      for _, c in ipairs(util.val(m.content) or {}) do
-        if type(c) == 'table' and c.type == 'thinking' then
-          local body = util.val(c.redacted) and '(redacted by the provider)' or (type(c.text) == 'string' and c.text or '')
-          local details = detail_lines(body, MAX_THINKING_LINES)
-          local lines = { THINKING }
-          vim.list_extend(lines, details)
-          local row = block(chat, lines, false)
-          if #details > 0 then
-            fold(chat, row + 1, row + #details)
-          end
-        end
-      end
-      append_text(chat, text)
-      for _, c in ipairs(util.val(m.content) or {}) do
-        if type(c) == 'table' and c.type == 'tool_call' then
-          block(chat, { '⚙ ' .. arg_summary(c.name or 'tool', util.val(c.args)) }, false)
-        end
-      end
-    end
+  local replay = { root = root, replay = true }
+  local last = chat.last_run
+  for _, ev in ipairs(M.events_of_messages(messages)) do
+    M.on_event(replay, ev)
+  end
+  M.flush(chat)
+  chat.runs, chat.run_header = {}, {} -- live runs number from 1 on their own
+  chat.last_run = last
+  chat.writing = false
+  set_status(chat, 'idle')
+end
+
+--- The session's token count and cost (zot/state after a resume), in the bar.
+function M.set_usage(root, usage)
+  local chat = M.get(root, false)
+  if chat and usage then
+    chat.usage = usage
+    update_bar(chat)
   end
 end
 

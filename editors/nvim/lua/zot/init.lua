@@ -262,6 +262,11 @@ local function resume(state, id)
       if not e2 and msgs then
         chat().render_messages(state.root, msgs.messages)
       end
+      c.request(state, P.request.state, nil, function(e3, st)
+        if not e3 and st then
+          chat().set_usage(state.root, util.val(st.usage))
+        end
+      end)
       chat().note(
         state.root,
         string.format('Resumed session %s (%s messages).', tostring(res.sessionId), tostring(res.messageCount))
