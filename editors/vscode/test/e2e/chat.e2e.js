@@ -757,6 +757,15 @@ test("the chat in the dark and the light theme: code blocks framed, with their l
                 return cs.borderTopStyle === "solid" && parseFloat(cs.borderTopWidth) >= 1 && cs.borderTopColor !== bg && !/rgba\(0, 0, 0, 0\)/.test(cs.borderTopColor);
             }),
         );
+        // The one-line input grows with its text and shows no scrollbar.
+        await chat.fill("#input", "one line");
+        await chat.dispatchEvent("#input", "input");
+        const fits = await chat.$eval("#input", (i) => ({ over: getComputedStyle(i).overflowY, sh: i.scrollHeight, ch: i.clientHeight }));
+        if (fits.over !== "hidden" || fits.sh > fits.ch) {
+            throw new Error(`the one-line input scrolls: ${JSON.stringify(fits)}`);
+        }
+        await chat.fill("#input", "");
+        await chat.dispatchEvent("#input", "input");
         const lang = await text(chat, ".item.assistant .code-wrap .code-lang");
         if (!lang.includes("go")) {
             throw new Error(`the code block's language label: ${JSON.stringify(lang)}`);

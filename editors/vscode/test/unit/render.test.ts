@@ -187,7 +187,8 @@ test("KnownFiles asks the host once per name, batched, and links what exists", (
 
 test("code blocks: a header with the language, then the highlighted code", () => {
     const html = renderMarkdown("```python\nprint(1)\n```\n");
-    assert.match(html, /<div class="code-wrap"><div class="code-head"><span class="code-lang">python<\/span><\/div><pre class="code-block">/);
+    assert.match(html, /^<div class="code-wrap"><div class="code-head"><span class="code-lang">python<\/span><\/div><pre class="code-block">/);
+    assert.equal((html.match(/<pre/g) ?? []).length, 1, "one <pre>, not nested in another: " + html);
 });
 
 // ------------------------------------------------------------ streaming emphasis

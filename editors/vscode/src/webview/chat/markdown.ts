@@ -78,8 +78,10 @@ const md: MarkdownIt = new MarkdownIt({
     linkify: true,
     breaks: false,
     typographer: false,
-    highlight: (code, lang) => codeBlock(code, lang),
 });
+// Fenced code: our block as is (markdown-it would wrap a highlight result
+// that does not start with <pre in a <pre><code> of its own).
+md.renderer.rules.fence = (tokens, idx) => codeBlock(tokens[idx].content, tokens[idx].info);
 
 // Only real web addresses become web links: "calc.py" or "example.com"
 // without a scheme is not one (linkify's fuzzy links would make it
