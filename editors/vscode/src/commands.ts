@@ -102,6 +102,9 @@ export async function refresh(ctx: Ctx, history: boolean): Promise<void> {
     const c = ctx.client.running();
     const s = await c.sendRequest(ext.state);
     ctx.client.resumeSession = s.session_id || undefined;
+    if (s.message_count > 0) {
+        ctx.rememberSession?.(s.session_id);
+    }
     ctx.state.fromState(s);
     if (history) {
         const m = await c.sendRequest(ext.messages);

@@ -42,4 +42,6 @@ export interface Ctx {
     setCommands(cmds: ext.CommandInfo[]): void;
     /** Re-reads state (model, mode, usage) and optionally the transcript. */
     refresh(history: boolean): Promise<void>;
+    /** A session with messages: the one to restore after a window reload. */
+    rememberSession?(id: string | undefined): void;
 }

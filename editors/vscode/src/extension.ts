@@ -25,6 +25,9 @@ import type { HostToChat } from "./webview/protocol";
 
 let zot: Zot | undefined;
 
+/** workspaceState: the session of this workspace's last conversation. */
+const LAST_SESSION = "zot.lastSession";
+
 export function activate(context: vscode.ExtensionContext): Zot {
     zot = new Zot(context);
     context.subscriptions.push(zot);
@@ -93,7 +96,7 @@ export class Zot implements Ctx, vscode.Disposable {
     private readonly statusItem: vscode.StatusBarItem;
     private readonly disposables: vscode.Disposable[] = [];
 
-    constructor(context: vscode.ExtensionContext) {
+    constructor(private readonly context: vscode.ExtensionContext) {
         this.output = vscode.window.createOutputChannel("zot", { log: true });
         this.client = new ZotClient(this.output, (c) => installHandlers(c, this));
         this.client.secretApiKey = () => context.secrets.get(SECRET_API_KEY);
@@ -176,6 +179,10 @@ export class Zot implements Ctx, vscode.Disposable {
 
     private async onStarted(): Promise<void> {
         const restarted = this.client.restarts > 0;
+        if (!restarted && !this.restoredOnce) {
+            this.restoredOnce = true;
+            await this.restoreLastSession();
+        }
         const info = this.client.info;
         if (info) {
             this.state.fromServerInfo(info);
@@ -186,6 +193,10 @@ export class Zot implements Ctx, vscode.Disposable {
         for (const m of await this.snapshot()) {
             this.chat.post(m);
         }
+        if (this.restoredNotice) {
+            this.chat.notice("info", this.restoredNotice);
+            this.restoredNotice = undefined;
+        }
         if (restarted) {
             this.chat.notice(
                 "warn",
@@ -193,6 +204,40 @@ export class Zot implements Ctx, vscode.Disposable {
             );
         }
         this.updateStatusBar();
+    }
+
+    private restoredOnce = false;
+
+    /**
+     * After a window reload (a new zot lsp, a new empty session) the last
+     * conversation of this workspace comes back: zot resumes it. Nothing
+     * happens when it is gone or the new session already has messages.
+     */
+    private async restoreLastSession(): Promise<void> {
+        const last = this.context.workspaceState.get<string>(LAST_SESSION);
+        const c = this.client.state === "running" ? this.client.client : undefined;
+        if (!last || !c) {
+            return;
+        }
+        try {
+            const s = await c.sendRequest(ext.state);
+            if (s.session_id === last || s.message_count > 0) {
+                return;
+            }
+            const r = await c.sendRequest(ext.sessionResume, { id: last });
+            this.restoredNotice = `Restored the last conversation (session ${r.sessionId}, ${r.messageCount} messages).`;
+        } catch (e) {
+            this.output.appendLine(`[session] the last conversation (${last}) could not be restored: ${errorMessage(e)}`);
+        }
+    }
+
+    private restoredNotice?: string;
+
+    /** Remembers the session for the next window (see restoreLastSession). */
+    rememberSession(id: string | undefined): void {
+        if (id && this.context.workspaceState.get<string>(LAST_SESSION) !== id) {
+            void this.context.workspaceState.update(LAST_SESSION, id);
+        }
     }
 
     /** Everything a fresh chat webview needs. */
@@ -209,6 +254,9 @@ export class Zot implements Ctx, vscode.Disposable {
             if (state.status === "fulfilled") {
                 const s = state.value;
                 this.client.resumeSession = s.session_id || undefined;
+                if (s.message_count > 0) {
+                    this.rememberSession(s.session_id);
+                }
                 this.state.fromState(s);
                 if (s.runId && this.state.addRun(s.runId)) {
                     this.updateStatusBar();
