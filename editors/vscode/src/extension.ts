@@ -19,7 +19,7 @@ import { restartSettings } from "./config";
 import { ZotState } from "./state";
 import { installHandlers } from "./events";
 import * as commands from "./commands";
-import { resolveFiles } from "./files";
+import { codeAction, resolveFiles } from "./files";
 import type { Ctx } from "./ctx";
 import type { HostToChat } from "./webview/protocol";
 
@@ -282,6 +282,7 @@ export class Zot implements Ctx, vscode.Disposable {
         return {
             send: (text) => commands.send(this, text),
             resolveFiles: (paths) => resolveFiles(paths),
+            codeAction: (action, code) => codeAction(action, code),
             abort: () => commands.abort(this),
             setModel: (m) => commands.setModel(this, m),
             setMode: (m) => commands.setMode(this, m),

@@ -59,3 +59,27 @@ export async function openFile(arg: { path?: unknown; line?: unknown; col?: unkn
     }
     await vscode.window.showTextDocument(vscode.Uri.file(file), opts);
 }
+
+/** A code block's action: copy it, or insert it at the cursor of the editor last used. */
+export async function codeAction(action: "copy" | "insert", code: string): Promise<void> {
+    if (action === "copy") {
+        await vscode.env.clipboard.writeText(code);
+        vscode.window.setStatusBarMessage("zot: code copied", 2000);
+        return;
+    }
+    const ed = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+    if (!ed) {
+        void vscode.window.showInformationMessage("zot: open a file to insert the code into.");
+        return;
+    }
+    const ok = await ed.edit((b) => {
+        for (const sel of ed.selections) {
+            b.replace(sel, code);
+        }
+    });
+    if (!ok) {
+        void vscode.window.showWarningMessage(`zot: could not insert into ${vscode.workspace.asRelativePath(ed.document.uri)}.`);
+        return;
+    }
+    await vscode.window.showTextDocument(ed.document, ed.viewColumn);
+}

@@ -58,6 +58,8 @@ export type ChatToHost =
     | { type: "resolveFiles"; paths: string[] }
     /** A button of a problem (ChatAction) was clicked. */
     | { type: "action"; action: ChatAction }
+    /** A code block's button: copy it, or insert it at the editor's cursor. */
+    | { type: "codeAction"; action: "copy" | "insert"; code: string }
     | { type: "abort" }
     | { type: "setModel"; model: string }
     | { type: "setMode"; mode: PermissionMode };

@@ -389,6 +389,19 @@ test("a file name in an answer links to the file (not a web page); clicking open
     await waitFor("its text in the editor", async () => (await editorText()).includes("hello zot"));
 });
 
+test("a code block's Insert puts its code at the editor's cursor", async () => {
+    const chat = await ensureChat();
+    await openFile("hello.txt", "hello zot");
+    await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+    await page.keyboard.press("Control+End");
+    await chat.locator(".item.assistant .code-wrap", { hasText: "Println" }).first().locator('.code-action[data-action="insert"]').click();
+    await waitFor("the code in the editor", async () => (await editorText()).includes('fmt.Println("hi")'));
+    // Undone again: the file is the later tests' fixture.
+    await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+    await page.keyboard.press("Control+Z");
+    await waitFor("the insert undone", async () => !(await editorText()).includes("Println"));
+});
+
 test("a bash tool card shows its result", async () => {
     const chat = await ensureChat();
     await send(chat, "run a command");

@@ -329,6 +329,16 @@ complEl.addEventListener("mousedown", (e) => {
     }
 });
 
+// A code block's Copy / Insert: the code as written (its text, not the highlighting).
+transcript.addEventListener("click", (e) => {
+    const btn = (e.target as HTMLElement).closest<HTMLElement>(".code-action");
+    const code = btn?.closest(".code-wrap")?.querySelector("pre code")?.textContent;
+    if (btn && code !== undefined && code !== null) {
+        e.preventDefault();
+        post({ type: "codeAction", action: btn.dataset.action === "insert" ? "insert" : "copy", code });
+    }
+});
+
 sendBtn.addEventListener("click", send);
 stopBtn.addEventListener("click", () => post({ type: "abort" }));
 modelSel.addEventListener("change", () => post({ type: "setModel", model: modelSel.value }));

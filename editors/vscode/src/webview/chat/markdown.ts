@@ -70,7 +70,12 @@ function codeBlock(code: string, lang: string): string {
     const body = highlight(code, name);
     const cls = name ? ` class="hljs language-${escapeHtml(name)}"` : ` class="hljs"`;
     const label = name ? `<span class="code-lang">${escapeHtml(name)}</span>` : "";
-    return `<div class="code-wrap"><div class="code-head">${label}</div><pre class="code-block"><code${cls}>${body}</code></pre></div>`;
+    const actions =
+        `<span class="code-actions">` +
+        `<button class="code-action" data-action="copy" title="Copy" aria-label="Copy"><span class="codicon codicon-copy" aria-hidden="true"></span></button>` +
+        `<button class="code-action" data-action="insert" title="Insert at the cursor" aria-label="Insert at the cursor"><span class="codicon codicon-insert" aria-hidden="true"></span></button>` +
+        `</span>`;
+    return `<div class="code-wrap"><div class="code-head">${label}${actions}</div><pre class="code-block"><code${cls}>${body}</code></pre></div>`;
 }
 
 const md: MarkdownIt = new MarkdownIt({
