@@ -830,11 +830,20 @@ test("a message that cannot be sent (no API key) stays in the input, one error w
         throw new Error("the API key was written to settings.json");
     }
     // Back to the scripted model; the kept text is still there to send.
+    const keyed = await waitFor("one zot lsp process", async () => {
+        const p = zotLspPids();
+        return p.length === 1 ? p : undefined;
+    });
     for (const f of settingsFiles()) {
         fs.writeFileSync(f, original);
     }
     await restartFromToast();
-    await waitFor("zot back with the scripted model", async () => (await statusItems()).some((t) => /zot: \S/.test(t)) && (await chat.$eval("#banner", (b) => b.hidden)));
+    await waitFor("a new zot lsp process", async () => {
+        const p = zotLspPids();
+        return p.length === 1 && p[0] !== keyed[0];
+    });
+    await waitFor("zot back with the scripted model", async () => (await statusItems()).some((t) => /zot: \S/.test(t) && !/loading|spin/.test(t)) && (await chat.$eval("#banner", (b) => b.hidden)));
+    await waitFor("the models of the scripted provider in the picker", async () => (await chat.$$eval("#model option", (o) => o.length)) > 0);
     if ((await chat.$eval("#input", (i) => i.value)) !== "keep this text") {
         throw new Error("the kept text left the input");
     }
