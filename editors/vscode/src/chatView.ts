@@ -14,6 +14,8 @@ export const CHAT_VIEW_ID = "zot.chat";
 export interface ChatHost {
     /** Sends what the user typed; on failure it has told the chat (sendFailed). */
     send(text: string): Promise<unknown>;
+    /** The input's text as typed (kept across window reloads). */
+    saveDraft(text: string): void;
     /** A code block's Copy / Insert at the cursor. */
     codeAction(action: "copy" | "insert", code: string): Promise<void>;
     /** Which of these names (as written in the chat) are existing files. */
@@ -85,6 +87,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
                 }
                 case "send":
                     await this.host.send(m.text);
+                    break;
+                case "draft":
+                    this.host.saveDraft(m.text);
                     break;
                 case "codeAction":
                     await this.host.codeAction(m.action, m.code);

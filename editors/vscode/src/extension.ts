@@ -27,6 +27,8 @@ let zot: Zot | undefined;
 
 /** workspaceState: the session of this workspace's last conversation. */
 const LAST_SESSION = "zot.lastSession";
+/** workspaceState: what was typed in the chat's input and not sent. */
+const DRAFT = "zot.draft";
 
 export function activate(context: vscode.ExtensionContext): Zot {
     zot = new Zot(context);
@@ -275,6 +277,7 @@ export class Zot implements Ctx, vscode.Disposable {
         }
         out.push({ type: "commands", commands: this.state.commands });
         out.push({ type: "status", status: this.state.chatStatus(this.client.connection) });
+        out.push({ type: "draft", text: this.context.workspaceState.get<string>(DRAFT) ?? "" });
         return out;
     }
 
@@ -283,6 +286,7 @@ export class Zot implements Ctx, vscode.Disposable {
             send: (text) => commands.send(this, text),
             resolveFiles: (paths) => resolveFiles(paths),
             codeAction: (action, code) => codeAction(action, code),
+            saveDraft: (text) => void this.context.workspaceState.update(DRAFT, text),
             abort: () => commands.abort(this),
             setModel: (m) => commands.setModel(this, m),
             setMode: (m) => commands.setMode(this, m),

@@ -47,13 +47,17 @@ export type HostToChat =
     /** Which of the names asked about (resolveFiles) are existing files. */
     | { type: "files"; exists: Record<string, boolean> }
     /** A message could not be sent: its text goes back into the input. */
-    | { type: "sendFailed"; text: string; error?: string; actions?: ChatAction[] };
+    | { type: "sendFailed"; text: string; error?: string; actions?: ChatAction[] }
+    /** The input's text as last typed (restored after a window reload). */
+    | { type: "draft"; text: string };
 
 export type NoticeLevel = "info" | "warn" | "error" | "display";
 
 export type ChatToHost =
     | { type: "ready" }
     | { type: "send"; text: string }
+    /** The input's text, as typed (kept by the host across reloads). */
+    | { type: "draft"; text: string }
     /** Names in the transcript that may be files (answered by "files"). */
     | { type: "resolveFiles"; paths: string[] }
     /** A button of a problem (ChatAction) was clicked. */

@@ -202,6 +202,12 @@ window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
         case "focusInput":
             input.focus();
             break;
+        case "draft":
+            if (!input.value && m.text) {
+                input.value = m.text;
+                autosize();
+            }
+            break;
         case "files":
             if (files.resolved(m.exists)) {
                 st.rerenderAll(state); // names that are files become links
@@ -265,8 +271,11 @@ function autosize(): void {
     input.style.overflowY = want > MAX_INPUT_HEIGHT ? "auto" : "hidden";
 }
 
+/** Keeps the draft: in the webview's state, and with the host, which
+ * keeps it across window reloads (workspaceState; VS Code batches its writes). */
 function saveDraft(): void {
     vscode.setState({ draft: input.value });
+    post({ type: "draft", text: input.value });
 }
 
 function send(): void {
