@@ -22,8 +22,14 @@ import (
 	"github.com/zot-editors/zot/internal/secrets"
 )
 
-// Version is zot's version, reported by hello and hello_ack.
-const Version = "0.1.0"
+// DevVersion is the version of a build that was not told its own.
+const DevVersion = "0.1.0"
+
+// Version is zot's version, reported by hello, hello_ack and initialize's
+// serverInfo. Release builds set it with
+// -ldflags "-X github.com/zot-editors/zot/agent.Version=…" (.goreleaser.yaml);
+// cmd/zot fills it from the module version for `go install …@vX`.
+var Version = DevVersion
 
 // ErrBusy is returned when a prompt or compaction is already running.
 var ErrBusy = errors.New("busy: a prompt or compaction is already running (abort it or wait for done)")

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zot-editors/zot/internal/ospath"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"time"
 
@@ -103,23 +104,11 @@ func ReadManifest(dir string) (Manifest, []byte, error) {
 
 // ExecPath resolves the manifest's exec against dir: absolute paths stay,
 // paths with a separator are relative to dir, and a bare name is a file in
-// dir if one exists, else looked up on $PATH (python3, node, …).
+// dir if one exists, else looked up on $PATH (python3, node, …); see
+// resolveExec for Windows' extra rules.
 func (m Manifest) ExecPath(dir string) (string, error) {
-	e := m.Exec
-	switch {
-	case filepath.IsAbs(e):
-		return e, nil
-	case strings.ContainsAny(e, `/\`) || e == "." || e == "..":
-		return filepath.Join(dir, e), nil
-	}
-	if st, err := os.Stat(filepath.Join(dir, e)); err == nil && !st.IsDir() {
-		return filepath.Join(dir, e), nil
-	}
-	p, err := exec.LookPath(e)
-	if err != nil {
-		return "", fmt.Errorf("exec %q: not in the extension directory and not on $PATH", e)
-	}
-	return p, nil
+	p, _, err := resolveExec(runtime.GOOS, dir, m.Exec, hostExecEnv())
+	return p, err
 }
 
 // codeFiles lists the files inside dir whose change should reload the
@@ -157,8 +146,7 @@ func (m Manifest) codeFiles(dir string) []string {
 
 // within reports whether p is dir or below it.
 func within(dir, p string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return ospath.Within(filepath.Clean(dir), filepath.Clean(p))
 }
 
 // SetEnabled rewrites dir/extension.json with enabled set. The file keeps

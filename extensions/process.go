@@ -92,7 +92,7 @@ type proc struct {
 // slot.startProc for the waits.
 func spawn(s *slot, c Candidate) (*proc, error) {
 	h := s.h
-	execPath, err := c.Manifest.ExecPath(c.Dir)
+	execPath, execArgs, err := c.Manifest.Command(c.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 	var cmd *exec.Cmd
 	var pidfd *int
 	for attempt := 0; ; attempt++ {
-		cmd = exec.Command(execPath, c.Manifest.Args...)
+		cmd = exec.Command(execPath, execArgs...)
 		cmd.Dir = c.Dir
 		cmd.Env = extensionEnv(os.Environ(), c.Manifest.Env)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
@@ -161,7 +161,7 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 	}
 	p.out = newOutQueue(inW, h.o.EventQueue, p)
 	p.ui = newUIQueue(h, p)
-	s.log.printf("started %s (pid %d): %s %s", c.Name, p.pid, execPath, strings.Join(c.Manifest.Args, " "))
+	s.log.printf("started %s (pid %d): %s %s", c.Name, p.pid, execPath, strings.Join(execArgs, " "))
 	go p.out.run()
 	go p.ui.run()
 	go p.readLoop()

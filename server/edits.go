@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/internal/atomicfile"
+	"github.com/zot-editors/zot/internal/ospath"
 )
 
 // editorWorkspace is the tools.Workspace of zot lsp: reads see the
@@ -223,7 +223,7 @@ func (w *editorWorkspace) snapshot(path string) snap {
 		_, err := os.Stat(path)
 		return snap{text: d.text, open: true, exists: err == nil, version: d.version, uri: d.uri}
 	}
-	u := string(uri.File(path))
+	u := ospath.ToURI(path)
 	w.mu.Lock()
 	sh, ok := w.shadow[path]
 	w.mu.Unlock()

@@ -11,9 +11,9 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/internal/ospath"
 )
 
 // initializeParams is the part of LSP's InitializeParams zot reads,
@@ -303,12 +303,8 @@ func uriPath(u string) string {
 	if !strings.HasPrefix(u, "file:") {
 		return ""
 	}
-	pu, err := uri.Parse(u)
+	p, err := ospath.FromURI(u)
 	if err != nil {
-		return ""
-	}
-	p := pu.FsPath()
-	if p == "" {
 		return ""
 	}
 	return filepath.Clean(p)

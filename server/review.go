@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/internal/ospath"
 )
 
 // PermissionMode decides what the agent may do without asking.
@@ -150,7 +150,7 @@ func (s *Server) reviewChange(ctx context.Context, path, oldText, newText string
 	shown := s.ws.display(path)
 	id, tool := s.ws.currentCall()
 	if useReview {
-		res, err := requestReviewEdit.call(ctx, s, &ReviewEditParams{URI: string(uri.File(path)), OldText: oldText, NewText: newText, ToolCallID: id, Tool: tool})
+		res, err := requestReviewEdit.call(ctx, s, &ReviewEditParams{URI: ospath.ToURI(path), OldText: oldText, NewText: newText, ToolCallID: id, Tool: tool})
 		if err == nil {
 			switch strings.ToLower(res.Decision) {
 			case "accept":

@@ -1,12 +1,11 @@
 // Package home resolves $ZOT_HOME with zot's rules: the ZOT_HOME variable,
-// else ~/Library/Application Support/zot on macOS, else $XDG_STATE_HOME/zot
-// or ~/.local/state/zot.
+// else the platform's place for per-user application state:
+// %LOCALAPPDATA%\zot on Windows, ~/Library/Application Support/zot on
+// macOS, $XDG_STATE_HOME/zot or ~/.local/state/zot elsewhere.
 package home
 
 import (
 	"os"
-	"path/filepath"
-	"runtime"
 )
 
 // Dir returns the zot home directory. It does not create it.
@@ -14,15 +13,15 @@ func Dir() string {
 	if d := os.Getenv("ZOT_HOME"); d != "" {
 		return d
 	}
+	return defaultDir()
+}
+
+// userHome is the user's home directory, or the temp directory when it
+// cannot be found (a service account without a profile).
+func userHome() string {
 	h, err := os.UserHomeDir()
 	if err != nil {
-		h = os.TempDir()
+		return os.TempDir()
 	}
-	if runtime.GOOS == "darwin" {
-		return filepath.Join(h, "Library", "Application Support", "zot")
-	}
-	if x := os.Getenv("XDG_STATE_HOME"); x != "" {
-		return filepath.Join(x, "zot")
-	}
-	return filepath.Join(h, ".local", "state", "zot")
+	return h
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/internal/proctest"
 )
 
 // benchPrompt is one prompt of two model calls: a tool call, then a
@@ -58,13 +58,7 @@ func benchPrompt(b *testing.B, prov string) {
 	}
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return proctest.SelfCPU() }
 
 func BenchmarkAnthropicStream(b *testing.B) { benchPrompt(b, Anthropic) }
 func BenchmarkOpenAIStream(b *testing.B)    { benchPrompt(b, OpenAI) }

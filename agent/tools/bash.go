@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -35,40 +34,25 @@ const (
 	maxPendingProgress = 64 * 1024
 )
 
-const bashDescription = `Run a shell command with bash -c in the workspace root and return its output (stdout and stderr merged).
-
-- Each call starts a fresh shell: cd, variables and functions do not carry over. Chain commands with && or ; in one call when they depend on each other.
-- The command reads files from disk. Changes you made with write and edit are saved to disk before it runs; unsaved changes the user typed in their editor are not, so for those files the command sees the last saved version while read shows the editor's text.
-- timeout is in seconds (default 120). On timeout or cancellation the command and every process it started in its process group are killed.
-- Output streams while the command runs. The result keeps the last 2000 lines or 50 KB, whichever is smaller; when output is cut, the note at the end gives the path of a file holding all of it (read it with read, or search it with grep).
-- A non-zero exit status makes the result an error that states the exit code.
-- stdin is empty: interactive commands (editors, pagers, prompts) will not work; pass flags such as --yes or --no-pager. Pagers are disabled via PAGER=cat.
-- Background jobs (cmd &) are not waited for; redirect their output to a file (cmd > /tmp/log 2>&1 &) or it is lost. They are killed, with everything they started, when your turn ends (when you answer the user), so they do not outlive the task.
-- Prefer the read, edit, write, grep, find and ls tools over cat, sed, echo >, grep, find and ls.`
-
-var bashSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "description": "The command to run with bash -c"},
-    "timeout": {"type": "integer", "minimum": 1, "description": "Timeout in seconds (default 120)"}
-  },
-  "required": ["command"]
-}`)
-
 type bashTool struct {
 	toolInfo
-	ws Workspace
-	// background holds the process groups of finished commands whose
-	// background jobs still run; they are killed when the run ends.
+	ws    Workspace
+	shell shell
+	// background holds the process groups (job objects on Windows) of
+	// finished commands whose background jobs still run; they are killed
+	// when the run ends.
 	background childproc.Groups
 }
 
 // EndRun kills the background jobs the run's commands left behind.
 func (t *bashTool) EndRun() { t.background.KillAll() }
 
-// NewBash returns the bash tool.
-func NewBash(ws Workspace) Tool {
-	return &bashTool{toolInfo: declare[bashArgs]("bash", bashDescription, bashSchema), ws: ws}
+// NewBash returns the bash tool, running commands with the host's shell
+// (see findShell); its description names that shell.
+func NewBash(ws Workspace) Tool { return newBashWith(ws, hostShell()) }
+
+func newBashWith(ws Workspace, sh shell) *bashTool {
+	return &bashTool{toolInfo: declare[bashArgs]("bash", sh.description(), sh.schema()), ws: ws, shell: sh}
 }
 
 type bashArgs struct {
@@ -98,10 +82,6 @@ func (t *bashTool) Run(ctx context.Context, call Call) Result {
 		return ErrorResult(fmt.Sprintf("Could not save the editor's buffers to disk before running the command: %v. Ask the user to save their files, then try again.", err))
 	}
 
-	shell := "sh"
-	if p, err := exec.LookPath("bash"); err == nil {
-		shell = p
-	}
 	progress := call.Progress
 	if progress == nil {
 		progress = func(string) {}
@@ -111,36 +91,46 @@ func (t *bashTool) Run(ctx context.Context, call Call) Result {
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, shell, "-c", a.Command)
+	cmd := exec.CommandContext(runCtx, t.shell.path, t.shell.argv(a.Command)...)
 	cmd.Dir = t.ws.Root()
 	// zot's own credentials stay out of the commands the model runs.
 	cmd.Env = append(secrets.ScrubEnv(os.Environ()), "PWD="+cmd.Dir, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.Stdout = out
 	cmd.Stderr = out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The command and what it starts share a process group (a job object
+	// on Windows), so a cancel reaches all of them.
+	childproc.Prepare(cmd)
 	var killed atomic.Bool
+	var group *childproc.Group
+	attached := make(chan struct{}) // closed once group is set (or nil on failure)
 	cmd.Cancel = func() error {
 		killed.Store(true)
-		pgid := cmd.Process.Pid
-		err := syscall.Kill(-pgid, syscall.SIGTERM)
-		// Whatever ignores SIGTERM gets SIGKILL after the grace period.
-		time.AfterFunc(killGrace, func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
-		if errors.Is(err, syscall.ESRCH) {
-			return os.ErrProcessDone
+		<-attached
+		if group == nil {
+			return cmd.Process.Kill()
 		}
-		return err
+		// Whatever ignores SIGTERM gets SIGKILL after childproc.Grace.
+		return group.Stop()
 	}
 	// Don't wait forever for pipes held open by background children.
 	cmd.WaitDelay = killGrace
 
 	if err := cmd.Start(); err != nil {
-		return ErrorResult(fmt.Sprintf("Could not start %s: %v", shell, err))
+		return ErrorResult(fmt.Sprintf("Could not start %s: %v", t.shell.path, err))
+	}
+	group, err := childproc.Attach(cmd)
+	close(attached)
+	if err != nil {
+		_ = cmd.Wait()
+		return ErrorResult(fmt.Sprintf("Could not run the command: %v", err))
 	}
 	out.startProgress()
 	waitErr := cmd.Wait()
 	out.finish()
-	if pgid := cmd.Process.Pid; childproc.GroupAlive(pgid) {
-		t.background.Add(pgid)
+	if group.Alive() {
+		t.background.Add(group)
+	} else {
+		group.Release()
 	}
 
 	text, note := out.result()

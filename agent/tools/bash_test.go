@@ -3,13 +3,13 @@ package tools
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/zot-editors/zot/internal/proctest"
@@ -201,7 +201,9 @@ func TestBashDoesNotWaitForBackgroundPipes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no pid in %q", out)
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+	}
 	proctest.WaitGone(t, pid, "the command's process")
 }
 
@@ -260,6 +262,8 @@ func TestBashFinishedCommandIsNotATimeout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no pid in %q", out)
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+	}
 	proctest.WaitGone(t, pid, "the command's process")
 }

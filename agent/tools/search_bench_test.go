@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/zot-editors/zot/internal/proctest"
 	"github.com/zot-editors/zot/internal/testenv"
 )
 
@@ -159,8 +159,7 @@ func benchSearch(b *testing.B, root string) {
 				if err != nil {
 					b.Fatalf("rg: %v", err)
 				}
-				ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-				theirsCPU += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+				theirsCPU += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 				if n, m := strings.Count(out, "\n")+1, bytes.Count(rgOut, []byte("\n")); n != m {
 					b.Fatalf("%s: we found %d lines, ripgrep %d", q.name, n, m)
 				}
@@ -184,8 +183,4 @@ func rgCmd(rg, root string, args []string) *exec.Cmd {
 }
 
 // selfCPU is this process's user+system CPU time so far.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func selfCPU() time.Duration { return proctest.SelfCPU() }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/zot-editors/zot/internal/ospath"
 )
 
 // Writes outside the workspace need the user's approval, whatever the
@@ -126,9 +128,10 @@ func (p *WritePolicy) inside(path string) bool {
 	return false
 }
 
+// within compares names as the file system does: case-insensitively on
+// Windows and macOS, so C:\Proj\x is inside c:\proj.
 func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+	return ospath.Within(filepath.Clean(dir), filepath.Clean(path))
 }
 
 // maxSymlinks bounds link chains (as the kernel's ELOOP does).

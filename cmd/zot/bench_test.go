@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -211,6 +210,5 @@ func rpcSession(b *testing.B, n int, profile bool) (time.Duration, int) {
 	if err := p.cmd.Wait(); err != nil {
 		b.Fatalf("zot rpc: %v\n%s", err, p.errb.String())
 	}
-	ru := p.cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), rssKB
+	return p.cmd.ProcessState.UserTime() + p.cmd.ProcessState.SystemTime(), rssKB
 }

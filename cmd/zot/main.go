@@ -28,6 +28,8 @@ import (
 )
 
 func main() {
+	// A `go install …@vX` build reports vX everywhere (initialize, hello).
+	agent.Version, _, _ = buildVersion()
 	stop := startProfile()
 	// Descendants that escape their process group come back to zot, so
 	// none outlives it (an old kernel without subreapers: groups only).
@@ -48,7 +50,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case "sessions":
 			return cmdSessions(args[1:], stdout, stderr)
 		case "version", "--version", "-v", "-version":
-			fmt.Fprintln(stdout, "zot", agent.Version)
+			printVersion(stdout)
 			return 0
 		}
 		if code, ok := runExtra(args, stdin, stdout, stderr); ok {

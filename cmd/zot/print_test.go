@@ -140,7 +140,7 @@ func TestKill9LosesNoFinishedMessage(t *testing.T) {
 		llmtest.TextReply("resumed fine"),
 	)
 	cmd := e.command(e.args("-p", "run the long thing")...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proctest.NewGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestKill9LosesNoFinishedMessage(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	syscall.Kill(-bashPID, syscall.SIGKILL) // the orphaned tool process group, as closing a terminal would
+	proctest.KillGroup(bashPID) // the orphaned tool process group, as closing a terminal would
 
 	infos, err := session.List(session.Dir(e.home, e.cwd))
 	if err != nil || len(infos) != 1 {

@@ -1,8 +1,12 @@
-// Package childproc makes sure no process zot starts outlives it: the
-// bash tool's process groups are tracked and killed when the agent's run
-// ends or zot exits, and on Linux zot is a child subreaper, so descendants
-// that escaped their group (setsid, double fork) are re-parented to zot and
-// killed by Cleanup at exit.
+// Package childproc makes sure no process zot starts outlives it. A
+// command started through Prepare and Attach runs in a Group that holds it
+// and everything it starts: a process group on Unix, a Job Object with
+// kill-on-close on Windows. Groups whose commands left background jobs
+// behind are tracked and killed when the agent's run ends or zot exits; on
+// Linux zot is also a child subreaper, so descendants that escaped their
+// group (setsid, double fork) are re-parented to zot and killed by Cleanup
+// at exit. On Windows a job's processes die with its last handle, so they
+// die with zot even when zot is killed.
 package childproc
 
 import (
@@ -10,47 +14,47 @@ import (
 	"time"
 )
 
-// Grace is how long a killed group has between SIGTERM and SIGKILL.
+// Grace is how long a killed Unix group has between SIGTERM and SIGKILL.
 const Grace = 2 * time.Second
 
 var (
 	mu   sync.Mutex
-	live = map[int]struct{}{} // every tracked group, for Cleanup
+	live = map[*Group]struct{}{} // every tracked group, for Cleanup
 )
 
-// Groups is a set of process groups that belong to one owner (one bash
-// tool): KillAll ends them together.
+// Groups is a set of Groups that belong to one owner (one bash tool):
+// KillAll ends them together.
 type Groups struct {
-	mu    sync.Mutex
-	pgids map[int]struct{}
+	mu     sync.Mutex
+	groups map[*Group]struct{}
 }
 
-// Add tracks the process group pgid.
-func (g *Groups) Add(pgid int) {
-	g.mu.Lock()
-	if g.pgids == nil {
-		g.pgids = map[int]struct{}{}
+// Add tracks g until KillAll or Cleanup ends it.
+func (gs *Groups) Add(g *Group) {
+	gs.mu.Lock()
+	if gs.groups == nil {
+		gs.groups = map[*Group]struct{}{}
 	}
-	g.pgids[pgid] = struct{}{}
-	g.mu.Unlock()
+	gs.groups[g] = struct{}{}
+	gs.mu.Unlock()
 	mu.Lock()
-	live[pgid] = struct{}{}
+	live[g] = struct{}{}
 	mu.Unlock()
 }
 
-// KillAll terminates every tracked group that still has members: SIGTERM
-// now, SIGKILL after Grace, and reaps the members zot adopted. It does not
-// wait.
-func (g *Groups) KillAll() {
-	g.mu.Lock()
-	pgids := g.pgids
-	g.pgids = nil
-	g.mu.Unlock()
-	for pgid := range pgids {
+// KillAll terminates every tracked group that still has members (on Unix:
+// SIGTERM now, SIGKILL after Grace, and the members zot adopted are
+// reaped). It does not wait.
+func (gs *Groups) KillAll() {
+	gs.mu.Lock()
+	groups := gs.groups
+	gs.groups = nil
+	gs.mu.Unlock()
+	for g := range groups {
 		mu.Lock()
-		delete(live, pgid)
+		delete(live, g)
 		mu.Unlock()
-		terminateGroup(pgid)
+		g.terminate()
 	}
 }
 
@@ -59,11 +63,11 @@ func (g *Groups) KillAll() {
 // were shut down.
 func Cleanup() {
 	mu.Lock()
-	pgids := live
-	live = map[int]struct{}{}
+	groups := live
+	live = map[*Group]struct{}{}
 	mu.Unlock()
-	for pgid := range pgids {
-		killGroupNow(pgid)
+	for g := range groups {
+		g.killNow()
 	}
 	killDescendants()
 }
