@@ -36,8 +36,9 @@ demo: build
 # detector; a short run of every fuzz target; Neovim (headless, real nvim:
 # the oldest supported, Debian testing's and the newest, and the builtin
 # transport); VS Code (unit tests in Node, then real code-server + Chromium);
-# every platform compiles and vets; the release archives build and check out.
-test: lint cross test-go fuzz test-acp test-nvim-all test-vscode release-snapshot
+# every platform compiles and vets (make cross). make release-snapshot is
+# not part of it yet: see docs/decisions.md (goreleaser).
+test: lint cross test-go fuzz test-acp test-nvim-all test-vscode
 
 # The Go suite runs once, with -race: the same tests, and servertest builds
 # the zot it drives with -race too, so a data race in the server fails them.
