@@ -14,7 +14,7 @@ func fileID(fi fs.FileInfo) statKey {
 	k := statKey{Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		k.Ino, k.Dev = uint64(st.Ino), uint64(st.Dev)
-		k.Ctime = int64(st.Ctim.Sec)*1e9 + int64(st.Ctim.Nsec)
+		k.Ctime = ctime(st)
 	}
 	return k
 }
