@@ -182,7 +182,9 @@ func TestAbortEndsTheCallAtOnceAndCancelsOnTheServer(t *testing.T) {
 	e.state("f", mcp.StateReady)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan tools.Result, 1)
-	go func() { done <- e.tool("mcp__f__slow").Run(ctx, tools.Call{ID: "x", Args: json.RawMessage(`{}`), Progress: func(string) {}}) }()
+	go func() {
+		done <- e.tool("mcp__f__slow").Run(ctx, tools.Call{ID: "x", Args: json.RawMessage(`{}`), Progress: func(string) {}})
+	}()
 	time.Sleep(200 * time.Millisecond) // let the request reach the server
 	cancel()
 	res := <-done

@@ -63,7 +63,9 @@ func main() {
 	add("add_tool", "adds the tool 'added'", true, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		t := *empty
 		t.Name, t.Description = "added", "added at run time"
-		s.AddTool(&t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("I was added"), nil })
+		s.AddTool(&t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("I was added"), nil
+		})
 		return text("added"), nil
 	})
 	add("write", "changes something", false, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
