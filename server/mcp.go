@@ -22,6 +22,12 @@ type MCPHost interface {
 	// mcp__ tool the current set lacks.
 	AwaitTool(ctx context.Context, name string) tools.Tool
 	Status() MCPResult
+	// Prompts are the servers' prompts as slash commands (source "mcp",
+	// extension: the server).
+	Prompts() []CommandInfo
+	// GetPrompt fetches a prompt with its arguments (words, in the
+	// server's order) and returns the text to send as the prompt.
+	GetPrompt(ctx context.Context, name, args string) (string, error)
 	// Restart restarts one server and waits until it is ready or failed.
 	Restart(ctx context.Context, name string) error
 	Close(ctx context.Context) error
@@ -223,7 +229,12 @@ func (s *Server) mcpResult() MCPResult {
 	return r
 }
 
-func (s *Server) sendMCPChanged() { notifyMCPChanged.send(s, s.mcpResult()) }
+// sendMCPChanged tells the editor; the command list may have changed too
+// (a server's prompts are slash commands).
+func (s *Server) sendMCPChanged() {
+	notifyMCPChanged.send(s, s.mcpResult())
+	s.sendChanged()
+}
 
 func (s *Server) zotMCP(ctx context.Context) (MCPResult, error) {
 	return s.mcpResult(), nil

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/extensions/mcp"
@@ -53,6 +54,18 @@ func mergeServers(a, b []mcp.ServerConfig) []mcp.ServerConfig {
 
 // mcpHost adapts *mcp.Host to MCPHost.
 type mcpHost struct{ *mcp.Host }
+
+func (h mcpHost) Prompts() []CommandInfo {
+	var out []CommandInfo
+	for _, p := range h.Host.Prompts() {
+		desc := p.Description
+		if u := p.Usage(); u != "" {
+			desc = strings.TrimSpace(desc + " — arguments: " + u)
+		}
+		out = append(out, CommandInfo{Name: p.Name, Description: desc, Source: "mcp", Extension: p.Server})
+	}
+	return out
+}
 
 func (h mcpHost) Status() MCPResult {
 	r := MCPResult{Servers: []MCPServerStatus{}, Errors: h.Host.ConfigErrors()}

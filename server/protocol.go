@@ -221,7 +221,7 @@ type CommandsResult struct {
 type CommandInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	Source      string `json:"source"` // builtin | extension
+	Source      string `json:"source"` // builtin | extension | mcp (a server's prompt; Extension names the server)
 	Extension   string `json:"extension,omitempty"`
 }
 

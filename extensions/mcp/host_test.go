@@ -123,7 +123,13 @@ func TestEverythingOverStdio(t *testing.T) {
 		t.Fatal("toggle-simulated-logging is not read-only")
 	}
 
-	res, _ := run(t, echo, `{"message":"hi there"}`)
+	// Logging notifications (deprecated in MCP; zot reads stderr) do
+	// not disturb the session.
+	res, _ := run(t, e.tool("mcp__everything__toggle-simulated-logging"), `{}`)
+	if res.IsError || !strings.Contains(message.TextOf(res.Content), "logging") {
+		t.Fatalf("toggle-simulated-logging: %+v", res)
+	}
+	res, _ = run(t, echo, `{"message":"hi there"}`)
 	if res.IsError || !strings.Contains(message.TextOf(res.Content), "hi there") {
 		t.Fatalf("echo: %+v", res)
 	}
@@ -404,4 +410,29 @@ func TestSessionServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	proctest.WaitGone(t, pid, "the session's server")
+}
+
+func TestPromptsOfEverything(t *testing.T) {
+	e := start(t, everything(t))
+	e.state("everything", mcp.StateReady)
+	var args *mcp.PromptInfo
+	for _, p := range e.h.Prompts() {
+		if p.Name == "mcp__everything__args-prompt" {
+			args = &p
+		}
+	}
+	if args == nil || args.Usage() != "city [state]" || args.Description == "" {
+		t.Fatalf("prompts: %+v", e.h.Prompts())
+	}
+	ctx := context.Background()
+	text, err := e.h.GetPrompt(ctx, "mcp__everything__args-prompt", "Chicago Illinois and more")
+	if err != nil || text != "What's weather in Chicago, Illinois and more?" {
+		t.Fatalf("args-prompt: %q, %v", text, err)
+	}
+	if _, err := e.h.GetPrompt(ctx, "mcp__everything__args-prompt", ""); err == nil || !strings.Contains(err.Error(), "needs city") {
+		t.Fatalf("missing argument: %v", err)
+	}
+	if text, err := e.h.GetPrompt(ctx, "mcp__everything__simple-prompt", ""); err != nil || text == "" {
+		t.Fatalf("simple-prompt: %q, %v", text, err)
+	}
 }

@@ -266,12 +266,9 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 		PromptListChangedHandler: func(ctx context.Context, req *sdk.PromptListChangedRequest) {
 			go s.refreshPrompts(req.Session)
 		},
+		// No LoggingMessageHandler: MCP logging is deprecated (SEP-2577);
+		// a server's log is its stderr, which goes to its log file.
 		ProgressNotificationHandler: s.onProgress,
-		LoggingMessageHandler: func(ctx context.Context, req *sdk.LoggingMessageRequest) {
-			if p := req.Params; p != nil {
-				s.log("notifications/message %s %s: %v", p.Level, p.Logger, p.Data)
-			}
-		},
 	})
 	transport, err := s.transport()
 	if err != nil {

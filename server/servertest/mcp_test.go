@@ -229,3 +229,32 @@ func TestMCPRestartAndNoMcp(t *testing.T) {
 		t.Fatalf("noMcp: %+v", r)
 	}
 }
+
+func TestMCPPromptIsASlashCommand(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("sunny"))
+	ed := e.startMCP(nil)
+	var cmds server.CommandsResult
+	ed.MustCall("zot/commands", nil, &cmds)
+	var found *server.CommandInfo
+	for _, c := range cmds.Commands {
+		if c.Name == "mcp__everything__args-prompt" {
+			found = &c
+		}
+	}
+	if found == nil || found.Source != "mcp" || found.Extension != "everything" || !strings.HasSuffix(found.Description, "— arguments: city [state]") {
+		t.Fatalf("zot/commands: %+v", cmds.Commands)
+	}
+	if err := ed.Call("zot/command", map[string]any{"name": "/mcp__everything__args-prompt"}, nil); err == nil || !strings.Contains(err.Message, "needs city") {
+		t.Fatalf("without its argument: %v", err)
+	}
+	var res server.CommandResult
+	ed.MustCall("zot/command", map[string]any{"name": "/mcp__everything__args-prompt", "args": "Chicago"}, &res)
+	if res.Action != "prompt" || res.RunID == "" {
+		t.Fatalf("zot/command: %+v", res)
+	}
+	ed.WaitDone(res.RunID)
+	body, _ := json.Marshal(e.llm.Requests()[0].Body["messages"])
+	if !strings.Contains(string(body), "What's weather in Chicago?") {
+		t.Fatalf("the model got: %s", body)
+	}
+}

@@ -59,7 +59,7 @@ export interface WireMessage {
 export interface CommandInfo {
     name: string;
     description: string;
-    source: "builtin" | "extension" | string;
+    source: "builtin" | "extension" | "mcp" | string;
     extension?: string;
 }
 

@@ -103,7 +103,7 @@ M.error_code = {
 ---@class zot.CommandInfo
 ---@field name string
 ---@field description string
----@field source 'builtin'|'extension'|string
+---@field source 'builtin'|'extension'|'mcp'|string
 ---@field extension? string
 
 -- ---------------------------------------------------------------- runs
