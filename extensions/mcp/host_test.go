@@ -133,6 +133,11 @@ func TestEverythingOverStdio(t *testing.T) {
 	if res.IsError || !strings.Contains(message.TextOf(res.Content), "hi there") {
 		t.Fatalf("echo: %+v", res)
 	}
+	// The workspace is the client's one root.
+	res, _ = run(t, e.tool("mcp__everything__get-roots-list"), `{}`)
+	if txt := message.TextOf(res.Content); res.IsError || !strings.Contains(txt, "file://"+filepath.ToSlash(e.cwd)) {
+		t.Fatalf("get-roots-list: %+v", res)
+	}
 	res, _ = run(t, e.tool("mcp__everything__get-sum"), `{"a": 2, "b": 40}`)
 	if res.IsError || !strings.Contains(message.TextOf(res.Content), "42") {
 		t.Fatalf("get-sum: %+v", res)

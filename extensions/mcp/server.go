@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -270,6 +271,11 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 		// a server's log is its stderr, which goes to its log file.
 		ProgressNotificationHandler: s.onProgress,
 	})
+	if s.h.o.Cwd != "" {
+		// The workspace is the one root (as Claude Code does): servers
+		// that scope themselves by roots (server-filesystem) see it.
+		client.AddRoots(&sdk.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(s.h.o.Cwd)}).String(), Name: filepath.Base(s.h.o.Cwd)})
+	}
 	transport, err := s.transport()
 	if err != nil {
 		return nil, err
