@@ -324,7 +324,12 @@ func TestUntrustedProjectServerDoesNotRun(t *testing.T) {
 	}})
 	h.Start()
 	defer h.Close(context.Background())
-	r := <-asked
+	var r mcp.TrustRequest
+	select {
+	case r = <-asked:
+	case <-time.After(wait):
+		t.Fatalf("the untrusted project server was not asked about: %+v", h.Status())
+	}
 	if r.Name != "p" || !strings.Contains(r.CommandLine, "touch") || !strings.HasSuffix(r.File, ".mcp.json") {
 		t.Fatalf("trust request %+v", r)
 	}

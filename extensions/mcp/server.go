@@ -283,6 +283,9 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	cs, err := client.Connect(cctx, transport, nil)
 	if err != nil {
 		s.groups.KillAll()
+		s.mu.Lock()
+		s.pid = 0
+		s.mu.Unlock()
 		if cctx.Err() != nil && ctx.Err() == nil {
 			return nil, s.exitError(fmt.Sprintf("no answer to initialize within %s", s.h.o.StartTimeout), nil)
 		}
