@@ -442,6 +442,26 @@ func (set *SessionServers) Tools() []tools.Tool {
 	return buildTools(ss)
 }
 
+// AwaitTool is AwaitTool for the session: it waits for the host's and
+// the session's starting servers, then looks in the session's tools.
+func (set *SessionServers) AwaitTool(ctx context.Context, name string) tools.Tool {
+	if !strings.HasPrefix(name, "mcp__") {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, set.h.o.StartTimeout)
+	defer cancel()
+	set.h.mu.Lock()
+	all := append(slices.Clone(set.h.servers), set.servers...)
+	set.h.mu.Unlock()
+	_ = set.h.waitSettled(ctx, all)
+	for _, t := range set.Tools() {
+		if t.Name() == name {
+			return t
+		}
+	}
+	return nil
+}
+
 // Status lists this session's servers.
 func (set *SessionServers) Status() []Status {
 	names := toolNames(set.servers)
