@@ -274,6 +274,9 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	if s.h.o.Cwd != "" {
 		// The workspace is the one root (as Claude Code does): servers
 		// that scope themselves by roots (server-filesystem) see it.
+		// Roots are deprecated only from protocol 2026-07-28 on; the
+		// servers in use today still read them (docs/decisions.md).
+		//lint:ignore SA1019 the servers users run today scope themselves by roots
 		client.AddRoots(&sdk.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(s.h.o.Cwd)}).String(), Name: filepath.Base(s.h.o.Cwd)})
 	}
 	transport, err := s.transport()
