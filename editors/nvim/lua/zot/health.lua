@@ -163,6 +163,7 @@ function M.reach(url, timeout_ms)
     return false, 'no answer within ' .. timeout_ms .. ' ms'
   end
   return result[1], result[2]
+end
 
 --- Asks zot/mcp (through request(cb)) until no server is starting, for at
 --- most 8 s; returns the last answer (nil if none came).
