@@ -50,6 +50,14 @@ func (s *Server) commandList() []CommandInfo {
 			out = append(out, c)
 		}
 	}
+	if h := s.currentMCP(); h != nil {
+		for _, c := range h.Prompts() {
+			if !taken[c.Name] {
+				taken[c.Name] = true
+				out = append(out, c)
+			}
+		}
+	}
 	return out
 }
 
@@ -77,6 +85,15 @@ func (s *Server) zotCommand(ctx context.Context, p *CommandParams) (CommandResul
 	for _, c := range builtinCommands {
 		if c.Name == name {
 			return s.builtinCommand(ctx, name, args)
+		}
+	}
+	if h := s.currentMCP(); h != nil && strings.HasPrefix(name, "mcp__") {
+		if slices.ContainsFunc(h.Prompts(), func(c CommandInfo) bool { return c.Name == name }) {
+			text, err := h.GetPrompt(ctx, name, args)
+			if err != nil {
+				return CommandResult{}, rpcError(CodeRequestFailed, "%v", err)
+			}
+			return s.commandAction(CommandResponse{Action: "prompt", Prompt: text})
 		}
 	}
 	host := s.waitHost(ctx)

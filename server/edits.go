@@ -614,5 +614,5 @@ func (s *Server) extraTools() []tools.Tool {
 	if host != nil {
 		out = append(out, host.Tools()...)
 	}
-	return out
+	return append(out, s.mcpTools()...)
 }

@@ -49,6 +49,13 @@ type startWaiter interface {
 
 // awaitTool is agent.Config.AwaitTool.
 func (s *Server) awaitTool(ctx context.Context, name string) tools.Tool {
+	if strings.HasPrefix(name, "mcp__") {
+		if h := s.currentMCP(); h != nil {
+			if t := h.AwaitTool(ctx, name); t != nil {
+				return t
+			}
+		}
+	}
 	if w, ok := s.waitHost(ctx).(startWaiter); ok {
 		return w.AwaitTool(ctx, name)
 	}

@@ -67,6 +67,11 @@ type InitOptions struct {
 	// AddDirs are directories outside the workspace the agent may write
 	// without asking (as --add-dir).
 	AddDirs []string `json:"addDirs"`
+	// NoMCP starts no MCP servers (as --no-mcp); MCPConfig adds
+	// configuration files (as --mcp-config; those inside the workspace
+	// need trust, like project servers).
+	NoMCP     bool     `json:"noMcp"`
+	MCPConfig []string `json:"mcpConfig"`
 }
 
 // clientZot is capabilities.experimental.zot: what the client implements
@@ -230,11 +235,16 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	cfg = s.withEditorTools(cfg)
 	exts, editorExts := slices.Clone(s.opts.Exts), slices.Clone(opts.Ext)
 	cfg.WriteRules = append(slices.Clip(cfg.WriteRules), protectedWrites(cfg.Home, cwd, append(slices.Clone(exts), editorExts...)))
+	mcpConfigs, err := absFiles(opts.MCPConfig, cwd)
+	if err != nil {
+		return nil, fieldError(method, "initializationOptions.mcpConfig", "%v", err)
+	}
 
 	rt, err := s.opts.NewRuntime(cfg)
 
 	s.mu.Lock()
 	s.caps, s.enc, s.cwd, s.cfg, s.exts, s.editorExts, s.mode = caps, enc, cwd, cfg, exts, editorExts, mode
+	s.noMCP, s.mcpConfigs = opts.NoMCP, mcpConfigs
 	if err != nil {
 		s.rtErr = err
 		s.logf("the agent cannot start: %v", err)
@@ -335,6 +345,7 @@ func (s *Server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 		s.showMessage(protocol.MessageTypeError, errNoRuntime(rtErr).Error())
 	}
 	if !already {
+		s.startMCP() // returns at once: the servers connect in the background
 		go s.startHost()
 	}
 	return nil
@@ -358,6 +369,22 @@ func (s *Server) shutdown(ctx context.Context) error {
 
 func (s *Server) exit() {
 	s.exitOnce.Do(func() { close(s.exited) })
+}
+
+// absFiles makes each file absolute (relative ones against cwd); an
+// empty entry is an error.
+func absFiles(files []string, cwd string) ([]string, error) {
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		if strings.TrimSpace(f) == "" {
+			return nil, fmt.Errorf("has an empty file name")
+		}
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(cwd, f)
+		}
+		out = append(out, filepath.Clean(f))
+	}
+	return out, nil
 }
 
 // absDirs makes each directory absolute (relative ones against cwd); an

@@ -34,6 +34,8 @@ var zotMethods = newMethodTable(
 	request0(MethodSessionNew, (*Server).zotSessionNew),
 	request0(MethodExtensions, (*Server).zotExtensions),
 	request0(MethodExtensionsReload, (*Server).zotExtensionsReload),
+	request0(MethodMCP, (*Server).zotMCP),
+	request(MethodMCPRestart, (*Server).zotMCPRestart),
 	notification(MethodPanelKey, (*Server).zotPanelKey),
 	notification(MethodPanelClosed, (*Server).zotPanelClosed),
 )

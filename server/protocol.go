@@ -26,7 +26,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 7
+const ProtocolRevision = 8
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -51,6 +51,8 @@ const (
 	MethodSessionNew        = "zot/session/new"
 	MethodExtensions        = "zot/extensions"
 	MethodExtensionsReload  = "zot/extensions/reload"
+	MethodMCP               = "zot/mcp"
+	MethodMCPRestart        = "zot/mcp/restart"
 )
 
 // Client → server notifications.
@@ -69,6 +71,7 @@ const (
 	MethodExtensionsChanged = "zot/extensions/changed"
 	MethodUIStatus          = "zot/ui/status"
 	MethodUIWidget          = "zot/ui/widget"
+	MethodMCPChanged        = "zot/mcp/changed"
 )
 
 // Server → client requests.
@@ -86,6 +89,7 @@ var (
 	notifyPanelRender       = serverNotification[Panel]{MethodPanelRender}
 	notifyPanelClose        = serverNotification[PanelCloseParams]{MethodPanelClose}
 	notifyExtensionsChanged = serverNotification[ExtensionsResult]{MethodExtensionsChanged}
+	notifyMCPChanged        = serverNotification[MCPResult]{MethodMCPChanged}
 	requestReviewEdit       = serverRequest[ReviewEditParams, ReviewEditResult]{MethodReviewEdit}
 	requestSave             = serverRequest[SaveParams, SaveResult]{MethodSave}
 	requestUI               = serverRequest[UIRequestParams, UIRequestResult]{MethodUIRequest}
@@ -96,7 +100,7 @@ var (
 // serverMethods lists the server → client methods for the contract test.
 var serverMethods = []methodSpec{
 	notifyEvent.spec(), notifyNotify.spec(), notifyPanelOpen.spec(), notifyPanelRender.spec(),
-	notifyPanelClose.spec(), notifyExtensionsChanged.spec(),
+	notifyPanelClose.spec(), notifyExtensionsChanged.spec(), notifyMCPChanged.spec(),
 	requestReviewEdit.spec(), requestSave.spec(),
 	requestUI.spec(), notifyUIStatus.spec(), notifyUIWidget.spec(),
 }
@@ -217,7 +221,7 @@ type CommandsResult struct {
 type CommandInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	Source      string `json:"source"` // builtin | extension
+	Source      string `json:"source"` // builtin | extension | mcp (a server's prompt; Extension names the server)
 	Extension   string `json:"extension,omitempty"`
 }
 
@@ -290,6 +294,38 @@ type ExtensionsResult struct {
 	// Loading: the host is still starting.
 	Loading bool   `json:"loading,omitempty"`
 	Error   string `json:"error,omitempty"`
+}
+
+// ---------------------------------------------------------------- MCP servers
+
+// MCPServerStatus is one MCP server as zot/mcp lists it (docs/mcp.md).
+type MCPServerStatus struct {
+	Name      string `json:"name"`
+	Scope     string `json:"scope"` // user | project | flag | session
+	File      string `json:"file,omitempty"`
+	Transport string `json:"transport"` // stdio | http | sse
+	// Command is what runs (the command line; env names only) or the URL.
+	Command   string   `json:"command"`
+	State     string   `json:"state"` // starting | ready | restarting | failed | untrusted | invalid | stopped
+	Tools     []string `json:"tools"` // the names the model sees (mcp__server__tool)
+	LastError string   `json:"lastError,omitempty"`
+	Restarts  int      `json:"restarts,omitempty"`
+	PID       int      `json:"pid,omitempty"`
+	Log       string   `json:"log,omitempty"`
+}
+
+// MCPResult is zot/mcp, zot/mcp/restart and zot/mcp/changed.
+type MCPResult struct {
+	Servers []MCPServerStatus `json:"servers"`
+	// Errors are configuration files that could not be read.
+	Errors []string `json:"errors,omitempty"`
+	// Disabled: --no-mcp or initializationOptions.noMcp.
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+// MCPRestartParams is zot/mcp/restart's params.
+type MCPRestartParams struct {
+	Name string `json:"name"`
 }
 
 // ---------------------------------------------------------------- panels

@@ -45,6 +45,7 @@ func (s *Server) setMode(m PermissionMode) {
 	s.mu.Lock()
 	if m != s.mode {
 		s.allowBash, s.allowTools = false, nil
+		s.allowMCP = map[string]bool{}
 	}
 	s.mode = m
 	s.mu.Unlock()
@@ -83,6 +84,9 @@ func (s *Server) permit(ctx context.Context, call agent.ToolCallInfo) agent.Tool
 	mode, allowBash, allowTool := s.mode, s.allowBash, s.allowTools[call.Name]
 	every := s.opts.AskEveryTool
 	s.mu.Unlock()
+	if d, asked := s.permitMCP(ctx, call, mode); asked || d.Block {
+		return d
+	}
 	if mode == ModeReadonly && writingTools[call.Name] {
 		return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("zot is in readonly mode: %s is not allowed. Tell the user what you would do instead.", call.Name)}
 	}

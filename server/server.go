@@ -64,6 +64,9 @@ type Options struct {
 	NewHost HostFactory
 	// Log receives diagnostics (stderr); nil discards them.
 	Log io.Writer
+	// NewMCP starts the MCP host at initialized; nil runs without MCP
+	// servers (--no-mcp).
+	NewMCP MCPFactory
 	// DebugStats enables zot/debug/stats (debug.go).
 	DebugStats bool
 	// AskEveryTool is zot's --no-yolo: every tool call is asked about
@@ -123,6 +126,10 @@ type Server struct {
 	allowTools map[string]bool // --no-yolo: tools "always allowed for this session"
 	panels     map[string]string
 	trust      map[string]bool // declined trust, by name+dir
+	mcp        MCPHost
+	noMCP      bool            // initializationOptions.noMcp
+	mcpConfigs []string        // initializationOptions.mcpConfig
+	allowMCP   map[string]bool // MCP tools "always allowed for this session" in ask mode
 	// progressToken maps live work-done progress tokens to their run.
 	progressToken map[string]string
 	editorTools   []tools.Tool
@@ -157,6 +164,7 @@ func New(opts Options) *Server {
 		mode:          ModeAuto,
 		panels:        map[string]string{},
 		trust:         map[string]bool{},
+		allowMCP:      map[string]bool{},
 		progressToken: map[string]string{},
 		exited:        make(chan struct{}),
 		hostReady:     make(chan struct{}),
@@ -221,6 +229,7 @@ func (s *Server) teardown() {
 			s.logf("extensions: still starting after 15s; leaving")
 		}
 	}
+	s.closeMCP()
 	s.mu.Lock()
 	host, rt := s.host, s.rt
 	s.host, s.rt = nil, nil

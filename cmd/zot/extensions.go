@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/zot-editors/zot/agent"
@@ -23,6 +24,8 @@ func runExtra(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bo
 		return cmdACP(args[1:], stdin, stdout, stderr), true
 	case "ext":
 		return cmdExt(args[1:], stdout, stderr), true
+	case "mcp":
+		return cmdMCP(args[1:], stdout, stderr), true
 	}
 	return 0, false
 }
@@ -50,10 +53,32 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	// approval (refused here: print and RPC modes cannot ask), with or
 	// without extensions running.
 	cfg.WriteRules = append(slices.Clip(cfg.WriteRules), extensions.ProtectedWriteRule(extensions.ProtectedDirs(cfg.Home, cwd, c.exts)))
+	// MCP servers start in the background in every mode; print mode's
+	// one prompt waits for them below, so it sees their tools.
+	mh := startMCP(c, cwd, cfg.Home, stderr)
+	closeMCP := func() {
+		if mh != nil {
+			mh.Close(context.WithoutCancel(ctx))
+		}
+	}
+	waitMCP := func() {
+		if mh != nil && !watch {
+			wctx, cancel := context.WithTimeout(ctx, mcpPrintWait)
+			_ = mh.WaitStarted(wctx)
+			cancel()
+		}
+	}
 	if c.noExt {
 		cfg.Hooks = c.withApproval(nil)
+		waitMCP()
+		if mh != nil {
+			cfg.ExtraTools, cfg.AwaitTool = mh.Tools, mh.AwaitTool
+		}
 		rt, err := agent.New(cfg)
-		return rt, func() {}, err
+		if err != nil {
+			closeMCP()
+		}
+		return rt, closeMCP, err
 	}
 	var builtin []string
 	for _, t := range tools.Builtins(tools.NewDiskWorkspace(".")) {
@@ -71,8 +96,18 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	cfg.Hooks = c.withApproval(host)
 	cfg.ExtraTools = host.Tools
 	cfg.AwaitTool = host.AwaitTool
+	if mh != nil {
+		cfg.ExtraTools = func() []tools.Tool { return append(host.Tools(), mh.Tools()...) }
+		cfg.AwaitTool = func(ctx context.Context, name string) tools.Tool {
+			if strings.HasPrefix(name, "mcp__") {
+				return mh.AwaitTool(ctx, name)
+			}
+			return host.AwaitTool(ctx, name)
+		}
+	}
 	rt, err := agent.New(cfg)
 	if err != nil {
+		closeMCP()
 		return nil, func() {}, err
 	}
 	// hello_ack names the provider and model in every mode, the defaults
@@ -82,9 +117,11 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	host.SetActions(extensions.RuntimeActions(rt, front.startRun))
 	if err := host.Start(ctx); err != nil {
 		host.Close(context.WithoutCancel(ctx))
+		closeMCP()
 		rt.Close()
 		return nil, func() {}, err
 	}
+	waitMCP()
 	ui.Changed()
 	// session_start when the mode starts (replayed to extensions that
 	// are still starting once they subscribe).
@@ -96,7 +133,10 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	if st.ForkedFrom != "" {
 		fmt.Fprintf(stderr, "zot: session %s is open in another zot process; continuing in a new session %s, a copy of it (%d messages)\n", st.ForkedFrom, st.SessionID, st.MessageCount)
 	}
-	return rt, func() { host.Close(context.WithoutCancel(ctx)) }, nil
+	return rt, func() {
+		host.Close(context.WithoutCancel(ctx))
+		closeMCP()
+	}, nil
 }
 
 // lateFront is a mode's side of the extensions' "ask the user" seam and

@@ -35,6 +35,8 @@ type common struct {
 	addDirs                               listFlag
 	noSession                             bool
 	noExt                                 bool
+	noMCP                                 bool
+	mcpConfigs                            listFlag
 	resume                                string
 	sessionPath                           string
 	cont                                  bool
@@ -59,6 +61,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.Var(&c.addDirs, "add-dir", "let write and edit change files under this directory outside the workspace without asking (repeatable)")
 	fs.BoolVar(&c.noSession, "no-session", false, "do not save this session")
 	fs.BoolVar(&c.noExt, "no-ext", false, "load no extensions (neither installed ones nor --ext)")
+	fs.BoolVar(&c.noMCP, "no-mcp", false, "start no MCP servers (neither $ZOT_HOME/mcp.json, the workspace's .mcp.json / .zot/mcp.json nor --mcp-config)")
+	fs.Var(&c.mcpConfigs, "mcp-config", "also read MCP servers from this file (Claude Code's mcpServers format; repeatable; wins on a name clash)")
 	fs.StringVar(&c.resume, "resume", "", "resume a session by id (see `zot sessions`)")
 	fs.StringVar(&c.resume, "r", "", "short for --resume")
 	fs.StringVar(&c.sessionPath, "session", "", "resume the session file at this path")
@@ -110,6 +114,7 @@ Usage:
   zot acp [flags]               the Agent Client Protocol on stdio: Zed, JetBrains, Emacs, Neovim (docs/acp.md)
   zot ext <list|install|remove|enable|disable|logs|trust> …
                                 manage extensions (docs/extensions.md)
+  zot mcp <list|trust> …        MCP servers: list their state, trust a project one (docs/mcp.md)
   zot sessions [--cwd DIR]      list saved sessions of a workspace
   zot mock-llm --script FILE    run the scripted test LLM on loopback (prints its base URL)
   zot version

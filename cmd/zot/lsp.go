@@ -30,7 +30,12 @@ func cmdLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	logger := log.New(stderr, "zot lsp: ", log.LstdFlags|log.Lmsgprefix)
+	var newMCP server.MCPFactory
+	if !c.noMCP {
+		newMCP = server.MCPHostFactory(absAll(c.mcpConfigs), logger.Printf)
+	}
 	srv := server.New(server.Options{
+		NewMCP:  newMCP,
 		Config:  c.config(true),
 		Exts:    c.exts,
 		NewHost: server.ExtensionHost(logger.Printf),

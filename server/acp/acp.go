@@ -39,6 +39,10 @@ type Options struct {
 	Exts []string
 	// NoExt runs without any extension (--no-ext).
 	NoExt bool
+	// NoMCP starts no MCP servers, neither configured nor the session's
+	// (--no-mcp); MCPConfigs are --mcp-config files.
+	NoMCP      bool
+	MCPConfigs []string
 	// DefaultMode is the permission mode a new session starts in; "" is
 	// ask (the editor shows every edit and command before it runs).
 	DefaultMode string

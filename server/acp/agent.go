@@ -48,6 +48,8 @@ func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 		AgentCapabilities: sdk.AgentCapabilities{
 			PromptCapabilities:  sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
 			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{}},
+			// session/new's mcpServers: stdio always, and these.
+			McpCapabilities: sdk.McpCapabilities{Http: true, Sse: true},
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}

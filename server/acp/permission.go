@@ -114,6 +114,9 @@ func (ss *session) permit(ctx context.Context, call agent.ToolCallInfo) agent.To
 	mode, allow, allowTool := ss.mode, ss.allowBash, ss.allowTools[call.Name]
 	ss.mu.Unlock()
 	every := ss.srv.opts.AskEveryTool
+	if d, asked := ss.permitMCP(ctx, call, mode); asked || d.Block {
+		return d
+	}
 	if mode == ModeReadonly && writingTools[call.Name] {
 		return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("zot is in readonly mode: %s is not allowed. Tell the user what you would do instead.", call.Name)}
 	}

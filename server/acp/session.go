@@ -33,6 +33,8 @@ type session struct {
 	// mcpServers are session/new's (and load's) MCP servers, kept for the
 	// MCP host: see MCPServers.
 	mcpServers []sdk.McpServer
+	mcp        *sessionMCP     // nil with --no-mcp
+	allowMCP   map[string]bool // MCP tools "always allowed" in this session
 
 	mu         sync.Mutex
 	mode       PermissionMode
@@ -81,7 +83,7 @@ func (s *Server) openSession(ctx context.Context, cwd, resume string, mcp []sdk.
 	if mode == "" {
 		mode = ModeAsk
 	}
-	ss := &session{srv: s, cwd: cwd, mode: mode, mcpServers: mcp, forwarded: map[string]chan struct{}{},
+	ss := &session{srv: s, cwd: cwd, mode: mode, mcpServers: mcp, allowMCP: map[string]bool{}, forwarded: map[string]chan struct{}{},
 		calls: map[string]*toolCall{}, panels: map[string]string{}}
 	caps := s.clientCaps()
 	cfg := s.opts.Config
@@ -122,8 +124,10 @@ func (s *Server) openSession(ctx context.Context, cwd, resume string, mcp []sdk.
 	if st.ForkedFrom != "" {
 		s.logf("session %s is open in another zot process; continuing in a copy, %s", st.ForkedFrom, st.SessionID)
 	}
+	ss.startMCP(cfg) // in the background: its tools appear as servers become ready
 	if !s.opts.NoExt {
 		if err := ss.startHost(ctx, cfg, st); err != nil {
+			ss.closeMCP()
 			rt.Close()
 			return nil, requestError(err)
 		}
@@ -188,10 +192,13 @@ func (ss *session) extraTools() []tools.Tool {
 	if h := ss.currentHost(); h != nil {
 		out = append(out, h.Tools()...)
 	}
-	return out
+	return append(out, ss.mcpTools()...)
 }
 
 func (ss *session) awaitTool(ctx context.Context, name string) tools.Tool {
+	if m := ss.currentMCP(); m != nil && m.set != nil && strings.HasPrefix(name, "mcp__") {
+		return m.set.AwaitTool(ctx, name)
+	}
 	if h := ss.currentHost(); h != nil {
 		return h.AwaitTool(ctx, name)
 	}
@@ -254,6 +261,7 @@ func (ss *session) close() {
 		}
 		cancel()
 	}
+	ss.closeMCP()
 	if ss.rt != nil {
 		ss.rt.Close()
 	}

@@ -41,3 +41,8 @@ cmd('ZotMode', 'mode', {
 cmd('ZotExtensions', 'extensions', { desc = 'zot: list the extensions and their state' })
 cmd('ZotReload', 'reload', { desc = 'zot: reload the extensions' })
 cmd('ZotLog', 'log', { desc = "zot: show zot's stderr and the extensions' logs ($ZOT_HOME/logs)" })
+cmd('ZotMcp', 'mcp', {
+  nargs = '*',
+  complete = complete('complete_mcp'),
+  desc = 'zot: list the MCP servers and their state (:ZotMcp restart NAME restarts one)',
+})

@@ -49,6 +49,8 @@ if command -v "$GO" >/dev/null 2>&1; then
     cp "$REPO/extensions/examples/$ex/extension.json" "$EXT/$ex/"
     (cd "$REPO/extensions/examples/$ex" && "$GO" build -o "$EXT/$ex/$ex" .) || echo "warning: building $ex failed" >&2
   done
+  # The Go SDK fake MCP server (test_mcp).
+  (cd "$REPO" && "$GO" build -o "$EXT/fakemcp" ./extensions/mcp/testdata/fakemcp) || echo "warning: building fakemcp failed" >&2
 else
   echo "warning: $GO not found: the extension tests will fail" >&2
 fi
@@ -80,7 +82,7 @@ for t in "${tests[@]}"; do
   cp -r "$EXT/todo" "$dir/todo"
   start=$(date +%s%N)
   (cd "$dir/ws" && env ZOT_HOME="$dir/home" ZOT_BIN="$ZOT_BIN" ZOT_TEST_URL="$url" ZOT_TEST_WS="$dir/ws" \
-    ZOT_TEST_TMP="$dir/tmp" ZOT_TEST_TODO="$dir/todo" ZOT_TEST_LSPEXT="$EXT/lspext" \
+    ZOT_TEST_TMP="$dir/tmp" ZOT_TEST_TODO="$dir/todo" ZOT_TEST_LSPEXT="$EXT/lspext" ZOT_TEST_FAKEMCP="$EXT/fakemcp" \
     ZOT_TEST_GATE="$EXT/permission-gate" ZOT_TEST_PLAN="$EXT/plan-mode" \
     timeout 120 "$NVIM" --headless -u NONE -i NONE -n \
     -c "lua local ok,e=pcall(dofile,'$t'); if not ok then io.stderr:write(tostring(e)..'\n'); vim.cmd('cquit 1') end" \

@@ -277,6 +277,48 @@ export async function showExtensions(ctx: Ctx): Promise<void> {
     }
 }
 
+/** One line per MCP server (state, scope, transport, tools, last error); picking one offers Restart. */
+export async function showMcpServers(ctx: Ctx): Promise<void> {
+    const client = ctx.client.running();
+    const r = await client.sendRequest(ext.mcp);
+    if (r.disabled) {
+        void vscode.window.showInformationMessage("zot: MCP servers are off (--no-mcp or noMcp).");
+        return;
+    }
+    for (const e of r.errors ?? []) {
+        ctx.output.appendLine(`[mcp] ${e}`);
+    }
+    if (r.servers.length === 0) {
+        void vscode.window.showInformationMessage("zot: no MCP servers are configured ($ZOT_HOME/mcp.json, .mcp.json, .zot/mcp.json).");
+        return;
+    }
+    const icon = (s: string) =>
+        s === "ready" ? "$(pass)" : s === "starting" || s === "restarting" ? "$(loading~spin)" : s === "failed" || s === "invalid" ? "$(error)" : "$(circle-slash)";
+    const pick = await vscode.window.showQuickPick(
+        r.servers.map((s) => ({
+            label: `${icon(s.state)} ${s.name}`,
+            description: `${s.state} · ${s.scope} · ${s.transport} · ${s.tools.length} tools`,
+            detail: s.lastError ? `last error: ${s.lastError}` : s.command,
+            s,
+        })),
+        { title: "zot: MCP servers", placeHolder: "Pick one to restart it or see it in the output", matchOnDescription: true, matchOnDetail: true },
+    );
+    if (!pick) {
+        return;
+    }
+    const restart = `Restart ${pick.s.name}`;
+    const action = await vscode.window.showQuickPick([restart, "Show in the output"], { title: `zot: MCP server ${pick.s.name}` });
+    if (action === restart) {
+        const after = await client.sendRequest(ext.mcpRestart, { name: pick.s.name });
+        const s = after.servers.find((x) => x.name === pick.s.name);
+        const text = `zot: MCP server ${pick.s.name}: ${s?.state ?? "gone"}${s?.lastError && s.state !== "ready" ? ` — ${s.lastError}` : ""}`;
+        void (s?.state === "ready" ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text));
+    } else if (action) {
+        ctx.output.appendLine(`[mcp] ${JSON.stringify(pick.s, null, 2)}`);
+        ctx.output.show(true);
+    }
+}
+
 export async function pickPermissionMode(ctx: Ctx): Promise<void> {
     const items: { label: ext.PermissionMode; detail: string }[] = [
         { label: "auto", detail: "Edits and commands run without asking" },
@@ -334,6 +376,7 @@ export function registerCommands(ctx: Ctx & { focusChat(): unknown; showOutput()
         cmd("zot.runCommand", () => runCommandPicker(ctx)),
         cmd("zot.reloadExtensions", () => reloadExtensions(ctx)),
         cmd("zot.showExtensions", () => showExtensions(ctx)),
+        cmd("zot.showMcpServers", () => showMcpServers(ctx)),
         cmd("zot.setPermissionMode", () => pickPermissionMode(ctx)),
         cmd("zot.restartServer", () => ctx.client.restart()),
         cmd("zot.showOutput", () => ctx.showOutput()),

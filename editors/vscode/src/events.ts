@@ -29,6 +29,7 @@ export function installHandlers(c: Pick<lc.LanguageClient, "onNotification" | "o
         c.onNotification(ext.panelRender, (p) => ctx.panels.render(p)),
         c.onNotification(ext.panelClose, (p) => ctx.panels.close(p)),
         c.onNotification(ext.extensionsChanged, (r) => ctx.setCommands(r.commands)),
+        c.onNotification(ext.mcpChanged, (r) => onMcpChanged(ctx, r)),
         c.onRequest(ext.reviewEdit, (p, token) => ctx.reviews.review(p, token)),
         c.onRequest(ext.save, (p) => saveDocuments(p)),
         c.onRequest(showMessageRequest, (p) => ctx.approvals.ask(p)),
@@ -69,6 +70,29 @@ export function onEvent(ctx: Ctx, ev: ext.ZotEvent): void {
     if (idle) {
         // The session now exists on disk: remember it (resume after a crash).
         void ctx.refresh(false).catch(() => undefined);
+    }
+}
+
+/** What each ctx was last told about each MCP server's trouble (one notice per change). */
+const mcpTold = new WeakMap<object, Map<string, string>>();
+
+/** zot/mcp/changed: a server that failed, is untrusted or invalid says so in the chat, once per reason. */
+export function onMcpChanged(ctx: Ctx, r: ext.MCPResult): void {
+    let told = mcpTold.get(ctx);
+    if (!told) {
+        told = new Map();
+        mcpTold.set(ctx, told);
+    }
+    for (const s of r.servers) {
+        if (s.state !== "failed" && s.state !== "untrusted" && s.state !== "invalid") {
+            told.delete(s.name);
+            continue;
+        }
+        const line = `MCP server ${s.name}: ${s.state}${s.lastError ? ` — ${s.lastError}` : ""}`;
+        if (told.get(s.name) !== line) {
+            told.set(s.name, line);
+            ctx.chat.notice(s.state === "untrusted" ? "info" : "warn", line, "mcp");
+        }
     }
 }
 

@@ -59,7 +59,7 @@ export interface WireMessage {
 export interface CommandInfo {
     name: string;
     description: string;
-    source: "builtin" | "extension" | string;
+    source: "builtin" | "extension" | "mcp" | string;
     extension?: string;
 }
 
@@ -291,6 +291,34 @@ export const extensions = new lc.RequestType0<ExtensionsResult, void>("zot/exten
 export const extensionsReload = new lc.RequestType0<ExtensionsResult, void>("zot/extensions/reload");
 /** Server → client: the extensions or their commands changed (start, reload, crash). */
 export const extensionsChanged = new lc.NotificationType<ExtensionsResult>("zot/extensions/changed");
+
+// ---------------------------------------------------------------- MCP servers
+
+export interface MCPServerStatus {
+    name: string;
+    scope: "user" | "project" | "flag" | "session" | string;
+    file?: string;
+    transport: "stdio" | "http" | "sse" | string;
+    command: string;
+    state: "starting" | "ready" | "restarting" | "failed" | "untrusted" | "invalid" | "stopped" | string;
+    tools: string[];
+    lastError?: string;
+    restarts?: number;
+    pid?: number;
+    log?: string;
+}
+export interface MCPResult {
+    servers: MCPServerStatus[];
+    errors?: string[];
+    disabled?: boolean;
+}
+export interface MCPRestartParams {
+    name: string;
+}
+export const mcp = new lc.RequestType0<MCPResult, void>("zot/mcp");
+export const mcpRestart = new lc.RequestType<MCPRestartParams, MCPResult, void>("zot/mcp/restart");
+/** Server → client: an MCP server's state or tools changed. */
+export const mcpChanged = new lc.NotificationType<MCPResult>("zot/mcp/changed");
 
 export interface PingResult {
     pong: boolean;

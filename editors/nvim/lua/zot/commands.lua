@@ -153,4 +153,17 @@ function M.log()
   require('zot.log').open()
 end
 
+function M.mcp(opts)
+  zot().mcp(opts)
+end
+
+function M.complete_mcp(arglead, cmdline)
+  if cmdline:match('ZotMcp%s+%S*$') then
+    return vim.tbl_filter(function(c)
+      return c:sub(1, #arglead) == arglead
+    end, { 'restart' })
+  end
+  return {}
+end
+
 return M

@@ -18,6 +18,8 @@ M.defaults = {
   append_system_prompt = nil,
   resume = nil, -- a session id or "latest"
   add_dirs = nil, -- directories outside the workspace zot may write without asking
+  mcp_config = nil, -- list of MCP configuration files (as --mcp-config)
+  no_mcp = nil, -- true: start no MCP servers
   -- The workspace root of a buffer: a function(bufnr) -> path, a fixed
   -- path, or nil to search upwards for root_markers (else the cwd).
   root_dir = nil,
@@ -63,6 +65,8 @@ M.unset = {
   'append_system_prompt',
   'resume',
   'add_dirs',
+  'mcp_config',
+  'no_mcp',
   'root_dir',
 }
 
@@ -111,6 +115,8 @@ function M.init_options()
     appendSystemPrompt = o.append_system_prompt,
     resume = o.resume,
     addDirs = o.add_dirs,
+    mcpConfig = o.mcp_config,
+    noMcp = o.no_mcp,
   }
   if vim.tbl_isempty(io) then
     return vim.empty_dict()

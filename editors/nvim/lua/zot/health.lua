@@ -77,6 +77,11 @@ local function probe(cmd, root)
     return exts ~= nil
   end, 10)
   out.extensions = exts and exts.result or exts_changed
+  out.mcp = M.settled_mcp(function(cb)
+    client.request(P.request.mcp, vim.empty_dict(), function(err, result)
+      cb(not err and result or nil)
+    end)
+  end)
   local done = false
   client.request(P.lsp.shutdown, nil, function()
     done = true
@@ -160,6 +165,69 @@ function M.reach(url, timeout_ms)
   return result[1], result[2]
 end
 
+--- Asks zot/mcp (through request(cb)) until no server is starting, for at
+--- most 8 s; returns the last answer (nil if none came).
+function M.settled_mcp(request)
+  local last
+  local deadline = vim.loop.now() + 8000
+  while vim.loop.now() < deadline do
+    local got, res = false, nil
+    request(function(r)
+      got, res = true, r
+    end)
+    vim.wait(3000, function()
+      return got
+    end, 10)
+    last = res or last
+    local busy = last == nil
+    for _, s in ipairs((last and last.servers) or {}) do
+      if s.state == 'starting' then
+        busy = true
+      end
+    end
+    if not busy then
+      break
+    end
+    vim.wait(100)
+  end
+  return last
+end
+
+--- Reports the MCP servers of a zot/mcp answer.
+local function report_mcp(h, res)
+  h.start('zot: MCP servers')
+  if not res then
+    h.warn('zot/mcp did not answer')
+    return
+  end
+  if util.val(res.disabled) then
+    h.info('MCP is off (--no-mcp or noMcp)')
+    return
+  end
+  for _, e in ipairs(util.val(res.errors) or {}) do
+    h.error(e)
+  end
+  local list = util.val(res.servers) or {}
+  if #list == 0 then
+    h.info('no MCP servers configured ($ZOT_HOME/mcp.json, .mcp.json, .zot/mcp.json)')
+  end
+  for _, s in ipairs(list) do
+    local tools = util.val(s.tools) or {}
+    local line = string.format('%s (%s, %s): %s, %d tools', tostring(s.name), tostring(s.scope), tostring(s.transport), tostring(s.state), #tools)
+    local last = util.val(s.lastError)
+    if last and last ~= '' then
+      line = line .. ' — ' .. last
+    end
+    if s.state == 'ready' then
+      h.ok(line)
+    elseif s.state == 'failed' or s.state == 'invalid' then
+      h.error(line, { ':ZotMcp restart ' .. tostring(s.name) .. ' after fixing it; its log: ' .. tostring(util.val(s.log) or '-') })
+    else
+      h.warn(line)
+    end
+  end
+end
+
 function M.check()
   local h = compat.health()
   local o = config.get()
@@ -202,11 +270,14 @@ function M.check()
   local c = require('zot.client')
   local root = c.root_for(vim.api.nvim_get_current_buf())
   local st = c.get(root)
-  local info, exts
+  local info, exts, mcp
   if st and st.ready then
     h.ok(string.format('running for %s (pid %s)', root, tostring(st.pid or '?')))
     info = st.info or {}
     exts = c.request_sync(st, P.request.extensions, nil, 5000) or st.extensions
+    mcp = M.settled_mcp(function(cb)
+      cb(c.request_sync(st, P.request.mcp, nil, 5000))
+    end)
   else
     h.info('no zot client runs for ' .. root .. '; asked a short-lived `zot lsp`')
     local res, err = probe(cmd, root)
@@ -214,7 +285,7 @@ function M.check()
       h.error(err)
       return
     end
-    info, exts = res.info, res.extensions
+    info, exts, mcp = res.info, res.extensions, res.mcp
   end
   if info.protocolVersion == 1 then
     h.ok('protocol version 1')
@@ -279,7 +350,7 @@ function M.check()
     else
       h.warn(line)
     end
-  end
+  end  report_mcp(h, mcp)
 end
 
 return M

@@ -437,6 +437,65 @@ function M.reload(opts)
   end)
 end
 
+-- ---------------------------------------------------------- MCP servers --
+
+local function mcp_lines(res)
+  local lines = {}
+  if res and util.val(res.disabled) then
+    return { 'MCP servers are off (--no-mcp or noMcp)' }
+  end
+  for _, e in ipairs((res and util.val(res.errors)) or {}) do
+    lines[#lines + 1] = 'error: ' .. tostring(e)
+  end
+  local servers = (res and util.val(res.servers)) or {}
+  if #servers == 0 then
+    lines[#lines + 1] = 'no MCP servers configured ($ZOT_HOME/mcp.json, .mcp.json, .zot/mcp.json)'
+  end
+  for _, s in ipairs(servers) do
+    local tools = util.val(s.tools) or {}
+    lines[#lines + 1] = string.format('%-16s %-8s %-6s %-11s %d tools', tostring(s.name), tostring(s.scope), tostring(s.transport), tostring(s.state), #tools)
+    lines[#lines + 1] = '    ' .. tostring(s.command)
+    local last = util.val(s.lastError)
+    if last and last ~= '' then
+      lines[#lines + 1] = '    last error: ' .. last
+    end
+    if #tools > 0 then
+      lines[#lines + 1] = '    tools: ' .. table.concat(tools, ' ')
+    end
+  end
+  return lines
+end
+M.mcp_lines = mcp_lines
+
+--- :ZotMcp lists the MCP servers; :ZotMcp restart NAME restarts one.
+function M.mcp(opts)
+  opts = opts or {}
+  local args = vim.split(vim.trim(opts.args or ''), '%s+', { trimempty = true })
+  with_state(opts, function(state)
+    if args[1] == 'restart' then
+      if not args[2] then
+        return util.notify('zot: :ZotMcp restart NAME (:ZotMcp lists them)', vim.log.levels.WARN)
+      end
+      return require('zot.client').request(state, P.request.mcp_restart, { name = args[2] }, function(err, res)
+        if err then
+          return fail(state, 'MCP restart', err)
+        end
+        for _, s in ipairs((res and res.servers) or {}) do
+          if s.name == args[2] then
+            util.notify(string.format('zot: MCP server %s: %s', s.name, s.state))
+          end
+        end
+      end)
+    end
+    require('zot.client').request(state, P.request.mcp, nil, function(err, res)
+      if err then
+        return fail(state, 'MCP servers', err)
+      end
+      require('zot.panel').show('zot MCP servers', mcp_lines(res), 'q close · :ZotMcp restart NAME')
+    end)
+  end)
+end
+
 -- --------------------------------------------------------------- status --
 
 --- What the plugin knows about the current root (for statuslines, tests).

@@ -31,6 +31,8 @@ M.request = {
   session_new = 'zot/session/new',
   extensions = 'zot/extensions',
   extensions_reload = 'zot/extensions/reload',
+  mcp = 'zot/mcp',
+  mcp_restart = 'zot/mcp/restart',
 }
 
 --- Client → server notifications.
@@ -49,6 +51,7 @@ M.server_notification = {
   extensions_changed = 'zot/extensions/changed',
   ui_status = 'zot/ui/status',
   ui_widget = 'zot/ui/widget',
+  mcp_changed = 'zot/mcp/changed',
 }
 
 --- Server → client requests.
@@ -100,7 +103,7 @@ M.error_code = {
 ---@class zot.CommandInfo
 ---@field name string
 ---@field description string
----@field source 'builtin'|'extension'|string
+---@field source 'builtin'|'extension'|'mcp'|string
 ---@field extension? string
 
 -- ---------------------------------------------------------------- runs
@@ -239,6 +242,29 @@ M.error_code = {
 ---@field commands zot.CommandInfo[]
 ---@field loading? boolean
 ---@field error? string
+
+-- ---------------------------------------------------------------- MCP servers
+
+---@class zot.MCPServerStatus
+---@field name string
+---@field scope string
+---@field file? string
+---@field transport string
+---@field command string
+---@field state string
+---@field tools string[]
+---@field lastError? string
+---@field restarts? integer
+---@field pid? integer
+---@field log? string
+
+---@class zot.MCPResult
+---@field servers zot.MCPServerStatus[]
+---@field errors? string[]
+---@field disabled? boolean
+
+---@class zot.MCPRestartParams
+---@field name string
 
 -- ---------------------------------------------------------------- panels
 

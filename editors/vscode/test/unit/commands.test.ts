@@ -198,7 +198,7 @@ test("palette commands report errors as a message (zot not running)", async () =
     const ds = commands.registerCommands(t.ctx as Ctx & { focusChat(): unknown; showOutput(): unknown });
     assert.deepEqual(
         [...fake.commands.keys()].sort(),
-        ["zot.abort", "zot.focusChat", "zot.newSession", "zot.openFile", "zot.prompt", "zot.reloadExtensions", "zot.restartServer", "zot.resumeSession", "zot.review.accept", "zot.review.reject", "zot.runCommand", "zot.selectModel", "zot.setPermissionMode", "zot.showExtensions", "zot.showOutput"],
+        ["zot.abort", "zot.focusChat", "zot.newSession", "zot.openFile", "zot.prompt", "zot.reloadExtensions", "zot.restartServer", "zot.resumeSession", "zot.review.accept", "zot.review.reject", "zot.runCommand", "zot.selectModel", "zot.setPermissionMode", "zot.showExtensions", "zot.showMcpServers", "zot.showOutput"],
     );
     await vscode.commands.executeCommand("zot.abort");
     assert.deepEqual(fake.messages, [{ level: "error", message: 'zot: zot: cannot start "zot lsp"', items: [] }]);
@@ -208,4 +208,25 @@ test("palette commands report errors as a message (zot not running)", async () =
         d.dispose();
     }
     assert.equal(fake.commands.size, 0);
+});
+
+test("MCP servers: a line per server; picking one offers Restart, which zot/mcp/restart does", async () => {
+    const fs = { name: "fs", scope: "project", transport: "stdio", command: "mcp-server-filesystem .", state: "failed", tools: [], lastError: "exited" };
+    const t = fakeCtx({
+        "zot/mcp": () => ({ servers: [{ name: "everything", scope: "flag", transport: "stdio", command: "x", state: "ready", tools: ["mcp__everything__echo"] }, fs] }),
+        "zot/mcp/restart": (p) => ({ servers: [{ ...fs, state: "ready", name: (p as { name: string }).name }] }),
+    });
+    fake.answers.push(1, "Restart fs");
+    await commands.showMcpServers(t.ctx);
+    assert.deepEqual(t.requests, [
+        { method: "zot/mcp", params: undefined },
+        { method: "zot/mcp/restart", params: { name: "fs" } },
+    ]);
+    assert.deepEqual(fake.messages, [{ level: "info", message: "zot: MCP server fs: ready", items: [] }]);
+});
+
+test("MCP servers: none configured, or MCP off, is said so", async () => {
+    const t = fakeCtx({ "zot/mcp": () => ({ servers: [], disabled: true }) });
+    await commands.showMcpServers(t.ctx);
+    assert.match(fake.messages[0].message, /MCP servers are off/);
 });

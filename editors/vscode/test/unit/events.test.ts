@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import * as vscode from "vscode";
 import { resetFake, fake, FakeDocument } from "./fake/vscode";
 import { fakeCtx, stateAnswer } from "./fake/ctx";
-import { installHandlers, onEvent, onNotify, onShowMessage, saveDocuments } from "../../src/events";
+import { installHandlers, onEvent, onMcpChanged, onNotify, onShowMessage, saveDocuments } from "../../src/events";
 import type { ZotEvent } from "../../src/lsp_ext";
 
 beforeEach(() => resetFake());
@@ -19,7 +19,7 @@ test("every server → client zot method gets a handler", () => {
     };
     const ds = installHandlers(lc as never, t.ctx);
     assert.equal(ds.length, methods.length + 1, "the handlers and the extension UI they share");
-    assert.deepEqual(methods.sort(), ["window/showMessage", "window/showMessageRequest", "zot/event", "zot/extensions/changed", "zot/notify", "zot/panel/close", "zot/panel/open", "zot/panel/render", "zot/reviewEdit", "zot/save", "zot/ui/request", "zot/ui/status", "zot/ui/widget"]);
+    assert.deepEqual(methods.sort(), ["window/showMessage", "window/showMessageRequest", "zot/event", "zot/extensions/changed", "zot/mcp/changed", "zot/notify", "zot/panel/close", "zot/panel/open", "zot/panel/render", "zot/reviewEdit", "zot/save", "zot/ui/request", "zot/ui/status", "zot/ui/widget"]);
 });
 
 test("window/showMessage: zot's cannot-start problem is not a second copy of the chat's banner; other messages are toasts", () => {
@@ -82,4 +82,18 @@ test("zot/save saves dirty buffers, opens others, and reports what failed", asyn
     assert.equal(dirty.isDirty, false);
     assert.equal(fake.documents.length, 3, "b.go was opened");
     assert.deepEqual(await saveDocuments({ uris: ["file:///ws/a.go"] }), { saved: ["file:///ws/a.go"] }, "no failed field when all saved");
+});
+
+test("zot/mcp/changed: a failed or untrusted server says so in the chat, once per reason", () => {
+    const t = fakeCtx();
+    const srv = (state: string, lastError?: string) => ({ name: "db", scope: "project", transport: "stdio", command: "db", state, tools: [], lastError });
+    onMcpChanged(t.ctx, { servers: [srv("starting")] });
+    onMcpChanged(t.ctx, { servers: [srv("failed", "exited (exit status 3)")] });
+    onMcpChanged(t.ctx, { servers: [srv("failed", "exited (exit status 3)")] });
+    onMcpChanged(t.ctx, { servers: [srv("ready", "exited (exit status 3)")] });
+    onMcpChanged(t.ctx, { servers: [srv("untrusted", "not trusted")] });
+    assert.deepEqual(t.notices, [
+        { level: "warn", text: "MCP server db: failed — exited (exit status 3)", extension: "mcp" },
+        { level: "info", text: "MCP server db: untrusted — not trusted", extension: "mcp" },
+    ]);
 });
