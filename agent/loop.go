@@ -137,8 +137,8 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 			if reason == "" {
 				reason = "turn blocked by an extension"
 			}
+			r.endTurn(emit, provider.StopError, reason)
 			emit(Event{Type: EventError, Message: reason})
-			emit(Event{Type: EventTurnEnd, Stop: provider.StopError, Error: reason})
 			return false
 		}
 		h.Observe(Lifecycle{Event: "turn_start", Step: step})
@@ -171,15 +171,29 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 		Tools:    specs(toolset),
 	}
 	req.Reasoning = r.Reasoning()
-	emit(Event{Type: EventAssistantStart})
+	// assistant_start waits for the model's first output, as zot's does:
+	// a model that cannot be reached gives turn_start, turn_end (error),
+	// error, done, with no answer announced.
+	answering := false
+	startAnswer := func() {
+		if !answering {
+			answering = true
+			emit(Event{Type: EventAssistantStart})
+		}
+	}
 	var partial []byte
 	resp, err := r.client.Stream(ctx, req, func(ev provider.StreamEvent) {
 		switch {
 		case ev.TextDelta != "":
+			startAnswer()
 			partial = append(partial, ev.TextDelta...)
 			emit(Event{Type: EventTextDelta, Delta: ev.TextDelta})
 		case ev.ThinkingDelta != "":
+			startAnswer()
 			emit(Event{Type: EventThinkingDelta, Text: ev.ThinkingDelta})
+		case ev.ToolUse != nil:
+			startAnswer()
+			emit(toolUseEvent(*ev.ToolUse))
 		}
 	})
 	if err != nil {
@@ -191,10 +205,11 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 			r.endTurn(emit, provider.StopAborted, "")
 			return false
 		}
-		emit(Event{Type: EventError, Message: err.Error()})
 		r.endTurn(emit, provider.StopError, err.Error())
+		emit(Event{Type: EventError, Message: err.Error()})
 		return false
 	}
+	startAnswer()
 
 	assistant := message.Message{Role: message.RoleAssistant, Content: resp.Content, Time: now()}
 	if len(assistant.Content) == 0 {
@@ -208,19 +223,35 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 	emit(Event{Type: EventUsage, Usage: resp.Usage, Cumulative: total})
 	r.emitAssistant(ctx, assistant, emit)
 
+	// turn_end closes the model call (seed 001: "one model call
+	// finished"), before its tool calls run.
 	calls := assistant.ToolCalls()
 	if len(calls) == 0 {
 		r.endTurn(emit, resp.Stop, "")
 		return false
 	}
+	r.endTurn(emit, provider.StopToolUse, "")
 	results, aborted := r.runTools(ctx, calls, toolset, emit)
 	r.appendMessage(message.Message{Role: message.RoleUser, Content: results, Time: now()})
 	if aborted {
+		// The abort came while tools ran: say so, as an abort during the
+		// model call does (turn_end aborted, then done).
 		r.endTurn(emit, provider.StopAborted, "")
 		return false
 	}
-	r.endTurn(emit, provider.StopToolUse, "")
 	return true
+}
+
+// toolUseEvent is the wire event of one step of a streaming tool call.
+func toolUseEvent(d provider.ToolUseDelta) Event {
+	switch d.Phase {
+	case provider.ToolUseStart:
+		return Event{Type: EventToolUseStart, ID: d.ID, Name: d.Name}
+	case provider.ToolUseArgs:
+		return Event{Type: EventToolUseArgs, ID: d.ID, Delta: d.Args}
+	default:
+		return Event{Type: EventToolUseEnd, ID: d.ID}
+	}
 }
 
 func (r *Runtime) endTurn(emit func(Event), stop, errText string) {

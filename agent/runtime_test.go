@@ -120,7 +120,8 @@ func TestHookBlocksTool(t *testing.T) {
 	if !strings.Contains(lastRequest(t, srv), "guard: refused rm -rf") {
 		t.Fatal("the model did not see the block reason")
 	}
-	want := "session_start agent_start turn_start assistant_message tool_call turn_end turn_start assistant_message turn_end agent_end"
+	// turn_end closes the model call before its tools run (zot's order).
+	want := "session_start agent_start turn_start assistant_message turn_end tool_call turn_start assistant_message turn_end agent_end"
 	h.mu.Lock()
 	got := strings.Join(h.observed, " ")
 	h.mu.Unlock()

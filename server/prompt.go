@@ -439,6 +439,8 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 			prog.report("running " + ev.Name)
 		case agent.EventAssistantStart:
 			prog.report("thinking")
+		case agent.EventToolUseStart:
+			prog.report("writing " + ev.Name)
 		case agent.EventTextDelta:
 			prog.report("writing")
 		case agent.EventTurnEnd:

@@ -29,13 +29,14 @@ func runExtra(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bo
 
 // newRuntime builds the runtime with the extension host wired in: its
 // tools join the registry, its interceptors see every run. Notifications
-// go to stderr (print and RPC modes have no panel UI). watch turns on hot
-// reload, for long-running modes.
+// go to stderr (print and RPC modes have no panel UI), and to notify when
+// set (RPC sends them as ext_notify events). watch turns on hot reload, for
+// long-running modes. The host is nil with --no-ext.
 //
 // front is the mode's side of the extensions' UI and actions (nil: none,
 // as in print mode); its capabilities are fixed now, its handlers are set
 // once the mode serves.
-func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, stderr io.Writer, front *lateFront) (*agent.Runtime, func(), error) {
+func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, stderr io.Writer, front *lateFront, notify func(ext, level, msg string)) (*agent.Runtime, *extensions.Host, func(), error) {
 	if front == nil {
 		front = &lateFront{}
 	}
@@ -53,13 +54,13 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	if c.noExt {
 		cfg.Hooks = c.withApproval(nil)
 		rt, err := agent.New(cfg)
-		return rt, func() {}, err
+		return rt, nil, func() {}, err
 	}
 	var builtin []string
 	for _, t := range tools.Builtins(tools.NewDiskWorkspace(".")) {
 		builtin = append(builtin, t.Name())
 	}
-	ui := &stderrUI{w: stderr, told: map[string]string{}, front: front}
+	ui := &stderrUI{w: stderr, told: map[string]string{}, front: front, notify: notify}
 	// A long-running session (rpc) starts its extensions in the background
 	// so a slow one (a cold `go run .`) never holds up the first prompt;
 	// print mode's one prompt waits for them, so it sees their tools.
@@ -73,7 +74,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	cfg.AwaitTool = host.AwaitTool
 	rt, err := agent.New(cfg)
 	if err != nil {
-		return nil, func() {}, err
+		return nil, nil, func() {}, err
 	}
 	// hello_ack names the provider and model in every mode, the defaults
 	// included: they are known once the runtime is built.
@@ -83,7 +84,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	if err := host.Start(ctx); err != nil {
 		host.Close(context.WithoutCancel(ctx))
 		rt.Close()
-		return nil, func() {}, err
+		return nil, nil, func() {}, err
 	}
 	ui.Changed()
 	// session_start when the mode starts (replayed to extensions that
@@ -96,7 +97,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	if st.ForkedFrom != "" {
 		fmt.Fprintf(stderr, "zot: session %s is open in another zot process; continuing in a new session %s, a copy of it (%d messages)\n", st.ForkedFrom, st.SessionID, st.MessageCount)
 	}
-	return rt, func() { host.Close(context.WithoutCancel(ctx)) }, nil
+	return rt, host, func() { host.Close(context.WithoutCancel(ctx)) }, nil
 }
 
 // lateFront is a mode's side of the extensions' "ask the user" seam and
@@ -153,6 +154,7 @@ type stderrUI struct {
 	status func() []extensions.Status
 	told   map[string]string // name → the failure last printed
 	front  *lateFront
+	notify func(ext, level, msg string)
 }
 
 var _ extensions.Asker = (*stderrUI)(nil)
@@ -181,8 +183,11 @@ func (u *stderrUI) SetWidget(ext, key string, lines []string) {
 
 func (u *stderrUI) Notify(ext, level, msg string) {
 	u.mu.Lock()
-	defer u.mu.Unlock()
 	fmt.Fprintf(u.w, "[%s] %s: %s\n", ext, level, msg)
+	u.mu.Unlock()
+	if u.notify != nil {
+		u.notify(ext, level, msg)
+	}
 }
 func (u *stderrUI) PanelOpen(ext string, p wire.PanelView) {
 	u.Notify(ext, "info", "panel "+p.Title+" needs an editor (zot lsp)")
