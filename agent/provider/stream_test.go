@@ -7,10 +7,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"syscall"
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 

@@ -91,7 +91,7 @@ type Server struct {
 	liveMu sync.Mutex
 	early  []ExtNotify
 	served bool
-	cmds sync.WaitGroup // extension commands being answered
+	cmds   sync.WaitGroup // extension commands being answered
 
 	jobs    chan job // never full: reserve refuses past MaxQueued
 	mu      sync.Mutex
