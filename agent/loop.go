@@ -171,9 +171,9 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 		Tools:    specs(toolset),
 	}
 	req.Reasoning = r.Reasoning()
-	// assistant_start waits for the model's first output, as zot's does:
-	// a model that cannot be reached gives turn_start, turn_end (error),
-	// error, done, with no answer announced.
+	// assistant_start waits for the API's answer, as zot's does: a model
+	// that cannot be reached gives turn_start, turn_end (error), error,
+	// done, with no answer announced.
 	answering := false
 	startAnswer := func() {
 		if !answering {
@@ -184,6 +184,8 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 	var partial []byte
 	resp, err := r.client.Stream(ctx, req, func(ev provider.StreamEvent) {
 		switch {
+		case ev.Open:
+			startAnswer()
 		case ev.TextDelta != "":
 			startAnswer()
 			partial = append(partial, ev.TextDelta...)

@@ -68,6 +68,7 @@ type collected struct {
 	deltas   []string
 	calls    []message.Content
 	order    []string // "text" / "call:NAME" / "start:NAME" / "end:NAME"
+	opens    int      // Open events: streams that began
 	// streamed tool calls: names and argument pieces by id
 	useName map[string]string
 	useArgs map[string][]string
@@ -75,6 +76,8 @@ type collected struct {
 
 func (c *collected) on(ev StreamEvent) {
 	switch {
+	case ev.Open:
+		c.opens++
 	case ev.ToolUse != nil:
 		if c.useName == nil {
 			c.useName, c.useArgs = map[string]string{}, map[string][]string{}

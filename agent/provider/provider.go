@@ -42,6 +42,9 @@ type Request struct {
 // StreamEvent is one incremental piece of a streaming response. Exactly one
 // of the fields is set.
 type StreamEvent struct {
+	// Open: the API answered and its stream begins (before any delta;
+	// again if a stream that delivered nothing is retried).
+	Open      bool
 	TextDelta     string           // a piece of assistant text
 	ThinkingDelta string           // a piece of the model's reasoning
 	ToolUse       *ToolUseDelta    // a tool call as it streams: start, argument pieces, end

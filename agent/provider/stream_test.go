@@ -40,6 +40,9 @@ func TestStreamTextInOrder(t *testing.T) {
 			if len(col.calls) != 0 {
 				t.Fatalf("calls = %+v", col.calls)
 			}
+			if col.opens != 1 {
+				t.Fatalf("%d Open events, want 1 (the stream began once)", col.opens)
+			}
 		})
 	}
 }
@@ -363,6 +366,9 @@ func TestCancelDuringSlowStream(t *testing.T) {
 			defer cancel()
 			n := 0
 			resp, err := c.Stream(ctx, simpleRequest(t, prov), func(ev StreamEvent) {
+				if ev.TextDelta == "" {
+					return
+				}
 				if n++; n == 3 {
 					cancel()
 				}
