@@ -44,7 +44,7 @@ type Request struct {
 type StreamEvent struct {
 	// Open: the API answered and its stream begins (before any delta;
 	// again if a stream that delivered nothing is retried).
-	Open      bool
+	Open          bool
 	TextDelta     string           // a piece of assistant text
 	ThinkingDelta string           // a piece of the model's reasoning
 	ToolUse       *ToolUseDelta    // a tool call as it streams: start, argument pieces, end
