@@ -27,6 +27,12 @@ type Config struct {
 	MaxSteps           int    // model calls per prompt; default 50
 	NoTools            bool   // no built-in tools
 	Tools              []string
+	// NoSkills turns skills off (--no-skill): no discovery, no "Available
+	// skills" in the system prompt, no skill tool.
+	NoSkills bool
+	// Warn receives what the user should know that belongs to no run: a
+	// SKILL.md skipped for a broken frontmatter (once each). Optional.
+	Warn func(msg string)
 	// AddDirs are directories outside Cwd the agent may write without
 	// asking (--add-dir). Other writes outside Cwd need the user's
 	// approval, which the disk workspace cannot ask: they are refused.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/agent/skills"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/internal/secrets"
 )
@@ -82,6 +84,8 @@ type Runtime struct {
 	lastStop  string // the running run's last turn_end stop
 	accepting bool   // the running prompt still takes steer / follow-up messages
 	runUsage  message.Usage
+	skills    []skills.Skill
+	warned    map[string]bool // skill warnings already given
 }
 
 // State is a snapshot of the runtime, as get_state reports it.
@@ -181,8 +185,14 @@ func New(cfg Config) (*Runtime, error) {
 		}
 		g.SetWriteRules(cfg.WriteRules...)
 	}
+	r.warned = map[string]bool{}
+	r.refreshSkills()
 	if !cfg.NoTools {
 		r.builtins = tools.Builtins(r.ws)
+		if !cfg.NoSkills {
+			// zot's five come first: read, write, edit, bash, skill.
+			r.builtins = slices.Insert(r.builtins, 4, tools.NewSkill(r.Skills))
+		}
 		if len(cfg.Tools) > 0 {
 			if r.builtins, err = tools.Select(r.builtins, cfg.Tools); err != nil {
 				return nil, err
@@ -315,6 +325,7 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []message.Cont
 		return nil, errors.New("empty prompt: give text or images")
 	}
 	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
+		r.refreshSkills()
 		r.mu.Lock()
 		r.runUsage, r.lastStop, r.runSystem = message.Usage{}, "", ""
 		r.mu.Unlock()

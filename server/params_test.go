@@ -14,6 +14,7 @@ import (
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/agent/skills"
 )
 
 // fakeRuntime is a Runtime without a model: prompts end at once.
@@ -48,8 +49,10 @@ func (f *fakeRuntime) Resume(which string) error {
 	}
 	return nil
 }
-func (f *fakeRuntime) NewSession() error { return nil }
-func (f *fakeRuntime) Close() error      { return nil }
+func (f *fakeRuntime) NewSession() error                 { return nil }
+func (f *fakeRuntime) Skills() []skills.Skill            { return nil }
+func (f *fakeRuntime) Skill(string) (skills.Skill, bool) { return skills.Skill{}, false }
+func (f *fakeRuntime) Close() error                      { return nil }
 
 // newTestServer is an initialized server without a connection.
 func newTestServer(t testing.TB) *Server {

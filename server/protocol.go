@@ -15,6 +15,7 @@ import (
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/agent/skills"
 )
 
 // ProtocolVersion is the major version of the zot/* contract
@@ -46,6 +47,7 @@ const (
 	MethodPing              = "zot/ping"
 	MethodCommands          = "zot/commands"
 	MethodCommand           = "zot/command"
+	MethodSkills            = "zot/skills"
 	MethodSessions          = "zot/sessions"
 	MethodSessionResume     = "zot/session/resume"
 	MethodSessionNew        = "zot/session/new"
@@ -208,6 +210,11 @@ type PingResult struct {
 
 // ---------------------------------------------------------------- commands
 
+// SkillsResult is zot/skills: the skills found, first name wins.
+type SkillsResult struct {
+	Skills []skills.Skill `json:"skills"`
+}
+
 // CommandsResult is zot/commands: built-in commands, then the extensions'.
 type CommandsResult struct {
 	Commands []CommandInfo `json:"commands"`
@@ -217,7 +224,7 @@ type CommandsResult struct {
 type CommandInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	Source      string `json:"source"` // builtin | extension
+	Source      string `json:"source"` // builtin | extension | skill
 	Extension   string `json:"extension,omitempty"`
 }
 

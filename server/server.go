@@ -27,6 +27,7 @@ import (
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/agent/skills"
 	"github.com/zot-editors/zot/agent/tools"
 )
 
@@ -45,6 +46,8 @@ type Runtime interface {
 	Sessions() ([]session.Info, error)
 	Resume(which string) error
 	NewSession() error
+	Skills() []skills.Skill
+	Skill(name string) (skills.Skill, bool)
 	Close() error
 }
 

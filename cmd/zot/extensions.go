@@ -51,6 +51,9 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	// approval (refused here: print and RPC modes cannot ask), with or
 	// without extensions running.
 	cfg.WriteRules = append(slices.Clip(cfg.WriteRules), extensions.ProtectedWriteRule(extensions.ProtectedDirs(cfg.Home, cwd, c.exts)))
+	if cfg.Warn == nil {
+		cfg.Warn = func(msg string) { fmt.Fprintln(stderr, "zot: "+msg) }
+	}
 	if c.noExt {
 		cfg.Hooks = c.withApproval(nil)
 		rt, err := agent.New(cfg)

@@ -35,6 +35,7 @@ type common struct {
 	addDirs                               listFlag
 	noSession                             bool
 	noExt                                 bool
+	noSkill                               bool
 	resume                                string
 	sessionPath                           string
 	cont                                  bool
@@ -59,6 +60,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.Var(&c.addDirs, "add-dir", "let write and edit change files under this directory outside the workspace without asking (repeatable)")
 	fs.BoolVar(&c.noSession, "no-session", false, "do not save this session")
 	fs.BoolVar(&c.noExt, "no-ext", false, "load no extensions (neither installed ones nor --ext)")
+	fs.BoolVar(&c.noSkill, "no-skill", false, "no skills: no SKILL.md discovery, no skill tool")
 	fs.StringVar(&c.resume, "resume", "", "resume a session by id (see `zot sessions`)")
 	fs.StringVar(&c.resume, "r", "", "short for --resume")
 	fs.StringVar(&c.sessionPath, "session", "", "resume the session file at this path")
@@ -73,7 +75,7 @@ func (c *common) config(sessions bool) agent.Config {
 	cfg := agent.Config{
 		Provider: c.provider, Model: c.model, APIKey: c.apiKey, BaseURL: c.baseURL, Reasoning: c.reasoning,
 		Cwd: c.cwd, SystemPrompt: c.systemPrompt, AppendSystemPrompt: strings.Join(c.appendSystemPrompt, "\n\n"),
-		MaxSteps: c.maxSteps, NoTools: c.noTools, AddDirs: absAll(c.addDirs),
+		MaxSteps: c.maxSteps, NoTools: c.noTools, NoSkills: c.noSkill, AddDirs: absAll(c.addDirs),
 		Sessions: sessions && !c.noSession,
 	}
 	if c.tools != "" {

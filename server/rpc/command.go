@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/zot-editors/zot/agent/skills"
 	"github.com/zot-editors/zot/extensions"
 )
 
@@ -34,6 +35,7 @@ var builtinCommands = []builtinCommand{
 	{"sessions", "list the saved sessions of this workspace"},
 	{"resume", "resume a session: /resume <id>|latest"},
 	{"reload-ext", "reload the extensions from disk"},
+	{"skills", "list the skills; /skill:<name> [args] runs one"},
 }
 
 // CommandData is the response data of `command`: the command's
@@ -69,6 +71,19 @@ func (s *Server) command(ctx context.Context, c Command, ok func(any), fail func
 	args := strings.TrimSpace(c.Args)
 	if name == "" {
 		fail(errors.New(`command needs a "name" (a slash command without the slash: help lists them)`))
+		return
+	}
+	if rest, isSkill := strings.CutPrefix(name, "skill:"); isSkill {
+		sk, found := s.rt.Skill(rest)
+		if !found {
+			fail(fmt.Errorf("no skill named %q; /skills lists them", rest))
+			return
+		}
+		text := skills.Prompt(sk, args)
+		s.enqueue(func(started any) {
+			q, _ := started.(map[string]any)["queued"].(bool)
+			ok(CommandData{Action: "prompt", Prompt: text, Started: true, Queued: q})
+		}, fail, s.promptJob(text, nil))
 		return
 	}
 	if isBuiltin(name) {
@@ -197,6 +212,19 @@ func (s *Server) builtin(ctx context.Context, name, args string, ok func(any), f
 			return
 		}
 		display("Resumed session %s (%d messages).", s.rt.State().SessionID, s.rt.State().MessageCount)
+	case "skills":
+		s.rt.Skill("") // rediscover: a skill added since the last prompt is listed
+		list := s.rt.Skills()
+		if len(list) == 0 {
+			display("No skills. Put one in .zot/skills/<name>/SKILL.md (or .claude/skills, .agents/skills, $ZOT_HOME/skills).")
+			return
+		}
+		var b strings.Builder
+		b.WriteString("Skills (/skill:<name> [args] runs one):\n")
+		for _, sk := range list {
+			fmt.Fprintf(&b, "%s — %s  [%s]\n", sk.Name, sk.Description, sk.Source)
+		}
+		display("%s", strings.TrimRight(b.String(), "\n"))
 	case "reload-ext":
 		if s.opts.Commands == nil {
 			display("No extensions are loaded (--no-ext).")

@@ -219,6 +219,21 @@ export interface CommandsResult {
 }
 export const commands = new lc.RequestType0<CommandsResult, void>("zot/commands");
 
+/** A SKILL.md: /skill:<name> [args] sends its body as the prompt. */
+export interface SkillInfo {
+    name: string;
+    description: string;
+    allowedTools?: string[];
+    permissions?: unknown;
+    body: string;
+    path: string;
+    source: string;
+}
+export interface SkillsResult {
+    skills: SkillInfo[];
+}
+export const skills = new lc.RequestType0<SkillsResult, void>("zot/skills");
+
 export interface CommandParams {
     name: string;
     args?: string;
