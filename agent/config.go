@@ -51,7 +51,10 @@ type Config struct {
 	Hooks Hooks
 	// ExtraTools is consulted before every model call, so a registry that
 	// changes (an extension reloaded) takes effect at the next call and
-	// never in the middle of one. Built-in tools win on name clashes.
+	// never in the middle of one, and again when a tool call runs (an
+	// extension that finished starting meanwhile may own the tool). On a
+	// name clash zot's own tools (tools.Core) win; an extra tool named
+	// ls, grep or find replaces ours.
 	ExtraTools func() []tools.Tool
 	// AwaitTool is asked when the model calls a tool the current set
 	// lacks: an extension still starting may be about to register it, so

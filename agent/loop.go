@@ -347,10 +347,18 @@ func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMes
 			args = d.ModifiedArgs
 		}
 	}
+	// The set as it is now: an extension that finished starting during
+	// the model call (BeforeTool waits for those) may have registered
+	// this tool, or its own grep, ls or find replacing ours.
 	var tool tools.Tool
-	for _, t := range toolset {
-		if t.Name() == name {
-			tool = t
+	for _, set := range [][]tools.Tool{r.toolset(), toolset} {
+		for _, t := range set {
+			if t.Name() == name {
+				tool = t
+				break
+			}
+		}
+		if tool != nil {
 			break
 		}
 	}
@@ -368,19 +376,32 @@ func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMes
 	}})
 }
 
-// toolset is the built-in tools plus the extension tools current at this
-// model call; built-ins win on name clashes.
+// toolset is the built-in tools plus the extra (extension) tools current
+// at this model call. On a name clash zot's own tools (tools.Core) win;
+// an extension's ls, grep or find replaces ours.
 func (r *Runtime) toolset() []tools.Tool {
 	if r.cfg.NoTools {
 		return nil
 	}
-	out := append([]tools.Tool(nil), r.builtins...)
-	if r.cfg.ExtraTools != nil {
-		seen := make(map[string]bool, len(out))
-		for _, t := range out {
-			seen[t.Name()] = true
+	var out []tools.Tool
+	if r.cfg.ExtraTools == nil {
+		out = append([]tools.Tool(nil), r.builtins...)
+	} else {
+		extra := r.cfg.ExtraTools()
+		extNames := make(map[string]bool, len(extra))
+		for _, t := range extra {
+			extNames[t.Name()] = true
 		}
-		for _, t := range r.cfg.ExtraTools() {
+		out = make([]tools.Tool, 0, len(r.builtins)+len(extra))
+		seen := make(map[string]bool, cap(out))
+		for _, t := range r.builtins {
+			if extNames[t.Name()] && !tools.IsCore(t.Name()) {
+				continue // replaced by the extension's
+			}
+			seen[t.Name()] = true
+			out = append(out, t)
+		}
+		for _, t := range extra {
 			if !seen[t.Name()] {
 				seen[t.Name()] = true
 				out = append(out, t)

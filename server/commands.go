@@ -27,6 +27,16 @@ var builtinCommands = []CommandInfo{
 	{Name: "skills", Description: "list the skills; /skill:<name> [args] runs one"},
 }
 
+// BuiltinCommandNames are the names of zot's own slash commands, which
+// win over extension commands.
+func BuiltinCommandNames() []string {
+	var out []string
+	for _, c := range builtinCommands {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
 // skillPrefix names a skill as a command: /skill:<name> args sends the
 // skill's body as the prompt.
 const skillPrefix = "skill:"

@@ -59,17 +59,13 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 		rt, err := agent.New(cfg)
 		return rt, nil, func() {}, err
 	}
-	var builtin []string
-	for _, t := range tools.Builtins(tools.NewDiskWorkspace(".")) {
-		builtin = append(builtin, t.Name())
-	}
 	ui := &stderrUI{w: stderr, told: map[string]string{}, front: front, notify: notify}
 	// A long-running session (rpc) starts its extensions in the background
 	// so a slow one (a cold `go run .`) never holds up the first prompt;
 	// print mode's one prompt waits for them, so it sees their tools.
 	host := extensions.NewHost(extensions.Options{
 		Cwd: cwd, Home: cfg.Home, ZotVersion: agent.Version, Provider: cfg.Provider, Model: cfg.Model,
-		ExtPaths: c.exts, BuiltinTools: builtin, UI: ui, Watch: watch, Background: watch,
+		ExtPaths: c.exts, BuiltinTools: tools.Core, ReplaceableTools: tools.Replaceable, UI: ui, Watch: watch, Background: watch,
 	})
 	ui.status = host.Status
 	cfg.Hooks = c.withApproval(host)
