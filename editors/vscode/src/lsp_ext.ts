@@ -340,7 +340,9 @@ export type PanelKey =
     | "end"
     | "backspace"
     | "delete"
-    | "rune";
+    | "rune"
+    /** With esc, closes the panel (zot/panel/close comes back). */
+    | "ctrl+c";
 export interface PanelKeyParams {
     panelId: string;
     key: PanelKey;
