@@ -41,3 +41,4 @@ cmd('ZotMode', 'mode', {
 cmd('ZotExtensions', 'extensions', { desc = 'zot: list the extensions and their state' })
 cmd('ZotReload', 'reload', { desc = 'zot: reload the extensions' })
 cmd('ZotLog', 'log', { desc = "zot: show zot's stderr and the extensions' logs ($ZOT_HOME/logs)" })
+cmd('ZotSkills', 'skills', { desc = 'zot: pick a skill and run it (/skill:<name> args)' })

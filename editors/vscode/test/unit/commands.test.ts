@@ -50,6 +50,44 @@ test("/clear empties the chat; /resume also reloads the transcript", async () =>
     assert.ok(t.posted.some((m) => m.type === "history" && m.messages.length === 1));
 });
 
+test("/skills picks a skill (description, body preview) and runs it as /skill:<name> args", async () => {
+    let picked: unknown[] = [];
+    const t = fakeCtx({
+        "zot/skills": () => ({
+            skills: [
+                { name: "pdf", description: "Summarise PDFs", body: "# PDF\n\nRun extract.py.\n", path: "/p/.claude/skills/pdf/SKILL.md", source: ".claude/skills (project)" },
+                { name: "review", description: "Review code", body: "Review $ARGUMENTS.", path: "/p/.zot/skills/review/SKILL.md", source: ".zot/skills (project)" },
+            ],
+        }),
+        "zot/command": () => ({ action: "prompt", prompt: "Review main.go.", runId: "run-9", queued: false }),
+    });
+    const orig = vscode.window.showQuickPick;
+    (vscode.window as { showQuickPick: unknown }).showQuickPick = async (items: unknown[], opts?: unknown) => {
+        picked = items;
+        return orig(items, opts);
+    };
+    try {
+        fake.answers.push("review", "main.go");
+        await commands.send(t.ctx, "/skills");
+    } finally {
+        (vscode.window as { showQuickPick: unknown }).showQuickPick = orig;
+    }
+    assert.deepEqual(
+        picked.map((i) => { const { label, description, detail } = i as { label: string; description: string; detail: string }; return [label, description, detail]; }),
+        [["pdf", "Summarise PDFs", "PDF · Run extract.py."], ["review", "Review code", "Review $ARGUMENTS."]],
+    );
+    assert.deepEqual(t.requests.map((r) => [r.method, r.params]), [
+        ["zot/skills", undefined],
+        ["zot/command", { name: "skill:review", args: "main.go" }],
+    ]);
+    assert.deepEqual(t.posted.at(-1), { type: "runStarted", runId: "run-9", queued: false });
+});
+
+test("a skill preview is the body's first text, flattened and cut", () => {
+    assert.equal(commands.skillPreview("# Title\n\nline one\n  line two\n"), "Title · line one · line two");
+    assert.equal(commands.skillPreview("x".repeat(300)).length, 200);
+});
+
 test("insert puts text in the input; a prompt command's run is tracked", async () => {
     const t = fakeCtx({ "zot/command": () => ({ action: "insert", insert: "/todos add ", runId: "run-4", queued: false }) });
     await commands.runCommand(t.ctx, "todos", "");
