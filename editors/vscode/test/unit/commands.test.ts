@@ -51,7 +51,6 @@ test("/clear empties the chat; /resume also reloads the transcript", async () =>
 });
 
 test("/skills picks a skill (description, body preview) and runs it as /skill:<name> args", async () => {
-    let picked: unknown[] = [];
     const t = fakeCtx({
         "zot/skills": () => ({
             skills: [
@@ -61,20 +60,15 @@ test("/skills picks a skill (description, body preview) and runs it as /skill:<n
         }),
         "zot/command": () => ({ action: "prompt", prompt: "Review main.go.", runId: "run-9", queued: false }),
     });
-    const orig = vscode.window.showQuickPick;
-    (vscode.window as { showQuickPick: unknown }).showQuickPick = async (items: unknown[], opts?: unknown) => {
-        picked = items;
-        return orig(items, opts);
-    };
-    try {
-        fake.answers.push("review", "main.go");
-        await commands.send(t.ctx, "/skills");
-    } finally {
-        (vscode.window as { showQuickPick: unknown }).showQuickPick = orig;
-    }
+    fake.answers.push("review", "main.go");
+    await commands.send(t.ctx, "/skills");
+    const picked = fake.quickPicks[0] as { label: string; description: string; detail: string }[];
     assert.deepEqual(
-        picked.map((i) => { const { label, description, detail } = i as { label: string; description: string; detail: string }; return [label, description, detail]; }),
-        [["pdf", "Summarise PDFs", "PDF · Run extract.py."], ["review", "Review code", "Review $ARGUMENTS."]],
+        picked.map((i) => [i.label, i.description, i.detail]),
+        [
+            ["pdf", "Summarise PDFs", "PDF · Run extract.py."],
+            ["review", "Review code", "Review $ARGUMENTS."],
+        ],
     );
     assert.deepEqual(t.requests.map((r) => [r.method, r.params]), [
         ["zot/skills", undefined],
@@ -236,7 +230,7 @@ test("palette commands report errors as a message (zot not running)", async () =
     const ds = commands.registerCommands(t.ctx as Ctx & { focusChat(): unknown; showOutput(): unknown });
     assert.deepEqual(
         [...fake.commands.keys()].sort(),
-        ["zot.abort", "zot.focusChat", "zot.newSession", "zot.openFile", "zot.prompt", "zot.reloadExtensions", "zot.restartServer", "zot.resumeSession", "zot.review.accept", "zot.review.reject", "zot.runCommand", "zot.selectModel", "zot.setPermissionMode", "zot.showExtensions", "zot.showOutput"],
+        ["zot.abort", "zot.focusChat", "zot.newSession", "zot.openFile", "zot.prompt", "zot.reloadExtensions", "zot.restartServer", "zot.resumeSession", "zot.review.accept", "zot.review.reject", "zot.runCommand", "zot.selectModel", "zot.setPermissionMode", "zot.showExtensions", "zot.showOutput", "zot.skills"],
     );
     await vscode.commands.executeCommand("zot.abort");
     assert.deepEqual(fake.messages, [{ level: "error", message: 'zot: zot: cannot start "zot lsp"', items: [] }]);
