@@ -21,7 +21,7 @@ type Config struct {
 	// reason is an error.
 	Reasoning string
 
-	Cwd                string // default: the process's working directory
+	CWD                string // default: the process's working directory
 	SystemPrompt       string // replaces the built-in system prompt
 	AppendSystemPrompt string // appended to the system prompt
 	MaxSteps           int    // model calls per prompt; default 50
@@ -33,14 +33,14 @@ type Config struct {
 	// Warn receives what the user should know that belongs to no run: a
 	// SKILL.md skipped for a broken frontmatter (once each). Optional.
 	Warn func(msg string)
-	// AddDirs are directories outside Cwd the agent may write without
-	// asking (--add-dir). Other writes outside Cwd need the user's
+	// AddDirs are directories outside CWD the agent may write without
+	// asking (--add-dir). Other writes outside CWD need the user's
 	// approval, which the disk workspace cannot ask: they are refused.
 	AddDirs []string
 
 	// Home is $ZOT_HOME; default home.Dir().
 	Home string
-	// Workspace routes tool reads and writes; default the disk at Cwd.
+	// Workspace routes tool reads and writes; default the disk at CWD.
 	Workspace tools.Workspace
 	// WriteRules add reasons a write needs the user's approval (protected
 	// paths: $ZOT_HOME, extension directories), asked in the same one
@@ -63,11 +63,11 @@ type Config struct {
 	AwaitTool func(ctx context.Context, name string) tools.Tool
 
 	// Sessions turns on session persistence (off: zot rpc's default), in
-	// the per-workspace directory session.Dir(Home, Cwd) under
+	// the per-workspace directory session.Dir(Home, CWD) under
 	// $ZOT_HOME/sessions.
 	Sessions bool
 	// Resume: "" starts a new session, "latest" resumes the newest one for
-	// Cwd, anything else is a session id.
+	// CWD, anything else is a session id.
 	Resume string
 	// SessionPath resumes the session file at this path (zot's
 	// --session PATH), wherever it lies; it wins over Resume.

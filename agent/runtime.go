@@ -1,7 +1,7 @@
 // Package agent is the zot runtime: the model/tool loop, sessions and
 // compaction. Its exported API is the in-process Go SDK and mirrors zot's
-// (shared/seeds/001): New, Prompt, Abort, Compact, SetModel, State,
-// Messages, Cost, Models, Close. The fronts (print mode, `zot rpc`,
+// (shared/seeds/001): New, Prompt, Cancel, Compact, SetModel, State,
+// Messages, Cost, ListModels, Close. The fronts (print mode, `zot rpc`,
 // `zot lsp`) are thin adapters over it.
 package agent
 
@@ -109,18 +109,18 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.Home == "" {
 		cfg.Home = home.Dir()
 	}
-	if cfg.Cwd == "" {
+	if cfg.CWD == "" {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, err
 		}
-		cfg.Cwd = wd
+		cfg.CWD = wd
 	}
-	abs, err := filepath.Abs(cfg.Cwd)
+	abs, err := filepath.Abs(cfg.CWD)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Cwd = abs
+	cfg.CWD = abs
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = defaultMaxSteps
 	}
@@ -176,7 +176,7 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	r.ws = cfg.Workspace
 	if r.ws == nil {
-		r.ws = tools.NewDiskWorkspace(cfg.Cwd, cfg.AddDirs...)
+		r.ws = tools.NewDiskWorkspace(cfg.CWD, cfg.AddDirs...)
 	}
 	if len(cfg.WriteRules) > 0 {
 		g, ok := r.ws.(tools.WriteGuard)
@@ -216,14 +216,14 @@ func New(cfg Config) (*Runtime, error) {
 
 func (r *Runtime) openSession(resume string) error {
 	if resume == "" {
-		w, err := r.createSession(session.Dir(r.cfg.Home, r.cfg.Cwd))
+		w, err := r.createSession(session.Dir(r.cfg.Home, r.cfg.CWD))
 		if err != nil {
 			return err
 		}
 		r.useSession(w)
 		return nil
 	}
-	path, err := session.FindWorkspace(r.cfg.Home, r.cfg.Cwd, resume)
+	path, err := session.FindWorkspace(r.cfg.Home, r.cfg.CWD, resume)
 	if err != nil {
 		return err
 	}
@@ -236,7 +236,7 @@ func (r *Runtime) createSession(dir string) (*session.Writer, error) {
 }
 
 func (r *Runtime) sessionMeta() session.Meta {
-	return session.Meta{Cwd: r.cfg.Cwd, Provider: r.cfg.Provider, Model: r.model.ID, Version: Version}
+	return session.Meta{Cwd: r.cfg.CWD, Provider: r.cfg.Provider, Model: r.model.ID, Version: Version}
 }
 
 // resumePath continues the session file at path: appending to it, or to
@@ -250,7 +250,7 @@ func (r *Runtime) resumePath(path string) error {
 	r.forked = ""
 	var w *session.Writer
 	if l.Legacy {
-		dir := session.Dir(r.cfg.Home, r.cfg.Cwd)
+		dir := session.Dir(r.cfg.Home, r.cfg.CWD)
 		if l.Info.Cwd != "" {
 			dir = session.Dir(r.cfg.Home, l.Info.Cwd)
 		}
@@ -403,9 +403,9 @@ func (r *Runtime) start(ctx context.Context, body func(context.Context, func(Eve
 	return ch, nil
 }
 
-// Abort cancels the running prompt or compaction, if any. The run ends
+// Cancel cancels the running prompt or compaction, if any. The run ends
 // with turn_end{stop:"aborted"} and done.
-func (r *Runtime) Abort() {
+func (r *Runtime) Cancel() {
 	r.mu.Lock()
 	c := r.cancel
 	r.mu.Unlock()
@@ -472,7 +472,7 @@ func (r *Runtime) Model() provider.Model {
 func (r *Runtime) State() State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := State{Provider: r.cfg.Provider, Model: r.model.ID, Reasoning: provider.EffectiveReasoning(r.model, r.reasoning), Cwd: r.cfg.Cwd,
+	s := State{Provider: r.cfg.Provider, Model: r.model.ID, Reasoning: provider.EffectiveReasoning(r.model, r.reasoning), Cwd: r.cfg.CWD,
 		MessageCount: len(r.messages), Busy: r.busy, Usage: r.usage}
 	if r.sess != nil {
 		s.SessionID = r.sess.ID()
@@ -501,11 +501,11 @@ func (r *Runtime) Cost() message.Usage {
 	return r.usage
 }
 
-// Models lists the models known for the current provider.
-func (r *Runtime) Models() []provider.Model { return r.catalog.Models(r.cfg.Provider) }
+// ListModels lists the models known for the current provider.
+func (r *Runtime) ListModels() []provider.Model { return r.catalog.Models(r.cfg.Provider) }
 
-// Cwd is the workspace directory.
-func (r *Runtime) Cwd() string { return r.cfg.Cwd }
+// CWD is the workspace directory.
+func (r *Runtime) CWD() string { return r.cfg.CWD }
 
 // ProviderName is the configured provider.
 func (r *Runtime) ProviderName() string { return r.cfg.Provider }
@@ -545,7 +545,7 @@ func (r *Runtime) newSession() error {
 	if r.sess != nil {
 		r.sess.Close()
 		r.sess = nil
-		w, err := r.createSession(session.Dir(r.cfg.Home, r.cfg.Cwd))
+		w, err := r.createSession(session.Dir(r.cfg.Home, r.cfg.CWD))
 		if err != nil {
 			return err
 		}
@@ -556,7 +556,7 @@ func (r *Runtime) newSession() error {
 
 // Resume replaces the transcript with a stored session ("latest" or an id).
 func (r *Runtime) Resume(which string) error {
-	path, err := session.FindWorkspace(r.cfg.Home, r.cfg.Cwd, which)
+	path, err := session.FindWorkspace(r.cfg.Home, r.cfg.CWD, which)
 	if err != nil {
 		return err
 	}
@@ -584,7 +584,7 @@ func (r *Runtime) resume(path string) error {
 // Sessions lists the stored sessions of this workspace, newest first:
 // zot's and ours, in both layouts.
 func (r *Runtime) Sessions() ([]session.Info, error) {
-	return session.ListWorkspace(r.cfg.Home, r.cfg.Cwd)
+	return session.ListWorkspace(r.cfg.Home, r.cfg.CWD)
 }
 
 // Close aborts any run and closes the session file; the hooks hear

@@ -20,7 +20,7 @@ func newRuntime(t *testing.T, mod func(*agent.Config), replies ...llmtest.Reply)
 	t.Helper()
 	srv := llmtest.New(llmtest.Script{Replies: replies})
 	t.Cleanup(srv.Close)
-	cfg := agent.Config{Provider: "anthropic", APIKey: "k", BaseURL: srv.URL(), Cwd: t.TempDir(), Home: t.TempDir()}
+	cfg := agent.Config{Provider: "anthropic", APIKey: "k", BaseURL: srv.URL(), CWD: t.TempDir(), Home: t.TempDir()}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -220,7 +220,7 @@ func TestSessionsResumeAndNew(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
 	srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{llmtest.TextReply("one"), llmtest.TextReply("two")}})
 	defer srv.Close()
-	cfg := agent.Config{APIKey: "k", BaseURL: srv.URL(), Cwd: cwd, Home: home, Sessions: true}
+	cfg := agent.Config{APIKey: "k", BaseURL: srv.URL(), CWD: cwd, Home: home, Sessions: true}
 	rt, err := agent.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -44,11 +44,11 @@ func (r *Runtime) systemPrompt(toolset []tools.Tool) string {
 		b.WriteString(names(toolset))
 	}
 	b.WriteString("\n\nWorking directory: ")
-	b.WriteString(r.cfg.Cwd)
+	b.WriteString(r.cfg.CWD)
 	b.WriteString("\nPlatform: " + runtime.GOOS)
 	b.WriteString("\nDate: " + time.Now().Format("2006-01-02"))
 	for _, name := range contextFiles {
-		data, err := os.ReadFile(filepath.Join(r.cfg.Cwd, name))
+		data, err := os.ReadFile(filepath.Join(r.cfg.CWD, name))
 		if err == nil && len(data) > 0 {
 			b.WriteString("\n\n# Project instructions (" + name + ")\n\n")
 			b.Write(data)

@@ -24,7 +24,7 @@ func newRuntime(t *testing.T, e *env, h *Host, replies ...llmtest.Reply) (*agent
 	t.Cleanup(srv.Close)
 	rt, err := agent.New(agent.Config{
 		Provider: "anthropic", APIKey: "k", BaseURL: srv.URL(),
-		Cwd: e.cwd, Home: e.home, Hooks: h, ExtraTools: h.Tools,
+		CWD: e.cwd, Home: e.home, Hooks: h, ExtraTools: h.Tools,
 	})
 	if err != nil {
 		t.Fatal(err)

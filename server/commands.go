@@ -256,7 +256,7 @@ func (s *Server) builtinCommand(ctx context.Context, name, args string) (Command
 		if args == "" {
 			var b strings.Builder
 			cur := rt.State().Model
-			for _, m := range rt.Models() {
+			for _, m := range rt.ListModels() {
 				mark := "  "
 				if m.ID == cur {
 					mark = "* "

@@ -190,8 +190,8 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	enc := pickEncoding(p.Capabilities.General.PositionEncodings)
 
 	cfg := s.opts.Config
-	cwd := workspaceDir(cfg.Cwd, p)
-	cfg.Cwd = cwd
+	cwd := workspaceDir(cfg.CWD, p)
+	cfg.CWD = cwd
 	if opts.Provider != "" {
 		cfg.Provider = opts.Provider
 	}

@@ -36,13 +36,13 @@ import (
 type Runtime interface {
 	Prompt(ctx context.Context, text string, images []message.Content) (<-chan agent.Event, error)
 	Compact(ctx context.Context) (<-chan agent.Event, error)
-	Abort()
+	Cancel()
 	State() agent.State
 	Messages() []message.Message
 	Clear() error
 	SetModel(id string) error
 	SetReasoning(level string) error
-	Models() []provider.Model
+	ListModels() []provider.Model
 	Sessions() ([]session.Info, error)
 	Resume(which string) error
 	NewSession() error

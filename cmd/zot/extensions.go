@@ -43,7 +43,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	if cfg.Home == "" {
 		cfg.Home = home.Dir()
 	}
-	cwd := cfg.Cwd
+	cwd := cfg.CWD
 	if cwd == "" {
 		cwd = "."
 	}

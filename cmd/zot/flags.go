@@ -74,7 +74,7 @@ func (c *common) register(fs *flag.FlagSet) {
 func (c *common) config(sessions bool) agent.Config {
 	cfg := agent.Config{
 		Provider: c.provider, Model: c.model, APIKey: c.apiKey, BaseURL: c.baseURL, Reasoning: c.reasoning,
-		Cwd: c.cwd, SystemPrompt: c.systemPrompt, AppendSystemPrompt: strings.Join(c.appendSystemPrompt, "\n\n"),
+		CWD: c.cwd, SystemPrompt: c.systemPrompt, AppendSystemPrompt: strings.Join(c.appendSystemPrompt, "\n\n"),
 		MaxSteps: c.maxSteps, NoTools: c.noTools, NoSkills: c.noSkill, AddDirs: absAll(c.addDirs),
 		Sessions: sessions && !c.noSession,
 	}

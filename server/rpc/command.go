@@ -158,7 +158,7 @@ func (s *Server) builtin(ctx context.Context, name, args string, ok func(any), f
 		if args == "" {
 			var b strings.Builder
 			cur := s.rt.State().Model
-			for _, m := range s.rt.Models() {
+			for _, m := range s.rt.ListModels() {
 				mark := "  "
 				if m.ID == cur {
 					mark = "* "

@@ -50,8 +50,8 @@ type Command struct {
 	UIID      string          `json:"ui_id,omitempty"`
 	Value     json.RawMessage `json:"value,omitempty"`
 	Cancelled bool            `json:"cancelled,omitempty"`
-	Name    string          `json:"name,omitempty"`  // command
-	Args    string          `json:"args,omitempty"`  // command
+	Name      string          `json:"name,omitempty"` // command
+	Args      string          `json:"args,omitempty"` // command
 }
 
 // Image is a prompt attachment.
@@ -140,7 +140,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		// asked (an abort sent before EOF has already acted). Otherwise
 		// (auth failure, read error) stop the running run.
 		if !eof {
-			s.rt.Abort()
+			s.rt.Cancel()
 			cancel()
 		}
 		s.cmds.Wait() // a command may still queue its prompt
@@ -219,7 +219,7 @@ func (s *Server) handle(ctx context.Context, c Command) {
 	case "compact":
 		s.enqueue(ok, fail, s.rt.Compact)
 	case "abort":
-		s.rt.Abort()
+		s.rt.Cancel()
 		ok(nil)
 	case "get_state":
 		ok(s.rt.State())
@@ -257,7 +257,7 @@ func (s *Server) handle(ctx context.Context, c Command) {
 		}
 		ok(map[string]any{"reasoning": s.rt.Reasoning()})
 	case "get_models":
-		ok(map[string]any{"models": s.rt.Models()})
+		ok(map[string]any{"models": s.rt.ListModels()})
 	case "ui_response":
 		if err := s.uiResponse(c); err != nil {
 			fail(err)
