@@ -21,20 +21,26 @@ type Config struct {
 	// reason is an error.
 	Reasoning string
 
-	Cwd                string // default: the process's working directory
+	CWD                string // default: the process's working directory
 	SystemPrompt       string // replaces the built-in system prompt
 	AppendSystemPrompt string // appended to the system prompt
 	MaxSteps           int    // model calls per prompt; default 50
 	NoTools            bool   // no built-in tools
 	Tools              []string
-	// AddDirs are directories outside Cwd the agent may write without
-	// asking (--add-dir). Other writes outside Cwd need the user's
+	// NoSkills turns skills off (--no-skill): no discovery, no "Available
+	// skills" in the system prompt, no skill tool.
+	NoSkills bool
+	// Warn receives what the user should know that belongs to no run: a
+	// SKILL.md skipped for a broken frontmatter (once each). Optional.
+	Warn func(msg string)
+	// AddDirs are directories outside CWD the agent may write without
+	// asking (--add-dir). Other writes outside CWD need the user's
 	// approval, which the disk workspace cannot ask: they are refused.
 	AddDirs []string
 
 	// Home is $ZOT_HOME; default home.Dir().
 	Home string
-	// Workspace routes tool reads and writes; default the disk at Cwd.
+	// Workspace routes tool reads and writes; default the disk at CWD.
 	Workspace tools.Workspace
 	// WriteRules add reasons a write needs the user's approval (protected
 	// paths: $ZOT_HOME, extension directories), asked in the same one
@@ -45,7 +51,10 @@ type Config struct {
 	Hooks Hooks
 	// ExtraTools is consulted before every model call, so a registry that
 	// changes (an extension reloaded) takes effect at the next call and
-	// never in the middle of one. Built-in tools win on name clashes.
+	// never in the middle of one, and again when a tool call runs (an
+	// extension that finished starting meanwhile may own the tool). On a
+	// name clash zot's own tools (tools.Core) win; an extra tool named
+	// ls, grep or find replaces ours.
 	ExtraTools func() []tools.Tool
 	// AwaitTool is asked when the model calls a tool the current set
 	// lacks: an extension still starting may be about to register it, so
@@ -54,11 +63,11 @@ type Config struct {
 	AwaitTool func(ctx context.Context, name string) tools.Tool
 
 	// Sessions turns on session persistence (off: zot rpc's default), in
-	// the per-workspace directory session.Dir(Home, Cwd) under
+	// the per-workspace directory session.Dir(Home, CWD) under
 	// $ZOT_HOME/sessions.
 	Sessions bool
 	// Resume: "" starts a new session, "latest" resumes the newest one for
-	// Cwd, anything else is a session id.
+	// CWD, anything else is a session id.
 	Resume string
 	// SessionPath resumes the session file at this path (zot's
 	// --session PATH), wherever it lies; it wins over Resume.

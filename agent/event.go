@@ -19,6 +19,9 @@ const (
 	EventAssistantStart   = "assistant_start"
 	EventTextDelta        = "text_delta"
 	EventThinkingDelta    = "thinking_delta"
+	EventToolUseStart     = "tool_use_start"
+	EventToolUseArgs      = "tool_use_args"
+	EventToolUseEnd       = "tool_use_end"
 	EventToolCall         = "tool_call"
 	EventToolProgress     = "tool_progress"
 	EventToolResult       = "tool_result"
@@ -38,9 +41,9 @@ type Event struct {
 	Step       int               // turn_start
 	Content    []message.Content // user_message, assistant_message, tool_result
 	Time       time.Time         // user_message, assistant_message
-	Delta      string            // text_delta
-	ID         string            // tool_call, tool_progress, tool_result
-	Name       string            // tool_call
+	Delta      string            // text_delta, tool_use_args (a piece of the raw argument JSON)
+	ID         string            // tool_use_*, tool_call, tool_progress, tool_result
+	Name       string            // tool_use_start, tool_call
 	Args       json.RawMessage   // tool_call
 	Text       string            // tool_progress, thinking_delta
 	IsError    bool              // tool_result
@@ -62,7 +65,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // turn markers) are encoded by hand: they dominate a run's output.
 func (e Event) AppendJSON(b []byte, runID string) []byte {
 	switch e.Type {
-	case EventTextDelta, EventThinkingDelta, EventToolProgress, EventTurnStart, EventTurnEnd, EventAssistantStart, EventDone, EventError, EventCompactDone:
+	case EventTextDelta, EventThinkingDelta, EventToolProgress, EventToolUseStart, EventToolUseArgs, EventToolUseEnd, EventTurnStart, EventTurnEnd, EventAssistantStart, EventDone, EventError, EventCompactDone:
 	default:
 		m := e.Wire()
 		if runID != "" {
@@ -92,6 +95,19 @@ func (e Event) AppendJSON(b []byte, runID string) []byte {
 		b = jsonstr.Append(b, e.ID)
 		b = append(b, `,"text":`...)
 		b = jsonstr.Append(b, e.Text)
+	case EventToolUseStart:
+		b = append(b, `,"id":`...)
+		b = jsonstr.Append(b, e.ID)
+		b = append(b, `,"name":`...)
+		b = jsonstr.Append(b, e.Name)
+	case EventToolUseArgs:
+		b = append(b, `,"id":`...)
+		b = jsonstr.Append(b, e.ID)
+		b = append(b, `,"delta":`...)
+		b = jsonstr.Append(b, e.Delta)
+	case EventToolUseEnd:
+		b = append(b, `,"id":`...)
+		b = jsonstr.Append(b, e.ID)
 	case EventTurnStart:
 		b = append(b, `,"step":`...)
 		b = strconv.AppendInt(b, int64(e.Step), 10)
@@ -143,6 +159,12 @@ func (e Event) Wire() map[string]any {
 		m["id"], m["name"], m["args"] = e.ID, e.Name, args
 	case EventToolProgress:
 		m["id"], m["text"] = e.ID, e.Text
+	case EventToolUseStart:
+		m["id"], m["name"] = e.ID, e.Name
+	case EventToolUseArgs:
+		m["id"], m["delta"] = e.ID, e.Delta
+	case EventToolUseEnd:
+		m["id"] = e.ID
 	case EventToolResult:
 		m["id"], m["is_error"], m["content"] = e.ID, e.IsError, message.ToWire(e.Content)
 	case EventUsage:

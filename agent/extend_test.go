@@ -97,7 +97,7 @@ func TestEntriesFollowTheSession(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
 	srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{llmtest.TextReply("one")}})
 	defer srv.Close()
-	cfg := agent.Config{APIKey: "k", BaseURL: srv.URL(), Cwd: cwd, Home: home, Sessions: true}
+	cfg := agent.Config{APIKey: "k", BaseURL: srv.URL(), CWD: cwd, Home: home, Sessions: true}
 	rt, err := agent.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +160,7 @@ func TestLifecycleAdditions(t *testing.T) {
 	srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{llmtest.TextReply("one")}})
 	defer srv.Close()
 	h := &lifeHooks{}
-	rt, err := agent.New(agent.Config{APIKey: "k", BaseURL: srv.URL(), Cwd: cwd, Home: home, Sessions: true, Hooks: h})
+	rt, err := agent.New(agent.Config{APIKey: "k", BaseURL: srv.URL(), CWD: cwd, Home: home, Sessions: true, Hooks: h})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestLifecycleAdditions(t *testing.T) {
 	}
 	prev := rt.Model().ID
 	var other string
-	for _, m := range rt.Models() {
+	for _, m := range rt.ListModels() {
 		if m.ID != prev {
 			other = m.ID
 			break

@@ -137,8 +137,8 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 			if reason == "" {
 				reason = "turn blocked by an extension"
 			}
+			r.endTurn(emit, provider.StopError, reason)
 			emit(Event{Type: EventError, Message: reason})
-			emit(Event{Type: EventTurnEnd, Stop: provider.StopError, Error: reason})
 			return false
 		}
 		h.Observe(Lifecycle{Event: "turn_start", Step: step})
@@ -171,15 +171,31 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 		Tools:    specs(toolset),
 	}
 	req.Reasoning = r.Reasoning()
-	emit(Event{Type: EventAssistantStart})
+	// assistant_start waits for the API's answer, as zot's does: a model
+	// that cannot be reached gives turn_start, turn_end (error), error,
+	// done, with no answer announced.
+	answering := false
+	startAnswer := func() {
+		if !answering {
+			answering = true
+			emit(Event{Type: EventAssistantStart})
+		}
+	}
 	var partial []byte
 	resp, err := r.client.Stream(ctx, req, func(ev provider.StreamEvent) {
 		switch {
+		case ev.Open:
+			startAnswer()
 		case ev.TextDelta != "":
+			startAnswer()
 			partial = append(partial, ev.TextDelta...)
 			emit(Event{Type: EventTextDelta, Delta: ev.TextDelta})
 		case ev.ThinkingDelta != "":
+			startAnswer()
 			emit(Event{Type: EventThinkingDelta, Text: ev.ThinkingDelta})
+		case ev.ToolUse != nil:
+			startAnswer()
+			emit(toolUseEvent(*ev.ToolUse))
 		}
 	})
 	if err != nil {
@@ -191,10 +207,11 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 			r.endTurn(emit, provider.StopAborted, "")
 			return false
 		}
-		emit(Event{Type: EventError, Message: err.Error()})
 		r.endTurn(emit, provider.StopError, err.Error())
+		emit(Event{Type: EventError, Message: err.Error()})
 		return false
 	}
+	startAnswer()
 
 	assistant := message.Message{Role: message.RoleAssistant, Content: resp.Content, Time: now()}
 	if len(assistant.Content) == 0 {
@@ -208,19 +225,35 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 	emit(Event{Type: EventUsage, Usage: resp.Usage, Cumulative: total})
 	r.emitAssistant(ctx, assistant, emit)
 
+	// turn_end closes the model call (seed 001: "one model call
+	// finished"), before its tool calls run.
 	calls := assistant.ToolCalls()
 	if len(calls) == 0 {
 		r.endTurn(emit, resp.Stop, "")
 		return false
 	}
+	r.endTurn(emit, provider.StopToolUse, "")
 	results, aborted := r.runTools(ctx, calls, toolset, emit)
 	r.appendMessage(message.Message{Role: message.RoleUser, Content: results, Time: now()})
 	if aborted {
+		// The abort came while tools ran: say so, as an abort during the
+		// model call does (turn_end aborted, then done).
 		r.endTurn(emit, provider.StopAborted, "")
 		return false
 	}
-	r.endTurn(emit, provider.StopToolUse, "")
 	return true
+}
+
+// toolUseEvent is the wire event of one step of a streaming tool call.
+func toolUseEvent(d provider.ToolUseDelta) Event {
+	switch d.Phase {
+	case provider.ToolUseStart:
+		return Event{Type: EventToolUseStart, ID: d.ID, Name: d.Name}
+	case provider.ToolUseArgs:
+		return Event{Type: EventToolUseArgs, ID: d.ID, Delta: d.Args}
+	default:
+		return Event{Type: EventToolUseEnd, ID: d.ID}
+	}
 }
 
 func (r *Runtime) endTurn(emit func(Event), stop, errText string) {
@@ -314,10 +347,18 @@ func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMes
 			args = d.ModifiedArgs
 		}
 	}
+	// The set as it is now: an extension that finished starting during
+	// the model call (BeforeTool waits for those) may have registered
+	// this tool, or its own grep, ls or find replacing ours.
 	var tool tools.Tool
-	for _, t := range toolset {
-		if t.Name() == name {
-			tool = t
+	for _, set := range [][]tools.Tool{r.toolset(), toolset} {
+		for _, t := range set {
+			if t.Name() == name {
+				tool = t
+				break
+			}
+		}
+		if tool != nil {
 			break
 		}
 	}
@@ -335,19 +376,32 @@ func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMes
 	}})
 }
 
-// toolset is the built-in tools plus the extension tools current at this
-// model call; built-ins win on name clashes.
+// toolset is the built-in tools plus the extra (extension) tools current
+// at this model call. On a name clash zot's own tools (tools.Core) win;
+// an extension's ls, grep or find replaces ours.
 func (r *Runtime) toolset() []tools.Tool {
 	if r.cfg.NoTools {
 		return nil
 	}
-	out := append([]tools.Tool(nil), r.builtins...)
-	if r.cfg.ExtraTools != nil {
-		seen := make(map[string]bool, len(out))
-		for _, t := range out {
-			seen[t.Name()] = true
+	var out []tools.Tool
+	if r.cfg.ExtraTools == nil {
+		out = append([]tools.Tool(nil), r.builtins...)
+	} else {
+		extra := r.cfg.ExtraTools()
+		extNames := make(map[string]bool, len(extra))
+		for _, t := range extra {
+			extNames[t.Name()] = true
 		}
-		for _, t := range r.cfg.ExtraTools() {
+		out = make([]tools.Tool, 0, len(r.builtins)+len(extra))
+		seen := make(map[string]bool, cap(out))
+		for _, t := range r.builtins {
+			if extNames[t.Name()] && !tools.IsCore(t.Name()) {
+				continue // replaced by the extension's
+			}
+			seen[t.Name()] = true
+			out = append(out, t)
+		}
+		for _, t := range extra {
 			if !seen[t.Name()] {
 				seen[t.Name()] = true
 				out = append(out, t)

@@ -1,7 +1,7 @@
 // Package agent is the zot runtime: the model/tool loop, sessions and
 // compaction. Its exported API is the in-process Go SDK and mirrors zot's
-// (shared/seeds/001): New, Prompt, Abort, Compact, SetModel, State,
-// Messages, Cost, Models, Close. The fronts (print mode, `zot rpc`,
+// (shared/seeds/001): New, Prompt, Cancel, Compact, SetModel, State,
+// Messages, Cost, ListModels, Close. The fronts (print mode, `zot rpc`,
 // `zot lsp`) are thin adapters over it.
 package agent
 
@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/agent/skills"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/internal/secrets"
 )
@@ -88,6 +90,8 @@ type Runtime struct {
 	lastStop  string // the running run's last turn_end stop
 	accepting bool   // the running prompt still takes steer / follow-up messages
 	runUsage  message.Usage
+	skills    []skills.Skill
+	warned    map[string]bool // skill warnings already given
 }
 
 // State is a snapshot of the runtime, as get_state reports it.
@@ -111,18 +115,18 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.Home == "" {
 		cfg.Home = home.Dir()
 	}
-	if cfg.Cwd == "" {
+	if cfg.CWD == "" {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, err
 		}
-		cfg.Cwd = wd
+		cfg.CWD = wd
 	}
-	abs, err := filepath.Abs(cfg.Cwd)
+	abs, err := filepath.Abs(cfg.CWD)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Cwd = abs
+	cfg.CWD = abs
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = defaultMaxSteps
 	}
@@ -178,7 +182,7 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	r.ws = cfg.Workspace
 	if r.ws == nil {
-		r.ws = tools.NewDiskWorkspace(cfg.Cwd, cfg.AddDirs...)
+		r.ws = tools.NewDiskWorkspace(cfg.CWD, cfg.AddDirs...)
 	}
 	if len(cfg.WriteRules) > 0 {
 		g, ok := r.ws.(tools.WriteGuard)
@@ -187,8 +191,14 @@ func New(cfg Config) (*Runtime, error) {
 		}
 		g.SetWriteRules(cfg.WriteRules...)
 	}
+	r.warned = map[string]bool{}
+	r.refreshSkills()
 	if !cfg.NoTools {
 		r.builtins = tools.Builtins(r.ws)
+		if !cfg.NoSkills {
+			// zot's five come first: read, write, edit, bash, skill.
+			r.builtins = slices.Insert(r.builtins, 4, tools.NewSkill(r.Skills))
+		}
 		if len(cfg.Tools) > 0 {
 			if r.builtins, err = tools.Select(r.builtins, cfg.Tools); err != nil {
 				return nil, err
@@ -212,14 +222,14 @@ func New(cfg Config) (*Runtime, error) {
 
 func (r *Runtime) openSession(resume string) error {
 	if resume == "" {
-		w, err := r.createSession(session.Dir(r.cfg.Home, r.cfg.Cwd))
+		w, err := r.createSession(session.Dir(r.cfg.Home, r.cfg.CWD))
 		if err != nil {
 			return err
 		}
 		r.useSession(w)
 		return nil
 	}
-	path, err := session.FindWorkspace(r.cfg.Home, r.cfg.Cwd, resume)
+	path, err := session.FindWorkspace(r.cfg.Home, r.cfg.CWD, resume)
 	if err != nil {
 		return err
 	}
@@ -232,7 +242,7 @@ func (r *Runtime) createSession(dir string) (*session.Writer, error) {
 }
 
 func (r *Runtime) sessionMeta() session.Meta {
-	return session.Meta{Cwd: r.cfg.Cwd, Provider: r.cfg.Provider, Model: r.model.ID, Version: Version}
+	return session.Meta{Cwd: r.cfg.CWD, Provider: r.cfg.Provider, Model: r.model.ID, Version: Version}
 }
 
 // resumePath continues the session file at path: appending to it, or to
@@ -246,7 +256,7 @@ func (r *Runtime) resumePath(path string) error {
 	r.forked = ""
 	var w *session.Writer
 	if l.Legacy {
-		dir := session.Dir(r.cfg.Home, r.cfg.Cwd)
+		dir := session.Dir(r.cfg.Home, r.cfg.CWD)
 		if l.Info.Cwd != "" {
 			dir = session.Dir(r.cfg.Home, l.Info.Cwd)
 		}
@@ -321,6 +331,7 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []message.Cont
 		return nil, errors.New("empty prompt: give text or images")
 	}
 	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
+		r.refreshSkills()
 		r.mu.Lock()
 		r.runUsage, r.lastStop, r.runSystem = message.Usage{}, "", ""
 		r.mu.Unlock()
@@ -398,9 +409,9 @@ func (r *Runtime) start(ctx context.Context, body func(context.Context, func(Eve
 	return ch, nil
 }
 
-// Abort cancels the running prompt or compaction, if any. The run ends
+// Cancel cancels the running prompt or compaction, if any. The run ends
 // with turn_end{stop:"aborted"} and done.
-func (r *Runtime) Abort() {
+func (r *Runtime) Cancel() {
 	r.mu.Lock()
 	c := r.cancel
 	r.mu.Unlock()
@@ -467,7 +478,7 @@ func (r *Runtime) Model() provider.Model {
 func (r *Runtime) State() State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := State{Provider: r.cfg.Provider, Model: r.model.ID, Reasoning: provider.EffectiveReasoning(r.model, r.reasoning), Cwd: r.cfg.Cwd,
+	s := State{Provider: r.cfg.Provider, Model: r.model.ID, Reasoning: provider.EffectiveReasoning(r.model, r.reasoning), Cwd: r.cfg.CWD,
 		MessageCount: len(r.messages), Busy: r.busy, Usage: r.usage}
 	if r.sess != nil {
 		s.SessionID = r.sess.ID()
@@ -496,11 +507,11 @@ func (r *Runtime) Cost() message.Usage {
 	return r.usage
 }
 
-// Models lists the models known for the current provider.
-func (r *Runtime) Models() []provider.Model { return r.catalog.Models(r.cfg.Provider) }
+// ListModels lists the models known for the current provider.
+func (r *Runtime) ListModels() []provider.Model { return r.catalog.Models(r.cfg.Provider) }
 
-// Cwd is the workspace directory.
-func (r *Runtime) Cwd() string { return r.cfg.Cwd }
+// CWD is the workspace directory.
+func (r *Runtime) CWD() string { return r.cfg.CWD }
 
 // ProviderName is the configured provider.
 func (r *Runtime) ProviderName() string { return r.cfg.Provider }
@@ -540,7 +551,7 @@ func (r *Runtime) newSession() error {
 	if r.sess != nil {
 		r.sess.Close()
 		r.sess = nil
-		w, err := r.createSession(session.Dir(r.cfg.Home, r.cfg.Cwd))
+		w, err := r.createSession(session.Dir(r.cfg.Home, r.cfg.CWD))
 		if err != nil {
 			return err
 		}
@@ -551,7 +562,7 @@ func (r *Runtime) newSession() error {
 
 // Resume replaces the transcript with a stored session ("latest" or an id).
 func (r *Runtime) Resume(which string) error {
-	path, err := session.FindWorkspace(r.cfg.Home, r.cfg.Cwd, which)
+	path, err := session.FindWorkspace(r.cfg.Home, r.cfg.CWD, which)
 	if err != nil {
 		return err
 	}
@@ -579,7 +590,7 @@ func (r *Runtime) resume(path string) error {
 // Sessions lists the stored sessions of this workspace, newest first:
 // zot's and ours, in both layouts.
 func (r *Runtime) Sessions() ([]session.Info, error) {
-	return session.ListWorkspace(r.cfg.Home, r.cfg.Cwd)
+	return session.ListWorkspace(r.cfg.Home, r.cfg.CWD)
 }
 
 // Close aborts any run and closes the session file; the hooks hear

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zot-editors/zot/agent/skills"
 	"github.com/zot-editors/zot/agent/tools"
 )
 
@@ -20,11 +21,21 @@ const basePrompt = `You are zot, a coding agent working in the user's project. Y
 var contextFiles = []string{"AGENTS.md", "CLAUDE.md"}
 
 func (r *Runtime) systemPrompt(toolset []tools.Tool) string {
-	if r.cfg.SystemPrompt != "" {
-		if r.cfg.AppendSystemPrompt != "" {
-			return r.cfg.SystemPrompt + "\n\n" + r.cfg.AppendSystemPrompt
+	manifest := ""
+	for _, t := range toolset {
+		if t.Name() == "skill" {
+			manifest = skills.Manifest(r.Skills())
 		}
-		return r.cfg.SystemPrompt
+	}
+	if r.cfg.SystemPrompt != "" {
+		out := r.cfg.SystemPrompt
+		if manifest != "" {
+			out += "\n\n" + manifest
+		}
+		if r.cfg.AppendSystemPrompt != "" {
+			out += "\n\n" + r.cfg.AppendSystemPrompt
+		}
+		return out
 	}
 	var b strings.Builder
 	b.WriteString(basePrompt)
@@ -33,15 +44,19 @@ func (r *Runtime) systemPrompt(toolset []tools.Tool) string {
 		b.WriteString(names(toolset))
 	}
 	b.WriteString("\n\nWorking directory: ")
-	b.WriteString(r.cfg.Cwd)
+	b.WriteString(r.cfg.CWD)
 	b.WriteString("\nPlatform: " + runtime.GOOS)
 	b.WriteString("\nDate: " + time.Now().Format("2006-01-02"))
 	for _, name := range contextFiles {
-		data, err := os.ReadFile(filepath.Join(r.cfg.Cwd, name))
+		data, err := os.ReadFile(filepath.Join(r.cfg.CWD, name))
 		if err == nil && len(data) > 0 {
 			b.WriteString("\n\n# Project instructions (" + name + ")\n\n")
 			b.Write(data)
 		}
+	}
+	if manifest != "" {
+		b.WriteString("\n\n")
+		b.WriteString(manifest)
 	}
 	if r.cfg.AppendSystemPrompt != "" {
 		b.WriteString("\n\n")

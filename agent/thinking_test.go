@@ -26,7 +26,7 @@ func TestThinkingEndToEndAndResume(t *testing.T) {
 		llmtest.TextReply("after resume"),
 	}})
 	defer srv.Close()
-	cfg := agent.Config{APIKey: "k", BaseURL: srv.URL(), Cwd: cwd, Home: home, Sessions: true, Reasoning: "medium"}
+	cfg := agent.Config{APIKey: "k", BaseURL: srv.URL(), CWD: cwd, Home: home, Sessions: true, Reasoning: "medium"}
 	rt, err := agent.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func TestThinkingEndToEndAndResume(t *testing.T) {
 }
 
 func TestReasoningOnAModelThatDoesNotReason(t *testing.T) {
-	_, err := agent.New(agent.Config{Provider: "openai", Model: "gpt-4.1", APIKey: "k", Cwd: t.TempDir(), Home: t.TempDir(), Reasoning: "high"})
+	_, err := agent.New(agent.Config{Provider: "openai", Model: "gpt-4.1", APIKey: "k", CWD: t.TempDir(), Home: t.TempDir(), Reasoning: "high"})
 	if err == nil || !strings.Contains(err.Error(), "gpt-4.1 does not reason") {
 		t.Fatalf("err = %v", err)
 	}

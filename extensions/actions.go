@@ -47,7 +47,7 @@ type ActionRuntime interface {
 	NextTurn(text string)
 	ToolInfos() []agent.ToolInfo
 	SetActiveTools(names []string) error
-	Models() []provider.Model
+	ListModels() []provider.Model
 	SetModel(id string) error
 	AppendEntry(ext, kind string, data json.RawMessage) error
 	Entries(ext, kind string) []agent.CustomEntry
@@ -103,13 +103,13 @@ func (a *runtimeActions) Tools() []wire.ToolInfo {
 func (a *runtimeActions) SetActiveTools(names []string) error { return a.rt.SetActiveTools(names) }
 
 func (a *runtimeActions) SetModel(id string) error {
-	for _, m := range a.rt.Models() {
+	for _, m := range a.rt.ListModels() {
 		if m.ID == id {
 			return a.rt.SetModel(id)
 		}
 	}
 	var ids []string
-	for _, m := range a.rt.Models() {
+	for _, m := range a.rt.ListModels() {
 		ids = append(ids, m.ID)
 	}
 	return fmt.Errorf("unknown model %q; models of this provider: %v", id, ids)

@@ -159,7 +159,7 @@ func TestAgentWritesIntoExtensionDirsNeedApproval(t *testing.T) {
 	t.Cleanup(srv.Close)
 	rt, err := agent.New(agent.Config{
 		Provider: "anthropic", APIKey: "k", BaseURL: srv.URL(),
-		Cwd: e.cwd, Home: e.home, Hooks: h, ExtraTools: h.Tools,
+		CWD: e.cwd, Home: e.home, Hooks: h, ExtraTools: h.Tools,
 		WriteRules: []tools.WriteRule{ProtectedWriteRule(h.ProtectedDirs())},
 	})
 	if err != nil {

@@ -64,6 +64,10 @@ type Options struct {
 	// BuiltinTools and BuiltinCommands win over extension names.
 	BuiltinTools    []string
 	BuiltinCommands []string
+	// ReplaceableTools are built-in tools an extension tool of the same
+	// name replaces (ls, grep, find: ours, not zot's); logged and listed
+	// in the extension's Status.Replaces.
+	ReplaceableTools []string
 
 	HelloTimeout     time.Duration   // no hello → killed and failed; 60 s, long enough for a cold `go run .` (manifest "timeout" overrides)
 	InterceptTimeout time.Duration   // event_intercept_response wait; 5 s
@@ -150,6 +154,7 @@ type Status struct {
 	Tools       []string `json:"tools,omitempty"`    // registered tools (shadowed ones included)
 	Commands    []string `json:"commands,omitempty"` // registered commands (shadowed ones included)
 	Shadowed    []string `json:"shadowed,omitempty"` // e.g. "tool read (built-in wins)"
+	Replaces    []string `json:"replaces,omitempty"` // e.g. "built-in tool grep"
 	Diagnostics []string `json:"diagnostics,omitempty"`
 	Crashes     int      `json:"crashes,omitempty"`
 	PID         int      `json:"pid,omitempty"`

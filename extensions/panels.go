@@ -14,6 +14,7 @@ import (
 var panelKeys = []string{
 	wire.KeyUp, wire.KeyDown, wire.KeyLeft, wire.KeyRight, wire.KeyEnter, wire.KeyEsc, wire.KeyTab,
 	wire.KeyPageUp, wire.KeyPageDown, wire.KeyHome, wire.KeyEnd, wire.KeyBackspace, wire.KeyDelete, wire.KeyRune,
+	wire.KeyCtrlC,
 }
 
 // panelOpened records that p owns a panel and shows it. Panel ids are the
@@ -89,16 +90,29 @@ func (h *Host) closePanelsOf(p *proc) {
 }
 
 // PanelKey forwards a key to the extension owning the panel. key is one of
-// zot's key names; for "rune", text is the character typed.
+// zot's key names; for "rune", text is the character typed. esc and
+// ctrl+c close the panel instead, as in zot's terminal UI: the extension
+// gets panel_close and the UI closes the panel (zot/panel/close).
 func (h *Host) PanelKey(panelID, key, text string) error {
 	if !slices.Contains(panelKeys, key) {
 		return fmt.Errorf("unknown panel key %q", key)
 	}
 	h.panelMu.Lock()
 	p := h.panels[panelID]
+	if p != nil && (key == wire.KeyEsc || key == wire.KeyCtrlC) {
+		delete(h.panels, panelID)
+	}
 	h.panelMu.Unlock()
 	if p == nil {
 		return fmt.Errorf("no open panel %q", panelID)
+	}
+	if key == wire.KeyEsc || key == wire.KeyCtrlC {
+		p.mu.Lock()
+		delete(p.panels, panelID)
+		p.mu.Unlock()
+		p.send(wire.Frame{Type: wire.TypePanelClose, PanelID: panelID}, false)
+		p.ui.closePanel(panelID)
+		return nil
 	}
 	f := wire.Frame{Type: wire.TypePanelKey, PanelID: panelID, Key: key}
 	if key == wire.KeyRune {

@@ -62,6 +62,10 @@ func (h *Host) rebuild() {
 	for _, n := range h.o.BuiltinTools {
 		builtinTools[n] = true
 	}
+	replaceable := map[string]bool{}
+	for _, n := range h.o.ReplaceableTools {
+		replaceable[n] = true
+	}
 	builtinCmds := map[string]bool{}
 	for _, n := range h.o.BuiltinCommands {
 		builtinCmds[strings.ToLower(strings.TrimPrefix(n, "/"))] = true
@@ -85,7 +89,7 @@ func (h *Host) rebuild() {
 		if guardDown {
 			r.intercept[wire.EventToolCall] = append(r.intercept[wire.EventToolCall], s)
 		}
-		var shadowed []string
+		var shadowed, replaces []string
 		if p != nil {
 			ts, cs, events, intercepts := p.regs()
 			for _, t := range ts {
@@ -98,6 +102,9 @@ func (h *Host) rebuild() {
 					continue
 				}
 				toolOwner[t.name] = name
+				if replaceable[t.name] {
+					replaces = append(replaces, "built-in tool "+t.name)
+				}
 				r.tools = append(r.tools, &extTool{s: s, ext: name, name: t.name, desc: t.desc, schema: t.schema})
 			}
 			for _, c := range cs {
@@ -122,7 +129,7 @@ func (h *Host) rebuild() {
 				}
 			}
 		}
-		s.setShadowed(shadowed)
+		s.setShadowed(shadowed, replaces)
 	}
 	h.reg.Store(r)
 	h.replaySessionStart()

@@ -36,6 +36,7 @@ type slot struct {
 	timer    *time.Timer
 	asked    string // hash the trust question was asked for
 	shadowed []string
+	replaces []string // replaceable built-in tools this extension's tools replace
 	removed  bool
 	// guard: the extension's last running process intercepted tool_call.
 	// While no process runs (crashed, restarting, given up, failed to
@@ -695,14 +696,19 @@ func (s *slot) askTrust(hash string) {
 	})
 }
 
-func (s *slot) setShadowed(list []string) {
+func (s *slot) setShadowed(list, replaces []string) {
 	s.mu.Lock()
-	prev := s.shadowed
-	s.shadowed = list
+	prev, prevRepl := s.shadowed, s.replaces
+	s.shadowed, s.replaces = list, replaces
 	s.mu.Unlock()
 	for _, x := range list {
 		if !slices.Contains(prev, x) {
 			s.log.printf("shadowed: %s", x)
+		}
+	}
+	for _, x := range replaces {
+		if !slices.Contains(prevRepl, x) {
+			s.log.printf("replaces the %s: this extension's tool runs instead", x)
 		}
 	}
 }
@@ -721,6 +727,7 @@ func (s *slot) status() Status {
 		State:       s.state,
 		Reason:      s.reason,
 		Shadowed:    slices.Clone(s.shadowed),
+		Replaces:    slices.Clone(s.replaces),
 		Crashes:     s.crashes,
 		LogPath:     s.log.path,
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/skills"
 )
 
 // builtinCommands are zot's own slash commands; they win over extension
@@ -23,7 +24,22 @@ var builtinCommands = []CommandInfo{
 	{Name: "sessions", Description: "list the saved sessions of this workspace"},
 	{Name: "resume", Description: "resume a session: /resume <id>|latest"},
 	{Name: "reload-ext", Description: "reload the extensions from disk"},
+	{Name: "skills", Description: "list the skills; /skill:<name> [args] runs one"},
 }
+
+// BuiltinCommandNames are the names of zot's own slash commands, which
+// win over extension commands.
+func BuiltinCommandNames() []string {
+	var out []string
+	for _, c := range builtinCommands {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// skillPrefix names a skill as a command: /skill:<name> args sends the
+// skill's body as the prompt.
+const skillPrefix = "skill:"
 
 func init() {
 	for i := range builtinCommands {
@@ -58,7 +74,54 @@ func (s *Server) commandList() []CommandInfo {
 			}
 		}
 	}
+	if rt, err := s.runtime(); err == nil {
+		for _, sk := range rt.Skills() {
+			out = append(out, CommandInfo{Name: skillPrefix + sk.Name, Description: sk.Description, Source: "skill"})
+		}
+	}
 	return out
+}
+
+func (s *Server) zotSkills(ctx context.Context) (SkillsResult, error) {
+	rt, err := s.runtime()
+	if err != nil {
+		return SkillsResult{}, err
+	}
+	list := rt.Skills()
+	if list == nil {
+		list = []skills.Skill{}
+	}
+	return SkillsResult{Skills: list}, nil
+}
+
+// skillCommand runs /skill:<name> args: the skill's body is the prompt.
+func (s *Server) skillCommand(name, args string) (CommandResult, error) {
+	rt, err := s.runtime()
+	if err != nil {
+		return CommandResult{}, err
+	}
+	sk, ok := rt.Skill(name)
+	if !ok {
+		return CommandResult{}, fieldError(MethodCommand, "name", "names no skill (%q); /skills lists them", name)
+	}
+	text := skills.Prompt(sk, args)
+	started := s.runs.enqueue(&run{kind: "prompt", title: "/" + skillPrefix + sk.Name, start: func(ctx context.Context) (<-chan agent.Event, error) {
+		return rt.Prompt(ctx, text, nil)
+	}})
+	return CommandResult{Action: "prompt", Prompt: text, RunID: started.RunID, Queued: started.Queued}, nil
+}
+
+// skillList is /skills' text.
+func skillList(list []skills.Skill) string {
+	if len(list) == 0 {
+		return "No skills. Put one in .zot/skills/<name>/SKILL.md (or .claude/skills, .agents/skills, $ZOT_HOME/skills)."
+	}
+	var b strings.Builder
+	b.WriteString("Skills (/skill:<name> [args] runs one):\n")
+	for _, sk := range list {
+		fmt.Fprintf(&b, "%s — %s  [%s]\n", sk.Name, sk.Description, sk.Source)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func (s *Server) zotCommands(ctx context.Context) (CommandsResult, error) {
@@ -82,6 +145,9 @@ func (s *Server) zotCommand(ctx context.Context, p *CommandParams) (CommandResul
 	// A command may wait on an extension's process, a reload, or (right
 	// after initialize) the host starting: let other messages through.
 	release(ctx)
+	if rest, ok := strings.CutPrefix(name, skillPrefix); ok {
+		return s.skillCommand(rest, args)
+	}
 	for _, c := range builtinCommands {
 		if c.Name == name {
 			return s.builtinCommand(ctx, name, args)
@@ -197,6 +263,9 @@ func (s *Server) builtinCommand(ctx context.Context, name, args string) (Command
 			return fail(err)
 		}
 		return display("Cleared the conversation.")
+	case "skills":
+		rt.Skill("") // rediscover: a skill added since the last prompt is listed
+		return display("%s", skillList(rt.Skills()))
 	case "compact":
 		started := s.runs.enqueue(&run{kind: "compact", title: "compacting the conversation", start: rt.Compact})
 		return CommandResult{Action: "noop", RunID: started.RunID, Queued: started.Queued}, nil
@@ -204,7 +273,7 @@ func (s *Server) builtinCommand(ctx context.Context, name, args string) (Command
 		if args == "" {
 			var b strings.Builder
 			cur := rt.State().Model
-			for _, m := range rt.Models() {
+			for _, m := range rt.ListModels() {
 				mark := "  "
 				if m.ID == cur {
 					mark = "* "

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/agent/skills"
 )
 
 // The zot/* contract is written down four times: docs/protocol.md (for
@@ -218,6 +219,8 @@ var wireTypes = map[string]reflect.Type{
 	"CommandInfo":             reflect.TypeOf(CommandInfo{}),
 	"CommandParams":           reflect.TypeOf(CommandParams{}),
 	"CommandResult":           reflect.TypeOf(CommandResult{}),
+	"SkillsResult":            reflect.TypeOf(SkillsResult{}),
+	"SkillInfo":               reflect.TypeOf(skills.Skill{}),
 	"SessionsResult":          reflect.TypeOf(SessionsResult{}),
 	"SessionInfo":             reflect.TypeOf(session.Info{}),
 	"ResumeParams":            reflect.TypeOf(ResumeParams{}),

@@ -579,6 +579,7 @@ func (s *Server) withEditorTools(cfg agent.Config) agent.Config {
 	for _, t := range tools.Builtins(s.ws) {
 		builtin[t.Name()] = true
 	}
+	builtin["skill"] = true // the runtime's own built-in (agent.New adds it)
 	for _, n := range cfg.Tools {
 		if !builtin[strings.TrimSpace(n)] {
 			keep = append(keep, n) // unknown: agent.New says so
@@ -593,6 +594,9 @@ func (s *Server) withEditorTools(cfg agent.Config) agent.Config {
 		} else {
 			keep = append(keep, t.Name())
 		}
+	}
+	if !cfg.NoSkills && (len(allowed) == 0 || allowed["skill"]) {
+		keep = append(keep, "skill")
 	}
 	if len(keep) == 0 || len(wrapped) == 0 {
 		return cfg // nothing to wrap, or no way to say "no other built-ins"

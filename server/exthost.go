@@ -15,17 +15,10 @@ import (
 // messages; per-extension logs go to $ZOT_HOME/logs.
 func ExtensionHost(logf func(format string, args ...any)) HostFactory {
 	return func(ctx context.Context, cfg HostConfig) (Host, error) {
-		var builtinTools []string
-		for _, t := range tools.Builtins(tools.NewDiskWorkspace(cfg.Cwd)) {
-			builtinTools = append(builtinTools, t.Name())
-		}
-		var builtinCmds []string
-		for _, c := range builtinCommands {
-			builtinCmds = append(builtinCmds, c.Name)
-		}
+		builtinCmds := BuiltinCommandNames()
 		o := extensions.Options{
 			Cwd: cfg.Cwd, Home: cfg.Home, ZotVersion: agent.Version, Provider: cfg.Provider, Model: cfg.Model,
-			ExtPaths: cfg.Exts, EditorExtPaths: cfg.EditorExts, BuiltinTools: builtinTools, BuiltinCommands: builtinCmds,
+			ExtPaths: cfg.Exts, EditorExtPaths: cfg.EditorExts, BuiltinTools: tools.Core, ReplaceableTools: tools.Replaceable, BuiltinCommands: builtinCmds,
 			UI: extUI{cfg.UI}, Watch: true, Logf: logf,
 			// Extensions start in the background, shown as "starting"
 			// until hello: a slow one never holds up the others or the

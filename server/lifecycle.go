@@ -195,8 +195,8 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	enc := pickEncoding(p.Capabilities.General.PositionEncodings)
 
 	cfg := s.opts.Config
-	cwd := workspaceDir(cfg.Cwd, p)
-	cfg.Cwd = cwd
+	cwd := workspaceDir(cfg.CWD, p)
+	cfg.CWD = cwd
 	if opts.Provider != "" {
 		cfg.Provider = opts.Provider
 	}
@@ -232,6 +232,10 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.ws.setRoot(cwd, addDirs)
 	cfg.Workspace = s.ws
 	cfg.Hooks = hooks{s}
+	cfg.Warn = func(msg string) {
+		s.logf("%s", msg)
+		s.showMessage(protocol.MessageTypeWarning, "zot: "+msg)
+	}
 	cfg = s.withEditorTools(cfg)
 	exts, editorExts := slices.Clone(s.opts.Exts), slices.Clone(opts.Ext)
 	cfg.WriteRules = append(slices.Clip(cfg.WriteRules), protectedWrites(cfg.Home, cwd, append(slices.Clone(exts), editorExts...)))

@@ -29,6 +29,7 @@ var zotMethods = newMethodTable(
 	request0(MethodPing, (*Server).zotPing),
 	request0(MethodCommands, (*Server).zotCommands),
 	request(MethodCommand, (*Server).zotCommand),
+	request0(MethodSkills, (*Server).zotSkills),
 	request0(MethodSessions, (*Server).zotSessions),
 	request(MethodSessionResume, (*Server).zotSessionResume),
 	request0(MethodSessionNew, (*Server).zotSessionNew),

@@ -6,6 +6,7 @@ import "context"
 var panelKeys = map[string]bool{
 	"up": true, "down": true, "left": true, "right": true, "enter": true, "esc": true, "tab": true,
 	"pageup": true, "pagedown": true, "home": true, "end": true, "backspace": true, "delete": true, "rune": true,
+	"ctrl+c": true, // with esc: closes the panel (the extension gets panel_close)
 }
 
 func (s *Server) openPanel(p Panel) {
@@ -55,7 +56,7 @@ func (p *PanelKeyParams) validate(method string) error {
 		return fieldError(method, "panelId", "is required")
 	}
 	if !panelKeys[p.Key] {
-		return fieldError(method, "key", "must be one of up, down, left, right, enter, esc, tab, pageup, pagedown, home, end, backspace, delete, rune; not %q", p.Key)
+		return fieldError(method, "key", "must be one of up, down, left, right, enter, esc, tab, pageup, pagedown, home, end, backspace, delete, rune, ctrl+c; not %q", p.Key)
 	}
 	if p.Key == "rune" && p.Text == "" {
 		return fieldError(method, "text", "is required with key \"rune\": the typed character")

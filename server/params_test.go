@@ -14,6 +14,7 @@ import (
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/agent/skills"
 )
 
 // fakeRuntime is a Runtime without a model: prompts end at once.
@@ -28,7 +29,7 @@ func (f *fakeRuntime) Prompt(ctx context.Context, text string, images []message.
 func (f *fakeRuntime) Compact(ctx context.Context) (<-chan agent.Event, error) {
 	return f.Prompt(ctx, "", nil)
 }
-func (f *fakeRuntime) Abort()                      {}
+func (f *fakeRuntime) Cancel()                     {}
 func (f *fakeRuntime) State() agent.State          { return agent.State{Provider: "anthropic", Model: f.model} }
 func (f *fakeRuntime) Messages() []message.Message { return nil }
 func (f *fakeRuntime) Clear() error                { return nil }
@@ -40,7 +41,7 @@ func (f *fakeRuntime) SetModel(id string) error {
 	return nil
 }
 func (f *fakeRuntime) SetReasoning(level string) error   { return nil }
-func (f *fakeRuntime) Models() []provider.Model          { return []provider.Model{{ID: "m1"}, {ID: "m2"}} }
+func (f *fakeRuntime) ListModels() []provider.Model      { return []provider.Model{{ID: "m1"}, {ID: "m2"}} }
 func (f *fakeRuntime) Sessions() ([]session.Info, error) { return nil, nil }
 func (f *fakeRuntime) Resume(which string) error {
 	if which != "latest" {
@@ -48,8 +49,10 @@ func (f *fakeRuntime) Resume(which string) error {
 	}
 	return nil
 }
-func (f *fakeRuntime) NewSession() error { return nil }
-func (f *fakeRuntime) Close() error      { return nil }
+func (f *fakeRuntime) NewSession() error                 { return nil }
+func (f *fakeRuntime) Skills() []skills.Skill            { return nil }
+func (f *fakeRuntime) Skill(string) (skills.Skill, bool) { return skills.Skill{}, false }
+func (f *fakeRuntime) Close() error                      { return nil }
 
 // newTestServer is an initialized server without a connection.
 func newTestServer(t testing.TB) *Server {

@@ -174,7 +174,7 @@ func (s *Server) zotModels(ctx context.Context) (ModelsResult, error) {
 	if err != nil {
 		return ModelsResult{}, err
 	}
-	return ModelsResult{Models: rt.Models(), Current: rt.State().Model}, nil
+	return ModelsResult{Models: rt.ListModels(), Current: rt.State().Model}, nil
 }
 
 func (p *SetModelParams) validate(method string) error {
@@ -303,7 +303,7 @@ func (q *runQueue) abort(clearQueue bool) AbortResult {
 	q.mu.Unlock()
 	if started {
 		if rt, err := q.s.runtime(); err == nil {
-			rt.Abort()
+			rt.Cancel()
 		}
 	}
 	for _, r := range dropped {
@@ -371,7 +371,7 @@ func (q *runQueue) stop(wait time.Duration) {
 	q.mu.Unlock()
 	if started {
 		if rt, err := q.s.runtime(); err == nil {
-			rt.Abort()
+			rt.Cancel()
 		}
 	}
 	if already {
@@ -408,7 +408,7 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 	q.mu.Unlock()
 	if aborted {
 		if rt, err := s.runtime(); err == nil {
-			rt.Abort()
+			rt.Cancel()
 		}
 	}
 
@@ -439,6 +439,8 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 			prog.report("running " + ev.Name)
 		case agent.EventAssistantStart:
 			prog.report("thinking")
+		case agent.EventToolUseStart:
+			prog.report("writing " + ev.Name)
 		case agent.EventTextDelta:
 			prog.report("writing")
 		case agent.EventTurnEnd:

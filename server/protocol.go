@@ -15,6 +15,7 @@ import (
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/agent/skills"
 )
 
 // ProtocolVersion is the major version of the zot/* contract
@@ -26,7 +27,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 8
+const ProtocolRevision = 9
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -46,6 +47,7 @@ const (
 	MethodPing              = "zot/ping"
 	MethodCommands          = "zot/commands"
 	MethodCommand           = "zot/command"
+	MethodSkills            = "zot/skills"
 	MethodSessions          = "zot/sessions"
 	MethodSessionResume     = "zot/session/resume"
 	MethodSessionNew        = "zot/session/new"
@@ -212,6 +214,11 @@ type PingResult struct {
 
 // ---------------------------------------------------------------- commands
 
+// SkillsResult is zot/skills: the skills found, first name wins.
+type SkillsResult struct {
+	Skills []skills.Skill `json:"skills"`
+}
+
 // CommandsResult is zot/commands: built-in commands, then the extensions'.
 type CommandsResult struct {
 	Commands []CommandInfo `json:"commands"`
@@ -221,7 +228,7 @@ type CommandsResult struct {
 type CommandInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	Source      string `json:"source"` // builtin | extension | mcp (a server's prompt; Extension names the server)
+	Source      string `json:"source"` // builtin | extension | mcp (a server's prompt; Extension names the server) | skill
 	Extension   string `json:"extension,omitempty"`
 }
 

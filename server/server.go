@@ -27,6 +27,7 @@ import (
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/agent/skills"
 	"github.com/zot-editors/zot/agent/tools"
 )
 
@@ -35,16 +36,18 @@ import (
 type Runtime interface {
 	Prompt(ctx context.Context, text string, images []message.Content) (<-chan agent.Event, error)
 	Compact(ctx context.Context) (<-chan agent.Event, error)
-	Abort()
+	Cancel()
 	State() agent.State
 	Messages() []message.Message
 	Clear() error
 	SetModel(id string) error
 	SetReasoning(level string) error
-	Models() []provider.Model
+	ListModels() []provider.Model
 	Sessions() ([]session.Info, error)
 	Resume(which string) error
 	NewSession() error
+	Skills() []skills.Skill
+	Skill(name string) (skills.Skill, bool)
 	Close() error
 }
 

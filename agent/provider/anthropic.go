@@ -302,6 +302,9 @@ type streamBlock struct {
 	name string
 	args []byte           // tool arguments; the signature of a thinking block; a redacted block's data
 	call *message.Content // set when a tool call is complete
+	// started: its ToolUseStart was emitted (OpenAI streams the name
+	// and arguments of a call in pieces, possibly in either order)
+	started bool
 }
 
 const (
@@ -357,7 +360,11 @@ func readAnthropic(body io.Reader, onEvent func(StreamEvent)) (resp Response, de
 				}
 			case "input_json_delta":
 				if b.kind == blockTool {
-					b.args = append(b.args, d.Get("partial_json").Str...)
+					piece := d.Get("partial_json").Str
+					b.args = append(b.args, piece...)
+					if piece != "" {
+						onEvent(StreamEvent{ToolUse: &ToolUseDelta{Phase: ToolUseArgs, ID: b.id, Args: strings.Clone(piece)}})
+					}
 				}
 			case "thinking_delta":
 				if b.kind == blockThinking {
@@ -393,6 +400,8 @@ func readAnthropic(body io.Reader, onEvent func(StreamEvent)) (resp Response, de
 				b.kind = blockTool
 				b.id = strings.Clone(cb.Get("id").Str)
 				b.name = strings.Clone(cb.Get("name").Str)
+				delivered = true
+				onEvent(StreamEvent{ToolUse: &ToolUseDelta{Phase: ToolUseStart, ID: b.id, Name: b.name}})
 			case "thinking":
 				b.kind = blockThinking
 				b.args = append(b.args, cb.Get("signature").Str...)
@@ -411,6 +420,7 @@ func readAnthropic(body io.Reader, onEvent func(StreamEvent)) (resp Response, de
 				b.call = &message.Content{Type: message.TypeToolCall, ID: b.id, Name: b.name,
 					Args: argsOrEmpty(bytes.Clone(b.args))}
 				delivered = true
+				onEvent(StreamEvent{ToolUse: &ToolUseDelta{Phase: ToolUseEnd, ID: b.id}})
 				onEvent(StreamEvent{ToolCall: b.call})
 			}
 		case "message_start":

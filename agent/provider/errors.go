@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -167,6 +168,26 @@ func retryableTransport(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ue) || errors.As(err, &ne) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, errTruncated)
+}
+
+// refusedLoopback reports a connection refused by a loopback address:
+// nothing listens on that port of this machine (a local server not
+// started, a wrong --base-url), and waiting will not change that, so the
+// call fails at once instead of backing off for seconds.
+func refusedLoopback(err error) bool {
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		return false
+	}
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Addr == nil {
+		return false
+	}
+	host, _, splitErr := net.SplitHostPort(oe.Addr.String())
+	if splitErr != nil {
+		host = oe.Addr.String()
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 var errTruncated = errors.New("stream ended before its final event")

@@ -67,11 +67,31 @@ type collected struct {
 	thinking []string
 	deltas   []string
 	calls    []message.Content
-	order    []string // "text" / "call:NAME"
+	order    []string // "text" / "call:NAME" / "start:NAME" / "end:NAME"
+	opens    int      // Open events: streams that began
+	// streamed tool calls: names and argument pieces by id
+	useName map[string]string
+	useArgs map[string][]string
 }
 
 func (c *collected) on(ev StreamEvent) {
 	switch {
+	case ev.Open:
+		c.opens++
+	case ev.ToolUse != nil:
+		if c.useName == nil {
+			c.useName, c.useArgs = map[string]string{}, map[string][]string{}
+		}
+		u := ev.ToolUse
+		switch u.Phase {
+		case ToolUseStart:
+			c.useName[u.ID] = u.Name
+			c.order = append(c.order, "start:"+u.Name)
+		case ToolUseArgs:
+			c.useArgs[u.ID] = append(c.useArgs[u.ID], u.Args)
+		case ToolUseEnd:
+			c.order = append(c.order, "end:"+c.useName[u.ID])
+		}
 	case ev.ToolCall != nil:
 		c.calls = append(c.calls, *ev.ToolCall)
 		c.order = append(c.order, "call:"+ev.ToolCall.Name)

@@ -282,19 +282,34 @@ func readOpenAI(body io.Reader, onEvent func(StreamEvent)) (resp Response, deliv
 			resp.Content = append(head, resp.Content...)
 		}
 	}()
+	// startCall announces call i once its name is known (or when it
+	// completes without one), with the arguments that came before.
+	startCall := func(i int) {
+		b := &calls[i]
+		if b.started {
+			return
+		}
+		b.started = true
+		if b.id == "" {
+			b.id = "call_" + strconv.Itoa(i)
+		}
+		delivered = true
+		onEvent(StreamEvent{ToolUse: &ToolUseDelta{Phase: ToolUseStart, ID: b.id, Name: b.name}})
+		if len(b.args) > 0 {
+			onEvent(StreamEvent{ToolUse: &ToolUseDelta{Phase: ToolUseArgs, ID: b.id, Args: string(b.args)}})
+		}
+	}
 	emitCalls := func() {
 		for i := range calls {
 			b := &calls[i]
 			if b.call != nil || (b.name == "" && b.id == "" && len(b.args) == 0) {
 				continue
 			}
-			id := b.id
-			if id == "" {
-				id = "call_" + strconv.Itoa(i)
-			}
-			b.call = &message.Content{Type: message.TypeToolCall, ID: id, Name: b.name, Args: argsOrEmpty(bytes.Clone(b.args))}
+			startCall(i)
+			b.call = &message.Content{Type: message.TypeToolCall, ID: b.id, Name: b.name, Args: argsOrEmpty(bytes.Clone(b.args))}
 			resp.Content = append(resp.Content, *b.call)
 			delivered = true
+			onEvent(StreamEvent{ToolUse: &ToolUseDelta{Phase: ToolUseEnd, ID: b.id}})
 			onEvent(StreamEvent{ToolCall: b.call})
 		}
 	}
@@ -349,7 +364,15 @@ func readOpenAI(body io.Reader, onEvent func(StreamEvent)) (resp Response, deliv
 					if n := fn.Get("name").Str; n != "" && b.name == "" {
 						b.name = strings.Clone(n)
 					}
-					b.args = append(b.args, fn.Get("arguments").Str...)
+					piece := fn.Get("arguments").Str
+					b.args = append(b.args, piece...)
+					if b.started {
+						if piece != "" {
+							onEvent(StreamEvent{ToolUse: &ToolUseDelta{Phase: ToolUseArgs, ID: b.id, Args: strings.Clone(piece)}})
+						}
+					} else if b.name != "" {
+						startCall(i)
+					}
 				}
 			}
 			if fr := ch.Get("finish_reason"); fr.Type == gjson.String && fr.Str != "" {

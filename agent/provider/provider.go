@@ -42,9 +42,30 @@ type Request struct {
 // StreamEvent is one incremental piece of a streaming response. Exactly one
 // of the fields is set.
 type StreamEvent struct {
+	// Open: the API answered and its stream begins (before any delta;
+	// again if a stream that delivered nothing is retried).
+	Open          bool
 	TextDelta     string           // a piece of assistant text
 	ThinkingDelta string           // a piece of the model's reasoning
-	ToolCall      *message.Content // a complete tool call (emitted when its args are complete)
+	ToolUse       *ToolUseDelta    // a tool call as it streams: start, argument pieces, end
+	ToolCall      *message.Content // a complete tool call (emitted when its args are complete, after its ToolUseEnd)
+}
+
+// Phases of a streaming tool call (ToolUseDelta.Phase).
+const (
+	ToolUseStart = "start" // ID and Name are known, no arguments yet
+	ToolUseArgs  = "args"  // Args is the next piece of the raw argument JSON
+	ToolUseEnd   = "end"   // the arguments are complete
+)
+
+// ToolUseDelta is one step of a tool call while the model streams it, so
+// a client can show "writing edit…" before the call is complete. The Args
+// pieces of one ID concatenate to the call's raw argument JSON.
+type ToolUseDelta struct {
+	Phase string
+	ID    string
+	Name  string // ToolUseStart only
+	Args  string // ToolUseArgs only
 }
 
 // Response is the complete result of a model call.

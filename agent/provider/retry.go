@@ -59,7 +59,7 @@ func (r *retrier) run(ctx context.Context, attempt attemptFunc) (Response, error
 			stalls++
 			retry = retry && stalls == 1
 		default:
-			retry = retry && retryableTransport(err)
+			retry = retry && retryableTransport(err) && !refusedLoopback(err)
 		}
 		if !retry {
 			if isAPI && n > 1 {

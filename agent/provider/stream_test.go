@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +40,9 @@ func TestStreamTextInOrder(t *testing.T) {
 			if len(col.calls) != 0 {
 				t.Fatalf("calls = %+v", col.calls)
 			}
+			if col.opens != 1 {
+				t.Fatalf("%d Open events, want 1 (the stream began once)", col.opens)
+			}
 		})
 	}
 }
@@ -57,8 +63,22 @@ func TestStreamToolCalls(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := []string{"text", "call:read", "call:ls"}; !reflect.DeepEqual(col.order, want) {
+			// Anthropic closes each block before the next; OpenAI streams
+			// the calls by index and completes them at finish_reason.
+			want := []string{"text", "start:read", "end:read", "call:read", "start:ls", "end:ls", "call:ls"}
+			if prov == OpenAI {
+				want = []string{"text", "start:read", "start:ls", "end:read", "call:read", "end:ls", "call:ls"}
+			}
+			if !reflect.DeepEqual(col.order, want) {
 				t.Fatalf("event order = %v, want %v", col.order, want)
+			}
+			// The argument pieces arrive as the API sends them and
+			// concatenate to the call's arguments.
+			if pieces := col.useArgs["call_A"]; len(pieces) < 2 || strings.Join(pieces, "") != string(col.calls[0].Args) {
+				t.Fatalf("argument pieces of call_A = %q, call args %s", pieces, col.calls[0].Args)
+			}
+			if pieces := col.useArgs[col.calls[1].ID]; strings.Join(pieces, "") != "" && strings.Join(pieces, "") != "{}" {
+				t.Fatalf("argument pieces of the ls call = %q", pieces)
 			}
 			if col.calls[0].ID != "call_A" || col.calls[1].ID == "" || col.calls[1].ID == "call_A" {
 				t.Fatalf("ids = %q, %q", col.calls[0].ID, col.calls[1].ID)
@@ -282,12 +302,46 @@ func TestClientErrorsAreReadableAndNotRetried(t *testing.T) {
 	}
 }
 
-func TestConnectionRefusedIsRetriedThenReadable(t *testing.T) {
-	srv := llmtest.New(llmtest.Script{})
-	url := srv.URL()
-	srv.Close()
+// A refused connection to a loopback address fails at once: nothing
+// listens on that port of this machine, and backing off will not start it.
+func TestLoopbackConnectionRefusedFailsAtOnce(t *testing.T) {
+	for _, host := range []string{"127.0.0.1", "::1"} {
+		t.Run(host, func(t *testing.T) {
+			// The dialer answers as the kernel does for a closed port (a
+			// real closed port could be reused by another test meanwhile).
+			addr := &net.TCPAddr{IP: net.ParseIP(host), Port: 9}
+			dials := 0
+			hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, a string) (net.Conn, error) {
+				dials++
+				return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: addr, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+			}}}
+			w := &waits{}
+			c, err := New(Options{Provider: Anthropic, APIKey: "k", BaseURL: "http://" + addr.String(), Wait: w.wait, MaxRetries: 2, HTTPClient: hc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Stream(context.Background(), simpleRequest(t, Anthropic), func(StreamEvent) {})
+			if err == nil || !strings.HasPrefix(err.Error(), "anthropic: cannot reach ") || !strings.Contains(err.Error(), "connection refused") {
+				t.Fatalf("error = %v", err)
+			}
+			if len(w.all()) != 0 || dials != 1 {
+				t.Fatalf("waits = %v, dials = %d: a refused loopback connection must not be retried", w.all(), dials)
+			}
+		})
+	}
+}
+
+// A refused connection elsewhere may be a server restarting or a load
+// balancer between backends: retried, then a readable error.
+func TestRemoteConnectionRefusedIsRetriedThenReadable(t *testing.T) {
+	remote := &net.TCPAddr{IP: net.ParseIP("192.0.2.1"), Port: 443} // TEST-NET-1
+	dials := 0
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials++
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: remote, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	}}}
 	w := &waits{}
-	c, err := New(Options{Provider: Anthropic, APIKey: "k", BaseURL: url, Wait: w.wait, MaxRetries: 2})
+	c, err := New(Options{Provider: Anthropic, APIKey: "k", BaseURL: "http://192.0.2.1", Wait: w.wait, MaxRetries: 2, HTTPClient: hc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,8 +349,8 @@ func TestConnectionRefusedIsRetriedThenReadable(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "anthropic: cannot reach ") {
 		t.Fatalf("error = %v", err)
 	}
-	if len(w.all()) != 2 {
-		t.Fatalf("waits = %v, want 2 retries", w.all())
+	if len(w.all()) != 2 || dials != 3 {
+		t.Fatalf("waits = %v, dials = %d, want 2 retries", w.all(), dials)
 	}
 }
 
@@ -312,6 +366,9 @@ func TestCancelDuringSlowStream(t *testing.T) {
 			defer cancel()
 			n := 0
 			resp, err := c.Stream(ctx, simpleRequest(t, prov), func(ev StreamEvent) {
+				if ev.TextDelta == "" {
+					return
+				}
 				if n++; n == 3 {
 					cancel()
 				}

@@ -28,7 +28,7 @@ func TestThinkingStreamedAndKeptWithSignature(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := []string{"thinking", "text", "call:read"}; !reflect.DeepEqual(col.order, want) {
+			if want := []string{"thinking", "text", "start:read", "end:read", "call:read"}; !reflect.DeepEqual(col.order, want) {
 				t.Fatalf("event order = %v, want %v", col.order, want)
 			}
 			if got := strings.Join(col.thinking, ""); got != thought {

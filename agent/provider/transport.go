@@ -131,6 +131,7 @@ func (c endpoint) stream(ctx context.Context, url string, body *sharedBody, extr
 		}
 		defer raw.Body.Close()
 		dog.body = raw.Body
+		onEvent(StreamEvent{Open: true})
 		resp, delivered, err := read(dog, onEvent)
 		if err != nil && ctx.Err() == nil {
 			if s := dog.stalled(c.provider); s != nil {

@@ -5,6 +5,25 @@ import (
 	"strings"
 )
 
+// Core are zot's own tool names: a built-in of these names wins over an
+// extension tool of the same name, as zot documents. The other built-ins
+// (Replaceable: ls, grep, find) are ours: a zot extension that registers
+// one of those names expects its own tool to run, so it wins.
+var (
+	Core        = []string{"read", "write", "edit", "bash", "skill"}
+	Replaceable = []string{"ls", "grep", "find"}
+)
+
+// IsCore reports whether name is one of zot's own tool names.
+func IsCore(name string) bool {
+	for _, n := range Core {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Builtins returns the built-in tools over ws, in the order they are
 // offered to the model: read, write, edit, bash, ls, grep, find.
 func Builtins(ws Workspace) []Tool {

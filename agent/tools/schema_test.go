@@ -116,7 +116,7 @@ var itemTypes = map[string]reflect.Type{
 // Every built-in tool is declared with its arguments struct, and its
 // schema matches that struct.
 func TestBuiltinSchemasMatchTheirArgs(t *testing.T) {
-	for _, tool := range Builtins(NewDiskWorkspace(t.TempDir())) {
+	for _, tool := range append(Builtins(NewDiskWorkspace(t.TempDir())), NewSkill(nil)) {
 		d, ok := tool.(interface{ declared() toolInfo })
 		if !ok {
 			t.Errorf("%s is not declared with declare[Args]", tool.Name())

@@ -32,20 +32,21 @@ func runExtra(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bo
 
 // newRuntime builds the runtime with the extension host wired in: its
 // tools join the registry, its interceptors see every run. Notifications
-// go to stderr (print and RPC modes have no panel UI). watch turns on hot
-// reload, for long-running modes.
+// go to stderr (print and RPC modes have no panel UI), and to notify when
+// set (RPC sends them as ext_notify events). watch turns on hot reload, for
+// long-running modes. The host is nil with --no-ext.
 //
 // front is the mode's side of the extensions' UI and actions (nil: none,
 // as in print mode); its capabilities are fixed now, its handlers are set
 // once the mode serves.
-func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, stderr io.Writer, front *lateFront) (*agent.Runtime, func(), error) {
+func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, stderr io.Writer, front *lateFront, notify func(ext, level, msg string)) (*agent.Runtime, *extensions.Host, func(), error) {
 	if front == nil {
 		front = &lateFront{}
 	}
 	if cfg.Home == "" {
 		cfg.Home = home.Dir()
 	}
-	cwd := cfg.Cwd
+	cwd := cfg.CWD
 	if cwd == "" {
 		cwd = "."
 	}
@@ -68,6 +69,9 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 			cancel()
 		}
 	}
+	if cfg.Warn == nil {
+		cfg.Warn = func(msg string) { fmt.Fprintln(stderr, "zot: "+msg) }
+	}
 	if c.noExt {
 		cfg.Hooks = c.withApproval(nil)
 		waitMCP()
@@ -78,19 +82,15 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 		if err != nil {
 			closeMCP()
 		}
-		return rt, closeMCP, err
+		return rt, nil, closeMCP, err
 	}
-	var builtin []string
-	for _, t := range tools.Builtins(tools.NewDiskWorkspace(".")) {
-		builtin = append(builtin, t.Name())
-	}
-	ui := &stderrUI{w: stderr, told: map[string]string{}, front: front}
+	ui := &stderrUI{w: stderr, told: map[string]string{}, front: front, notify: notify}
 	// A long-running session (rpc) starts its extensions in the background
 	// so a slow one (a cold `go run .`) never holds up the first prompt;
 	// print mode's one prompt waits for them, so it sees their tools.
 	host := extensions.NewHost(extensions.Options{
 		Cwd: cwd, Home: cfg.Home, ZotVersion: agent.Version, Provider: cfg.Provider, Model: cfg.Model,
-		ExtPaths: c.exts, BuiltinTools: builtin, UI: ui, Watch: watch, Background: watch,
+		ExtPaths: c.exts, BuiltinTools: tools.Core, ReplaceableTools: tools.Replaceable, UI: ui, Watch: watch, Background: watch,
 	})
 	ui.status = host.Status
 	cfg.Hooks = c.withApproval(host)
@@ -108,7 +108,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	rt, err := agent.New(cfg)
 	if err != nil {
 		closeMCP()
-		return nil, func() {}, err
+		return nil, nil, func() {}, err
 	}
 	// hello_ack names the provider and model in every mode, the defaults
 	// included: they are known once the runtime is built.
@@ -119,7 +119,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 		host.Close(context.WithoutCancel(ctx))
 		closeMCP()
 		rt.Close()
-		return nil, func() {}, err
+		return nil, nil, func() {}, err
 	}
 	waitMCP()
 	ui.Changed()
@@ -133,7 +133,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	if st.ForkedFrom != "" {
 		fmt.Fprintf(stderr, "zot: session %s is open in another zot process; continuing in a new session %s, a copy of it (%d messages)\n", st.ForkedFrom, st.SessionID, st.MessageCount)
 	}
-	return rt, func() {
+	return rt, host, func() {
 		host.Close(context.WithoutCancel(ctx))
 		closeMCP()
 	}, nil
@@ -193,6 +193,7 @@ type stderrUI struct {
 	status func() []extensions.Status
 	told   map[string]string // name → the failure last printed
 	front  *lateFront
+	notify func(ext, level, msg string)
 }
 
 var _ extensions.Asker = (*stderrUI)(nil)
@@ -221,8 +222,11 @@ func (u *stderrUI) SetWidget(ext, key string, lines []string) {
 
 func (u *stderrUI) Notify(ext, level, msg string) {
 	u.mu.Lock()
-	defer u.mu.Unlock()
 	fmt.Fprintf(u.w, "[%s] %s: %s\n", ext, level, msg)
+	u.mu.Unlock()
+	if u.notify != nil {
+		u.notify(ext, level, msg)
+	}
 }
 func (u *stderrUI) PanelOpen(ext string, p wire.PanelView) {
 	u.Notify(ext, "info", "panel "+p.Title+" needs an editor (zot lsp)")

@@ -37,6 +37,7 @@ type common struct {
 	noExt                                 bool
 	noMCP                                 bool
 	mcpConfigs                            listFlag
+	noSkill                               bool
 	resume                                string
 	sessionPath                           string
 	cont                                  bool
@@ -63,6 +64,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.noExt, "no-ext", false, "load no extensions (neither installed ones nor --ext)")
 	fs.BoolVar(&c.noMCP, "no-mcp", false, "start no MCP servers (neither $ZOT_HOME/mcp.json, the workspace's .mcp.json / .zot/mcp.json nor --mcp-config)")
 	fs.Var(&c.mcpConfigs, "mcp-config", "also read MCP servers from this file (Claude Code's mcpServers format; repeatable; wins on a name clash)")
+	fs.BoolVar(&c.noSkill, "no-skill", false, "no skills: no SKILL.md discovery, no skill tool")
 	fs.StringVar(&c.resume, "resume", "", "resume a session by id (see `zot sessions`)")
 	fs.StringVar(&c.resume, "r", "", "short for --resume")
 	fs.StringVar(&c.sessionPath, "session", "", "resume the session file at this path")
@@ -76,8 +78,8 @@ func (c *common) register(fs *flag.FlagSet) {
 func (c *common) config(sessions bool) agent.Config {
 	cfg := agent.Config{
 		Provider: c.provider, Model: c.model, APIKey: c.apiKey, BaseURL: c.baseURL, Reasoning: c.reasoning,
-		Cwd: c.cwd, SystemPrompt: c.systemPrompt, AppendSystemPrompt: strings.Join(c.appendSystemPrompt, "\n\n"),
-		MaxSteps: c.maxSteps, NoTools: c.noTools, AddDirs: absAll(c.addDirs),
+		CWD: c.cwd, SystemPrompt: c.systemPrompt, AppendSystemPrompt: strings.Join(c.appendSystemPrompt, "\n\n"),
+		MaxSteps: c.maxSteps, NoTools: c.noTools, NoSkills: c.noSkill, AddDirs: absAll(c.addDirs),
 		Sessions: sessions && !c.noSession,
 	}
 	if c.tools != "" {

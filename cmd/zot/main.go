@@ -99,7 +99,7 @@ func cmdPrint(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, interrupted := interruptible(context.Background())
 	code := func() int {
-		rt, closeExt, err := newRuntime(ctx, &c, c.config(true), false, stderr, nil)
+		rt, _, closeExt, err := newRuntime(ctx, &c, c.config(true), false, stderr, nil, nil)
 		if err != nil {
 			if ctx.Err() == nil {
 				fmt.Fprintln(stderr, "zot:", err)
@@ -164,14 +164,26 @@ func serveRPC(c *common, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Extensions' dialogs, status and widgets are rpc events; panels
 	// need an editor.
 	front := newLateFront(wire.UICapabilities{Confirm: true, Select: true, Input: true, Status: true, Widget: true})
-	rt, closeExt, err := newRuntime(ctx, c, c.config(false), true, stderr, front)
+	// An extension may notify before the server exists: stderr only.
+	var live atomic.Pointer[rpc.Server]
+	notify := func(ext, level, msg string) {
+		if srv := live.Load(); srv != nil {
+			srv.Notify(ext, level, msg)
+		}
+	}
+	rt, host, closeExt, err := newRuntime(ctx, c, c.config(false), true, stderr, front, notify)
 	if err != nil {
 		fmt.Fprintln(stderr, "zot rpc:", err)
 		return 1
 	}
 	defer closeExt()
 	defer rt.Close()
-	srv := rpc.New(rt, rpc.Options{Token: os.Getenv("ZOTCORE_RPC_TOKEN")})
+	opts := rpc.Options{Token: os.Getenv("ZOTCORE_RPC_TOKEN")}
+	if host != nil {
+		opts.Commands = host
+	}
+	srv := rpc.New(rt, opts)
+	live.Store(srv)
 	front.set(srv, srv.StartPrompt)
 	if err := srv.Serve(ctx, stdin, stdout); err != nil {
 		fmt.Fprintln(stderr, "zot rpc:", err)

@@ -32,10 +32,16 @@ func TestRPCPromptStreamsEvents(t *testing.T) {
 	p.send(map[string]any{"id": "1", "type": "prompt", "message": "what does a.txt say?"})
 	frames := p.until(isType("done"))
 	got := strings.Join(types(frames), " ")
-	want := "response user_message turn_start assistant_start usage assistant_message tool_call tool_result turn_end " +
+	// As zot sends it: the tool call streams (tool_use_*), and turn_end
+	// closes the model call before its tool runs.
+	want := "response user_message turn_start assistant_start tool_use_start tool_use_args tool_use_end usage assistant_message turn_end tool_call tool_result " +
 		"turn_start assistant_start text_delta text_delta text_delta usage assistant_message turn_end done"
 	if got != want {
 		t.Fatalf("frames:\n got %s\nwant %s", got, want)
+	}
+	tus, tue := find(frames, "tool_use_start"), find(frames, "tool_use_end")
+	if tus["name"] != "read" || tus["id"] == "" || tue["id"] != tus["id"] {
+		t.Fatalf("tool_use_start %v, tool_use_end %v", tus, tue)
 	}
 	if r := frames[0]; r["id"] != "1" || r["command"] != "prompt" || r["data"].(map[string]any)["started"] != true {
 		t.Fatalf("prompt response: %v", r)
@@ -45,8 +51,11 @@ func TestRPCPromptStreamsEvents(t *testing.T) {
 		t.Fatalf("tool_result: %v", tr)
 	}
 	tc := find(frames, "tool_call")
-	if tc["name"] != "read" || tc["args"].(map[string]any)["path"] != "a.txt" || tc["id"] == "" {
+	if tc["name"] != "read" || tc["args"].(map[string]any)["path"] != "a.txt" || tc["id"] != tus["id"] {
 		t.Fatalf("tool_call: %v", tc)
+	}
+	if ta := find(frames, "tool_use_args"); ta["id"] != tus["id"] || ta["delta"] != `{"path":"a.txt"}` {
+		t.Fatalf("tool_use_args: %v", ta)
 	}
 	u := find(frames, "usage")
 	for _, k := range []string{"input", "output", "cache_read", "cache_write", "cost_usd", "cumulative"} {

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/zot-editors/zot/agent/home"
+	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions"
 )
 
@@ -42,8 +43,9 @@ type Config struct {
 	Home string // $ZOT_HOME
 	// Ctx ends `logs -f`; nil means until SIGINT/SIGTERM.
 	Ctx context.Context
-	// BuiltinTools and BuiltinCommands, for --probe's shadowing report.
-	BuiltinTools, BuiltinCommands []string
+	// BuiltinTools, ReplaceableTools and BuiltinCommands, for --probe's
+	// report of name clashes (Run fills in zot's tools).
+	BuiltinTools, ReplaceableTools, BuiltinCommands []string
 }
 
 const usage = `usage: zot ext <command>
@@ -59,13 +61,13 @@ const usage = `usage: zot ext <command>
 
 // Run runs `zot ext ARGS` in the current directory and $ZOT_HOME and
 // returns the exit code.
-func Run(args []string, stdout, stderr io.Writer) int {
+func Run(args []string, builtinCommands []string, stdout, stderr io.Writer) int {
 	wd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(stderr, "zot ext:", err)
 		return 1
 	}
-	return Config{Cwd: wd, Home: home.Dir()}.Run(args, stdout, stderr)
+	return Config{Cwd: wd, Home: home.Dir(), BuiltinTools: tools.Core, ReplaceableTools: tools.Replaceable, BuiltinCommands: builtinCommands}.Run(args, stdout, stderr)
 }
 
 // Run runs one `zot ext` command.
@@ -149,7 +151,7 @@ func (c Config) list(w io.Writer, probe, asJSON bool) error {
 	var sts []extensions.Status
 	if probe {
 		h := extensions.NewHost(extensions.Options{
-			Cwd: c.Cwd, Home: c.Home, BuiltinTools: c.BuiltinTools, BuiltinCommands: c.BuiltinCommands,
+			Cwd: c.Cwd, Home: c.Home, BuiltinTools: c.BuiltinTools, ReplaceableTools: c.ReplaceableTools, BuiltinCommands: c.BuiltinCommands,
 		})
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -192,6 +194,9 @@ func (c Config) list(w io.Writer, probe, asJSON bool) error {
 		}
 		for _, sh := range s.Shadowed {
 			notes = append(notes, "shadowed "+sh)
+		}
+		for _, r := range s.Replaces {
+			notes = append(notes, "replaces the "+r)
 		}
 		notes = append(notes, s.Diagnostics...)
 		if len(notes) == 0 {

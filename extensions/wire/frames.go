@@ -137,6 +137,9 @@ const (
 	KeyBackspace = "backspace"
 	KeyDelete    = "delete"
 	KeyRune      = "rune" // Text carries the character
+	// KeyCtrlC comes from the editor only: like esc it closes the
+	// focused panel (panel_close), as zot's terminal UI does.
+	KeyCtrlC = "ctrl+c"
 )
 
 // Frame is every frame of the protocol in one struct, as zot's own

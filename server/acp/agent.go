@@ -189,7 +189,7 @@ func (s *Server) reopen(ctx context.Context, id, cwdParam string, mcp []sdk.McpS
 // ListSessions lists the saved sessions of cwd (default: the process's
 // working directory), newest first.
 func (s *Server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
-	cwd := s.opts.Config.Cwd
+	cwd := s.opts.Config.CWD
 	if p.Cwd != nil && *p.Cwd != "" {
 		c, err := checkCwd(*p.Cwd)
 		if err != nil {

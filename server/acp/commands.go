@@ -144,7 +144,7 @@ func (ss *session) runCommand(ctx context.Context, name, args string) (sdk.Promp
 		if args == "" {
 			var b strings.Builder
 			fmt.Fprintf(&b, "Model: `%s`. Available:\n", ss.rt.State().Model)
-			for _, m := range ss.rt.Models() {
+			for _, m := range ss.rt.ListModels() {
 				fmt.Fprintf(&b, "- `%s`\n", m.ID)
 			}
 			return say("%s", b.String())

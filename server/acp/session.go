@@ -87,7 +87,7 @@ func (s *Server) openSession(ctx context.Context, cwd, resume string, mcp []sdk.
 		calls: map[string]*toolCall{}, panels: map[string]string{}}
 	caps := s.clientCaps()
 	cfg := s.opts.Config
-	cfg.Cwd = cwd
+	cfg.CWD = cwd
 	cfg.Resume, cfg.SessionPath = resume, ""
 	if resume != "" {
 		cfg.Sessions = true
@@ -229,7 +229,7 @@ func (ss *session) abort() {
 	}
 	ss.mu.Unlock()
 	if ss.rt != nil {
-		ss.rt.Abort()
+		ss.rt.Cancel()
 	}
 }
 
@@ -292,7 +292,7 @@ func (ss *session) modelState() *sdk.SessionModelState {
 	st := ss.rt.State()
 	out := &sdk.SessionModelState{CurrentModelId: sdk.ModelId(st.Model), AvailableModels: []sdk.ModelInfo{}}
 	seen := false
-	for _, m := range ss.rt.Models() {
+	for _, m := range ss.rt.ListModels() {
 		desc := fmt.Sprintf("%s, %dk context", m.Provider, m.ContextWindow/1000)
 		if m.Reasoning {
 			desc += ", reasons"

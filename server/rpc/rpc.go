@@ -50,6 +50,8 @@ type Command struct {
 	UIID      string          `json:"ui_id,omitempty"`
 	Value     json.RawMessage `json:"value,omitempty"`
 	Cancelled bool            `json:"cancelled,omitempty"`
+	Name      string          `json:"name,omitempty"` // command
+	Args      string          `json:"args,omitempty"` // command
 }
 
 // Image is a prompt attachment.
@@ -72,6 +74,9 @@ type Response struct {
 type Options struct {
 	// Token, when set, must arrive in a hello command as the first line.
 	Token string
+	// Commands runs the extensions' slash commands for `command`; nil:
+	// built-in commands only.
+	Commands CommandHost
 }
 
 // Server serves one runtime over one pair of streams.
@@ -79,6 +84,14 @@ type Server struct {
 	rt   *agent.Runtime
 	opts Options
 	out  *writer
+	// live is out while Serve runs, for notifications from other
+	// goroutines (extensions); nil before and after. early holds the
+	// notifications sent before Serve started.
+	live   atomic.Pointer[writer]
+	liveMu sync.Mutex
+	early  []ExtNotify
+	served bool
+	cmds   sync.WaitGroup // extension commands being answered
 
 	jobs    chan job // never full: reserve refuses past MaxQueued
 	mu      sync.Mutex
@@ -106,7 +119,15 @@ var ErrUnauthorized = errors.New("rpc: unauthorized: the first command must be h
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.out = newWriter(out)
 	s.outp.Store(s.out)
+	s.liveMu.Lock()
+	for _, n := range s.early {
+		s.out.write(n)
+	}
+	s.early, s.served = nil, true
+	s.live.Store(s.out)
+	s.liveMu.Unlock()
 	defer s.out.close()
+	defer s.live.Store(nil)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -119,9 +140,10 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		// asked (an abort sent before EOF has already acted). Otherwise
 		// (auth failure, read error) stop the running run.
 		if !eof {
-			s.rt.Abort()
+			s.rt.Cancel()
 			cancel()
 		}
+		s.cmds.Wait() // a command may still queue its prompt
 		close(s.jobs)
 		wg.Wait()
 	}()
@@ -193,13 +215,11 @@ func (s *Server) handle(ctx context.Context, c Command) {
 			}
 			imgs = append(imgs, message.Image(im.MimeType, im.Data))
 		}
-		s.enqueue(ok, fail, func(ctx context.Context) (<-chan agent.Event, error) {
-			return s.rt.Prompt(ctx, c.Message, imgs)
-		})
+		s.enqueue(ok, fail, s.promptJob(c.Message, imgs))
 	case "compact":
 		s.enqueue(ok, fail, s.rt.Compact)
 	case "abort":
-		s.rt.Abort()
+		s.rt.Cancel()
 		ok(nil)
 	case "get_state":
 		ok(s.rt.State())
@@ -237,18 +257,58 @@ func (s *Server) handle(ctx context.Context, c Command) {
 		}
 		ok(map[string]any{"reasoning": s.rt.Reasoning()})
 	case "get_models":
-		ok(map[string]any{"models": s.rt.Models()})
+		ok(map[string]any{"models": s.rt.ListModels()})
 	case "ui_response":
 		if err := s.uiResponse(c); err != nil {
 			fail(err)
 			return
 		}
 		ok(nil)
+	case "command":
+		s.command(ctx, c, ok, fail)
 	case "":
-		fail(errors.New(`missing "type"; commands: hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ui_response, ping`))
+		fail(errors.New(`missing "type"; commands: ` + commandTypes))
 	default:
-		fail(fmt.Errorf("unknown command %q; commands: hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ui_response, ping", c.Type))
+		fail(fmt.Errorf("unknown command %q; commands: %s", c.Type, commandTypes))
 	}
+}
+
+const commandTypes = "hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ui_response, command, ping"
+
+// promptJob starts a prompt run.
+func (s *Server) promptJob(text string, imgs []message.Content) func(context.Context) (<-chan agent.Event, error) {
+	return func(ctx context.Context) (<-chan agent.Event, error) {
+		return s.rt.Prompt(ctx, text, imgs)
+	}
+}
+
+// Notify sends an extension's notify as an ext_notify event, so RPC hosts
+// can show it. One sent before Serve starts is held until it does; after
+// Serve ends it is dropped (the caller also logs it on stderr).
+func (s *Server) Notify(extension, level, msg string) {
+	n := ExtNotify{Type: "ext_notify", Extension: extension, Level: level, Message: msg}
+	if w := s.live.Load(); w != nil {
+		w.write(n)
+		return
+	}
+	s.liveMu.Lock()
+	defer s.liveMu.Unlock()
+	if w := s.live.Load(); w != nil {
+		w.write(n)
+	} else if !s.served && len(s.early) < maxEarlyNotify {
+		s.early = append(s.early, n)
+	}
+}
+
+// maxEarlyNotify bounds the notifications kept until Serve starts.
+const maxEarlyNotify = 256
+
+// ExtNotify is the ext_notify event: an extension's notify.
+type ExtNotify struct {
+	Type      string `json:"type"`
+	Extension string `json:"extension"`
+	Level     string `json:"level"`
+	Message   string `json:"message"`
 }
 
 // startedData answers prompt/compact at once: started means accepted; queued

@@ -158,6 +158,16 @@ func Find(evs []Event, typ string) Event {
 	return nil
 }
 
+// FindLast returns the last event of type typ, or nil.
+func FindLast(evs []Event, typ string) Event {
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Type() == typ {
+			return evs[i]
+		}
+	}
+	return nil
+}
+
 // ResultText is the text of a tool_result event.
 func ResultText(ev Event) string {
 	var b strings.Builder

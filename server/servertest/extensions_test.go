@@ -166,16 +166,35 @@ func TestPanelRoundTrip(t *testing.T) {
 	}
 	ed.Notify("zot/panel/key", map[string]any{"panelId": "list", "key": "rune", "text": "z"})
 	ed.WaitNote("zot/panel/render", func(raw json.RawMessage) bool { return strings.Contains(string(raw), "  z") })
+	// esc closes the panel in zot, as zot's terminal UI does: the editor
+	// gets zot/panel/close, the extension (which has no esc case) gets
+	// panel_close.
+	closedNotes := func() int {
+		n := 0
+		for _, m := range ed.Notes("zot/notify") {
+			if strings.Contains(string(m.Params), "panel list closed by the user") {
+				n++
+			}
+		}
+		return n
+	}
 	ed.Notify("zot/panel/key", map[string]any{"panelId": "list", "key": "esc"})
 	cl := ed.WaitNote("zot/panel/close", nil)
 	if !strings.Contains(string(cl.Params), `"panelId":"list"`) {
 		t.Fatalf("zot/panel/close: %s", cl.Params)
 	}
-	// Reopen, and the user closes it.
+	ed.Wait("panel_close at the extension after esc", func() bool { return closedNotes() == 1 })
+	// ctrl+c too.
 	ed.MustCall("zot/command", map[string]any{"name": "list"}, &r)
 	ed.Wait("a second open", func() bool { return len(ed.Notes("zot/panel/open")) == 2 })
+	ed.Notify("zot/panel/key", map[string]any{"panelId": "list", "key": "ctrl+c"})
+	ed.Wait("zot/panel/close after ctrl+c", func() bool { return len(ed.Notes("zot/panel/close")) == 2 })
+	ed.Wait("panel_close at the extension after ctrl+c", func() bool { return closedNotes() == 2 })
+	// Reopen, and the user closes it in the editor.
+	ed.MustCall("zot/command", map[string]any{"name": "list"}, &r)
+	ed.Wait("a third open", func() bool { return len(ed.Notes("zot/panel/open")) == 3 })
 	ed.Notify("zot/panel/closed", map[string]any{"panelId": "list"})
-	ed.WaitNote("zot/notify", func(p json.RawMessage) bool { return strings.Contains(string(p), "panel list closed by the user") })
+	ed.Wait("panel_close at the extension", func() bool { return closedNotes() == 3 })
 	// A bad key sent as a request is an InvalidParams naming the field.
 	if err := ed.Call("zot/panel/key", map[string]any{"panelId": "list", "key": "F13"}, nil); err == nil || err.Code != -32602 || !strings.Contains(err.Message, `"key"`) {
 		t.Fatalf("bad key: %v", err)

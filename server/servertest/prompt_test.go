@@ -20,10 +20,16 @@ func TestPromptStreamsEvents(t *testing.T) {
 		t.Fatalf("first prompt queued: %+v", run)
 	}
 	evs := ed.WaitDone(run.RunID)
-	want := "user_message turn_start assistant_start usage assistant_message tool_call tool_result turn_end " +
+	// zot's RPC stream: the tool call streams (tool_use_*) before it is
+	// complete, and turn_end closes the model call before its tool runs.
+	want := "user_message turn_start assistant_start tool_use_start tool_use_args tool_use_end usage assistant_message turn_end tool_call tool_result " +
 		"turn_start assistant_start text_delta text_delta text_delta usage assistant_message turn_end done"
 	if got := servertest.Types(evs); got != want {
 		t.Fatalf("events:\n got %s\nwant %s", got, want)
+	}
+	tus, tua := servertest.Find(evs, "tool_use_start"), servertest.Find(evs, "tool_use_args")
+	if id := servertest.Find(evs, "tool_call")["id"]; tus["id"] != id || tus["name"] != "read" || tua["id"] != id || tua["delta"] != `{"path":"a.txt"}` || servertest.Find(evs, "tool_use_end")["id"] != id {
+		t.Fatalf("tool_use events: %v %v", tus, tua)
 	}
 	for _, ev := range evs {
 		if ev.Str("runId") != run.RunID {

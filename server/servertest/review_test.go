@@ -214,7 +214,9 @@ func TestAbortDuringReviewCancelsTheRequest(t *testing.T) {
 	ed.Wait("the review request", func() bool { return len(ed.Requests("zot/reviewEdit")) == 1 })
 	ed.MustCall("zot/abort", nil, nil)
 	evs := ed.WaitDone(run)
-	if end := servertest.Find(evs, "turn_end"); end.Str("stop") != "aborted" {
+	// turn_end tool_use closed the model call; the abort during the tool
+	// ends the run with turn_end aborted.
+	if end := servertest.FindLast(evs, "turn_end"); end.Str("stop") != "aborted" {
 		t.Fatalf("turn_end: %v (%s)", end, servertest.Types(evs))
 	}
 	reqID := string(ed.Requests("zot/reviewEdit")[0].ID)

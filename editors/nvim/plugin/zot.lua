@@ -46,3 +46,4 @@ cmd('ZotMcp', 'mcp', {
   complete = complete('complete_mcp'),
   desc = 'zot: list the MCP servers and their state (:ZotMcp restart NAME restarts one)',
 })
+cmd('ZotSkills', 'skills', { desc = 'zot: pick a skill and run it (/skill:<name> args)' })

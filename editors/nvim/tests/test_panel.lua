@@ -1,5 +1,6 @@
 -- An extension command opens a panel as a float; keys typed there go out as
--- zot/panel/key, the extension re-renders, q closes it (zot/panel/closed).
+-- zot/panel/key (q and : too), the extension re-renders; <Esc> and <C-c>
+-- make zot close it (zot/panel/close); <C-w> leaves it open.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
 H.setup({ args = { '--ext', os.getenv('ZOT_TEST_TODO') } })
 local panel = require('zot.panel')
@@ -60,16 +61,80 @@ end
 H.eq({ 'rune:x', 'rune:a', 'up' }, keys, 'the keys sent')
 H.ok(p.renders >= 3, 'renders: ' .. tostring(p.renders))
 
--- q closes the float and tells zot.
-vim.cmd('normal q')
-H.eq(nil, panel.find('todos-main'), 'the panel is gone')
+-- <C-w> leaves the panel open; going back to it works.
+H.keys('<C-w>p')
+H.wait('focus to leave the panel', function()
+  return vim.api.nvim_get_current_win() == start_win
+end)
+H.ok(panel.find('todos-main') ~= nil and vim.api.nvim_win_is_valid(win), 'the panel is still open after <C-w>p')
+vim.api.nvim_set_current_win(win)
+
+-- : is a key for the extension, not the command line.
+H.keys(':')
+H.wait('the : key sent', function()
+  for _, m in ipairs(sent) do
+    if m.method == 'zot/panel/key' and m.params.text == ':' then
+      return true
+    end
+  end
+  return false
+end)
+
+local function last_key()
+  for i = #sent, 1, -1 do
+    if sent[i].method == 'zot/panel/key' then
+      return sent[i].params
+    end
+  end
+end
+
+local function closed_sent()
+  return #vim.tbl_filter(function(m)
+    return m.method == 'zot/panel/closed'
+  end, sent)
+end
+
+-- <Esc> goes to zot, which closes the panel: the float goes away when
+-- zot/panel/close arrives, with no zot/panel/closed (zot closed it).
+H.keys('<Esc>')
+H.wait('the panel to close on <Esc>', function()
+  return panel.find('todos-main') == nil
+end)
 H.ok(not vim.api.nvim_win_is_valid(win), 'the float closed')
 H.eq(start_win, vim.api.nvim_get_current_win(), 'focus is back')
-local closed = vim.tbl_filter(function(m)
-  return m.method == 'zot/panel/closed'
-end, sent)
-H.eq(1, #closed, 'zot/panel/closed sent once')
-H.eq('todos-main', closed[1].params.panelId, 'closed panelId')
+H.eq('esc', last_key().key, 'esc sent')
+
+-- <C-c> does the same.
+local function reopen()
+  vim.cmd('ZotCommand /todos')
+  H.wait('the panel again', function()
+    return panel.find('todos-main') ~= nil
+  end)
+  return panel.find('todos-main')
+end
+p = reopen()
+H.keys('<C-c>')
+H.wait('the panel to close on <C-c>', function()
+  return panel.find('todos-main') == nil
+end)
+H.eq('ctrl+c', last_key().key, 'ctrl+c sent')
+
+-- q is the extension's: the todo example closes its panel on q itself.
+p = reopen()
+H.keys('q')
+H.wait('the panel to close on the extension\'s q', function()
+  return panel.find('todos-main') == nil
+end)
+H.eq('rune', last_key().key, 'q sent as a key')
+H.eq('q', last_key().text, 'q sent as a key')
+H.eq(0, closed_sent(), 'no zot/panel/closed: zot closed the panels')
+
+-- Closing the float another way tells zot.
+p = reopen()
+vim.api.nvim_win_close(p.win, true)
+H.wait('zot/panel/closed', function()
+  return closed_sent() == 1
+end)
 
 -- :ZotExtensions lists the extension and its state.
 vim.cmd('ZotExtensions')

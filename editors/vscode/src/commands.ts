@@ -56,6 +56,10 @@ const REFRESHES = ["new", "clear", "resume", "model", "mode"];
 
 /** Runs a slash command; returns the error when the request failed (not the command). */
 export async function runCommand(ctx: Ctx, name: string, args: string): Promise<string | undefined> {
+    if (name === "skills" && args.trim() === "") {
+        await pickSkill(ctx);
+        return undefined;
+    }
     let r: ext.CommandResult;
     try {
         r = await ctx.client.running().sendRequest(ext.command, { name, args });
@@ -244,6 +248,40 @@ export async function runCommandPicker(ctx: Ctx): Promise<void> {
     }
 }
 
+/** A skill body's first lines, flattened, for the QuickPick's detail. */
+export function skillPreview(body: string, max = 200): string {
+    const flat = body
+        .split("\n")
+        .map((l) => l.replace(/^#+\s*/, "").trim())
+        .filter((l) => l !== "")
+        .join(" · ");
+    return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
+}
+
+/** /skills: pick a skill (name, description, a preview of its body), then run it as /skill:<name> args. */
+export async function pickSkill(ctx: Ctx): Promise<void> {
+    const { skills } = await ctx.client.running().sendRequest(ext.skills);
+    if (skills.length === 0) {
+        void vscode.window.showInformationMessage(
+            "zot: no skills. Put one in .zot/skills/<name>/SKILL.md (or .claude/skills, .agents/skills, $ZOT_HOME/skills).",
+        );
+        return;
+    }
+    const pick = await vscode.window.showQuickPick(
+        skills.map((s) => ({ label: s.name, description: s.description, detail: skillPreview(s.body), name: s.name })),
+        { title: "zot: run a skill", placeHolder: "The skill's instructions are sent as the prompt", matchOnDescription: true, matchOnDetail: true },
+    );
+    if (!pick) {
+        return;
+    }
+    const args = await vscode.window.showInputBox({ title: `/skill:${pick.name}`, prompt: `Arguments for the skill ${pick.name} (optional)` });
+    if (args === undefined) {
+        return;
+    }
+    await ctx.chat.reveal();
+    await runCommand(ctx, "skill:" + pick.name, args);
+}
+
 export async function reloadExtensions(ctx: Ctx): Promise<void> {
     const r = await ctx.client.running().sendRequest(ext.extensionsReload);
     ctx.setCommands(r.commands);
@@ -374,6 +412,7 @@ export function registerCommands(ctx: Ctx & { focusChat(): unknown; showOutput()
         cmd("zot.resumeSession", () => resumeSession(ctx)),
         cmd("zot.selectModel", () => selectModel(ctx)),
         cmd("zot.runCommand", () => runCommandPicker(ctx)),
+        cmd("zot.skills", () => pickSkill(ctx)),
         cmd("zot.reloadExtensions", () => reloadExtensions(ctx)),
         cmd("zot.showExtensions", () => showExtensions(ctx)),
         cmd("zot.showMcpServers", () => showMcpServers(ctx)),

@@ -219,6 +219,21 @@ export interface CommandsResult {
 }
 export const commands = new lc.RequestType0<CommandsResult, void>("zot/commands");
 
+/** A SKILL.md: /skill:<name> [args] sends its body as the prompt. */
+export interface SkillInfo {
+    name: string;
+    description: string;
+    allowedTools?: string[];
+    permissions?: unknown;
+    body: string;
+    path: string;
+    source: string;
+}
+export interface SkillsResult {
+    skills: SkillInfo[];
+}
+export const skills = new lc.RequestType0<SkillsResult, void>("zot/skills");
+
 export interface CommandParams {
     name: string;
     args?: string;
@@ -353,7 +368,9 @@ export type PanelKey =
     | "end"
     | "backspace"
     | "delete"
-    | "rune";
+    | "rune"
+    /** With esc, closes the panel (zot/panel/close comes back). */
+    | "ctrl+c";
 export interface PanelKeyParams {
     panelId: string;
     key: PanelKey;

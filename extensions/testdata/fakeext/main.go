@@ -20,7 +20,7 @@ type frame map[string]any
 
 var (
 	name         = flag.String("name", "fake", "hello name")
-	toolsF       = flag.String("tools", "", "tools to register: echo,env,slow,crash,image,hang,late")
+	toolsF       = flag.String("tools", "", "tools to register: echo,env,slow,crash,image,hang,late (and grep, ls, find, read, answering as echo)")
 	cmdsF        = flag.String("cmds", "", "commands to register: hi,panel,crash,err,insert,display,noop,flood,slow")
 	eventsF      = flag.String("events", "", "events to subscribe to")
 	interceptF   = flag.String("intercept", "", "events to intercept")
@@ -238,7 +238,7 @@ func toolCall(id, name string, args json.RawMessage) {
 		emit(frame{"type": "notify", "level": "info", "message": "calling " + name})
 	}
 	switch name {
-	case "echo", "late":
+	case "echo", "late", "grep", "ls", "find", "read": // grep…read: an extension claiming a built-in name
 		emit(frame{"type": "tool_result", "id": id, "content": []frame{{"type": "text", "text": *prefix + ": " + a.Text}}})
 	case "env", "envb": // the value of the variable named by text, or <unset>
 		v, ok := os.LookupEnv(a.Text)

@@ -9,7 +9,7 @@ local function zot()
 end
 
 -- zot's built-in slash commands, for completion before a client runs.
-M.builtin = { 'help', 'clear', 'compact', 'model', 'mode', 'new', 'sessions', 'resume', 'reload-ext' }
+M.builtin = { 'help', 'clear', 'compact', 'model', 'mode', 'new', 'sessions', 'resume', 'reload-ext', 'skills' }
 
 --- The client of the current root, started for completion if none runs
 --- (extension commands exist only once zot has started them): waits a
@@ -164,6 +164,10 @@ function M.complete_mcp(arglead, cmdline)
     end, { 'restart' })
   end
   return {}
+end
+
+function M.skills()
+  zot().skills()
 end
 
 return M

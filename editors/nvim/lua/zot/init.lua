@@ -145,7 +145,11 @@ function M.command(name, args, opts)
     util.err('usage: :ZotCommand /name [args]')
     return
   end
-  local builtin = vim.tbl_contains(require('zot.commands').builtin, name)
+  if name == 'skills' and vim.trim(args or '') == '' then
+    return M.skills(opts)
+  end
+  -- skill:<name> is zot's own too: it never waits for the extensions.
+  local builtin = vim.tbl_contains(require('zot.commands').builtin, name) or name:match('^skill:') ~= nil
   with_state(opts, function(state)
     local function send()
       require('zot.client').request(state, P.request.command, { name = name, args = args or '' }, function(err, res)
@@ -161,6 +165,56 @@ function M.command(name, args, opts)
       -- An extension's command: zot knows it once its extensions started.
       require('zot.client').when_extensions_ready(state, send)
     end
+  end)
+end
+
+--- A skill's body flattened to one line, for the picker.
+function M.skill_preview(body, max)
+  max = max or 80
+  local parts = {}
+  for _, l in ipairs(vim.split(body or '', '\n', { plain = true })) do
+    l = vim.trim((l:gsub('^#+%s*', '')))
+    if l ~= '' then
+      parts[#parts + 1] = l
+    end
+  end
+  local flat = table.concat(parts, ' · ')
+  if vim.fn.strchars(flat) > max then
+    flat = vim.fn.strcharpart(flat, 0, max - 1) .. '…'
+  end
+  return flat
+end
+
+--- /skills: pick a skill (name, description, the start of its body) and
+--- run it as /skill:<name> args (its body is sent as the prompt).
+function M.skills(opts)
+  with_state(opts, function(state)
+    require('zot.client').request(state, P.request.skills, nil, function(err, res)
+      if err then
+        return fail(state, 'skills', err)
+      end
+      local list = (res and res.skills) or {}
+      if #list == 0 then
+        util.notify('zot: no skills. Put one in .zot/skills/<name>/SKILL.md (or .claude/skills, .agents/skills, $ZOT_HOME/skills)')
+        return
+      end
+      vim.ui.select(list, {
+        prompt = 'zot: run a skill',
+        format_item = function(s)
+          return string.format('%s — %s  │ %s', tostring(s.name), tostring(s.description or ''), M.skill_preview(s.body))
+        end,
+      }, function(choice)
+        if not choice then
+          return
+        end
+        vim.ui.input({ prompt = '/skill:' .. choice.name .. ' args (optional): ' }, function(args)
+          if args == nil then
+            return
+          end
+          M.command('skill:' .. choice.name, args, opts)
+        end)
+      end)
+    end)
   end)
 end
 

@@ -1,7 +1,10 @@
 -- Extension panels (zot/panel/open|render|close) as floating windows with
 -- a title and a footer. Keys typed in the float go to the extension as
--- zot/panel/key with zot's key names; q and <Esc> close the float and send
--- zot/panel/closed.
+-- zot/panel/key with zot's key names: every printable key (q and : too) is
+-- the extension's. <Esc> and <C-c> close the panel as zot's terminal UI
+-- does: zot tells the extension (panel_close) and answers zot/panel/close,
+-- which closes the float. <C-w> still leaves it; closing the float another
+-- way (:q) sends zot/panel/closed.
 local P = require('zot.protocol')
 local compat = require('zot.compat')
 local config = require('zot.config')
@@ -31,7 +34,8 @@ M.named_keys = {
   ['<Del>'] = 'delete',
 }
 
-local close_keys = { 'q', '<Esc>' }
+-- Keys zot answers by closing the panel.
+local close_keys = { ['<Esc>'] = 'esc', ['<C-c>'] = 'ctrl+c' }
 
 -- lhs for a printable ASCII character.
 local special_lhs = { [' '] = '<Space>', ['<'] = '<lt>', ['|'] = '<Bar>', ['\\'] = '<Bslash>' }
@@ -154,15 +158,13 @@ local function map_keys(panel)
   end
   for c = 32, 126 do
     local ch = string.char(c)
-    if ch ~= 'q' then
-      vim.keymap.set('n', special_lhs[ch] or ch, function()
-        send_key(panel, 'rune', ch)
-      end, opts)
-    end
+    vim.keymap.set('n', special_lhs[ch] or ch, function()
+      send_key(panel, 'rune', ch)
+    end, opts)
   end
-  for _, lhs in ipairs(close_keys) do
+  for lhs, name in pairs(close_keys) do
     vim.keymap.set('n', lhs, function()
-      M.close(panel.state, panel.id, true)
+      send_key(panel, name)
     end, opts)
   end
 end

@@ -26,6 +26,7 @@ M.request = {
   ping = 'zot/ping',
   commands = 'zot/commands',
   command = 'zot/command',
+  skills = 'zot/skills',
   sessions = 'zot/sessions',
   session_resume = 'zot/session/resume',
   session_new = 'zot/session/new',
@@ -184,6 +185,19 @@ M.error_code = {
 
 ---@class zot.CommandsResult
 ---@field commands zot.CommandInfo[]
+
+--- A SKILL.md: /skill:<name> [args] sends its body as the prompt.
+---@class zot.SkillInfo
+---@field name string
+---@field description string
+---@field allowedTools? string[]
+---@field permissions? any
+---@field body string
+---@field path string
+---@field source string
+
+---@class zot.SkillsResult
+---@field skills zot.SkillInfo[]
 
 ---@class zot.CommandParams
 ---@field name string

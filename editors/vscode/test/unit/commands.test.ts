@@ -50,6 +50,38 @@ test("/clear empties the chat; /resume also reloads the transcript", async () =>
     assert.ok(t.posted.some((m) => m.type === "history" && m.messages.length === 1));
 });
 
+test("/skills picks a skill (description, body preview) and runs it as /skill:<name> args", async () => {
+    const t = fakeCtx({
+        "zot/skills": () => ({
+            skills: [
+                { name: "pdf", description: "Summarise PDFs", body: "# PDF\n\nRun extract.py.\n", path: "/p/.claude/skills/pdf/SKILL.md", source: ".claude/skills (project)" },
+                { name: "review", description: "Review code", body: "Review $ARGUMENTS.", path: "/p/.zot/skills/review/SKILL.md", source: ".zot/skills (project)" },
+            ],
+        }),
+        "zot/command": () => ({ action: "prompt", prompt: "Review main.go.", runId: "run-9", queued: false }),
+    });
+    fake.answers.push("review", "main.go");
+    await commands.send(t.ctx, "/skills");
+    const picked = fake.quickPicks[0] as { label: string; description: string; detail: string }[];
+    assert.deepEqual(
+        picked.map((i) => [i.label, i.description, i.detail]),
+        [
+            ["pdf", "Summarise PDFs", "PDF · Run extract.py."],
+            ["review", "Review code", "Review $ARGUMENTS."],
+        ],
+    );
+    assert.deepEqual(t.requests.map((r) => [r.method, r.params]), [
+        ["zot/skills", undefined],
+        ["zot/command", { name: "skill:review", args: "main.go" }],
+    ]);
+    assert.deepEqual(t.posted.at(-1), { type: "runStarted", runId: "run-9", queued: false });
+});
+
+test("a skill preview is the body's first text, flattened and cut", () => {
+    assert.equal(commands.skillPreview("# Title\n\nline one\n  line two\n"), "Title · line one · line two");
+    assert.equal(commands.skillPreview("x".repeat(300)).length, 200);
+});
+
 test("insert puts text in the input; a prompt command's run is tracked", async () => {
     const t = fakeCtx({ "zot/command": () => ({ action: "insert", insert: "/todos add ", runId: "run-4", queued: false }) });
     await commands.runCommand(t.ctx, "todos", "");
@@ -198,7 +230,7 @@ test("palette commands report errors as a message (zot not running)", async () =
     const ds = commands.registerCommands(t.ctx as Ctx & { focusChat(): unknown; showOutput(): unknown });
     assert.deepEqual(
         [...fake.commands.keys()].sort(),
-        ["zot.abort", "zot.focusChat", "zot.newSession", "zot.openFile", "zot.prompt", "zot.reloadExtensions", "zot.restartServer", "zot.resumeSession", "zot.review.accept", "zot.review.reject", "zot.runCommand", "zot.selectModel", "zot.setPermissionMode", "zot.showExtensions", "zot.showMcpServers", "zot.showOutput"],
+        ["zot.abort", "zot.focusChat", "zot.newSession", "zot.openFile", "zot.prompt", "zot.reloadExtensions", "zot.restartServer", "zot.resumeSession", "zot.review.accept", "zot.review.reject", "zot.runCommand", "zot.selectModel", "zot.setPermissionMode", "zot.showExtensions", "zot.showMcpServers", "zot.showOutput", "zot.skills"],
     );
     await vscode.commands.executeCommand("zot.abort");
     assert.deepEqual(fake.messages, [{ level: "error", message: 'zot: zot: cannot start "zot lsp"', items: [] }]);

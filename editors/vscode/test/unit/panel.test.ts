@@ -28,6 +28,14 @@ test("browser keys map to zot's panel key names", () => {
     }
 });
 
+test("ctrl+c goes to zot, which closes the panel as esc does; cmd+c stays copy", () => {
+    assert.deepEqual(toPanelKey({ key: "c", ctrlKey: true }), { key: "ctrl+c" });
+    assert.deepEqual(toPanelKey({ key: "C", ctrlKey: true }), { key: "ctrl+c" });
+    assert.equal(toPanelKey({ key: "c", metaKey: true }), undefined);
+    assert.deepEqual(toPanelKey({ key: "q" }), { key: "rune", text: "q" });
+    assert.deepEqual(toPanelKey({ key: ":" }), { key: "rune", text: ":" });
+});
+
 test("modifier chords and unnamed keys stay with VS Code", () => {
     assert.equal(toPanelKey({ key: "p", ctrlKey: true }), undefined);
     assert.equal(toPanelKey({ key: "p", metaKey: true }), undefined);

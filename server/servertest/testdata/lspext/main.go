@@ -57,10 +57,9 @@ func main() {
 			cursor = max(cursor-1, 0)
 		case "rune":
 			items = append(items, text)
-		case "esc":
-			e.ClosePanel(panelID)
-			return
 		}
+		// No case for esc: like zot's todo example, it relies on zot
+		// closing the panel on esc and ctrl+c (panel_close).
 		e.RenderPanel(panelID, "List", render(), fmt.Sprintf("item %d", cursor+1))
 	})
 	e.OnPanelClose(func(panelID string) {

@@ -32,6 +32,11 @@ export function toPanelKey(e: KeyLike): { key: PanelKey; text?: string } | undef
     if (e.isComposing) {
         return undefined;
     }
+    // zot's terminal UI closes a panel on esc and ctrl+c: both go to zot,
+    // which closes it (cmd+c stays copy on macOS).
+    if (e.ctrlKey && !e.metaKey && !e.altKey && e.key.toLowerCase() === "c") {
+        return { key: "ctrl+c" };
+    }
     const k = named[e.key];
     if (k) {
         if (e.ctrlKey || e.metaKey || e.altKey) {

@@ -262,6 +262,8 @@ function newRecord() {
         settings: new Map<string, unknown>(),
         /** Scripted answers to showQuickPick / showInputBox / messages with items, in order. */
         answers: [] as unknown[],
+        /** The items of every showQuickPick, in order. */
+        quickPicks: [] as unknown[][],
         tabGroups: [] as { tabs: { input: unknown }[] }[],
         closedTabs: [] as { input: unknown }[],
         contexts: new Map<string, unknown>(),
@@ -320,6 +322,7 @@ export const window = {
     showErrorMessage: show("error"),
     async showQuickPick<T>(items: T[] | Promise<T[]>, _opts?: unknown): Promise<T | undefined> {
         const list = await items;
+        fake.quickPicks.push(list);
         const a = answer<number | string>();
         if (a === undefined) {
             return undefined;
