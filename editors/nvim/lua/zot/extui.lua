@@ -19,33 +19,190 @@ local function prompt_of(params)
   return p
 end
 
+-- Open dialogs by client id and JSON-RPC id, so $/cancelRequest (the
+-- extension's timeout passed, the run was aborted, the extension died)
+-- closes them.
+local pending = {}
+-- The builtin vim.ui.input prompts open now, innermost last.
+local cmdlines = {}
+
+local function is_builtin(fn)
+  local info = type(fn) == 'function' and debug.getinfo(fn, 'S')
+  return info and info.source:match('vim[/\\]ui%.lua$') ~= nil or false
+end
+
+local function float_wins()
+  local set = {}
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(w).relative ~= '' then
+      set[w] = true
+    end
+  end
+  return set
+end
+
+--- zot's own choice dialog, used where vim.ui.select is Neovim's builtin
+--- (an inputlist that blocks the editor and cannot be closed): a float
+--- with the whole question and numbered options. <CR> or a digit picks,
+--- q or <Esc> (or closing the window) dismisses.
+--- Returns the float's window and a function closing it as dismissed.
+function M.pick(prompt, items, default, on_choice)
+  local lines = vim.split(prompt, '\n', { plain = true })
+  lines[#lines + 1] = ''
+  local first = #lines + 1
+  local at = first
+  for i, it in ipairs(items) do
+    lines[#lines + 1] = string.format('%d. %s', i, tostring(it))
+    if it == default then
+      at = first + i - 1
+    end
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].filetype = 'zotdialog'
+  local width = 20
+  for _, l in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(l) + 1)
+  end
+  width = math.max(1, math.min(width, vim.o.columns - 4))
+  local height = 0
+  for _, l in ipairs(lines) do
+    height = height + math.max(1, math.ceil(vim.fn.strdisplaywidth(l) / width))
+  end
+  height = math.max(1, math.min(height, vim.o.lines - 4))
+  local win = vim.api.nvim_open_win(buf, true, {
+    relative = 'editor',
+    row = math.max(0, math.floor((vim.o.lines - height) / 2) - 1),
+    col = math.max(0, math.floor((vim.o.columns - width) / 2) - 1),
+    width = width,
+    height = height,
+    style = 'minimal',
+    border = 'rounded',
+  })
+  vim.wo[win].wrap = true
+  vim.wo[win].cursorline = true
+  pcall(vim.api.nvim_win_set_cursor, win, { at, 0 })
+  local done = false
+  local function finish(choice, idx)
+    if done then
+      return
+    end
+    done = true
+    if vim.api.nvim_win_is_valid(win) then
+      pcall(vim.api.nvim_win_close, win, true)
+    end
+    on_choice(choice, idx)
+  end
+  local function map(lhs, f)
+    vim.keymap.set('n', lhs, f, { buffer = buf, nowait = true, silent = true })
+  end
+  map('<CR>', function()
+    local i = vim.api.nvim_win_get_cursor(0)[1] - first + 1
+    if items[i] ~= nil then
+      finish(items[i], i)
+    end
+  end)
+  for i = 1, math.min(9, #items) do
+    map(tostring(i), function()
+      finish(items[i], i)
+    end)
+  end
+  map('q', function()
+    finish(nil, nil)
+  end)
+  map('<Esc>', function()
+    finish(nil, nil)
+  end)
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = buf,
+    once = true,
+    callback = function()
+      vim.schedule(function()
+        finish(nil, nil)
+      end)
+    end,
+  })
+  return win, function()
+    finish(nil, nil)
+  end
+end
+
+local function select(dialog, items, opts, on_choice)
+  if is_builtin(vim.ui.select) then
+    dialog.own_win, dialog.close = M.pick(opts.prompt, items, opts.default, on_choice)
+  else
+    vim.ui.select(items, opts, on_choice)
+  end
+end
+
 --- zot/ui/request: answers {value = …} or {cancelled = true}.
 ---@param params zot.UIRequestParams
-function M.request(_, params, _)
+function M.request(_, params, ctx)
   params = params or {}
   local kind = params.kind
+  local id = require('zot.rpc').request_id
+  local client = ctx and ctx.client_id
+  local dialog = { wins = {} }
   local async, res = util.await(function(resolve)
+    function dialog.answer(r)
+      if dialog.done then
+        return
+      end
+      dialog.done = true
+      if id ~= nil and client and pending[client] then
+        pending[client][id] = nil
+      end
+      resolve(r)
+    end
+    if id ~= nil and client then
+      pending[client] = pending[client] or {}
+      pending[client][id] = dialog
+    end
+    local before = float_wins()
     local prompt = prompt_of(params)
     if kind == 'confirm' then
-      vim.ui.select({ M.YES, M.NO }, { prompt = prompt .. ' ' }, function(choice)
+      select(dialog, { M.YES, M.NO }, { prompt = prompt .. ' ' }, function(choice)
         if choice == nil then
-          resolve({ cancelled = true })
+          dialog.answer({ cancelled = true })
         else
-          resolve({ value = choice == M.YES })
+          dialog.answer({ value = choice == M.YES })
         end
       end)
     elseif kind == 'select' then
       local options = util.val(params.options) or {}
-      vim.ui.select(options, { prompt = prompt .. ' ' }, function(choice)
-        resolve(choice and { value = choice } or { cancelled = true })
+      select(dialog, options, { prompt = prompt .. ' ', default = util.val(params.default) }, function(choice)
+        dialog.answer(choice and { value = choice } or { cancelled = true })
       end)
     elseif kind == 'input' then
       local default = util.val(params.default)
+      -- The builtin input blocks here in the command line; events (a
+      -- $/cancelRequest) still run meanwhile.
+      dialog.cmdline = is_builtin(vim.ui.input)
+      if dialog.cmdline then
+        cmdlines[#cmdlines + 1] = dialog
+      end
       vim.ui.input({ prompt = prompt .. ' ', default = default }, function(text)
-        resolve(text and { value = text } or { cancelled = true })
+        dialog.answer(text and { value = text } or { cancelled = true })
       end)
+      if dialog.cmdline then
+        for i = #cmdlines, 1, -1 do
+          if cmdlines[i] == dialog then
+            table.remove(cmdlines, i)
+          end
+        end
+        dialog.cmdline = false
+      end
     else
-      resolve({ cancelled = true })
+      dialog.answer({ cancelled = true })
+    end
+    -- Floats a vim.ui.select / vim.ui.input replacement opened for this
+    -- dialog: closed if zot cancels it.
+    for w in pairs(float_wins()) do
+      if not before[w] and w ~= dialog.own_win then
+        dialog.wins[#dialog.wins + 1] = w
+      end
     end
   end)
   if not async then
@@ -53,6 +210,52 @@ function M.request(_, params, _)
     return { cancelled = true }
   end
   return res
+end
+
+local function close(dialog)
+  if dialog.done then
+    return
+  end
+  dialog.answer({ cancelled = true })
+  if dialog.close then
+    dialog.close()
+  end
+  local closed = false
+  for _, w in ipairs(dialog.wins) do
+    if vim.api.nvim_win_is_valid(w) then
+      closed = pcall(vim.api.nvim_win_close, w, true) or closed
+    end
+  end
+  if closed and vim.api.nvim_get_mode().mode:sub(1, 1) == 'i' then
+    -- A picker's prompt buffer left insert mode behind.
+    vim.cmd('stopinsert')
+  end
+  if dialog.cmdline and cmdlines[#cmdlines] == dialog and vim.fn.getcmdtype() == '@' then
+    -- The innermost input() prompt is this dialog's: leave it as <Esc> does.
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<Esc>', true, false, true), 'n', false)
+  end
+end
+
+--- $/cancelRequest: zot no longer wants the answer to a zot/ui/request
+--- (the extension's timeout passed, the run was aborted, the extension
+--- died): its dialog closes. Needs zot's transport (the default): Neovim's
+--- own does not tell handlers the request id.
+function M.cancel(_, params, ctx)
+  local by = ctx and pending[ctx.client_id]
+  local id = params and util.val(params.id)
+  local dialog = by and id ~= nil and by[id]
+  if dialog then
+    close(dialog)
+  end
+end
+
+--- Closes every open dialog of a client (it stopped).
+function M.close_all(client_id)
+  local by = pending[client_id]
+  pending[client_id] = nil
+  for _, dialog in pairs(by or {}) do
+    close(dialog)
+  end
 end
 
 local function state_of(ctx)

@@ -278,6 +278,7 @@ function M.build()
     [P.server_request.ui_request] = require('zot.extui').request,
     [P.server_notification.ui_status] = require('zot.extui').status,
     [P.server_notification.ui_widget] = require('zot.extui').widget,
+    [P.lsp.cancel_request] = require('zot.extui').cancel,
     [P.server_notification.panel_open] = M.panel_open,
     [P.server_notification.panel_render] = M.panel_render,
     [P.server_notification.panel_close] = M.panel_close,

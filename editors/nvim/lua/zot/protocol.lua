@@ -73,6 +73,7 @@ M.lsp = {
   show_message_request = 'window/showMessageRequest',
   log_message = 'window/logMessage',
   progress = '$/progress',
+  cancel_request = '$/cancelRequest',
   progress_create = 'window/workDoneProgress/create',
 }
 

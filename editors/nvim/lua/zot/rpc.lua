@@ -40,6 +40,10 @@ local function format_error(err)
   return string.format('%s: %s', tostring(err.code), tostring(err.message))
 end
 
+--- The JSON-RPC id of the server request whose handler is starting (nil
+--- otherwise): Neovim's handlers are not told it.
+M.request_id = nil
+
 --- Slice budget of one drain, in nanoseconds.
 M.slice_ns = 4e6
 
@@ -133,7 +137,11 @@ function M.start(cmd, cmd_args, dispatchers, extra)
         send({ jsonrpc = '2.0', id = msg.id, result = result })
       end
     end)
+    -- The id is readable while the handler starts (before it first
+    -- yields), so a dialog can be closed on $/cancelRequest for it.
+    M.request_id = msg.id
     local ok, e = coroutine.resume(co)
+    M.request_id = nil
     if not ok then
       report('SERVER_REQUEST_HANDLER_ERROR', e)
     end
