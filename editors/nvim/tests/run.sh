@@ -36,7 +36,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The example extensions: todo (a panel) and servertest's lspext (notify).
+# The example extensions: todo (a panel) and servertest's lspext (notify);
+# permission-gate, plan-mode and capext (extension dialogs and status).
 EXT=$WORK/ext
 mkdir -p "$EXT/todo" "$EXT/lspext"
 if command -v "$GO" >/dev/null 2>&1; then
@@ -44,6 +45,9 @@ if command -v "$GO" >/dev/null 2>&1; then
   (cd "$REPO/extensions/examples/todo" && "$GO" build -o "$EXT/todo/todo" .) || echo "warning: building the todo extension failed" >&2
   (cd "$REPO" && "$GO" build -o "$EXT/lspext/lspext" ./server/servertest/testdata/lspext) || echo "warning: building lspext failed" >&2
   printf '{"name":"lspext","version":"1.0.0","exec":"./lspext","description":"zot lsp test extension"}\n' > "$EXT/lspext/extension.json"
+  mkdir -p "$EXT/capext"
+  (cd "$REPO" && "$GO" build -o "$EXT/capext/capext" ./extensions/testdata/capext) || echo "warning: building capext failed" >&2
+  printf '{"name":"capext","version":"1.0.0","exec":"./capext","description":"capabilities test extension"}\n' > "$EXT/capext/extension.json"
   for ex in permission-gate plan-mode; do
     mkdir -p "$EXT/$ex"
     cp "$REPO/extensions/examples/$ex/extension.json" "$EXT/$ex/"
@@ -83,7 +87,7 @@ for t in "${tests[@]}"; do
   start=$(date +%s%N)
   (cd "$dir/ws" && env ZOT_HOME="$dir/home" ZOT_BIN="$ZOT_BIN" ZOT_TEST_URL="$url" ZOT_TEST_WS="$dir/ws" \
     ZOT_TEST_TMP="$dir/tmp" ZOT_TEST_TODO="$dir/todo" ZOT_TEST_LSPEXT="$EXT/lspext" ZOT_TEST_FAKEMCP="$EXT/fakemcp" \
-    ZOT_TEST_GATE="$EXT/permission-gate" ZOT_TEST_PLAN="$EXT/plan-mode" \
+    ZOT_TEST_GATE="$EXT/permission-gate" ZOT_TEST_PLAN="$EXT/plan-mode" ZOT_TEST_CAPEXT="$EXT/capext" \
     timeout 120 "$NVIM" --headless -u NONE -i NONE -n \
     -c "lua local ok,e=pcall(dofile,'$t'); if not ok then io.stderr:write(tostring(e)..'\n'); vim.cmd('cquit 1') end" \
     >"$dir/out" 2>&1)
