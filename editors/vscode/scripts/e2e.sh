@@ -141,13 +141,16 @@ cleanup() {
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
   mkdir -p "$ART"
   cp "$W"/*.log "$ART/" 2>/dev/null || true
-  find "$W/ud/logs" -name '*.log' -path '*exthost*' -exec sh -c 'cp "$1" "$2/exthost-$(basename "$(dirname "$1")")-$(basename "$1")"' _ {} "$ART" \; 2>/dev/null || true
+  [ -d "$W/extui" ] && mkdir -p "$ART/extui" && cp "$W/extui"/*.log "$ART/extui/" 2>/dev/null || true
+  find "$W" -path '*/ud/logs/*' -name '*.log' -path '*exthost*' -exec sh -c 'cp "$1" "$2/exthost-$(basename "$(dirname "$1")")-$(basename "$1")"' _ {} "$ART" \; 2>/dev/null || true
   if [ "$code" != 0 ]; then
     echo "==== e2e failed (code-server $CS_VERSION); artifacts in $ART"
-    while IFS= read -r f; do show_tail "$f" 60; done < <(find "$W/ud/logs" -name exthost.log 2>/dev/null)
-    while IFS= read -r f; do show_tail "$f" 40; done < <(find "$W/ud/logs" -name '*zot.log' -path '*exthost*' 2>/dev/null)
-    show_tail "$W/code-server.log" 40
-    show_tail "$W/mock-llm.log" 20
+    while IFS= read -r f; do show_tail "$f" 60; done < <(find "$W" -path '*/ud/logs/*' -name exthost.log 2>/dev/null)
+    while IFS= read -r f; do show_tail "$f" 40; done < <(find "$W" -path '*/ud/logs/*' -name '*zot.log' -path '*exthost*' 2>/dev/null)
+    for d in "$W" "$W/extui"; do
+      show_tail "$d/code-server.log" 40
+      show_tail "$d/mock-llm.log" 20
+    done
   fi
   rm -rf "$(dirname "$VSIX")"
   if [ "${ZOT_E2E_KEEP:-}" = 1 ]; then log "kept $W"; else rm -rf "$W"; fi
@@ -155,29 +158,44 @@ cleanup() {
 }
 trap cleanup EXIT
 
-log "building the todo extension"
-mkdir -p "$W/todo"
-cp "$REPO/extensions/examples/todo/extension.json" "$W/todo/"
-(cd "$REPO/extensions/examples/todo" && go build -o "$W/todo/todo" .)
+log "building the example extensions (todo, permission-gate, plan-mode)"
+for ex in todo permission-gate plan-mode; do
+  mkdir -p "$W/$ex"
+  cp "$REPO/extensions/examples/$ex/extension.json" "$W/$ex/"
+  (cd "$REPO/extensions/examples/$ex" && go build -o "$W/$ex/$ex" .)
+done
 
-# ---------------------------------------------------------------- the scripted LLM
-cp "$HERE/test/e2e/llm-script.json" "$W/script.json"
-setsid "$ZOT_BIN" mock-llm --script "$W/script.json" > "$W/mock-llm.url" 2> "$W/mock-llm.log" &
-PIDS+=($!)
-for _ in $(seq 1 100); do [ -s "$W/mock-llm.url" ] && break; sleep 0.1; done
-LLM_URL=$(head -n1 "$W/mock-llm.url")
-[ -n "$LLM_URL" ] || { echo "e2e: zot mock-llm printed no URL" >&2; cat "$W/mock-llm.log" >&2; exit 1; }
-log "scripted LLM at $LLM_URL"
+export XDG_CONFIG_HOME=$W/xdg-config XDG_DATA_HOME=$W/xdg-data
+installed=
 
-# ---------------------------------------------------------------- VS Code profile and workspace
-mkdir -p "$W/ud/User" "$W/ud/Machine" "$W/exts" "$W/ws" "$W/zothome" "$ART"
-rm -f "$ART"/*.png "$ART"/*.log
-printf 'hello world\n' > "$W/ws/hello.txt"
-# Only what the test must control, each for the reason given; the layout
-# (side-by-side or inline diff, tab icons) is left to VS Code: the test reads
-# it whichever way it comes, and narrows the window on purpose once.
-node -e '
-const [file, zot, url, todo, home] = process.argv.slice(1);
+# run_spec SPEC DIR ART SCRIPT EXT...: one spec (test/e2e/SPEC.e2e.js) in
+# its own code-server, profile and workspace (DIR), against its own
+# scripted LLM (SCRIPT) with the zot extensions EXT...; screenshots in ART.
+# Its last line is "N passed, N failed".
+run_spec() {
+  local spec=$1 D=$2 SART=$3 script=$4
+  shift 4
+  local exts
+  exts=$(node -e 'console.log(JSON.stringify(process.argv.slice(1)))' "$@")
+  mkdir -p "$D"
+  # ---------------------------------------------------------------- the scripted LLM
+  cp "$script" "$D/script.json"
+  setsid "$ZOT_BIN" mock-llm --script "$D/script.json" > "$D/mock-llm.url" 2> "$D/mock-llm.log" &
+  PIDS+=($!)
+  for _ in $(seq 1 100); do [ -s "$D/mock-llm.url" ] && break; sleep 0.1; done
+  LLM_URL=$(head -n1 "$D/mock-llm.url")
+  [ -n "$LLM_URL" ] || { echo "e2e: zot mock-llm printed no URL" >&2; cat "$D/mock-llm.log" >&2; return 1; }
+  log "$spec: scripted LLM at $LLM_URL"
+
+  # ---------------------------------------------------------------- VS Code profile and workspace
+  mkdir -p "$D/ud/User" "$D/ud/Machine" "$W/exts" "$D/ws" "$D/zothome" "$SART"
+  rm -f "$SART"/*.png "$SART"/*.log
+  printf 'hello world\n' > "$D/ws/hello.txt"
+  # Only what the test must control, each for the reason given; the layout
+  # (side-by-side or inline diff, tab icons) is left to VS Code: the test reads
+  # it whichever way it comes, and narrows the window on purpose once.
+  node -e '
+const [file, zot, url, exts, home] = process.argv.slice(1);
 require("fs").writeFileSync(file, JSON.stringify({
   // No Welcome page or tips: they take the editor area and focus.
   "workbench.startupEditor": "none",
@@ -195,34 +213,72 @@ require("fs").writeFileSync(file, JSON.stringify({
   // window is tested on purpose, by one test.
   "chat.commandCenter.enabled": false,
   "workbench.secondarySideBar.defaultVisibility": "hidden",
-  // The extension under test: the real zot, the scripted LLM, the todo
-  // extension, an empty zot home; the LSP trace is read by the panel test.
+  // The extension under test: the real zot, the scripted LLM, the spec'"'"'s
+  // zot extensions, an empty zot home; the LSP trace is read by the panel test.
   "zot.serverPath": zot,
   "zot.serverArgs": ["--base-url", url, "--api-key", "test-key"],
   "zot.serverEnv": { "ZOT_HOME": home },
-  "zot.extensions": [todo],
+  "zot.extensions": JSON.parse(exts),
   "zot.trace.server": "messages",
 }, null, 2));
-' "$W/ud/User/settings.json" "$ZOT_BIN" "$LLM_URL" "$W/todo" "$W/zothome"
-# The same in the remote machine's settings: code-server 4.139 (VS Code
-# 1.139) applies machine-overridable settings such as zot.serverPath from
-# there, not from the user's (1.100 reads either).
-cp "$W/ud/User/settings.json" "$W/ud/Machine/settings.json"
+' "$D/ud/User/settings.json" "$ZOT_BIN" "$LLM_URL" "$exts" "$D/zothome"
+  # The same in the remote machine's settings: code-server 4.139 (VS Code
+  # 1.139) applies machine-overridable settings such as zot.serverPath from
+  # there, not from the user's (1.100 reads either).
+  cp "$D/ud/User/settings.json" "$D/ud/Machine/settings.json"
 
-export XDG_CONFIG_HOME=$W/xdg-config XDG_DATA_HOME=$W/xdg-data
-CSARGS=(--user-data-dir "$W/ud" --extensions-dir "$W/exts")
-log "installing zot.vsix"
-"$CS" "${CSARGS[@]}" --install-extension "$VSIX" > "$W/install.log" 2>&1 || { cat "$W/install.log" >&2; exit 1; }
+  local CSARGS=(--user-data-dir "$D/ud" --extensions-dir "$W/exts")
+  if [ -z "$installed" ]; then
+    log "installing zot.vsix"
+    "$CS" "${CSARGS[@]}" --install-extension "$VSIX" > "$W/install.log" 2>&1 || { cat "$W/install.log" >&2; return 1; }
+    installed=1
+  fi
 
-PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-setsid "$CS" "${CSARGS[@]}" --bind-addr "127.0.0.1:$PORT" --auth none --disable-telemetry --disable-update-check \
-  --disable-workspace-trust --disable-getting-started-override "$W/ws" > "$W/code-server.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 300); do curl -fs -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
-curl -fs -o /dev/null "http://127.0.0.1:$PORT/healthz" || { echo "e2e: code-server did not start" >&2; exit 1; }
-log "code-server on port $PORT (setup took $(( $(date +%s) - t0 ))s)"
+  local PORT
+  PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  setsid "$CS" "${CSARGS[@]}" --bind-addr "127.0.0.1:$PORT" --auth none --disable-telemetry --disable-update-check \
+    --disable-workspace-trust --disable-getting-started-override "$D/ws" > "$D/code-server.log" 2>&1 &
+  local cs=$!
+  PIDS+=($cs)
+  for _ in $(seq 1 300); do curl -fs -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
+  curl -fs -o /dev/null "http://127.0.0.1:$PORT/healthz" || { echo "e2e: code-server did not start" >&2; return 1; }
+  log "$spec: code-server on port $PORT (after $(( $(date +%s) - t0 ))s)"
 
-# ---------------------------------------------------------------- Playwright
-# (its last line is "N passed, N failed")
-CS_URL="http://127.0.0.1:$PORT/?folder=$W/ws" WS="$W/ws" ART="$ART" ZOT_BIN="$ZOT_BIN" \
-  timeout 900 node "$HERE/test/e2e/chat.e2e.js"
+  # ---------------------------------------------------------------- Playwright
+  local rc=0
+  CS_URL="http://127.0.0.1:$PORT/?folder=$D/ws" WS="$D/ws" ART="$SART" ZOT_BIN="$ZOT_BIN" \
+    timeout 900 node "$HERE/test/e2e/$spec.e2e.js" | tee "$D/spec.out" || rc=$?
+  # This spec's code-server (and the zot it started) end before the next.
+  kill -- "-$cs" 2>/dev/null || true
+  wait "$cs" 2>/dev/null || true
+  return $rc
+}
+
+# Which specs: ZOT_E2E_SPECS (default all) names test/e2e/<spec>.e2e.js.
+# chat: the chat, reviews, approvals, panels (llm-script.json, todo);
+# extui: extension dialogs and status (extui-script.json, permission-gate
+# and plan-mode).
+failed_specs=()
+for spec in ${ZOT_E2E_SPECS:-chat extui}; do
+  case "$spec" in
+    chat) run_spec chat "$W" "$ART" "$HERE/test/e2e/llm-script.json" "$W/todo" || failed_specs+=(chat) ;;
+    extui) run_spec extui "$W/extui" "$ART/extui" "$HERE/test/e2e/extui-script.json" "$W/permission-gate" "$W/plan-mode" || failed_specs+=(extui) ;;
+    *) echo "e2e: unknown spec $spec (chat, extui)" >&2; exit 1 ;;
+  esac
+done
+# The total over the specs, last (scripts/test.sh reads the last line).
+pass=0 fail=0
+for spec in ${ZOT_E2E_SPECS:-chat extui}; do
+  d=$W; [ "$spec" = chat ] || d=$W/$spec
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$d/spec.out" 2>/dev/null | tail -1)
+  if [ -n "$line" ]; then
+    pass=$((pass + $(echo "$line" | cut -d' ' -f1))) fail=$((fail + $(echo "$line" | cut -d' ' -f3)))
+  else
+    fail=$((fail + 1))
+  fi
+done
+[ ${#failed_specs[@]} -gt 0 ] && echo "e2e: failed: ${failed_specs[*]}"
+echo "$pass passed, $fail failed"
+if [ ${#failed_specs[@]} -gt 0 ]; then
+  exit 1
+fi

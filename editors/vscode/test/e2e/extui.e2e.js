@@ -1,0 +1,207 @@
+// End-to-end test of extension UI in real VS Code (code-server): the
+// example extensions permission-gate (zot/ui/request: its question is a
+// QuickPick) and plan-mode (zot/ui/status: "plan" in the status bar).
+// scripts/e2e.sh runs it (ZOT_E2E_SPECS=extui for this spec alone) in its
+// own code-server, workspace and scripted LLM (extui-script.json), whose
+// replies the tests below consume in order.
+// Env: CS_URL (code-server URL with ?folder=), WS (the workspace folder),
+// ART (where screenshots go).
+
+const { chromium } = require("playwright-core");
+const fs = require("fs");
+const path = require("path");
+
+const url = process.env.CS_URL;
+const ws = process.env.WS;
+const art = process.env.ART || path.join(__dirname, "..", "..", "test-artifacts", "extui");
+const HANG = 90_000; // a wait this long is a hang, not a slow machine
+const QUICK_INPUT = ".quick-input-widget:not([style*='display: none'])";
+
+fs.mkdirSync(art, { recursive: true });
+
+let page;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const firstLine = (e) => (e && e.message ? e.message.split("\n")[0] : String(e));
+
+/** Polls fn until it returns a truthy value; fails with what it saw last. */
+async function waitFor(what, fn, timeout = HANG) {
+    const end = Date.now() + timeout;
+    let last;
+    for (;;) {
+        try {
+            const v = await fn();
+            if (v) {
+                return v;
+            }
+            last = v;
+        } catch (e) {
+            last = firstLine(e);
+        }
+        if (Date.now() > end) {
+            throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+        }
+        await sleep(100);
+    }
+}
+
+/** The webview frame that holds selector (webviews are nested iframes). */
+async function frameWith(selector, what) {
+    return waitFor(what, async () => {
+        for (const f of page.frames()) {
+            if (!f.isDetached() && (await f.$(selector).catch(() => null))) {
+                return f;
+            }
+        }
+        return undefined;
+    });
+}
+
+async function statusItems() {
+    return page.$$eval(".statusbar-item", (els) => els.map((e) => (e.textContent ?? "").trim()));
+}
+
+/** The open quick input's title and rows, or undefined. */
+async function quickInput() {
+    const w = await page.$(QUICK_INPUT);
+    if (!w) {
+        return undefined;
+    }
+    return {
+        title: (await page.$eval(`${QUICK_INPUT} .quick-input-title`, (e) => e.textContent).catch(() => "")) ?? "",
+        rows: await page.$$eval(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, (rows) => rows.map((r) => (r.querySelector(".label-name")?.textContent ?? "").trim())),
+    };
+}
+
+/** Runs a command by its palette title; the palette is opened again until it lists it. */
+async function runCommand(title) {
+    await waitFor(`"${title}" in the command palette`, async () => {
+        if (await page.$(QUICK_INPUT)) {
+            await page.keyboard.press("Escape");
+        }
+        await page.keyboard.press("F1");
+        await page.waitForSelector(`${QUICK_INPUT} input`, { timeout: 10_000 });
+        await page.keyboard.type(title);
+        await sleep(300);
+        const rows = (await quickInput())?.rows ?? [];
+        const i = rows.indexOf(title);
+        if (i < 0) {
+            await page.keyboard.press("Escape");
+            return false;
+        }
+        await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`).nth(i).click();
+        return true;
+    });
+}
+
+let chat;
+async function ensureChat() {
+    await waitFor("the zot status bar item (the extension active)", async () => (await statusItems()).some((t) => /zot/.test(t)));
+    await runCommand("Zot: Focus Chat");
+    chat = await frameWith("#zot-chat", "the chat webview");
+    await waitFor("a model in the chat's picker", async () => (await chat.$$eval("#model option", (o) => o.length)) > 0);
+    return chat;
+}
+
+async function send(textToSend) {
+    await chat.fill("#input", textToSend);
+    await chat.press("#input", "Enter");
+}
+
+async function idle() {
+    await waitFor("the run to end (Send button back)", async () => chat.$eval("#send", (b) => !b.hidden));
+}
+
+async function toolResults() {
+    return chat.$$eval(".item.tool", (els) => els.map((e) => (e.textContent ?? "").replace(/\u00a0/g, " ")));
+}
+
+/** Waits for permission-gate's QuickPick about command and picks choice. */
+async function answerGate(command, choice) {
+    const q = await waitFor(`permission-gate's question about ${command}`, async () => {
+        const q = await quickInput();
+        return q && q.title.includes("[permission-gate]") && q.title.includes(command) ? q : undefined;
+    });
+    const want = ["Allow once", "Always allow this command", "Deny"];
+    if (JSON.stringify(q.rows) !== JSON.stringify(want)) {
+        throw new Error(`the choices: ${JSON.stringify(q.rows)}`);
+    }
+    await page.screenshot({ path: path.join(art, "gate.png") });
+    await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`).nth(q.rows.indexOf(choice)).click();
+    await waitFor("the question to close", async () => (await page.$(QUICK_INPUT)) === null);
+}
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+test("permission-gate asks in a QuickPick; Allow once → the command runs", async () => {
+    fs.mkdirSync(path.join(ws, "gone"), { recursive: true });
+    await ensureChat();
+    await send("clean up");
+    await answerGate("rm -rf gone && echo removed-it", "Allow once");
+    await waitFor("the command's output in the chat", async () => (await toolResults()).some((t) => t.includes("removed-it")));
+    await idle();
+    if (fs.existsSync(path.join(ws, "gone"))) {
+        throw new Error("the allowed command did not remove gone/");
+    }
+});
+
+test("permission-gate: Deny → the command does not run and the model is told", async () => {
+    fs.mkdirSync(path.join(ws, "kept"), { recursive: true });
+    await ensureChat();
+    await send("remove kept");
+    await answerGate("rm -rf kept && echo removed-kept", "Deny");
+    await waitFor("the denial in the tool card", async () => (await toolResults()).some((t) => t.includes("the user denied running: rm -rf kept")));
+    await waitFor("the model's answer after the denial", async () => (await chat.$$eval(".item.assistant", (els) => els.map((e) => e.textContent).join("\n"))).includes("Understood, I left it."));
+    await idle();
+    if (!fs.existsSync(path.join(ws, "kept"))) {
+        throw new Error("the denied command ran");
+    }
+});
+
+test("plan-mode: /plan shows \"plan\" in the status bar; /plan again removes it", async () => {
+    await ensureChat();
+    await send("/plan");
+    await waitFor('"plan" in the status bar', async () => (await statusItems()).includes("plan"));
+    await page.screenshot({ path: path.join(art, "plan-status.png") });
+    await send("/plan");
+    await waitFor('"plan" gone from the status bar', async () => {
+        const items = await statusItems();
+        return items.some((t) => /zot/.test(t)) && !items.includes("plan");
+    });
+});
+
+(async () => {
+    const browser = await chromium.launch({
+        executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+        headless: true,
+        args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(url, { waitUntil: "domcontentloaded", timeout: HANG });
+    await page.waitForSelector(".monaco-workbench", { timeout: HANG });
+    let passed = 0;
+    let failed = 0;
+    for (const t of tests) {
+        const s = Date.now();
+        try {
+            await t.fn();
+            passed++;
+            console.log(`ok   ${t.name} (${Date.now() - s} ms)`);
+        } catch (e) {
+            failed++;
+            console.log(`FAIL ${t.name} (${Date.now() - s} ms)\n     ${String(e && e.stack ? e.stack : e).split("\n").slice(0, 4).join("\n     ")}`);
+            await page.screenshot({ path: path.join(art, `fail-${tests.indexOf(t) + 1}.png`) }).catch(() => undefined);
+            for (let i = 0; i < 3 && (await page.$(QUICK_INPUT)); i++) {
+                await page.keyboard.press("Escape");
+                await sleep(200);
+            }
+        }
+    }
+    await browser.close();
+    console.log(`${passed} passed, ${failed} failed`);
+    process.exit(failed ? 1 : 0);
+})().catch((e) => {
+    console.error(e);
+    console.log("0 passed, 1 failed");
+    process.exit(1);
+});
