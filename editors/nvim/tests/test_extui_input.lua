@@ -3,6 +3,12 @@
 -- ask_timeout asks with timeout_ms 100, zot sends $/cancelRequest, the
 -- prompt is left as <Esc> leaves it, and the run goes on.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
+if os.getenv('ZOT_TEST_TRANSPORT') == 'builtin' then
+  -- Neovim's transport does not tell handlers the request id: the prompt
+  -- cannot be matched to the $/cancelRequest (|zot-extension-ui|).
+  H.done()
+  return
+end
 H.setup({ args = { '--ext', os.getenv('ZOT_TEST_CAPEXT') } })
 local seen = {}
 local input = vim.fn.input
