@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make lint: gofmt, go vet, staticcheck (pinned), every test skip through
-# internal/testenv, and no tracked executable binaries.
+# internal/testenv, no tracked executable binaries, and stylua on the
+# Neovim plugin's Lua.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -29,6 +30,20 @@ if [ -n "$skips" ]; then
 fi
 
 scripts/check-tracked-binaries.sh || fail=1
+
+# Lua style of the Neovim plugin: stylua (editors/nvim's npm dev
+# dependency; .ci/run installs it). Missing is a failure under
+# ZOT_REQUIRE_ALL=1, as a skipped test is.
+stylua=editors/nvim/node_modules/.bin/stylua
+if [ -x "$stylua" ]; then
+  echo "stylua --check editors/nvim"
+  "$stylua" --check editors/nvim || { echo "stylua: run $stylua editors/nvim"; fail=1; }
+elif [ "${ZOT_REQUIRE_ALL:-}" = 1 ]; then
+  echo "stylua is not installed: (cd editors/nvim && npm ci)"
+  fail=1
+else
+  echo "stylua: not installed, Lua style not checked ((cd editors/nvim && npm ci) installs it)"
+fi
 
 [ $fail -eq 0 ] && echo "lint: ok"
 exit $fail

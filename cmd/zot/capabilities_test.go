@@ -11,6 +11,7 @@ import (
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/extensions/examples/examplestest"
+	"github.com/zot-editors/zot/internal/testenv"
 )
 
 var (
@@ -313,9 +314,7 @@ func TestRPCInputContextSteerAndModel(t *testing.T) {
 // lint-on-write appends a checker's findings to a write's result, and
 // the model sees them.
 func TestRPCLintOnWrite(t *testing.T) {
-	if _, err := exec.LookPath("gofmt"); err != nil {
-		t.Skip("gofmt not on PATH")
-	}
+	testenv.NeedCommand(t, "gofmt", "lint-on-write checks Go files with it")
 	lint := examplestest.Build(t, "lint-on-write")
 	e := newEnv(t,
 		llmtest.ToolReply("write", map[string]any{"path": "bad.go", "content": "package main\nfunc main( {\n"}),

@@ -4,7 +4,11 @@ local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
 H.setup({ args = { '--ext', os.getenv('ZOT_TEST_TODO') } })
 H.ok(H.state() == nil, 'nothing runs yet')
 local got = require('zot.commands').complete_command('/to', 'ZotCommand /to', 14)
-H.eq({ '/todos' }, got, 'the todo extension\'s command completes before start')
+H.eq({ '/todos' }, got, "the todo extension's command completes before start")
 H.ok(H.state() ~= nil, 'zot was started for it')
-H.eq({ '/mode', '/model' }, require('zot.commands').complete_command('/mo', 'ZotCommand /mo', 14), 'built-ins still complete')
+H.eq(
+  { '/mode', '/model' },
+  require('zot.commands').complete_command('/mo', 'ZotCommand /mo', 14),
+  'built-ins still complete'
+)
 H.done()

@@ -27,7 +27,10 @@ vim.cmd('ZotPrompt clean up')
 local run = H.wait_run()
 H.ok(not run.error, 'run error')
 H.eq(2, #asked, 'two questions')
-H.ok(asked[1].prompt:find('[permission-gate]', 1, true) and asked[1].prompt:find('rm -rf gone', 1, true), 'the question: ' .. asked[1].prompt)
+H.ok(
+  asked[1].prompt:find('[permission-gate]', 1, true) and asked[1].prompt:find('rm -rf gone', 1, true),
+  'the question: ' .. asked[1].prompt
+)
 H.eq({ 'Allow once', 'Always allow this command', 'Deny' }, asked[1].items, 'choices')
 H.ok(vim.fn.isdirectory(H.ws .. '/gone') == 0, 'the allowed command ran')
 H.ok(vim.fn.isdirectory(H.ws .. '/kept') == 1, 'the denied command did not run')

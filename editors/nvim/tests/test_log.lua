@@ -6,7 +6,7 @@ local home = os.getenv('ZOT_HOME')
 H.eq(home .. '/logs', require('zot.log').dir(), 'the log directory')
 vim.cmd('ZotPrompt hi')
 H.wait_run()
-H.wait('the todo extension\'s log', function()
+H.wait("the todo extension's log", function()
   return vim.fn.filereadable(home .. '/logs/ext-todo.log') == 1
 end)
 vim.cmd('ZotLog')

@@ -52,7 +52,10 @@ H.ok(s.pid ~= pid and s.pid > 0, 'a new process: ' .. tostring(s.pid) .. ' after
 vim.cmd('checkhealth zot')
 local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
 vim.cmd('bwipeout!')
-H.ok(text:find('zot: MCP servers', 1, true) and text:find('OK[^\n]-fake %(flag, stdio%): ready, 4 tools'), 'health:\n' .. text)
+H.ok(
+  text:find('zot: MCP servers', 1, true) and text:find('OK[^\n]-fake %(flag, stdio%): ready, 4 tools'),
+  'health:\n' .. text
+)
 
 H.expect_gone(pid, 'the first MCP server')
 H.expect_gone(s.pid, 'the restarted MCP server')

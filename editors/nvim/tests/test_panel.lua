@@ -122,7 +122,7 @@ H.eq('ctrl+c', last_key().key, 'ctrl+c sent')
 -- q is the extension's: the todo example closes its panel on q itself.
 p = reopen()
 H.keys('q')
-H.wait('the panel to close on the extension\'s q', function()
+H.wait("the panel to close on the extension's q", function()
   return panel.find('todos-main') == nil
 end)
 H.eq('rune', last_key().key, 'q sent as a key')

@@ -10,13 +10,19 @@ local run = H.wait_run()
 H.ok(not run.error, 'the run failed: ' .. tostring(run.error))
 local text = H.chat_text()
 H.ok(text:find('## You\nsay hello', 1, true), 'the prompt is in the chat:\n' .. text)
-H.ok(text:find('## zot\nHello there, world.\nSecond line here.', 1, true), 'the streamed text is in the chat:\n' .. text)
+H.ok(
+  text:find('## zot\nHello there, world.\nSecond line here.', 1, true),
+  'the streamed text is in the chat:\n' .. text
+)
 
 local chat = H.chat()
 H.eq('markdown', vim.bo[chat.buf].filetype, 'chat filetype')
 H.ok(chat.deltas == 8, 'all deltas arrived: ' .. chat.deltas)
 H.ok(chat.flushes < chat.deltas, 'deltas were coalesced: ' .. chat.flushes .. ' draws for ' .. chat.deltas)
-H.ok(require('zot.chat').bar_text(chat):find('↑1.2k', 1, true), 'usage in the bar: ' .. require('zot.chat').bar_text(chat))
+H.ok(
+  require('zot.chat').bar_text(chat):find('↑1.2k', 1, true),
+  'usage in the bar: ' .. require('zot.chat').bar_text(chat)
+)
 -- The chat opened in a split next to the file; the file buffer is attached.
 local wins = vim.fn.win_findbuf(chat.buf)
 H.eq(1, #wins, 'chat windows')
@@ -33,7 +39,10 @@ vim.cmd('normal! 2G0lv$h\27')
 vim.cmd("'<,'>ZotPrompt explain this")
 H.wait_run(run)
 text = H.chat_text()
-H.ok(text:find('(Editor context: notes.txt, lines 2–2 selected:)\n```\neta\n```', 1, true), 'the selection:\n' .. text)
+H.ok(
+  text:find('(Editor context: notes.txt, lines 2–2 selected:)\n```\neta\n```', 1, true),
+  'the selection:\n' .. text
+)
 H.ok(text:find('About the selection.', 1, true), 'the answer:\n' .. text)
 
 -- :ZotChat hides and shows the chat; `i` in the chat asks for a prompt.

@@ -25,7 +25,10 @@ end)
 local text = H.chat_text()
 H.ok(text:find(('word '):rep(299) .. 'word', 1, true), 'the streamed answer is unbroken:\n' .. text)
 H.ok(not text:lower():find('queued', 1, true), 'no queue notice in the transcript:\n' .. text)
-H.ok(text:find('## You\nand then this', 1, true) and text:find('Second answer.', 1, true), 'the queued run ran:\n' .. text)
+H.ok(
+  text:find('## You\nand then this', 1, true) and text:find('Second answer.', 1, true),
+  'the queued run ran:\n' .. text
+)
 H.ok(not chat_mod.bar_text(chat):find('queued', 1, true), 'the bar no longer says queued: ' .. chat_mod.bar_text(chat))
 
 local before = chat.last_run

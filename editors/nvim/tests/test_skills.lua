@@ -2,7 +2,10 @@
 -- vim.ui.select, asks for arguments, and sends the body as the prompt
 -- (/skill:<name> args).
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
-H.write('.claude/skills/review/SKILL.md', '---\nname: review\ndescription: Review code for bugs\n---\n# Review\n\nReview $ARGUMENTS for bugs.\n')
+H.write(
+  '.claude/skills/review/SKILL.md',
+  '---\nname: review\ndescription: Review code for bugs\n---\n# Review\n\nReview $ARGUMENTS for bugs.\n'
+)
 H.setup()
 local shown
 vim.ui.select = function(items, opts, on_choice)
@@ -24,6 +27,9 @@ vim.cmd('ZotSkills')
 H.wait('the skill run', function()
   return H.chat_text():find('reviewed it', 1, true) ~= nil
 end)
-H.ok(vim.tbl_contains(shown, 'review — Review code for bugs  │ Review · Review $ARGUMENTS for bugs.'), 'picker item: ' .. vim.inspect(shown))
+H.ok(
+  vim.tbl_contains(shown, 'review — Review code for bugs  │ Review · Review $ARGUMENTS for bugs.'),
+  'picker item: ' .. vim.inspect(shown)
+)
 H.ok(H.chat_text():find('Review main.go for bugs.', 1, true), 'the body was the prompt:\n' .. H.chat_text())
 H.done()

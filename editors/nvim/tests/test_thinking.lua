@@ -16,11 +16,17 @@ H.eq('high', client.request_sync(st, 'zot/state').reasoning, 'zot/state reasonin
 local chat = H.chat()
 local lines = vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
 local text = table.concat(lines, '\n')
-H.ok(text:find('💭 Thinking\n  │ First line of thought.\n  │ Second line: check notes.txt.\n', 1, true), 'first thinking block:\n' .. text)
+H.ok(
+  text:find('💭 Thinking\n  │ First line of thought.\n  │ Second line: check notes.txt.\n', 1, true),
+  'first thinking block:\n' .. text
+)
 H.ok(text:find('💭 Thinking\n  │ It holds alpha.\n', 1, true), 'second thinking block:\n' .. text)
 H.ok(text:find('The file says alpha.', 1, true), 'the answer:\n' .. text)
 H.ok(not text:find('Thinking…', 1, true), 'the ellipsis goes when the thinking ends:\n' .. text)
-H.ok(not text:find('alpha.It holds', 1, true) and not text:find('thought.The', 1, true), 'thinking kept apart from the answer:\n' .. text)
+H.ok(
+  not text:find('alpha.It holds', 1, true) and not text:find('thought.The', 1, true),
+  'thinking kept apart from the answer:\n' .. text
+)
 
 -- Each thinking body is in a closed fold; the answer is not.
 local cwin = vim.fn.win_findbuf(chat.buf)[1]

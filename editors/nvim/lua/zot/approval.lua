@@ -85,9 +85,13 @@ function M.ask(msg, titles, on_choice)
     on_choice(idx)
   end
   local function ask_all()
-    vim.ui.select(titles, { prompt = 'zot: ' .. (fits and msg or first .. ' (shown in full in the float)') .. ' ' }, function(_, idx)
-      finish(idx)
-    end)
+    vim.ui.select(
+      titles,
+      { prompt = 'zot: ' .. (fits and msg or first .. ' (shown in full in the float)') .. ' ' },
+      function(_, idx)
+        finish(idx)
+      end
+    )
   end
   if fits then
     ask_all()

@@ -80,8 +80,12 @@ function M.open_file_at_cursor(chat)
   local target
   local prev = vim.fn.win_getid(vim.fn.winnr('#'))
   for _, w in ipairs({ prev, unpack(api.nvim_tabpage_list_wins(0)) }) do
-    if w ~= 0 and api.nvim_win_is_valid(w) and api.nvim_win_get_buf(w) ~= chat.buf
-      and api.nvim_win_get_config(w).relative == '' then
+    if
+      w ~= 0
+      and api.nvim_win_is_valid(w)
+      and api.nvim_win_get_buf(w) ~= chat.buf
+      and api.nvim_win_get_config(w).relative == ''
+    then
       target = w
       break
     end
@@ -938,7 +942,12 @@ function M.events_of_messages(messages)
         end
       end
       for _, c in ipairs(results) do
-        add({ type = 'tool_result', id = c.call_id, content = util.val(c.content) or {}, is_error = util.val(c.is_error) })
+        add({
+          type = 'tool_result',
+          id = c.call_id,
+          content = util.val(c.content) or {},
+          is_error = util.val(c.is_error),
+        })
       end
       if #texts > 0 then
         if open then
@@ -957,7 +966,10 @@ function M.events_of_messages(messages)
       local text = {}
       for _, c in ipairs(content) do
         if type(c) == 'table' and c.type == 'thinking' then
-          add({ type = 'thinking_delta', text = util.val(c.redacted) and '(redacted by the provider)' or (c.text or '') })
+          add({
+            type = 'thinking_delta',
+            text = util.val(c.redacted) and '(redacted by the provider)' or (c.text or ''),
+          })
         elseif type(c) == 'table' and c.type == 'text' and type(c.text) == 'string' then
           text[#text + 1] = c.text
         end

@@ -123,8 +123,16 @@ function M.reach(url, timeout_ms)
   timeout_ms = timeout_ms or 3000
   if vim.fn.executable('curl') == 1 then
     local out = vim.fn.system({
-      'curl', '-sS', '-I', '-o', '/dev/null', '-w', '%{http_code}',
-      '--max-time', tostring(timeout_ms / 1000), url,
+      'curl',
+      '-sS',
+      '-I',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code}',
+      '--max-time',
+      tostring(timeout_ms / 1000),
+      url,
     })
     out = vim.trim(out)
     local code = tonumber(out:match('(%d%d%d)$') or '')
@@ -213,7 +221,14 @@ local function report_mcp(h, res)
   end
   for _, s in ipairs(list) do
     local tools = util.val(s.tools) or {}
-    local line = string.format('%s (%s, %s): %s, %d tools', tostring(s.name), tostring(s.scope), tostring(s.transport), tostring(s.state), #tools)
+    local line = string.format(
+      '%s (%s, %s): %s, %d tools',
+      tostring(s.name),
+      tostring(s.scope),
+      tostring(s.transport),
+      tostring(s.state),
+      #tools
+    )
     local last = util.val(s.lastError)
     if last and last ~= '' then
       line = line .. ' — ' .. last
@@ -221,7 +236,10 @@ local function report_mcp(h, res)
     if s.state == 'ready' then
       h.ok(line)
     elseif s.state == 'failed' or s.state == 'invalid' then
-      h.error(line, { ':ZotMcp restart ' .. tostring(s.name) .. ' after fixing it; its log: ' .. tostring(util.val(s.log) or '-') })
+      h.error(
+        line,
+        { ':ZotMcp restart ' .. tostring(s.name) .. ' after fixing it; its log: ' .. tostring(util.val(s.log) or '-') }
+      )
     else
       h.warn(line)
     end
@@ -261,7 +279,8 @@ function M.check()
   end
   local shown = {}
   for i, a in ipairs(cmd) do
-    shown[i] = (cmd[i - 1] == '--api-key' or cmd[i - 1] == '-api-key') and '***' or a:gsub('^(%-%-?api%-key=).*', '%1***')
+    shown[i] = (cmd[i - 1] == '--api-key' or cmd[i - 1] == '-api-key') and '***'
+      or a:gsub('^(%-%-?api%-key=).*', '%1***')
   end
   h.info('command: ' .. table.concat(shown, ' '))
   h.info("logs: zot's stderr and " .. require('zot.log').dir() .. ' (:ZotLog)')
@@ -338,7 +357,13 @@ function M.check()
     h.info('no extensions')
   end
   for _, e in ipairs(list) do
-    local line = string.format('%s %s (%s): %s', tostring(e.name), tostring(e.version or ''), tostring(e.source or ''), tostring(e.state))
+    local line = string.format(
+      '%s %s (%s): %s',
+      tostring(e.name),
+      tostring(e.version or ''),
+      tostring(e.source or ''),
+      tostring(e.state)
+    )
     local reason = util.val(e.reason)
     if reason and reason ~= '' then
       line = line .. ' — ' .. reason
@@ -350,7 +375,8 @@ function M.check()
     else
       h.warn(line)
     end
-  end  report_mcp(h, mcp)
+  end
+  report_mcp(h, mcp)
 end
 
 return M

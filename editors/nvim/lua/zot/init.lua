@@ -75,12 +75,7 @@ function M.context(bufnr, range)
   local start = { line = l1 - 1, character = 0 }
   local finish = { line = l2, character = 0 }
   local s, e = vim.fn.getpos("'<"), vim.fn.getpos("'>")
-  if
-    bufnr == vim.api.nvim_get_current_buf()
-    and vim.fn.visualmode() == 'v'
-    and s[2] == l1
-    and e[2] == l2
-  then
+  if bufnr == vim.api.nvim_get_current_buf() and vim.fn.visualmode() == 'v' and s[2] == l1 and e[2] == l2 then
     local last = lines[#lines]
     local eb = math.min(e[3], #last)
     while eb < #last and continuation(last:byte(eb + 1)) do
@@ -195,13 +190,20 @@ function M.skills(opts)
       end
       local list = (res and res.skills) or {}
       if #list == 0 then
-        util.notify('zot: no skills. Put one in .zot/skills/<name>/SKILL.md (or .claude/skills, .agents/skills, $ZOT_HOME/skills)')
+        util.notify(
+          'zot: no skills. Put one in .zot/skills/<name>/SKILL.md (or .claude/skills, .agents/skills, $ZOT_HOME/skills)'
+        )
         return
       end
       vim.ui.select(list, {
         prompt = 'zot: run a skill',
         format_item = function(s)
-          return string.format('%s — %s  │ %s', tostring(s.name), tostring(s.description or ''), M.skill_preview(s.body))
+          return string.format(
+            '%s — %s  │ %s',
+            tostring(s.name),
+            tostring(s.description or ''),
+            M.skill_preview(s.body)
+          )
         end,
       }, function(choice)
         if not choice then
@@ -442,7 +444,13 @@ local function extension_lines(res)
     lines[#lines + 1] = 'no extensions'
   end
   for _, e in ipairs(exts) do
-    local l = string.format('%-16s %-8s %-10s %s', tostring(e.name), tostring(e.version or ''), tostring(e.state), tostring(e.source or ''))
+    local l = string.format(
+      '%-16s %-8s %-10s %s',
+      tostring(e.name),
+      tostring(e.version or ''),
+      tostring(e.state),
+      tostring(e.source or '')
+    )
     if util.val(e.reason) and e.reason ~= '' then
       l = l .. '  — ' .. tostring(e.reason)
     end
@@ -507,7 +515,14 @@ local function mcp_lines(res)
   end
   for _, s in ipairs(servers) do
     local tools = util.val(s.tools) or {}
-    lines[#lines + 1] = string.format('%-16s %-8s %-6s %-11s %d tools', tostring(s.name), tostring(s.scope), tostring(s.transport), tostring(s.state), #tools)
+    lines[#lines + 1] = string.format(
+      '%-16s %-8s %-6s %-11s %d tools',
+      tostring(s.name),
+      tostring(s.scope),
+      tostring(s.transport),
+      tostring(s.state),
+      #tools
+    )
     lines[#lines + 1] = '    ' .. tostring(s.command)
     local last = util.val(s.lastError)
     if last and last ~= '' then

@@ -48,10 +48,13 @@ function M.lines()
     local rpc = c and c.rpc
     if rpc and type(rpc.stderr) == 'function' then
       local text = rpc.stderr()
-      vim.list_extend(out, text ~= '' and vim.split(text, '\n', { plain = true, trimempty = true }) or { '(nothing yet)' })
+      vim.list_extend(
+        out,
+        text ~= '' and vim.split(text, '\n', { plain = true, trimempty = true }) or { '(nothing yet)' }
+      )
     else
       local path = vim.lsp.get_log_path and vim.lsp.get_log_path() or '?'
-      out[#out + 1] = "transport = \"builtin\": zot's stderr is in Neovim's LSP log, " .. path
+      out[#out + 1] = 'transport = "builtin": zot\'s stderr is in Neovim\'s LSP log, ' .. path
     end
   end
   local dir = M.dir()

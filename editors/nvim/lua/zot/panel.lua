@@ -200,7 +200,11 @@ function M.open(state, p)
       if not panel.closing then
         panel.closing = true
         M.panels[k] = nil
-        require('zot.client').notify(state, P.notification.panel_closed, { panelId = panel.id, extension = panel.extension })
+        require('zot.client').notify(
+          state,
+          P.notification.panel_closed,
+          { panelId = panel.id, extension = panel.extension }
+        )
       end
     end,
   })
@@ -237,7 +241,11 @@ function M.close(state, id, by_user)
   M.panels[k] = nil
   panel.closing = true
   if by_user then
-    require('zot.client').notify(state, P.notification.panel_closed, { panelId = panel.id, extension = panel.extension })
+    require('zot.client').notify(
+      state,
+      P.notification.panel_closed,
+      { panelId = panel.id, extension = panel.extension }
+    )
   end
   if panel.win and api.nvim_win_is_valid(panel.win) then
     pcall(api.nvim_win_close, panel.win, true)

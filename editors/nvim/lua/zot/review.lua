@@ -241,7 +241,11 @@ local function open_inline(r)
   local p = r.params
   local _, eol = util.lines(p.newText or '')
   r.eol = eol
-  local diff = ((vim.text and vim.text.diff) or vim.diff)(p.oldText or '', p.newText or '', { result_type = 'unified', ctxlen = 3 }) or ''
+  local diff = ((vim.text and vim.text.diff) or vim.diff)(
+    p.oldText or '',
+    p.newText or '',
+    { result_type = 'unified', ctxlen = 3 }
+  ) or ''
   local lines = { '--- a/' .. r.rel, '+++ b/' .. r.rel }
   vim.list_extend(lines, (util.lines(diff)))
   vim.cmd('tab split')

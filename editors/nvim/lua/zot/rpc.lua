@@ -56,7 +56,8 @@ function M.start(cmd, cmd_args, dispatchers, extra)
   end
   dispatchers = dispatchers or {}
   local on_notification = dispatchers.notification or dispatchers.on_notification or function() end
-  local on_request = dispatchers.server_request or dispatchers.on_request
+  local on_request = dispatchers.server_request
+    or dispatchers.on_request
     or function()
       return nil, vim.lsp.rpc.rpc_response_error(-32601)
     end
