@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,29 +15,12 @@ import (
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions/examples/examplestest"
 	"github.com/zot-editors/zot/extensions/wire"
-)
-
-var (
-	capOnce sync.Once
-	capBin  string
-	capErr  error
+	"github.com/zot-editors/zot/internal/testenv"
 )
 
 // capext builds testdata/capext (Go SDK) once.
 func capext(t *testing.T) string {
-	t.Helper()
-	capOnce.Do(func() {
-		capBin = filepath.Join(filepath.Dir(fakeBin), "capext")
-		out, err := exec.Command("go", "build", "-o", capBin, "./testdata/capext").CombinedOutput()
-		if err != nil {
-			capErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if capErr != nil {
-		t.Fatalf("building capext: %v", capErr)
-	}
-	return capBin
+	return testenv.GoBuild(t, filepath.Dir(fakeBin), "github.com/zot-editors/zot/extensions/testdata/capext")
 }
 
 // askUI is a recUI with dialogs: answer decides each one.

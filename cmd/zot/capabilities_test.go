@@ -3,10 +3,8 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/zot-editors/zot/agent/llmtest"
@@ -14,27 +12,9 @@ import (
 	"github.com/zot-editors/zot/internal/testenv"
 )
 
-var (
-	capExtOnce sync.Once
-	capExtBin  string
-	capExtErr  error
-)
-
 // capExt builds extensions/testdata/capext once per test binary.
 func capExt(t *testing.T) string {
-	t.Helper()
-	capExtOnce.Do(func() {
-		capExtBin = filepath.Join(filepath.Dir(zotBin), "capext")
-		out, err := exec.Command("go", "build", "-o", capExtBin, "../../extensions/testdata/capext").CombinedOutput()
-		if err != nil {
-			capExtErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if capExtErr != nil {
-		t.Fatalf("building capext: %v", capExtErr)
-	}
-	return capExtBin
+	return testenv.GoBuild(t, filepath.Dir(zotBin), "github.com/zot-editors/zot/extensions/testdata/capext")
 }
 
 // The permission-gate example asks over zot rpc (ext_ui_request →

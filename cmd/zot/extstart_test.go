@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,27 +15,9 @@ import (
 	"github.com/zot-editors/zot/internal/testenv"
 )
 
-var (
-	fakeExtOnce sync.Once
-	fakeExtBin  string
-	fakeExtErr  error
-)
-
 // fakeExt builds extensions/testdata/fakeext once per test binary.
 func fakeExt(t *testing.T) string {
-	t.Helper()
-	fakeExtOnce.Do(func() {
-		fakeExtBin = filepath.Join(filepath.Dir(zotBin), "fakeext")
-		out, err := exec.Command("go", "build", "-o", fakeExtBin, "../../extensions/testdata/fakeext").CombinedOutput()
-		if err != nil {
-			fakeExtErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if fakeExtErr != nil {
-		t.Fatalf("building fakeext: %v", fakeExtErr)
-	}
-	return fakeExtBin
+	return testenv.GoBuild(t, filepath.Dir(zotBin), "github.com/zot-editors/zot/extensions/testdata/fakeext")
 }
 
 // installGlobalExt writes $ZOT_HOME/extensions/<name>/extension.json.
