@@ -13,26 +13,17 @@ import (
 	"github.com/zot-editors/zot/internal/ospath"
 )
 
-// PermissionMode decides what the agent may do without asking.
-type PermissionMode string
+// PermissionMode and its modes are the agent's (one definition for every
+// front).
+type PermissionMode = agent.PermissionMode
 
 const (
-	// ModeAuto: edits and commands run without asking.
-	ModeAuto PermissionMode = "auto"
-	// ModeAsk: edits go to review (zot/reviewEdit or a dialog) and each
-	// bash command needs approval.
-	ModeAsk PermissionMode = "ask"
-	// ModeReadonly: write, edit and bash are refused.
-	ModeReadonly PermissionMode = "readonly"
+	ModeAuto     = agent.ModeAuto
+	ModeAsk      = agent.ModeAsk
+	ModeReadonly = agent.ModeReadonly
 )
 
-func parseMode(s string) (PermissionMode, bool) {
-	switch m := PermissionMode(strings.ToLower(strings.TrimSpace(s))); m {
-	case ModeAuto, ModeAsk, ModeReadonly:
-		return m, true
-	}
-	return "", false
-}
+var parseMode = agent.ParsePermissionMode
 
 func (s *Server) permissionMode() PermissionMode {
 	s.mu.Lock()

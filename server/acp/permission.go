@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -12,27 +11,17 @@ import (
 	"github.com/zot-editors/zot/agent"
 )
 
-// PermissionMode decides what the agent may do without asking; the three
-// are the session's ACP modes.
-type PermissionMode string
+// PermissionMode and its modes are the agent's (one definition for every
+// front).
+type PermissionMode = agent.PermissionMode
 
 const (
-	// ModeAuto: edits and commands run without asking.
-	ModeAuto PermissionMode = "auto"
-	// ModeAsk: each edit (with its diff) and each command goes through
-	// session/request_permission.
-	ModeAsk PermissionMode = "ask"
-	// ModeReadonly: write, edit and bash are refused.
-	ModeReadonly PermissionMode = "readonly"
+	ModeAuto     = agent.ModeAuto
+	ModeAsk      = agent.ModeAsk
+	ModeReadonly = agent.ModeReadonly
 )
 
-func parseMode(s string) (PermissionMode, bool) {
-	switch m := PermissionMode(strings.ToLower(strings.TrimSpace(s))); m {
-	case ModeAuto, ModeAsk, ModeReadonly:
-		return m, true
-	}
-	return "", false
-}
+var parseMode = agent.ParsePermissionMode
 
 func (ss *session) permissionMode() PermissionMode {
 	ss.mu.Lock()
