@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	segjson "github.com/segmentio/encoding/json"
+	"github.com/zot-editors/zot/internal/lineread"
 )
 
 // maxLine bounds one incoming message (images arrive base64 inline). The
@@ -144,7 +145,7 @@ func filterInput(in io.Reader, w *io.PipeWriter, out io.Writer, logf func(string
 				return
 			}
 		}
-		if errors.Is(err, errLineTooLong) {
+		if errors.Is(err, lineread.ErrTooLong) {
 			logf("dropped a message longer than %d bytes", maxLine)
 			out.Write(errorLine(nil, -32600, fmt.Sprintf("Invalid request: a message longer than %d bytes was dropped", maxLine), nil))
 			continue
@@ -158,40 +159,9 @@ func filterInput(in io.Reader, w *io.PipeWriter, out io.Writer, logf func(string
 	}
 }
 
-var errLineTooLong = errors.New("line too long")
-
-// readLine reads one line without its newline; a line past maxLine is
-// consumed and reported as errLineTooLong.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	// A long line is gathered in pieces and joined once at its final size
-	// (with room for the newline filterInput puts back): growing one slice
-	// by append would copy a large prompt over and over.
-	var pieces [][]byte
-	total := 0
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if total+len(chunk) > maxLine {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = r.ReadSlice('\n')
-			}
-			if err == nil {
-				err = errLineTooLong
-			}
-			return nil, err
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			pieces = append(pieces, bytes.Clone(chunk))
-			total += len(chunk)
-			continue
-		}
-		buf := make([]byte, 0, total+len(chunk)+1)
-		for _, p := range pieces {
-			buf = append(buf, p...)
-		}
-		buf = append(buf, chunk...)
-		return bytes.TrimRight(buf, "\r\n"), err
-	}
-}
+// readLine reads one line without its newline, with room for the newline
+// filterInput puts back (see lineread.Read).
+func readLine(r *bufio.Reader) ([]byte, error) { return lineread.Read(r, maxLine, 1) }
 
 // checkMessage returns the error line answering a message the SDK cannot
 // take, or nil when the line is a JSON-RPC 2.0 request, notification or

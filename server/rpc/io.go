@@ -2,56 +2,16 @@ package rpc
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"sync"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/internal/lineread"
 )
 
-var errLineTooLong = errors.New("line too long")
-
-// readLine reads one '\n'-terminated line without the newline. A line past
-// maxLine is consumed and reported as errLineTooLong.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	// A long line is gathered in pieces and joined once at its final size:
-	// growing one slice by append would copy a 16 MiB prompt over and over
-	// (about 5× its size in garbage).
-	var pieces [][]byte
-	total := 0
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if total+len(chunk) > maxLine {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = r.ReadSlice('\n')
-			}
-			if err == nil {
-				err = errLineTooLong
-			}
-			return nil, err
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			pieces = append(pieces, bytes.Clone(chunk))
-			total += len(chunk)
-			continue
-		}
-		buf := make([]byte, 0, total+len(chunk))
-		for _, p := range pieces {
-			buf = append(buf, p...)
-		}
-		buf = append(buf, chunk...)
-		n := len(buf)
-		if n > 0 && buf[n-1] == '\n' {
-			buf = buf[:n-1]
-			if n > 1 && buf[n-2] == '\r' {
-				buf = buf[:n-2]
-			}
-		}
-		return buf, err
-	}
-}
+// readLine reads one line without its newline (see lineread.Read).
+func readLine(r *bufio.Reader) ([]byte, error) { return lineread.Read(r, maxLine, 0) }
 
 // writer serialises lines to the client. Events are buffered and flushed
 // when the producer pauses, so a burst of deltas costs few syscalls while a

@@ -21,6 +21,7 @@ import (
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/internal/lineread"
 )
 
 // ProtocolVersion is the RPC schema's major version.
@@ -176,7 +177,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			return nil
 		}
 		if err != nil {
-			if errors.Is(err, errLineTooLong) {
+			if errors.Is(err, lineread.ErrTooLong) {
 				s.reply(Response{Error: fmt.Sprintf("line longer than %d bytes dropped", maxLine)})
 				continue
 			}
