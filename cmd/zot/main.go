@@ -156,14 +156,14 @@ func cmdRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func serveRPC(c *common, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	if c.noYolo {
-		c.approve = refuseApprover("zot rpc has no way to ask the user about a tool call yet")
-	}
 	// Sessions are off by default in RPC mode: the embedding application
 	// owns persistence (docs/rpc.md). --resume / -c turn them on.
 	// Extensions' dialogs, status and widgets are rpc events; panels
 	// need an editor.
 	front := newLateFront(wire.UICapabilities{Confirm: true, Select: true, Input: true, Status: true, Widget: true})
+	if c.noYolo { // asked as an ext_ui_request dialog of "zot"
+		c.approve = dialogApprover(front)
+	}
 	// An extension may notify before the server exists: stderr only.
 	var live atomic.Pointer[rpc.Server]
 	notify := func(ext, level, msg string) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/extensions"
+	"github.com/zot-editors/zot/extensions/wire"
 )
 
 // withApproval joins --no-yolo's question to inner (the extension host or
@@ -89,5 +92,60 @@ func terminalApprover(stdin io.Reader, stderr io.Writer) agent.Approver {
 			return agent.ToolDecision{}
 		}
 		return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("the user denied this %s call (answered %q); it did not run. Ask the user how to proceed.", call.Name, answer)}
+	}
+}
+
+// Choices of the --no-yolo question over a front's dialogs.
+const (
+	approveOnce   = "Allow once"
+	approveAlways = "Allow %s for this session"
+	approveDeny   = "Deny"
+)
+
+// dialogApprover asks before every tool call through the mode's dialogs
+// (zot rpc: an ext_ui_request event with extension "zot", answered by a
+// ui_response command): a select naming the tool and its whole arguments,
+// with Allow once / Allow <tool> for this session / Deny. Anything but an
+// allow, a dismissed dialog included, refuses the call.
+func dialogApprover(front *lateFront) agent.Approver {
+	var mu sync.Mutex
+	always := map[string]bool{}
+	return func(ctx context.Context, call agent.ToolCallInfo) agent.ToolDecision {
+		mu.Lock()
+		ok := always[call.Name]
+		mu.Unlock()
+		if ok {
+			return agent.ToolDecision{}
+		}
+		asker, _ := front.current(ctx)
+		if asker == nil {
+			return refuseApprover("this mode cannot ask")(ctx, call)
+		}
+		args := string(call.Args)
+		var v any
+		if json.Unmarshal(call.Args, &v) == nil {
+			if b, err := json.MarshalIndent(v, "", "  "); err == nil {
+				args = string(b)
+			}
+		}
+		alwaysChoice := fmt.Sprintf(approveAlways, call.Name)
+		ans := asker.Ask(ctx, "zot", extensions.UIRequest{
+			Kind:    wire.UISelect,
+			Title:   "Run " + call.Name + "?",
+			Message: fmt.Sprintf("zot wants to run the %s tool (--no-yolo asks before every tool call) with:\n%s", call.Name, args),
+			Options: []string{approveOnce, alwaysChoice, approveDeny},
+		})
+		switch {
+		case !ans.Cancelled && ans.Value == approveOnce:
+			return agent.ToolDecision{}
+		case !ans.Cancelled && ans.Value == alwaysChoice:
+			mu.Lock()
+			always[call.Name] = true
+			mu.Unlock()
+			return agent.ToolDecision{}
+		case ctx.Err() != nil:
+			return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("the run was aborted while the user was asked about this %s call; it did not run.", call.Name)}
+		}
+		return agent.ToolDecision{Block: true, Reason: fmt.Sprintf("the user denied this %s call (zot runs with --no-yolo); it did not run. Ask the user how to proceed.", call.Name)}
 	}
 }

@@ -48,20 +48,51 @@ func TestNoYoloPrintWithoutTerminalRefusesTools(t *testing.T) {
 	}
 }
 
-// zot rpc --no-yolo refuses tool calls with the reason.
-func TestNoYoloRPCRefusesTools(t *testing.T) {
+// zot rpc --no-yolo asks before every tool call with an ext_ui_request
+// (extension "zot") naming the tool and its whole arguments: Deny refuses
+// the call and tells the model; "Allow bash for this session" runs it and
+// the next bash call without asking again.
+func TestNoYoloRPCAsksThroughDialogs(t *testing.T) {
 	e := newEnv(t,
-		llmtest.ToolReply("bash", map[string]any{"command": "touch ran"}),
+		llmtest.ToolReply("bash", map[string]any{"command": "touch denied"}),
 		llmtest.TextReply("refused"),
+		llmtest.ToolReply("bash", map[string]any{"command": "touch allowed"}),
+		llmtest.ToolReply("bash", map[string]any{"command": "touch again"}),
+		llmtest.TextReply("done"),
 	)
 	p := e.startRPC(nil, "--no-yolo")
+	answer := func(choice string) map[string]any {
+		t.Helper()
+		frames := p.until(isType("ext_ui_request"))
+		req := frames[len(frames)-1]
+		if req["extension"] != "zot" || req["kind"] != "select" || !strings.Contains(toJSON(req["message"]), "touch ") {
+			t.Fatalf("ext_ui_request: %v", req)
+		}
+		p.send(map[string]any{"id": "ans-" + toJSON(req["id"]), "type": "ui_response", "ui_id": req["id"], "value": choice})
+		return req
+	}
 	p.send(map[string]any{"id": "1", "type": "prompt", "message": "touch it"})
+	answer("Deny")
 	frames := p.until(isType("done"))
 	tr := find(frames, "tool_result")
-	if tr == nil || tr["is_error"] != true || !strings.Contains(toJSON(tr["content"]), "--no-yolo") {
+	if tr == nil || tr["is_error"] != true || !strings.Contains(toJSON(tr["content"]), "the user denied this bash call") {
 		t.Fatalf("tool_result: %v", tr)
 	}
-	if _, err := os.Stat(filepath.Join(e.cwd, "ran")); !os.IsNotExist(err) {
-		t.Fatalf("bash ran under --no-yolo: %v", err)
+	if _, err := os.Stat(filepath.Join(e.cwd, "denied")); !os.IsNotExist(err) {
+		t.Fatalf("bash ran though denied: %v", err)
+	}
+
+	p.send(map[string]any{"id": "2", "type": "prompt", "message": "again"})
+	answer("Allow bash for this session")
+	frames = p.until(isType("done"))
+	for _, f := range frames {
+		if f["type"] == "ext_ui_request" {
+			t.Fatalf("asked again after allowing bash for the session: %v", f)
+		}
+	}
+	for _, name := range []string{"allowed", "again"} {
+		if _, err := os.Stat(filepath.Join(e.cwd, name)); err != nil {
+			t.Fatalf("the allowed bash did not run (%s): %v", name, err)
+		}
 	}
 }
