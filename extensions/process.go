@@ -485,11 +485,11 @@ func newOutQueue(w *os.File, max int, p *proc) *outQueue {
 	return &outQueue{w: w, p: p, max: max, signal: make(chan struct{}, 1)}
 }
 
-func (q *outQueue) push(b []byte, droppable bool) bool {
+func (q *outQueue) push(b []byte, droppable bool) {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
-		return false
+		return
 	}
 	var dropped bool
 	if droppable && q.events >= q.max {
@@ -516,7 +516,6 @@ func (q *outQueue) push(b []byte, droppable bool) bool {
 	case q.signal <- struct{}{}:
 	default:
 	}
-	return true
 }
 
 // close stops the queue; with drain, what is queued is still written,

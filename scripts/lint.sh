@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# make lint: gofmt, go vet, staticcheck (pinned), every test skip through
+# make lint: gofmt, go vet, staticcheck and unparam (pinned), every test skip through
 # internal/testenv, no tracked executable binaries, and stylua on the
 # Neovim plugin's Lua.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 STATICCHECK=${STATICCHECK:-honnef.co/go/tools/cmd/staticcheck@v0.8.2}
+UNPARAM=${UNPARAM:-mvdan.cc/unparam@v0.0.0-20260823230713-2fa3d841b0c8}
 fail=0
 
 out=$(gofmt -l $("$GO" list -f '{{.Dir}}' ./...) | sort -u)
@@ -19,6 +20,11 @@ fi
 
 echo "staticcheck ($STATICCHECK)"
 "$GO" run "$STATICCHECK" ./... || fail=1
+
+# Parameters and results no caller uses (a handler whose signature a
+# dispatch table fixes names the unused one _).
+echo "unparam ($UNPARAM)"
+"$GO" run "$UNPARAM" ./... || fail=1
 
 # A skip under ZOT_REQUIRE_ALL=1 must fail, so it goes through testenv.
 skips=$(grep -rnE --include='*.go' --exclude-dir=node_modules --exclude-dir=testenv '\b[A-Za-z_]+\.Skip(f|Now)?\(' . |

@@ -142,7 +142,7 @@ type ZotInfo struct {
 	Error string `json:"error,omitempty"`
 }
 
-func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
+func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error) {
 	const method = "initialize"
 	s.mu.Lock()
 	if s.state != stateNew {
@@ -355,7 +355,7 @@ func (s *Server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 	return nil
 }
 
-func (s *Server) shutdown(ctx context.Context) error {
+func (s *Server) shutdown(_ context.Context) error {
 	s.mu.Lock()
 	switch s.state {
 	case stateNew:

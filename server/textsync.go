@@ -72,8 +72,9 @@ func (o *overlay) close(path string) {
 }
 
 // waitChange waits until the document at path differs from version (a
-// didChange arrived, or it was closed or reopened) or the wait is over.
-func (o *overlay) waitChange(ctx context.Context, path string, version int32, max time.Duration) bool {
+// didChange arrived, or it was closed or reopened) or the wait is over;
+// the caller looks at the document again either way.
+func (o *overlay) waitChange(ctx context.Context, path string, version int32, max time.Duration) {
 	t := time.NewTimer(max)
 	defer t.Stop()
 	for {
@@ -83,14 +84,14 @@ func (o *overlay) waitChange(ctx context.Context, path string, version int32, ma
 		moved := !ok || d.version != version
 		o.mu.Unlock()
 		if moved {
-			return true
+			return
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return false
+			return
 		case <-t.C:
-			return false
+			return
 		}
 	}
 }

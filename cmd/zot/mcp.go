@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -112,7 +111,7 @@ func cmdMCP(args []string, stdout, stderr io.Writer) int {
 	servers, errs := mcp.Load(mcp.Sources{Home: zh, Cwd: dir, Extra: extra}, nil)
 	switch args[0] {
 	case "list":
-		return mcpList(fs, servers, errs, dir, zh, *asJSON, *timeout, stdout, stderr)
+		return mcpList(servers, errs, dir, zh, *asJSON, *timeout, stdout, stderr)
 	case "trust":
 		if fs.NArg() != 1 {
 			fmt.Fprintln(stderr, "zot mcp trust: name one server (zot mcp list shows them)")
@@ -131,7 +130,7 @@ func cmdMCP(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
-func mcpList(fs *flag.FlagSet, servers []mcp.ServerConfig, errs []error, dir, zh string, asJSON bool, timeout time.Duration, stdout, stderr io.Writer) int {
+func mcpList(servers []mcp.ServerConfig, errs []error, dir, zh string, asJSON bool, timeout time.Duration, stdout, stderr io.Writer) int {
 	h := mcp.NewHost(mcp.Options{Cwd: dir, Home: zh, Servers: servers, ConfigErrors: errs, ClientVersion: agent.Version,
 		StartTimeout: timeout, RestartBackoff: []time.Duration{}})
 	h.Start()

@@ -19,8 +19,9 @@ import (
 const maxToolOutput = 64 << 10
 
 // prompt runs one prompt turn: the blocks become the user message, the
-// run streams as session/update, the answer is its stop reason.
-func (ss *session) prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+// run streams as session/update, the answer is its stop reason. The run
+// does not follow the request's context: session/cancel ends it.
+func (ss *session) prompt(_ context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
 	text, images, err := ss.promptContent(p.Prompt)
 	if err != nil {
 		return sdk.PromptResponse{}, err
