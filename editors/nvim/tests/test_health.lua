@@ -17,7 +17,7 @@ end
 
 local text = health()
 expect(text, 'OK.-binary: ' .. vim.pesc(H.bin), 'binary')
-expect(text, 'OK.-version: zot %d', 'version')
+expect(text, 'OK.-version: zot v?%d', 'version') -- a release (0.2.0) or a build from a checkout (v0.0.0-…)
 expect(text, 'short%-lived', 'probe')
 expect(text, 'OK.-protocol version 1', 'protocol')
 expect(text, 'OK.-provider anthropic, model', 'provider')
