@@ -51,7 +51,7 @@ type server struct {
 	cancel   context.CancelFunc
 	kick     chan struct{}
 	loopDone chan struct{}
-	progress map[string]func(*sdk.ProgressNotificationParams)
+	progress map[string]*progressSink
 }
 
 func newServer(h *Host, c ServerConfig) *server {
@@ -59,7 +59,7 @@ func newServer(h *Host, c ServerConfig) *server {
 		h: h, cfg: c, state: StateStopped,
 		logPath:  filepath.Join(h.o.Home, "logs", "mcp-"+sanitize(c.Name)+".log"),
 		kick:     make(chan struct{}, 1),
-		progress: map[string]func(*sdk.ProgressNotificationParams){},
+		progress: map[string]*progressSink{},
 	}
 }
 
@@ -381,23 +381,51 @@ func (s *server) onProgress(ctx context.Context, req *sdk.ProgressNotificationCl
 		return
 	}
 	s.mu.Lock()
-	fn := s.progress[fmt.Sprint(p.ProgressToken)]
+	sink := s.progress[fmt.Sprint(p.ProgressToken)]
 	s.mu.Unlock()
-	if fn != nil {
-		fn(p)
+	if sink != nil {
+		sink.send(p)
 	}
 }
 
-// track routes progress for token to fn until the returned func runs.
+// progressSink is one call's progress route. Notifications arrive on the
+// SDK's goroutines and may race the call's own end (over HTTP they
+// travel apart from the response), so close waits for a send in flight
+// and later sends are dropped: the call's callback never runs after
+// the tool returned.
+type progressSink struct {
+	mu     sync.Mutex
+	fn     func(*sdk.ProgressNotificationParams)
+	closed bool
+}
+
+func (k *progressSink) send(p *sdk.ProgressNotificationParams) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.closed {
+		k.fn(p)
+	}
+}
+
+func (k *progressSink) close() {
+	k.mu.Lock()
+	k.closed = true
+	k.mu.Unlock()
+}
+
+// track routes progress for token to fn until the returned func runs;
+// once it has run, fn is never called again.
 func (s *server) track(fn func(*sdk.ProgressNotificationParams)) (string, func()) {
 	token := fmt.Sprintf("zot-%d", s.seq.Add(1))
+	sink := &progressSink{fn: fn}
 	s.mu.Lock()
-	s.progress[token] = fn
+	s.progress[token] = sink
 	s.mu.Unlock()
 	return token, func() {
 		s.mu.Lock()
 		delete(s.progress, token)
 		s.mu.Unlock()
+		sink.close()
 	}
 }
 
