@@ -54,7 +54,10 @@ func main() {
 }
 
 type mode struct {
-	e  *sdk.Extension
+	e *sdk.Extension
+	// op serialises toggle and restore: a session_start's restore that
+	// read the entries before a /plan must not switch the mode back after it.
+	op sync.Mutex
 	mu sync.Mutex
 	on bool
 }
@@ -66,6 +69,8 @@ func (m *mode) isOn() bool {
 }
 
 func (m *mode) toggle(ctx context.Context) (bool, error) {
+	m.op.Lock()
+	defer m.op.Unlock()
 	m.mu.Lock()
 	on := !m.on
 	m.mu.Unlock()
@@ -101,6 +106,8 @@ func (m *mode) apply(ctx context.Context, on bool) error {
 }
 
 func (m *mode) restore(ctx context.Context) {
+	m.op.Lock()
+	defer m.op.Unlock()
 	entries, err := m.e.Entries(ctx, entryKind)
 	if err != nil {
 		m.e.Logf("reading the mode: %v", err)
