@@ -72,6 +72,11 @@ type Config struct {
 	// SessionPath resumes the session file at this path (zot's
 	// --session PATH), wherever it lies; it wins over Resume.
 	SessionPath string
+	// Fork continues the session Resume or SessionPath names in a copy
+	// under a new id, saved in CWD's session directory (its transcript and
+	// extension entries copied; State.ForkedFrom names the original); the
+	// original is left as it is. ACP's session/fork.
+	Fork bool
 
 	// Client overrides the provider client (tests, embedding).
 	Client provider.Client

@@ -209,7 +209,7 @@ func New(cfg Config) (*Runtime, error) {
 		if _, err := os.Stat(cfg.SessionPath); err != nil {
 			return nil, fmt.Errorf("--session: %w", err)
 		}
-		if err := r.resumePath(cfg.SessionPath); err != nil {
+		if err := r.continuePath(cfg.SessionPath); err != nil {
 			return nil, fmt.Errorf("--session %s: %w", cfg.SessionPath, err)
 		}
 	} else if cfg.Sessions {
@@ -233,7 +233,20 @@ func (r *Runtime) openSession(resume string) error {
 	if err != nil {
 		return err
 	}
-	return r.resumePath(path)
+	return r.continuePath(path)
+}
+
+// continuePath resumes the session file at path, or with Config.Fork
+// continues it in a copy in CWD's session directory.
+func (r *Runtime) continuePath(path string) error {
+	if !r.cfg.Fork {
+		return r.resumePath(path)
+	}
+	l, err := session.Load(path)
+	if err != nil {
+		return err
+	}
+	return r.forkSession(l, session.Dir(r.cfg.Home, r.cfg.CWD))
 }
 
 // createSession starts a new session file in dir.
