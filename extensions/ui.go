@@ -122,11 +122,13 @@ func (p *proc) onUIRequest(f wire.Frame) {
 		reply(UIAnswer{Cancelled: true}, fmt.Sprintf("ui_request is %d bytes; the limit is %d", size, wire.MaxActionBytes))
 		return
 	}
-	ctx, cancel := context.WithCancel(p.s.h.ctx)
 	// The dialog belongs to whatever the host is waiting on this
 	// extension for (a tool_call intercept asking the user): when that is
-	// aborted, the dialog closes.
-	for _, rctx := range p.pendingContexts() {
+	// aborted, the dialog closes, and the front sees that request's
+	// context values (zot acp asks in the session whose tool call it is).
+	pending := p.pendingContexts()
+	ctx, cancel := context.WithCancel(valuesOf{p.s.h.ctx, pending})
+	for _, rctx := range pending {
 		stop := context.AfterFunc(rctx, cancel)
 		defer stop()
 	}
@@ -166,6 +168,26 @@ func (p *proc) onUIRequest(f wire.Frame) {
 			reply(UIAnswer{Cancelled: true}, "")
 		}
 	}
+}
+
+// valuesOf is a context whose values are its own, else those of the
+// requests a dialog is asked for; its deadline and cancellation are its
+// own.
+type valuesOf struct {
+	context.Context
+	requests []context.Context
+}
+
+func (c valuesOf) Value(key any) any {
+	if v := c.Context.Value(key); v != nil {
+		return v
+	}
+	for _, r := range c.requests {
+		if v := r.Value(key); v != nil {
+			return v
+		}
+	}
+	return nil
 }
 
 // deadContext is a context cancelled when p dies.

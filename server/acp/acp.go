@@ -17,10 +17,12 @@ package acp
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -70,6 +72,19 @@ type Server struct {
 	closing  bool
 	// runs counts prompts in flight, so teardown waits for their end.
 	runs sync.WaitGroup
+
+	// hosts are the workspaces' extension and MCP hosts, by cwd.
+	hostsMu sync.Mutex
+	hosts   map[string]*workspaceHosts
+	// activity orders the sessions by last use; askSeq numbers zot's
+	// own tool calls (questions).
+	activity atomic.Uint64
+	askSeq   atomic.Uint64
+}
+
+// newAskID is the id of a tool call zot shows for a question of its own.
+func (s *Server) newAskID(kind string) string {
+	return fmt.Sprintf("zot-%s-%d", kind, s.askSeq.Add(1))
 }
 
 // New returns a server; Serve runs it.
@@ -78,7 +93,7 @@ func New(opts Options) *Server {
 	if w == nil {
 		w = io.Discard
 	}
-	return &Server{opts: opts, log: log.New(w, "zot acp: ", log.LstdFlags|log.Lmsgprefix), sessions: map[string]*session{}}
+	return &Server{opts: opts, log: log.New(w, "zot acp: ", log.LstdFlags|log.Lmsgprefix), sessions: map[string]*session{}, hosts: map[string]*workspaceHosts{}}
 }
 
 func (s *Server) logf(format string, args ...any) { s.log.Printf(format, args...) }

@@ -54,11 +54,12 @@ func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 		AuthMethods: []sdk.AuthMethod{},
 	}
 	if s.opts.Config.Sessions {
-		// With --no-session nothing is saved: nothing to load, list or
-		// resume.
+		// With --no-session nothing is saved: nothing to load, list,
+		// resume or fork.
 		resp.AgentCapabilities.LoadSession = true
 		resp.AgentCapabilities.SessionCapabilities.List = &sdk.SessionListCapabilities{}
 		resp.AgentCapabilities.SessionCapabilities.Resume = &sdk.SessionResumeCapabilities{}
+		resp.AgentCapabilities.SessionCapabilities.Fork = &sdk.SessionForkCapabilities{}
 	}
 	if err := s.keyMissing(); err != nil {
 		resp.AuthMethods = []sdk.AuthMethod{{Agent: &sdk.AuthMethodAgent{
@@ -140,7 +141,7 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 		return sdk.NewSessionResponse{}, err
 	}
 	ss.announceAfterNew()
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modeState(), Models: ss.modelState()}, nil
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modeState(), Models: ss.modelState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 // LoadSession reopens a saved session and replays its conversation as
@@ -152,7 +153,7 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	}
 	ss.replay(ctx)
 	ss.announce()
-	return sdk.LoadSessionResponse{Modes: ss.modeState(), Models: ss.modelState()}, nil
+	return sdk.LoadSessionResponse{Modes: ss.modeState(), Models: ss.modelState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 // ResumeSession reopens a saved session without replaying it.
@@ -162,7 +163,7 @@ func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 		return sdk.ResumeSessionResponse{}, err
 	}
 	ss.announce()
-	return sdk.ResumeSessionResponse{Modes: ss.modeState(), Models: ss.modelState()}, nil
+	return sdk.ResumeSessionResponse{Modes: ss.modeState(), Models: ss.modelState(), ConfigOptions: ss.configOptions()}, nil
 }
 
 func (s *Server) reopen(ctx context.Context, id, cwdParam string, mcp []sdk.McpServer) (*session, error) {
@@ -259,12 +260,6 @@ func (s *Server) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest
 	return sdk.SetSessionModeResponse{}, nil
 }
 
-// SetSessionConfigOption: zot exposes its settings as modes and models,
-// not config options.
-func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, fieldError("configId", "zot has no session config options; use session/set_mode and session/set_model")
-}
-
 // UnstableSetSessionModel switches the session's model among the
 // catalogue (built-ins and $ZOT_HOME/models.json) of its provider.
 func (s *Server) UnstableSetSessionModel(ctx context.Context, p sdk.UnstableSetSessionModelRequest) (sdk.UnstableSetSessionModelResponse, error) {
@@ -272,8 +267,17 @@ func (s *Server) UnstableSetSessionModel(ctx context.Context, p sdk.UnstableSetS
 	if err != nil {
 		return sdk.UnstableSetSessionModelResponse{}, err
 	}
-	if p.ModelId == "" {
-		return sdk.UnstableSetSessionModelResponse{}, fieldError("modelId", "is required: one of the session's availableModels")
+	if err := ss.setModel("modelId", string(p.ModelId)); err != nil {
+		return sdk.UnstableSetSessionModelResponse{}, err
+	}
+	return sdk.UnstableSetSessionModelResponse{}, nil
+}
+
+// setModel switches to one of the session's availableModels; field names
+// the request's field in errors.
+func (ss *session) setModel(field, id string) error {
+	if id == "" {
+		return fieldError(field, "is required: one of the session's availableModels")
 	}
 	// The session's availableModels: the catalogue and models.json (a
 	// --base-url server would take any id; the client offers the list).
@@ -281,16 +285,66 @@ func (s *Server) UnstableSetSessionModel(ctx context.Context, p sdk.UnstableSetS
 	known := false
 	for _, m := range ss.modelState().AvailableModels {
 		ids = append(ids, string(m.ModelId))
-		known = known || m.ModelId == sdk.ModelId(p.ModelId)
+		known = known || string(m.ModelId) == id
 	}
 	if !known {
-		return sdk.UnstableSetSessionModelResponse{}, fieldError("modelId", "%q is not one of the session's models: %s (add others to $ZOT_HOME/models.json)", p.ModelId, strings.Join(ids, ", "))
+		return fieldError(field, "%q is not one of the session's models: %s (add others to $ZOT_HOME/models.json)", id, strings.Join(ids, ", "))
 	}
-	if err := ss.rt.SetModel(string(p.ModelId)); err != nil {
-		return sdk.UnstableSetSessionModelResponse{}, fieldError("modelId", "%v", err)
+	if err := ss.rt.SetModel(id); err != nil {
+		return fieldError(field, "%v", err)
 	}
 	ss.modelChanged()
-	return sdk.UnstableSetSessionModelResponse{}, nil
+	return nil
+}
+
+// UnstableForkSession opens a new session that continues a copy of a
+// saved one (open here or not): the same conversation under a new id, in
+// the request's cwd; the original is left as it is.
+func (s *Server) UnstableForkSession(ctx context.Context, p sdk.UnstableForkSessionRequest) (sdk.UnstableForkSessionResponse, error) {
+	cwd, err := checkCwd(p.Cwd)
+	if err != nil {
+		return sdk.UnstableForkSessionResponse{}, err
+	}
+	id := string(p.SessionId)
+	if id == "" {
+		return sdk.UnstableForkSessionResponse{}, fieldError("sessionId", "is required: the session to fork")
+	}
+	if !s.opts.Config.Sessions {
+		return sdk.UnstableForkSessionResponse{}, fieldError("sessionId", "cannot be forked: zot acp runs with --no-session, so no session is saved to copy")
+	}
+	// The original: open in this process (in its own cwd), else saved in cwd.
+	srcCwd := cwd
+	src := s.session(id)
+	if src != nil {
+		srcCwd = src.cwd
+	}
+	path, err := zsession.FindWorkspace(s.home(), srcCwd, id)
+	if err != nil {
+		return sdk.UnstableForkSessionResponse{}, fieldError("sessionId", "%v (in %s; session/list names the saved ones)", err, srcCwd)
+	}
+	mcp, err := convertJSON[[]sdk.McpServer](p.McpServers)
+	if err != nil {
+		return sdk.UnstableForkSessionResponse{}, fieldError("mcpServers", "%v", err)
+	}
+	ss, err := s.openSessionAs(ctx, cwd, "", path, mcp)
+	if err != nil {
+		return sdk.UnstableForkSessionResponse{}, err
+	}
+	if src != nil {
+		// The copy starts in the original's permission mode.
+		ss.mu.Lock()
+		ss.mode = src.permissionMode()
+		ss.mu.Unlock()
+	}
+	ss.announceAfterNew()
+	resp := sdk.UnstableForkSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modeState()}
+	if resp.Models, err = convertJSON[*sdk.UnstableSessionModelState](ss.modelState()); err != nil {
+		return sdk.UnstableForkSessionResponse{}, requestError(err)
+	}
+	if resp.ConfigOptions, err = convertJSON[[]sdk.UnstableSessionConfigOption](ss.configOptions()); err != nil {
+		return sdk.UnstableForkSessionResponse{}, requestError(err)
+	}
+	return resp, nil
 }
 
 // Prompt runs one prompt turn and answers with its stop reason.

@@ -170,6 +170,9 @@ type client struct {
 	reads      []string
 	perms      []sdk.RequestPermissionRequest
 	permit     func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome
+	// permitCtx, when set, answers instead of permit and sees the
+	// request's context (cancelled by $/cancel_request).
+	permitCtx func(context.Context, sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome
 	terminals  map[string]*terminal
 	terminalNo int
 	kills      []string
@@ -267,6 +270,31 @@ func (c *client) waitUpdate(what string, ok func(sdk.SessionUpdate) bool) sdk.Se
 	}
 }
 
+// waitNotification waits for a session/update (with its session id)
+// matching ok.
+func (c *client) waitNotification(what string, ok func(sdk.SessionNotification) bool) sdk.SessionNotification {
+	c.t.Helper()
+	deadline := time.After(waitTimeout)
+	for {
+		for _, n := range c.notifications() {
+			if ok(n) {
+				return n
+			}
+		}
+		select {
+		case <-c.changed:
+		case <-deadline:
+			c.t.Fatalf("no %s within %v; updates: %s", what, waitTimeout, c.dump())
+		}
+	}
+}
+
+func (c *client) notifications() []sdk.SessionNotification {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]sdk.SessionNotification(nil), c.updates...)
+}
+
 func (c *client) allUpdates() []sdk.SessionUpdate {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -321,8 +349,11 @@ func (c *client) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) 
 func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 	c.mu.Lock()
 	c.perms = append(c.perms, p)
-	permit := c.permit
+	permit, permitCtx := c.permit, c.permitCtx
 	c.mu.Unlock()
+	if permitCtx != nil {
+		return sdk.RequestPermissionResponse{Outcome: permitCtx(ctx, p)}, nil
+	}
 	if permit == nil {
 		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected("allow_once")}, nil
 	}

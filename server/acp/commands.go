@@ -9,7 +9,6 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/zot-editors/zot/extensions"
 	"github.com/zot-editors/zot/extensions/wire"
 )
 
@@ -159,6 +158,7 @@ func (ss *session) runCommand(ctx context.Context, name, args string) (sdk.Promp
 			if err := ss.rt.SetReasoning(args); err != nil {
 				return say("%v", err)
 			}
+			ss.configChanged()
 		}
 		return say("Reasoning: %s.", ss.rt.Reasoning())
 	case "mode":
@@ -278,20 +278,3 @@ func (ss *session) renderPanel(ext, id, title string, lines []string, footer str
 		Meta:    map[string]any{"zot": map[string]any{"panel": map[string]any{"id": id, "extension": ext, "title": title, "lines": lines, "footer": footer}}},
 	}})
 }
-
-// extUI is the extension host's view of the ACP client.
-type extUI struct{ ss *session }
-
-var _ extensions.UI = extUI{}
-
-func (u extUI) Notify(ext, level, msg string)          { u.ss.notice(level, ext, msg) }
-func (u extUI) PanelOpen(ext string, p wire.PanelView) { u.ss.showPanel(ext, p) }
-func (u extUI) PanelRender(ext string, f wire.Frame) {
-	u.ss.renderPanel(ext, f.PanelID, f.Title, f.Lines, f.Footer)
-}
-func (u extUI) PanelClose(ext, panelID string) {
-	u.ss.mu.Lock()
-	delete(u.ss.panels, panelID)
-	u.ss.mu.Unlock()
-}
-func (u extUI) Changed() { u.ss.commandsChanged() }

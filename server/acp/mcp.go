@@ -18,41 +18,24 @@ import (
 // --mcp-config) and the ones session/new (or load, resume) passed, which
 // run for this session only.
 type sessionMCP struct {
-	host *mcp.Host
-	set  *mcp.SessionServers
+	set *mcp.SessionServers
 }
 
-// startMCP starts the session's MCP servers in the background. Project
-// servers need trust, which ACP has no way to ask for: untrusted ones
-// stay off (logged; `zot mcp trust NAME` trusts one).
-func (ss *session) startMCP(cfg agent.Config) {
-	if ss.srv.opts.NoMCP {
+// startMCP starts the servers session/new (or load, resume) passed, for
+// this session only, beside the workspace's configured ones (shared:
+// workspaceHosts.startMCP).
+func (ss *session) startMCP() {
+	h := ss.hosts.mcp
+	if h == nil {
 		return
 	}
-	servers, errs := mcp.Load(mcp.Sources{Home: cfg.Home, Cwd: ss.cwd, Extra: ss.srv.opts.MCPConfigs}, nil)
-	for _, e := range errs {
-		ss.srv.logf("mcp: %v", e)
-	}
-	told := map[string]string{}
-	var h *mcp.Host
-	h = mcp.NewHost(mcp.Options{Cwd: ss.cwd, Home: cfg.Home, Servers: servers, ConfigErrors: errs, ClientVersion: agent.Version, Logf: ss.srv.logf,
-		Changed: func() {
-			for _, st := range h.Status() {
-				if st.State == mcp.StateFailed || st.State == mcp.StateUntrusted || st.State == mcp.StateInvalid {
-					if line := st.State + ": " + st.LastError; told[st.Name] != line {
-						told[st.Name] = line
-						ss.srv.logf("MCP server %s: %s", st.Name, line)
-					}
-				}
-			}
-		}})
-	h.Start()
 	set, err := h.AddSessionServers(sessionServers(ss.MCPServers(), ss.cwd))
 	if err != nil {
 		ss.srv.logf("mcp: %v", err)
+		return
 	}
 	ss.mu.Lock()
-	ss.mcp = &sessionMCP{host: h, set: set}
+	ss.mcp = &sessionMCP{set: set}
 	ss.mu.Unlock()
 }
 
@@ -180,7 +163,7 @@ func (ss *session) closeMCP() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := m.host.Close(ctx); err != nil {
+	if err := m.set.Close(ctx); err != nil {
 		ss.srv.logf("mcp: shutdown: %v", err)
 	}
 }

@@ -39,6 +39,7 @@ func (ss *session) setMode(m PermissionMode) {
 	ss.mode = m
 	ss.mu.Unlock()
 	ss.update(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m)}})
+	ss.configChanged()
 }
 
 // Permission option ids (session/request_permission).
@@ -241,7 +242,8 @@ func (h hooks) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.To
 	ss.mu.Unlock()
 	var modified json.RawMessage
 	if host := ss.currentHost(); host != nil {
-		d := host.BeforeTool(ctx, call)
+		// A question the extension asks meanwhile is about this call.
+		d := host.BeforeTool(withOrigin(ctx, ss, call.ID), call)
 		if d.Block {
 			return d
 		}

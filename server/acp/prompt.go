@@ -35,7 +35,7 @@ func (ss *session) prompt(_ context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	// The run has its own lifetime (the connection's), not the request's:
 	// the SDK cancels a prompt's context when a second prompt arrives for
 	// the session, which zot refuses instead. session/cancel stops it.
-	runCtx := ss.srv.ctx
+	runCtx := withOrigin(ss.srv.ctx, ss, "")
 	if name, args, ok := ss.slashCommand(text); ok {
 		return ss.runCommand(runCtx, name, args)
 	}
@@ -62,6 +62,7 @@ func (ss *session) begin() bool {
 	}
 	ss.running, ss.cancelled = true, false
 	ss.idle = make(chan struct{})
+	ss.activeSeq = s.activity.Add(1)
 	ss.mu.Unlock()
 	s.runs.Add(1)
 	s.mu.Unlock()

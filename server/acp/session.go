@@ -22,18 +22,21 @@ import (
 // zot session), its workspace, its extension host and its permission
 // state.
 type session struct {
-	srv  *Server
-	id   string
-	cwd  string
-	rt   *agent.Runtime
-	ws   *workspace
-	host *extensions.Host // nil with --no-ext
+	srv *Server
+	id  string
+	cwd string
+	rt  *agent.Runtime
+	ws  *workspace
+	// hosts are the workspace's extension and MCP hosts, shared with the
+	// other sessions in cwd; set before the session is registered, then
+	// fixed.
+	hosts *workspaceHosts
 	// bash is the terminal-backed bash (nil: the built-in runs it).
 	bash *terminalBash
 	// mcpServers are session/new's (and load's) MCP servers, kept for the
 	// MCP host: see MCPServers.
 	mcpServers []sdk.McpServer
-	mcp        *sessionMCP     // nil with --no-mcp
+	mcp        *sessionMCP     // nil with --no-mcp or once closed
 	allowMCP   map[string]bool // MCP tools "always allowed" in this session
 
 	mu         sync.Mutex
@@ -51,6 +54,8 @@ type session struct {
 	current   string // the tool call running now (tools run one at a time)
 	commands  string // the command list last announced
 	announced bool   // the client knows the session: updates may flow
+	activeSeq uint64 // when the client last used it (Server.activity)
+	released  bool   // close let go of hosts
 	panels    map[string]string
 }
 
@@ -66,6 +71,13 @@ func (ss *session) MCPServers() []sdk.McpServer {
 // openSession builds a session in cwd; resume "" starts a new
 // conversation, else reopens that saved session.
 func (s *Server) openSession(ctx context.Context, cwd, resume string, mcp []sdk.McpServer) (*session, error) {
+	return s.openSessionAs(ctx, cwd, resume, "", mcp)
+}
+
+// openSessionAs is openSession; with forkPath set it continues that
+// saved session file in a copy under a new id (session/fork).
+func (s *Server) openSessionAs(ctx context.Context, cwd, resume, forkPath string, mcp []sdk.McpServer) (*session, error) {
+	fork := forkPath != ""
 	s.mu.Lock()
 	if !s.inited {
 		s.mu.Unlock()
@@ -92,6 +104,9 @@ func (s *Server) openSession(ctx context.Context, cwd, resume string, mcp []sdk.
 	if resume != "" {
 		cfg.Sessions = true
 	}
+	if fork {
+		cfg.Resume, cfg.SessionPath, cfg.Fork, cfg.Sessions = "", forkPath, true, true
+	}
 	if cfg.Home == "" {
 		cfg.Home = s.home()
 	}
@@ -113,7 +128,7 @@ func (s *Server) openSession(ctx context.Context, cwd, resume string, mcp []sdk.
 	ss.rt = rt
 	st := rt.State()
 	ss.id = st.SessionID
-	if resume != "" {
+	if resume != "" && !fork {
 		// The client knows the session by the id it asked for, even when
 		// zot continues in a copy (the file was open in another zot).
 		ss.id = resume
@@ -121,17 +136,16 @@ func (s *Server) openSession(ctx context.Context, cwd, resume string, mcp []sdk.
 	if ss.id == "" {
 		ss.id = newSessionID()
 	}
-	if st.ForkedFrom != "" {
+	if st.ForkedFrom != "" && !fork {
 		s.logf("session %s is open in another zot process; continuing in a copy, %s", st.ForkedFrom, st.SessionID)
 	}
-	ss.startMCP(cfg) // in the background: its tools appear as servers become ready
-	if !s.opts.NoExt {
-		if err := ss.startHost(ctx, cfg, st); err != nil {
-			ss.closeMCP()
-			rt.Close()
-			return nil, requestError(err)
-		}
+	hosts, err := s.acquireHosts(ctx, cfg, st)
+	if err != nil {
+		rt.Close()
+		return nil, requestError(err)
 	}
+	ss.hosts = hosts
+	ss.startMCP() // in the background: its tools appear as servers become ready
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
@@ -148,38 +162,31 @@ func (s *Server) openSession(ctx context.Context, cwd, resume string, mcp []sdk.
 	return ss, nil
 }
 
-// startHost starts the session's extensions in the background: they show
-// as starting until they say hello, and their tools and commands, used
-// before, wait for them.
-func (ss *session) startHost(ctx context.Context, cfg agent.Config, st agent.State) error {
-	var builtin []string
-	for _, t := range tools.Builtins(tools.NewDiskWorkspace(ss.cwd)) {
-		builtin = append(builtin, t.Name())
+// currentHost is the workspace's extension host, nil with --no-ext.
+func (ss *session) currentHost() *extensions.Host {
+	if ss.hosts == nil {
+		return nil
 	}
-	var cmds []string
-	for _, c := range builtinCommands {
-		cmds = append(cmds, c.Name)
-	}
-	h := extensions.NewHost(extensions.Options{
-		Cwd: ss.cwd, Home: cfg.Home, ZotVersion: agent.Version, Provider: st.Provider, Model: st.Model,
-		ExtPaths: ss.srv.opts.Exts, BuiltinTools: builtin, BuiltinCommands: cmds,
-		UI: extUI{ss}, Watch: true, Background: true, Logf: ss.srv.logf,
-	})
-	// The host must outlive session/new's request: its own context.
-	if err := h.Start(context.WithoutCancel(ctx)); err != nil {
-		h.Close(context.Background())
-		return err
-	}
-	ss.mu.Lock()
-	ss.host = h
-	ss.mu.Unlock()
-	return nil
+	return ss.hosts.ext
 }
 
-func (ss *session) currentHost() *extensions.Host {
+// runningCall is the tool call running now in the session's prompt, "".
+func (ss *session) runningCall() string {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	return ss.host
+	if !ss.running {
+		return ""
+	}
+	return ss.current
+}
+
+// touch records that the client used the session now (the target of the
+// workspace's notices and questions).
+func (ss *session) touch() {
+	seq := ss.srv.activity.Add(1)
+	ss.mu.Lock()
+	ss.activeSeq = seq
+	ss.mu.Unlock()
 }
 
 // extraTools is agent.Config.ExtraTools: the terminal bash, then the
@@ -215,10 +222,14 @@ func (ss *session) announceAfterNew() {
 
 // announce marks the session known to the client and sends its commands.
 func (ss *session) announce() {
+	ss.touch()
 	ss.mu.Lock()
 	ss.announced = true
 	ss.mu.Unlock()
 	ss.commandsChanged()
+	if ss.hosts != nil {
+		ss.hosts.sessionKnown(ss)
+	}
 }
 
 // abort cancels the running prompt, if any.
@@ -248,20 +259,18 @@ func (ss *session) waitIdle(d time.Duration) {
 	}
 }
 
-// close shuts the extensions down and closes the runtime.
+// close stops the session's own MCP servers, lets go of the workspace's
+// hosts (the last session stops them) and closes the runtime.
 func (ss *session) close() {
-	ss.mu.Lock()
-	h := ss.host
-	ss.host = nil
-	ss.mu.Unlock()
-	if h != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if err := h.Close(ctx); err != nil {
-			ss.srv.logf("extensions: shutdown: %v", err)
-		}
-		cancel()
-	}
 	ss.closeMCP()
+	ss.mu.Lock()
+	w := ss.hosts
+	released := ss.released
+	ss.released = true
+	ss.mu.Unlock()
+	if w != nil && !released {
+		ss.srv.releaseHosts(w)
+	}
 	if ss.rt != nil {
 		ss.rt.Close()
 	}
@@ -311,6 +320,7 @@ func (ss *session) modelChanged() {
 		st := ss.rt.State()
 		h.SetModelInfo(st.Provider, st.Model)
 	}
+	ss.configChanged()
 }
 
 func newSessionID() string {
