@@ -162,17 +162,17 @@ type client struct {
 	t    *testing.T
 	conn *sdk.ClientSideConnection
 
-	mu         sync.Mutex
-	updates    []sdk.SessionNotification
-	changed    chan struct{}
-	buffers    map[string]string // path → unsaved text
-	writes     []sdk.WriteTextFileRequest
-	reads      []string
-	perms      []sdk.RequestPermissionRequest
-	permit     func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome
+	mu      sync.Mutex
+	updates []sdk.SessionNotification
+	changed chan struct{}
+	buffers map[string]string // path → unsaved text
+	writes  []sdk.WriteTextFileRequest
+	reads   []string
+	perms   []sdk.RequestPermissionRequest
+	permit  func(sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome
 	// permitCtx, when set, answers instead of permit and sees the
 	// request's context (cancelled by $/cancel_request).
-	permitCtx func(context.Context, sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome
+	permitCtx  func(context.Context, sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome
 	terminals  map[string]*terminal
 	terminalNo int
 	kills      []string
