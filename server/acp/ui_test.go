@@ -17,6 +17,7 @@ import (
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/extensions/examples/examplestest"
+	"github.com/zot-editors/zot/internal/mcptest"
 	"github.com/zot-editors/zot/internal/proctest"
 	"github.com/zot-editors/zot/internal/testenv"
 )
@@ -234,4 +235,87 @@ func TestExtensionHostSharedAcrossSessions(t *testing.T) {
 		t.Fatalf("session/close: %v", err)
 	}
 	proctest.WaitGone(t, first[0], "the extension after the last session closed")
+}
+
+// Untrusted project extensions and project MCP servers are asked about
+// with session/request_permission showing what would run. A yes is
+// recorded in zot's trust store (a later zot does not ask again); a no
+// keeps it off with a message that says how to trust it.
+func TestProjectTrustAsked(t *testing.T) {
+	e := newEnv(t,
+		llmtest.TextReply("hi"),
+		llmtest.ToolReply("mcp__fake__add_tool", map[string]any{}),
+		llmtest.TextReply("done"))
+	e.write(".zot/extensions/lspext/extension.json", jsonOf(map[string]any{"name": "lspext", "version": "1.0.0", "exec": extBin, "args": []string{"lspext"}}))
+	fake := mcptest.Fake(t)
+	e.write(".mcp.json", jsonOf(map[string]any{"mcpServers": map[string]any{"fake": map[string]any{"command": fake, "args": []string{"--flag", "two words"}}}}))
+	trustAnswers := func(c *client, mcpAnswer string) {
+		c.permit = func(r sdk.RequestPermissionRequest) sdk.RequestPermissionOutcome {
+			if title := *r.ToolCall.Title; strings.Contains(title, "MCP server") {
+				return choose(r, mcpAnswer)
+			}
+			return choose(r, "Trust and run")
+		}
+	}
+	hasWarn := func(s sdk.SessionId) func(sdk.SessionNotification) bool {
+		return func(n sdk.SessionNotification) bool {
+			return n.SessionId == s && n.Update.AvailableCommandsUpdate != nil && strings.Contains(jsonOf(n.Update.AvailableCommandsUpdate), `"warn"`)
+		}
+	}
+
+	p := e.start()
+	c, _ := e.connect(p, sdk.ClientCapabilities{})
+	trustAnswers(c, "Don't run")
+	s := c.newSession(e.root)
+	c.waitNotification("the trusted project extension's commands", hasWarn(s.SessionId))
+	c.waitUpdate("the refusal of the MCP server", func(u sdk.SessionUpdate) bool {
+		return u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil && *u.ToolCallUpdate.Status == sdk.ToolCallStatusFailed &&
+			strings.Contains(jsonOf(u.ToolCallUpdate.Content), "Not trusted: the MCP server fake stays off (`zot mcp trust fake` trusts it)")
+	})
+	c.mu.Lock()
+	perms := append([]sdk.RequestPermissionRequest(nil), c.perms...)
+	c.mu.Unlock()
+	if len(perms) != 2 {
+		t.Fatalf("%d permission requests; want one per untrusted thing: %s", len(perms), jsonOf(perms))
+	}
+	for _, r := range perms {
+		shown := jsonOf(r.ToolCall.Content)
+		want := []string{extBin + " lspext", filepath.Join(e.root, ".zot", "extensions", "lspext")}
+		if strings.Contains(*r.ToolCall.Title, "MCP server") {
+			want = []string{fake, "--flag", "two words", ".mcp.json"}
+		}
+		for _, w := range want {
+			if !strings.Contains(shown, w) {
+				t.Errorf("the trust question %q does not show %q: %s", *r.ToolCall.Title, w, shown)
+			}
+		}
+		if len(r.Options) != 2 || r.Options[0].Kind != sdk.PermissionOptionKindAllowAlways || r.Options[1].Kind != sdk.PermissionOptionKindRejectOnce {
+			t.Errorf("trust options %s; want Trust and run (allow_always), Don't run (reject_once)", jsonOf(r.Options))
+		}
+	}
+	c.mustPrompt(s.SessionId, "hi")
+	if strings.Contains(lastRequest(e), "mcp__fake__") {
+		t.Errorf("the refused MCP server's tools reached the model")
+	}
+
+	// Another zot on the same trust store: the extension is trusted
+	// already (no question, it starts); the server is asked again,
+	// trusted this time, and its tools work.
+	p2 := e.start()
+	c2, _ := e.connect(p2, sdk.ClientCapabilities{})
+	trustAnswers(c2, "Trust and run")
+	s2 := c2.newSession(e.root)
+	c2.waitNotification("the project extension's commands", hasWarn(s2.SessionId))
+	if r := c2.mustPrompt(s2.SessionId, "use fake"); r.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("stopReason %q", r.StopReason)
+	}
+	if !strings.Contains(string(e.llm.Requests()[2].Raw), "added") {
+		t.Errorf("the trusted MCP server's tool did not run: %s", e.llm.Requests()[2].Raw)
+	}
+	c2.mu.Lock()
+	perms = append([]sdk.RequestPermissionRequest(nil), c2.perms...)
+	c2.mu.Unlock()
+	if len(perms) != 1 || !strings.Contains(*perms[0].ToolCall.Title, "MCP server fake") {
+		t.Errorf("the second zot asked %s; want only the MCP server (the extension's trust is recorded)", jsonOf(perms))
+	}
 }
