@@ -1,8 +1,9 @@
 // An independent ACP client, the official TypeScript SDK, driving the real
 // `zot acp` against the scripted model (`zot mock-llm`): streaming, an
 // edit through fs/write_text_file with its diff, unsaved-buffer reads, a
-// terminal-backed bash, a rejected permission, cancel mid-stream, and
-// session/load replaying the conversation. ZOT_BIN names the zot to test.
+// terminal-backed bash, a rejected permission, cancel mid-stream,
+// session/load replaying the conversation, session/fork and
+// session/set_config_option. ZOT_BIN names the zot to test.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -156,6 +157,7 @@ test("zot acp with the official TypeScript SDK", async (t) => {
     assert.equal(init.protocolVersion, acp.PROTOCOL_VERSION);
     assert.equal(init.agentCapabilities.loadSession, true);
     assert.equal(init.agentCapabilities.promptCapabilities.image, true);
+    assert.ok(init.agentCapabilities.sessionCapabilities.fork, "session/fork is offered");
 
     const session = await c.agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
     const sessionId = session.sessionId;
@@ -227,6 +229,17 @@ test("zot acp with the official TypeScript SDK", async (t) => {
         assert.match(text(c2.updates, "user_message_chunk"), /fix notes\.txt and say hi/);
         assert.match(text(c2.updates, "agent_message_chunk"), /All done here/);
         assert.ok(c2.updates.some((u) => u.sessionUpdate === "tool_call" && u.kind === "edit"));
+
+        // session/fork: a copy under a new id, with its config options;
+        // set_config_option answers every option's value.
+        // (session/fork is in the SDK's unstable schema: no constant in methods.)
+        const fork = await c2.agent.request("session/fork", { sessionId, cwd: root });
+        assert.notEqual(fork.sessionId, sessionId);
+        assert.deepEqual(fork.configOptions.map((o) => o.id).slice(0, 2), ["mode", "model"]);
+        const set = await c2.agent.request(acp.methods.agent.session.setConfigOption, { sessionId: fork.sessionId, configId: "mode", value: "readonly" });
+        assert.equal(set.configOptions.find((o) => o.id === "mode").currentValue, "readonly");
+        const listed = await c2.agent.request(acp.methods.agent.session.list, { cwd: root });
+        assert.ok(listed.sessions.some((s) => s.sessionId === fork.sessionId), JSON.stringify(listed));
       } finally {
         c2.proc.stdin.end();
         await new Promise((resolve) => c2.proc.on("exit", resolve));
