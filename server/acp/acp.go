@@ -3,11 +3,15 @@
 // Emacs's agent-shell and Neovim's codecompanion and avante speak to the
 // agents they host. Types and the connection come from the ACP Go SDK
 // (github.com/coder/acp-go-sdk); this package maps them onto the zot
-// runtime, one runtime and extension host per ACP session.
+// runtime: one runtime per ACP session, one extension host and MCP host
+// per workspace (cwd), shared by its sessions.
 //
 // Files: acp.go (Serve and the connection's lifetime), stdio.go (the line
 // filter and the batched writer), agent.go (the ACP methods), session.go
-// (a session's runtime, host and state), prompt.go (prompt blocks, runs
+// (a session's runtime and state), hosts.go (a workspace's shared
+// extension and MCP hosts, and which session they talk to), ui.go (the
+// extensions' questions and trust questions as session/request_permission),
+// config.go (config options, session/fork's conversions), prompt.go (prompt blocks, runs
 // and their session/update stream), tools.go (tool_call titles, kinds,
 // locations), workspace.go (reads and writes through fs/*), terminal.go
 // (bash through terminal/*), permission.go (modes and

@@ -211,7 +211,7 @@ func (w *workspaceHosts) askExtensionTrust(ctx context.Context, st extensions.St
 // showing everything it would run.
 func (w *workspaceHosts) askMCPTrust(ctx context.Context, r mcp.TrustRequest) bool {
 	key := "mcp\x00" + r.Name + "\x00" + r.CommandLine
-	body := fmt.Sprintf("Trust and run the project MCP server **%s** from `%s`? It runs with your permissions:\n\n```sh\n%s\n```\n\nTrust covers this command line: a change to it asks again. `zot mcp trust %s` does the same from a terminal.",
+	body := fmt.Sprintf("Trust and run the project MCP server **%s** from `%s`? It runs with your permissions:\n\n```sh\n%s\n```\n\nTrust covers this entry of its configuration: a change to it asks again. `zot mcp trust %s` does the same from a terminal.",
 		r.Name, r.File, r.CommandLine, r.Name)
 	return w.askTrust(ctx, key, "Trust the project MCP server "+r.Name+"?", body,
 		fmt.Sprintf("Not trusted: the MCP server %s stays off (`zot mcp trust %s` trusts it).", r.Name, r.Name))
