@@ -201,14 +201,12 @@ func withOrigin(ctx context.Context, ss *session, callID string) context.Context
 // the client used last. callID is the tool call it is about, if any.
 // nil while the client knows no session of the workspace.
 func (w *workspaceHosts) target(ctx context.Context) (ss *session, callID string) {
-	if ctx != nil {
-		if o, ok := ctx.Value(originKey{}).(origin); ok && o.ss.hosts == w && w.srv.session(o.ss.id) == o.ss {
-			callID = o.callID
-			if callID == "" {
-				callID = o.ss.runningCall()
-			}
-			return o.ss, callID
+	if o, ok := ctx.Value(originKey{}).(origin); ok && o.ss.hosts == w && w.srv.session(o.ss.id) == o.ss {
+		callID = o.callID
+		if callID == "" {
+			callID = o.ss.runningCall()
 		}
+		return o.ss, callID
 	}
 	var bestRunning bool
 	var bestSeq uint64
@@ -264,7 +262,7 @@ func (w *workspaceHosts) sessionKnown(ss *session) {
 func (w *workspaceHosts) show(f func(*session)) {
 	// Under w.mu, so sessionKnown cannot drain early in between.
 	w.mu.Lock()
-	ss, _ := w.target(nil)
+	ss, _ := w.target(context.Background())
 	if ss == nil {
 		if len(w.early) < maxEarlyNotices {
 			w.early = append(w.early, f)
