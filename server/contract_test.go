@@ -239,6 +239,7 @@ var wireTypes = map[string]reflect.Type{
 	"SaveParams":              reflect.TypeOf(SaveParams{}),
 	"SaveResult":              reflect.TypeOf(SaveResult{}),
 	"SaveFailed":              reflect.TypeOf(SaveFailed{}),
+	"RebasedDoc":              reflect.TypeOf(RebasedDoc{}),
 	"UIRequestParams":         reflect.TypeOf(UIRequestParams{}),
 	"UIRequestResult":         reflect.TypeOf(UIRequestResult{}),
 	"UIStatusParams":          reflect.TypeOf(UIStatusParams{}),

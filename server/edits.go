@@ -23,8 +23,9 @@ import (
 // editorWorkspace is the tools.Workspace of zot lsp: reads see the
 // editor's unsaved buffers; writes become workspace/applyEdit with minimal
 // edits (so they land in the buffers, undoable) when the client can apply
-// edits, atomic disk writes otherwise; Sync asks the client to save
-// (zot/save) before a process reads the disk.
+// edits, atomic disk writes otherwise; Sync makes the disk hold zot's
+// changes before a process reads it (see flushSaves), never the user's
+// unsaved typing.
 type editorWorkspace struct {
 	s *Server
 
@@ -41,6 +42,10 @@ type editorWorkspace struct {
 	// pending are documents the agent changed in the editor and the
 	// client has not saved yet (path → uri).
 	pending map[string]string
+	// edits are zot's changes to each pending document (the text before →
+	// after each one), replayed onto the disk text when the buffer also
+	// holds the user's unsaved changes.
+	edits map[string][]bufferEdit
 	// shadow is the text of documents changed through applyEdit that are
 	// not (yet) open in the overlay, until the client opens or saves them.
 	shadow map[string]string
@@ -57,7 +62,7 @@ var (
 func newEditorWorkspace(s *Server) *editorWorkspace {
 	wd, _ := os.Getwd()
 	return &editorWorkspace{s: s, root: wd, known: map[string]string{}, pending: map[string]string{},
-		shadow: map[string]string{}, notes: map[string]string{}}
+		shadow: map[string]string{}, notes: map[string]string{}, edits: map[string][]bufferEdit{}}
 }
 
 func (w *editorWorkspace) setRoot(root string, allowDirs []string) {
@@ -143,8 +148,13 @@ func (w *editorWorkspace) saved(path string) {
 	w.mu.Lock()
 	delete(w.pending, path)
 	delete(w.shadow, path)
+	delete(w.edits, path)
 	w.mu.Unlock()
 }
+
+// bufferEdit is one change zot made to a document: its text before and
+// after.
+type bufferEdit struct{ before, after string }
 
 // ReadFile returns the open buffer's text, else what zot last put in an
 // unopened editor document, else the disk.
@@ -203,10 +213,18 @@ func (w *editorWorkspace) EditFile(ctx context.Context, path string, oldData, ne
 	return w.change(ctx, path, string(oldData), string(newData), true)
 }
 
-// Sync asks the client to save the documents the agent changed, so a
-// process (bash) sees them on disk.
+// Sync makes the disk hold the agent's changes before a process (bash)
+// reads it. Files whose unsaved user changes overlap the agent's stay as
+// saved; a tools.SyncNotice names them.
 func (w *editorWorkspace) Sync(ctx context.Context) error {
-	return w.flushSaves(ctx)
+	notes, err := w.flushSaves(ctx)
+	if err != nil {
+		return err
+	}
+	if len(notes) > 0 {
+		return &tools.SyncNotice{Text: strings.Join(notes, "\n")}
+	}
+	return nil
 }
 
 // snap is a document's state at one moment.
@@ -379,6 +397,7 @@ func (w *editorWorkspace) applyInEditor(ctx context.Context, path string, cur sn
 	}
 	w.mu.Lock()
 	w.pending[path] = cur.uri
+	w.edits[path] = append(w.edits[path], bufferEdit{before: cur.text, after: target})
 	if !cur.open {
 		w.shadow[path] = target
 	}
@@ -386,38 +405,72 @@ func (w *editorWorkspace) applyInEditor(ctx context.Context, path string, cur sn
 	return true, "", nil
 }
 
-// flushSaves asks the client to save what the agent changed (zot/save);
-// a client without zot/save gets the text written to disk by zot.
-func (w *editorWorkspace) flushSaves(ctx context.Context) error {
+// flushSaves makes the disk hold what the agent changed, without the
+// user's unsaved typing. A buffer that differs from the disk only by the
+// agent's changes is saved by the client (zot/save uris). A buffer that
+// also holds unsaved user changes keeps them: zot replays its own changes
+// onto the disk text and writes that (atomically) after telling the client
+// (zot/save rebased), so the buffer stays modified and the editor neither
+// reloads it nor reports a conflict. When the agent's changes overlap the
+// user's unsaved ones they cannot be written without them: the file stays
+// as saved and a note for the model says so (the returned notes).
+// Clients without zot/save get the buffers' text written by zot when it is
+// only the agent's changes, the rebased text otherwise.
+func (w *editorWorkspace) flushSaves(ctx context.Context) (notes []string, err error) {
 	w.mu.Lock()
 	if len(w.pending) == 0 {
 		w.mu.Unlock()
-		return nil
+		return nil, nil
 	}
 	paths := make([]string, 0, len(w.pending))
 	for p := range w.pending {
 		paths = append(paths, p)
 	}
-	pending := w.pending
-	w.mu.Unlock()
 	sort.Strings(paths)
 	uris := make([]string, len(paths))
+	edits := make([][]bufferEdit, len(paths))
 	for i, p := range paths {
-		uris[i] = pending[p]
+		uris[i] = w.pending[p]
+		edits[i] = slices.Clone(w.edits[p])
 	}
+	w.mu.Unlock()
 
 	s := w.s
 	s.mu.Lock()
 	useSave := s.caps.zot.Save
 	s.mu.Unlock()
+
+	var toSave, toSaveURIs []string
+	var rebased []RebasedDoc
+	rebasedPath := map[string]string{}
+	kept := map[string]bool{} // neither saved nor written: left pending
+	for i, p := range paths {
+		d, open := s.overlay.get(p)
+		if !open {
+			toSave, toSaveURIs = append(toSave, p), append(toSaveURIs, uris[i])
+			continue
+		}
+		disk, onDisk, rerr := w.diskText(p, d.text, edits[i])
+		switch {
+		case rerr != nil:
+			kept[p] = true
+			notes = append(notes, fmt.Sprintf("%s: the user has unsaved changes in the editor that overlap your edits (%v), so your edits were not written to disk: the command sees the saved version of %s, without your edits, while read shows the editor's text. Ask the user to save %s if the command needs your edits.", w.display(p), rerr, w.display(p), w.display(p)))
+		case d.text == disk || !onDisk:
+			toSave, toSaveURIs = append(toSave, p), append(toSaveURIs, uris[i])
+		default:
+			rebased = append(rebased, RebasedDoc{URI: uris[i], Text: disk})
+			rebasedPath[uris[i]] = p
+		}
+	}
+
 	failed := map[string]string{}
-	if useSave {
-		res, err := requestSave.call(ctx, s, &SaveParams{URIs: uris})
+	if useSave && (len(toSave) > 0 || len(rebased) > 0) {
+		res, err := requestSave.call(ctx, s, &SaveParams{URIs: nonNil(toSaveURIs), Rebased: rebased})
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return nil, ctx.Err()
 			}
-			return fmt.Errorf("the editor could not save %s: %v", strings.Join(uris, ", "), err)
+			return nil, fmt.Errorf("the editor could not save %s: %v", strings.Join(uris, ", "), err)
 		}
 		savedSet := map[string]bool{}
 		for _, u := range res.Saved {
@@ -426,24 +479,30 @@ func (w *editorWorkspace) flushSaves(ctx context.Context) error {
 		for _, f := range res.Failed {
 			failed[f.URI] = f.Reason
 		}
-		for _, u := range uris {
+		for _, u := range toSaveURIs {
 			if !savedSet[u] && failed[u] == "" {
 				failed[u] = "not saved"
 			}
 		}
-	} else {
-		for i, p := range paths {
+	} else if !useSave {
+		for i, p := range toSave {
 			snap := w.snapshot(p)
 			if err := atomicfile.Write(p, []byte(snap.text), 0o644); err != nil {
-				failed[uris[i]] = err.Error()
+				failed[toSaveURIs[i]] = err.Error()
 			}
+		}
+	}
+	for _, r := range rebased {
+		if err := atomicfile.Write(rebasedPath[r.URI], []byte(r.Text), 0o644); err != nil {
+			failed[r.URI] = err.Error()
 		}
 	}
 	w.mu.Lock()
 	for i, p := range paths {
-		if _, bad := failed[uris[i]]; !bad {
+		if _, bad := failed[uris[i]]; !bad && !kept[p] {
 			delete(w.pending, p)
 			delete(w.shadow, p)
+			delete(w.edits, p)
 		}
 	}
 	w.mu.Unlock()
@@ -453,9 +512,46 @@ func (w *editorWorkspace) flushSaves(ctx context.Context) error {
 			parts = append(parts, u+": "+r)
 		}
 		sort.Strings(parts)
-		return errors.New("the editor did not save: " + strings.Join(parts, "; "))
+		return notes, errors.New("the editor did not save: " + strings.Join(parts, "; "))
 	}
-	return nil
+	return notes, nil
+}
+
+// diskText is what path's file on disk should hold: its saved text with
+// the agent's edits replayed onto it. It fails when an edit overlaps the
+// user's unsaved changes, or when the buffer no longer holds the agent's
+// edits (the user undid them), so replaying would write what the buffer
+// does not show. onDisk is false when the file does not exist.
+func (w *editorWorkspace) diskText(path, buffer string, edits []bufferEdit) (text string, onDisk bool, err error) {
+	b, rerr := os.ReadFile(path)
+	if rerr != nil {
+		return "", false, nil
+	}
+	text = string(b)
+	if text == buffer {
+		return text, true, nil
+	}
+	for _, e := range edits {
+		if text, err = rebase(e.before, e.after, text); err != nil {
+			return "", true, err
+		}
+	}
+	// The buffer must still hold every edit: undoing them from it, newest
+	// first, must not collide with what the user did since.
+	user := buffer
+	for i := len(edits) - 1; i >= 0; i-- {
+		if user, err = rebase(edits[i].after, edits[i].before, user); err != nil {
+			return "", true, err
+		}
+	}
+	return text, true, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func (w *editorWorkspace) display(path string) string {

@@ -418,7 +418,7 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 		if ev.Type == agent.EventDone {
 			// Disk agrees with the buffers before the client hears done.
 			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			if err := s.ws.flushSaves(sctx); err != nil {
+			if _, err := s.ws.flushSaves(sctx); err != nil {
 				s.sendEvent(agent.Event{Type: agent.EventError, Message: err.Error()}, r.id)
 			}
 			cancel()

@@ -27,7 +27,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 9
+const ProtocolRevision = 10
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -387,6 +387,18 @@ type ReviewEditResult struct {
 // SaveParams is zot/save's params (server → client).
 type SaveParams struct {
 	URIs []string `json:"uris"`
+	// Rebased are documents whose buffers hold the user's unsaved changes
+	// as well as zot's: zot writes Text (the saved file plus zot's
+	// changes) to disk right after the client answers. The client keeps
+	// the buffer as it is, modified, and neither reloads it nor reports a
+	// conflict for that write.
+	Rebased []RebasedDoc `json:"rebased,omitempty"`
+}
+
+// RebasedDoc is a file zot writes under a modified buffer.
+type RebasedDoc struct {
+	URI  string `json:"uri"`
+	Text string `json:"text"`
 }
 
 // UIRequestParams is zot/ui/request's params (server → client): an

@@ -75,14 +75,24 @@ func (t *bashTool) Run(ctx context.Context, call Call) Result {
 	if a.Timeout > 0 {
 		timeout = min(time.Duration(a.Timeout)*time.Second, maxBashTimeout)
 	}
-	if err := t.ws.Sync(ctx); err != nil {
+	var notice *SyncNotice
+	if err := t.ws.Sync(ctx); errors.As(err, &notice) {
+		res := t.run(ctx, a.Command, timeout, call.Progress)
+		if len(res.Content) == 1 {
+			res.Content[0].Text += "\n\n[" + notice.Text + "]"
+		}
+		return res
+	} else if err != nil {
 		if ctx.Err() != nil {
 			return ErrorResult("The command was cancelled before it started.")
 		}
 		return ErrorResult(fmt.Sprintf("Could not save the editor's buffers to disk before running the command: %v. Ask the user to save their files, then try again.", err))
 	}
+	return t.run(ctx, a.Command, timeout, call.Progress)
+}
 
-	progress := call.Progress
+// run runs command once the disk agrees with the workspace.
+func (t *bashTool) run(ctx context.Context, command string, timeout time.Duration, progress func(string)) Result {
 	if progress == nil {
 		progress = func(string) {}
 	}
@@ -91,7 +101,7 @@ func (t *bashTool) Run(ctx context.Context, call Call) Result {
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, t.shell.path, t.shell.argv(a.Command)...)
+	cmd := exec.CommandContext(runCtx, t.shell.path, t.shell.argv(command)...)
 	cmd.Dir = t.ws.Root()
 	// zot's own credentials stay out of the commands the model runs.
 	cmd.Env = append(secrets.ScrubEnv(os.Environ()), "PWD="+cmd.Dir, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")

@@ -126,7 +126,7 @@ func (s shell) description() string {
 
 - This machine runs Windows and has no bash: write PowerShell (Get-ChildItem, Select-String, $env:NAME, ; between statements; && and || work in PowerShell 7 only). Programs on PATH (git, go, npm) run as usual.
 - Each call starts a fresh PowerShell: Set-Location, variables and functions do not carry over. Put commands that depend on each other in one call.
-- The command reads files from disk. Changes you made with write and edit are saved to disk before it runs; unsaved changes the user typed in their editor are not, so for those files the command sees the last saved version while read shows the editor's text.
+- The command reads files from disk. Your write and edit changes are on disk before it runs; changes the user typed in their editor and has not saved are not written (they stay unsaved in the editor), so for those files the command sees the saved text plus your changes while read shows the editor's text. If your edits to a file overlap the user's unsaved changes, that file stays as saved, without your edits, and the result says so.
 - timeout is in seconds (default 120). On timeout or cancellation the command and every process it started are killed.
 - Output streams while the command runs. The result keeps the last 2000 lines or 50 KB, whichever is smaller; when output is cut, the note at the end gives the path of a file holding all of it (read it with read, or search it with grep).
 - A non-zero exit status makes the result an error that states the exit code.
@@ -142,7 +142,7 @@ func (s shell) description() string {
 	return "Run a shell command with " + how + " in the workspace root and return its output (stdout and stderr merged)." + where + `
 
 - Each call starts a fresh shell: cd, variables and functions do not carry over. Chain commands with && or ; in one call when they depend on each other.
-- The command reads files from disk. Changes you made with write and edit are saved to disk before it runs; unsaved changes the user typed in their editor are not, so for those files the command sees the last saved version while read shows the editor's text.
+- The command reads files from disk. Your write and edit changes are on disk before it runs; changes the user typed in their editor and has not saved are not written (they stay unsaved in the editor), so for those files the command sees the saved text plus your changes while read shows the editor's text. If your edits to a file overlap the user's unsaved changes, that file stays as saved, without your edits, and the result says so.
 - timeout is in seconds (default 120). On timeout or cancellation the command and every process it started ` + s.groupWord() + ` are killed.
 - Output streams while the command runs. The result keeps the last 2000 lines or 50 KB, whichever is smaller; when output is cut, the note at the end gives the path of a file holding all of it (read it with read, or search it with grep).
 - A non-zero exit status makes the result an error that states the exit code.

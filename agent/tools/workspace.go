@@ -32,3 +32,11 @@ type OverlayLister interface {
 	// may differ from the disk's.
 	OverlaidPaths() []string
 }
+
+// SyncNotice is the error Sync returns when the command can run but the
+// disk does not hold everything read shows (the agent's edits to a file
+// whose unsaved user changes overlap them). Text tells the model which
+// files and why; bash runs the command and adds it to the result.
+type SyncNotice struct{ Text string }
+
+func (n *SyncNotice) Error() string { return n.Text }

@@ -74,6 +74,14 @@ func (e *Editor) Buffer(rel string) (string, bool) {
 	return b.Text, true
 }
 
+// Dirty reports whether a buffer has changes not saved to disk.
+func (e *Editor) Dirty(rel string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b, ok := e.buffers[e.URI(rel)]
+	return ok && b.Dirty
+}
+
 // Version of a buffer.
 func (e *Editor) Version(rel string) int32 {
 	e.mu.Lock()

@@ -213,6 +213,8 @@ func (e *Editor) serve(m Message) {
 			URIs []string `json:"uris"`
 		}
 		json.Unmarshal(m.Params, &p)
+		// rebased documents are written by zot: the buffer is kept as it
+		// is, modified.
 		result = e.save(p.URIs)
 	default:
 		rerr = &RPCError{Code: -32601, Message: "fake editor: no " + m.Method}

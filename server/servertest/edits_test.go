@@ -45,7 +45,8 @@ func TestToolsSeeUnsavedBuffers(t *testing.T) {
 }
 
 // The agent's edit lands in the buffer, next to the user's unsaved text,
-// as a minimal edit; zot/save then makes the disk agree.
+// as a minimal edit; the disk gets the agent's edit only (zot/save
+// rebased), and the buffer stays modified with the user's text.
 func TestEditLandsNextToUnsavedTyping(t *testing.T) {
 	var src strings.Builder
 	for i := 1; i <= 200; i++ {
@@ -77,9 +78,121 @@ func TestEditLandsNextToUnsavedTyping(t *testing.T) {
 	if len(dc.Edits) != 1 || dc.Edits[0].Range.Start.Line != 150 || dc.Edits[0].NewText != " (edited by zot)" {
 		t.Fatalf("not a minimal edit: %s", jsonString(dc.Edits))
 	}
-	// Saved before done: the disk agrees with the buffer.
-	if len(ed.Requests("zot/save")) == 0 || ed.ReadFile("big.txt") != want {
-		t.Fatalf("not saved: %d zot/save, disk:\n%s", len(ed.Requests("zot/save")), ed.ReadFile("big.txt"))
+	// Before done the disk has zot's edit and not the user's note; the
+	// buffer was not saved.
+	onDisk := strings.Replace(src.String(), "line 150\n", "line 150 (edited by zot)\n", 1)
+	if got := ed.ReadFile("big.txt"); got != onDisk {
+		t.Fatalf("disk:\n%s", got)
+	}
+	if !ed.Dirty("big.txt") {
+		t.Fatal("the buffer was saved with the user's unsaved note")
+	}
+	saves := saveRequests(ed)
+	if len(saves) != 1 || len(saves[0].URIs) != 0 || len(saves[0].Rebased) != 1 ||
+		saves[0].Rebased[0].URI != ed.URI("big.txt") || saves[0].Rebased[0].Text != onDisk {
+		t.Fatalf("zot/save: %s", jsonString(saves))
+	}
+}
+
+type saveParams struct {
+	URIs    []string `json:"uris"`
+	Rebased []struct {
+		URI  string `json:"uri"`
+		Text string `json:"text"`
+	} `json:"rebased"`
+}
+
+func saveRequests(ed *servertest.Editor) []saveParams {
+	var out []saveParams
+	for _, m := range ed.Requests("zot/save") {
+		var p saveParams
+		json.Unmarshal(m.Params, &p)
+		out = append(out, p)
+	}
+	return out
+}
+
+// The user's unsaved typing is theirs: the agent edits a file the user
+// has typed in and runs bash. bash sees the saved text plus the agent's
+// edit; the buffer keeps the user's text plus the agent's edit, modified;
+// nothing asks the editor to save it.
+func TestBashSeesEditsButNotUnsavedTyping(t *testing.T) {
+	e := newEnv(t, editReply("s.go", "return 1", "return 2"),
+		llmtest.ToolReply("bash", map[string]any{"command": "cat s.go"}), llmtest.TextReply("ok"))
+	ed := e.start(nil)
+	disk := "package s\n\nfunc f() int {\n\treturn 1\n}\n"
+	ed.WriteFile("s.go", disk)
+	ed.Open("s.go", disk)
+	ed.Type("s.go", 1, 0, "// typed, not saved\n")
+	evs := ed.WaitDone(ed.Prompt("edit then cat").RunID)
+	var results []servertest.Event
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" {
+			results = append(results, ev)
+		}
+		if ev.Type() == "error" {
+			t.Fatalf("error event: %v", ev)
+		}
+	}
+	if len(results) != 2 || results[0]["is_error"] != false || results[1]["is_error"] != false {
+		t.Fatalf("results: %v", results)
+	}
+	wantDisk := "package s\n\nfunc f() int {\n\treturn 2\n}\n"
+	if got := servertest.ResultText(results[1]); got != strings.TrimSuffix(wantDisk, "\n") {
+		t.Fatalf("bash saw %q", got)
+	}
+	if got := ed.ReadFile("s.go"); got != wantDisk {
+		t.Fatalf("disk = %q", got)
+	}
+	wantBuf := "package s\n// typed, not saved\n\nfunc f() int {\n\treturn 2\n}\n"
+	if buf, _ := ed.Buffer("s.go"); buf != wantBuf || !ed.Dirty("s.go") {
+		t.Fatalf("buffer = %q, modified = %v", buf, ed.Dirty("s.go"))
+	}
+	for _, p := range saveRequests(ed) {
+		if len(p.URIs) != 0 {
+			t.Fatalf("zot asked the editor to save: %s", jsonString(p))
+		}
+	}
+}
+
+// An agent edit that overlaps the user's unsaved typing cannot reach the
+// disk without the user's text: the file stays as saved, bash's result
+// says so, the buffer keeps both, modified; nothing is saved.
+func TestBashEditOverlappingUnsavedTyping(t *testing.T) {
+	e := newEnv(t, editReply("o.txt", "c typed", "C TYPED"),
+		llmtest.ToolReply("bash", map[string]any{"command": "cat o.txt"}), llmtest.TextReply("ok"))
+	ed := e.start(nil)
+	ed.WriteFile("o.txt", "a\nb\nc\n")
+	ed.Open("o.txt", "a\nb\nc\n")
+	ed.Type("o.txt", 2, 1, " typed")
+	evs := ed.WaitDone(ed.Prompt("edit then cat").RunID)
+	var results []servertest.Event
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" {
+			results = append(results, ev)
+		}
+		if ev.Type() == "error" {
+			t.Fatalf("error event: %v", ev)
+		}
+	}
+	if len(results) != 2 || results[0]["is_error"] != false {
+		t.Fatalf("results: %v", results)
+	}
+	out := servertest.ResultText(results[1])
+	if !strings.HasPrefix(out, "a\nb\nc\n\n[o.txt: the user has unsaved changes in the editor that overlap your edits") ||
+		!strings.Contains(out, "the command sees the saved version of o.txt, without your edits") {
+		t.Fatalf("bash result: %q", out)
+	}
+	if got := ed.ReadFile("o.txt"); got != "a\nb\nc\n" {
+		t.Fatalf("disk = %q", got)
+	}
+	if buf, _ := ed.Buffer("o.txt"); buf != "a\nb\nC TYPED\n" || !ed.Dirty("o.txt") {
+		t.Fatalf("buffer = %q, modified = %v", buf, ed.Dirty("o.txt"))
+	}
+	for _, p := range saveRequests(ed) {
+		if len(p.URIs) != 0 || len(p.Rebased) != 0 {
+			t.Fatalf("zot/save: %s", jsonString(p))
+		}
 	}
 }
 

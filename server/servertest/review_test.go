@@ -254,7 +254,7 @@ func TestBashDescriptionMatchesWhatIsSaved(t *testing.T) {
 	body, _ := json.Marshal(e.llm.Requests()[0].Body)
 	desc := string(body)
 	if strings.Contains(desc, "Unsaved editor buffers are saved first") ||
-		!strings.Contains(desc, "Changes you made with write and edit are saved to disk before it runs; unsaved changes the user typed in their editor are not") {
+		!strings.Contains(desc, "changes the user typed in their editor and has not saved are not written") {
 		t.Fatalf("the bash description does not say what is saved: %s", desc)
 	}
 }

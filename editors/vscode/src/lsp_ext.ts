@@ -412,6 +412,12 @@ export const reviewEdit = new lc.RequestType<ReviewEditParams, ReviewEditResult,
 
 export interface SaveParams {
     uris: string[];
+    /** Buffers with the user's unsaved changes: zot writes text to disk after the answer; keep the buffer dirty. */
+    rebased?: RebasedDoc[];
+}
+export interface RebasedDoc {
+    uri: string;
+    text: string;
 }
 export interface SaveFailed {
     uri: string;

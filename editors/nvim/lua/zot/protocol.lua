@@ -320,6 +320,11 @@ M.error_code = {
 
 ---@class zot.SaveParams
 ---@field uris string[]
+---@field rebased? zot.RebasedDoc[]
+
+---@class zot.RebasedDoc
+---@field uri string
+---@field text string
 
 ---@class zot.SaveFailed
 ---@field uri string
