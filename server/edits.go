@@ -409,9 +409,9 @@ func (w *editorWorkspace) applyInEditor(ctx context.Context, path string, cur sn
 // user's unsaved typing. A buffer that differs from the disk only by the
 // agent's changes is saved by the client (zot/save uris). A buffer that
 // also holds unsaved user changes keeps them: zot replays its own changes
-// onto the disk text and writes that (atomically) after telling the client
-// (zot/save rebased), so the buffer stays modified and the editor neither
-// reloads it nor reports a conflict. When the agent's changes overlap the
+// onto the disk text and the client writes that to the file (zot/save
+// rebased) the way its editor knows as saved, so the buffer stays modified
+// and the editor neither reloads it nor reports a conflict. When the agent's changes overlap the
 // user's unsaved ones they cannot be written without them: the file stays
 // as saved and a note for the model says so (the returned notes).
 // Clients without zot/save get the buffers' text written by zot when it is
@@ -484,6 +484,19 @@ func (w *editorWorkspace) flushSaves(ctx context.Context) (notes []string, err e
 				failed[u] = "not saved"
 			}
 		}
+		written := map[string]bool{}
+		for _, u := range res.Written {
+			written[u] = true
+		}
+		// A client that predates rebased neither writes nor answers them:
+		// zot writes those itself.
+		var unanswered []RebasedDoc
+		for _, r := range rebased {
+			if !written[r.URI] && failed[r.URI] == "" {
+				unanswered = append(unanswered, r)
+			}
+		}
+		rebased = unanswered
 	} else if !useSave {
 		for i, p := range toSave {
 			snap := w.snapshot(p)

@@ -388,14 +388,16 @@ type ReviewEditResult struct {
 type SaveParams struct {
 	URIs []string `json:"uris"`
 	// Rebased are documents whose buffers hold the user's unsaved changes
-	// as well as zot's: zot writes Text (the saved file plus zot's
-	// changes) to disk right after the client answers. The client keeps
-	// the buffer as it is, modified, and neither reloads it nor reports a
-	// conflict for that write.
+	// as well as zot's: the client writes Text (the saved file plus zot's
+	// changes) to the file, keeps the buffer as it is, modified, and
+	// answers the uri in Written; then it neither reloads the buffer nor
+	// reports a conflict for that write. zot writes the rebased documents
+	// the client does not answer itself.
 	Rebased []RebasedDoc `json:"rebased,omitempty"`
 }
 
-// RebasedDoc is a file zot writes under a modified buffer.
+// RebasedDoc is a file written under a modified buffer: text is the saved
+// file plus zot's changes.
 type RebasedDoc struct {
 	URI  string `json:"uri"`
 	Text string `json:"text"`
@@ -440,8 +442,9 @@ type UIWidgetParams struct {
 
 // SaveResult is zot/save's result.
 type SaveResult struct {
-	Saved  []string     `json:"saved"`
-	Failed []SaveFailed `json:"failed,omitempty"`
+	Saved   []string     `json:"saved"`
+	Written []string     `json:"written,omitempty"` // of the rebased documents
+	Failed  []SaveFailed `json:"failed,omitempty"`
 }
 
 // SaveFailed is one document the client could not save.

@@ -210,12 +210,28 @@ func (e *Editor) serve(m Message) {
 		result = res
 	case "zot/save":
 		var p struct {
-			URIs []string `json:"uris"`
+			URIs    []string `json:"uris"`
+			Rebased []struct {
+				URI  string `json:"uri"`
+				Text string `json:"text"`
+			} `json:"rebased"`
 		}
 		json.Unmarshal(m.Params, &p)
-		// rebased documents are written by zot: the buffer is kept as it
-		// is, modified.
-		result = e.save(p.URIs)
+		res := e.save(p.URIs)
+		// A rebased document's text goes to the file; the buffer is kept
+		// as it is, modified.
+		if !e.IgnoreRebased {
+			written := []string{}
+			for _, r := range p.Rebased {
+				if err := os.WriteFile(uri.URI(r.URI).FsPath(), []byte(r.Text), 0o644); err != nil {
+					res["failed"] = append(asFailed(res["failed"]), map[string]string{"uri": r.URI, "reason": err.Error()})
+					continue
+				}
+				written = append(written, r.URI)
+			}
+			res["written"] = written
+		}
+		result = res
 	default:
 		rerr = &RPCError{Code: -32601, Message: "fake editor: no " + m.Method}
 	}
@@ -391,6 +407,11 @@ func (e *Editor) save(uris []string) map[string]any {
 		res["failed"] = failed
 	}
 	return res
+}
+
+func asFailed(v any) []map[string]string {
+	f, _ := v.([]map[string]string)
+	return f
 }
 
 // ApplyEdits returns the workspace/applyEdit requests zot sent.

@@ -127,6 +127,9 @@ type Editor struct {
 	// LateDidChange sends the didChange of an applied edit after the
 	// applyEdit answer instead of before (clients differ).
 	LateDidChange bool
+	// IgnoreRebased answers zot/save as a client that predates its
+	// rebased documents: it neither writes them nor answers them.
+	IgnoreRebased bool
 	// NotifyHook sees every notification first; returning false keeps it
 	// out of the record (benchmarks).
 	NotifyHook func(method string, params []byte) bool

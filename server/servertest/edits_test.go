@@ -3,6 +3,7 @@ package servertest_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -115,43 +116,60 @@ func saveRequests(ed *servertest.Editor) []saveParams {
 // The user's unsaved typing is theirs: the agent edits a file the user
 // has typed in and runs bash. bash sees the saved text plus the agent's
 // edit; the buffer keeps the user's text plus the agent's edit, modified;
-// nothing asks the editor to save it.
+// nothing asks the editor to save it. The client writes the rebased text
+// (zot/save rebased, answered in written); for a client that predates
+// rebased zot writes it, atomically, keeping the file's mode.
 func TestBashSeesEditsButNotUnsavedTyping(t *testing.T) {
-	e := newEnv(t, editReply("s.go", "return 1", "return 2"),
-		llmtest.ToolReply("bash", map[string]any{"command": "cat s.go"}), llmtest.TextReply("ok"))
-	ed := e.start(nil)
-	disk := "package s\n\nfunc f() int {\n\treturn 1\n}\n"
-	ed.WriteFile("s.go", disk)
-	ed.Open("s.go", disk)
-	ed.Type("s.go", 1, 0, "// typed, not saved\n")
-	evs := ed.WaitDone(ed.Prompt("edit then cat").RunID)
-	var results []servertest.Event
-	for _, ev := range evs {
-		if ev.Type() == "tool_result" {
-			results = append(results, ev)
-		}
-		if ev.Type() == "error" {
-			t.Fatalf("error event: %v", ev)
-		}
-	}
-	if len(results) != 2 || results[0]["is_error"] != false || results[1]["is_error"] != false {
-		t.Fatalf("results: %v", results)
-	}
-	wantDisk := "package s\n\nfunc f() int {\n\treturn 2\n}\n"
-	if got := servertest.ResultText(results[1]); got != strings.TrimSuffix(wantDisk, "\n") {
-		t.Fatalf("bash saw %q", got)
-	}
-	if got := ed.ReadFile("s.go"); got != wantDisk {
-		t.Fatalf("disk = %q", got)
-	}
-	wantBuf := "package s\n// typed, not saved\n\nfunc f() int {\n\treturn 2\n}\n"
-	if buf, _ := ed.Buffer("s.go"); buf != wantBuf || !ed.Dirty("s.go") {
-		t.Fatalf("buffer = %q, modified = %v", buf, ed.Dirty("s.go"))
-	}
-	for _, p := range saveRequests(ed) {
-		if len(p.URIs) != 0 {
-			t.Fatalf("zot asked the editor to save: %s", jsonString(p))
-		}
+	for _, legacy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
+			e := newEnv(t, editReply("s.go", "return 1", "return 2"),
+				llmtest.ToolReply("bash", map[string]any{"command": "cat s.go"}), llmtest.TextReply("ok"))
+			ed := e.start(nil)
+			ed.IgnoreRebased = legacy
+			disk := "package s\n\nfunc f() int {\n\treturn 1\n}\n"
+			ed.WriteFile("s.go", disk)
+			if err := os.Chmod(ed.Path("s.go"), 0o750); err != nil {
+				t.Fatal(err)
+			}
+			ed.Open("s.go", disk)
+			ed.Type("s.go", 1, 0, "// typed, not saved\n")
+			evs := ed.WaitDone(ed.Prompt("edit then cat").RunID)
+			var results []servertest.Event
+			for _, ev := range evs {
+				if ev.Type() == "tool_result" {
+					results = append(results, ev)
+				}
+				if ev.Type() == "error" {
+					t.Fatalf("error event: %v", ev)
+				}
+			}
+			if len(results) != 2 || results[0]["is_error"] != false || results[1]["is_error"] != false {
+				t.Fatalf("results: %v", results)
+			}
+			wantDisk := "package s\n\nfunc f() int {\n\treturn 2\n}\n"
+			if got := servertest.ResultText(results[1]); got != strings.TrimSuffix(wantDisk, "\n") {
+				t.Fatalf("bash saw %q", got)
+			}
+			if got := ed.ReadFile("s.go"); got != wantDisk {
+				t.Fatalf("disk = %q", got)
+			}
+			if fi, err := os.Stat(ed.Path("s.go")); err != nil || fi.Mode().Perm() != 0o750 {
+				t.Fatalf("mode after the write: %v %v", fi.Mode(), err)
+			}
+			wantBuf := "package s\n// typed, not saved\n\nfunc f() int {\n\treturn 2\n}\n"
+			if buf, _ := ed.Buffer("s.go"); buf != wantBuf || !ed.Dirty("s.go") {
+				t.Fatalf("buffer = %q, modified = %v", buf, ed.Dirty("s.go"))
+			}
+			saves := saveRequests(ed)
+			if len(saves) == 0 || len(saves[0].Rebased) != 1 || saves[0].Rebased[0].Text != wantDisk {
+				t.Fatalf("zot/save: %s", jsonString(saves))
+			}
+			for _, p := range saves {
+				if len(p.URIs) != 0 {
+					t.Fatalf("zot asked the editor to save: %s", jsonString(p))
+				}
+			}
+		})
 	}
 }
 

@@ -412,7 +412,7 @@ export const reviewEdit = new lc.RequestType<ReviewEditParams, ReviewEditResult,
 
 export interface SaveParams {
     uris: string[];
-    /** Buffers with the user's unsaved changes: zot writes text to disk after the answer; keep the buffer dirty. */
+    /** Buffers with the user's unsaved changes: write text to the file, keep the buffer dirty, answer in written. */
     rebased?: RebasedDoc[];
 }
 export interface RebasedDoc {
@@ -425,6 +425,8 @@ export interface SaveFailed {
 }
 export interface SaveResult {
     saved: string[];
+    /** The rebased documents the client wrote. */
+    written?: string[];
     failed?: SaveFailed[];
 }
 export const save = new lc.RequestType<SaveParams, SaveResult, void>("zot/save");

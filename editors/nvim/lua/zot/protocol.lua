@@ -332,6 +332,7 @@ M.error_code = {
 
 ---@class zot.SaveResult
 ---@field saved string[]
+---@field written? string[]
 ---@field failed? zot.SaveFailed[]
 
 ---@class zot.UIRequestParams
