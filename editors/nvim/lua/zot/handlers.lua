@@ -200,11 +200,106 @@ function M.save(_, params, _)
       end
     end
   end
+  local written = {}
+  for _, r in ipairs((params and params.rebased) or {}) do
+    local ok, reason = M.write_rebased(r.uri, r.text)
+    if ok then
+      written[#written + 1] = r.uri
+    else
+      failed[#failed + 1] = { uri = r.uri, reason = reason }
+    end
+  end
   local res = { saved = saved }
+  if #written > 0 then
+    res.written = written
+  end
   if #failed > 0 then
     res.failed = failed
   end
   return res
+end
+
+-- lines_of splits a file's text into buffer lines for bufnr's
+-- 'fileformat'; eol tells whether it ends with a line break.
+local function lines_of(bufnr, text)
+  local eol = text:sub(-1) == '\n'
+  if eol then
+    text = text:sub(1, -2)
+  end
+  local lines = vim.split(text, '\n', { plain = true })
+  if vim.bo[bufnr].fileformat == 'dos' then
+    for i, l in ipairs(lines) do
+      lines[i] = l:gsub('\r$', '')
+    end
+  end
+  return lines, eol
+end
+
+-- set_lines turns bufnr's lines into want with the fewest line changes,
+-- so marks, folds and the cursor away from the changes stay put.
+local function set_lines(bufnr, want)
+  local have = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local a, b = table.concat(have, '\n') .. '\n', table.concat(want, '\n') .. '\n'
+  local hunks = vim.diff(a, b, { result_type = 'indices' })
+  for i = #hunks, 1, -1 do
+    local sa, ca, sb, cb = unpack(hunks[i])
+    local first = ca == 0 and sa or sa - 1
+    vim.api.nvim_buf_set_lines(bufnr, first, first + ca, false, vim.list_slice(want, sb, sb + cb - 1))
+  end
+end
+
+--- write_rebased writes text (the saved file plus zot's changes) to the
+--- file of uri's buffer, which holds the user's unsaved changes as well,
+--- and keeps those: the buffer is set to text, written by Neovim (so
+--- Neovim knows the file as saved: `:checktime` does not reload and a later
+--- `:w` does not ask "The file has been changed since reading it"), and
+--- set back to the user's text in the same undo block, still modified.
+--- The write runs without autocommands: it is zot's write of its own
+--- changes, not the user saving (no formatters, no didSave).
+---@return boolean ok, string? reason
+function M.write_rebased(uri, text)
+  local bufnr = vim.uri_to_bufnr(uri)
+  if not vim.api.nvim_buf_is_loaded(bufnr) then
+    return false, 'the buffer is not loaded in Neovim'
+  end
+  if not vim.bo[bufnr].modifiable then
+    return false, "the buffer is not 'modifiable'"
+  end
+  local user = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local eol, fixeol = vim.bo[bufnr].eol, vim.bo[bufnr].fixeol
+  local disk, disk_eol = lines_of(bufnr, text)
+  local views = {}
+  for _, win in ipairs(vim.fn.win_findbuf(bufnr)) do
+    views[win] = vim.api.nvim_win_call(win, vim.fn.winsaveview)
+  end
+  -- The round trip joins the last undo block (zot's edit or the user's
+  -- typing), whether or not Neovim closed it since: `u` never stops at a
+  -- state the user did not have.
+  break_undo(bufnr)
+  local ok, err = pcall(vim.api.nvim_buf_call, bufnr, function()
+    pcall(vim.cmd, 'undojoin')
+    set_lines(bufnr, disk)
+    vim.bo[bufnr].eol = disk_eol
+    if not disk_eol then
+      vim.bo[bufnr].fixeol = false
+    end
+    vim.cmd('silent noautocmd keepalt keepjumps write')
+  end)
+  local written = ok and not vim.bo[bufnr].modified
+  pcall(vim.api.nvim_buf_call, bufnr, function()
+    pcall(vim.cmd, 'undojoin')
+    set_lines(bufnr, user)
+  end)
+  vim.bo[bufnr].eol, vim.bo[bufnr].fixeol = eol, fixeol
+  for win, view in pairs(views) do
+    pcall(vim.api.nvim_win_call, win, function()
+      vim.fn.winrestview(view)
+    end)
+  end
+  if not written then
+    return false, ok and 'not written' or tostring(err)
+  end
+  return true
 end
 
 ---@param params zot.ReviewEditParams
