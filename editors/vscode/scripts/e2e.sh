@@ -257,18 +257,20 @@ require("fs").writeFileSync(file, JSON.stringify({
 # Which specs: ZOT_E2E_SPECS (default all) names test/e2e/<spec>.e2e.js.
 # chat: the chat, reviews, approvals, panels (llm-script.json, todo);
 # extui: extension dialogs and status (extui-script.json, permission-gate
-# and plan-mode).
+# and plan-mode); unsaved: the user's unsaved typing and zot's edits
+# (unsaved-script.json).
 failed_specs=()
-for spec in ${ZOT_E2E_SPECS:-chat extui}; do
+for spec in ${ZOT_E2E_SPECS:-chat extui unsaved}; do
   case "$spec" in
     chat) run_spec chat "$W" "$ART" "$HERE/test/e2e/llm-script.json" "$W/todo" || failed_specs+=(chat) ;;
     extui) run_spec extui "$W/extui" "$ART/extui" "$HERE/test/e2e/extui-script.json" "$W/permission-gate" "$W/plan-mode" || failed_specs+=(extui) ;;
-    *) echo "e2e: unknown spec $spec (chat, extui)" >&2; exit 1 ;;
+    unsaved) run_spec unsaved "$W/unsaved" "$ART/unsaved" "$HERE/test/e2e/unsaved-script.json" || failed_specs+=(unsaved) ;;
+    *) echo "e2e: unknown spec $spec (chat, extui, unsaved)" >&2; exit 1 ;;
   esac
 done
 # The total over the specs, last (scripts/test.sh reads the last line).
 pass=0 fail=0
-for spec in ${ZOT_E2E_SPECS:-chat extui}; do
+for spec in ${ZOT_E2E_SPECS:-chat extui unsaved}; do
   d=$W; [ "$spec" = chat ] || d=$W/$spec
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$d/spec.out" 2>/dev/null | tail -1)
   if [ -n "$line" ]; then

@@ -11,6 +11,7 @@ import type { Ctx } from "./ctx";
 import { showMessageRequest } from "./approval";
 import { ExtensionUI } from "./extui";
 import { userProblem } from "./problems";
+import { RebasedWrites } from "./rebased";
 import { MessageType, ShowMessageNotification, type ShowMessageParams } from "vscode-languageclient";
 
 /** Handlers installed on each language client before it starts. */
@@ -18,8 +19,10 @@ export function installHandlers(c: Pick<lc.LanguageClient, "onNotification" | "o
     // Extension dialogs and status items live as long as this client:
     // they go away with it.
     const ui = new ExtensionUI();
+    const rebased = new RebasedWrites();
     return [
         ui,
+        rebased,
         c.onRequest(ext.uiRequest, (p, token) => ui.request(p, token)),
         c.onNotification(ext.uiStatus, (p) => ui.status(p)),
         c.onNotification(ext.uiWidget, (p) => ui.widget(p)),
@@ -31,7 +34,7 @@ export function installHandlers(c: Pick<lc.LanguageClient, "onNotification" | "o
         c.onNotification(ext.extensionsChanged, (r) => ctx.setCommands(r.commands)),
         c.onNotification(ext.mcpChanged, (r) => onMcpChanged(ctx, r)),
         c.onRequest(ext.reviewEdit, (p, token) => ctx.reviews.review(p, token)),
-        c.onRequest(ext.save, (p) => saveDocuments(p)),
+        c.onRequest(ext.save, (p) => saveDocuments(p, rebased)),
         c.onRequest(showMessageRequest, (p) => ctx.approvals.ask(p)),
         c.onNotification(ShowMessageNotification.type, (p) => onShowMessage(ctx, p)),
     ];
@@ -107,8 +110,12 @@ export function onNotify(ctx: Ctx, p: ext.NotifyParams): void {
     }
 }
 
-/** zot/save: save the documents zot changed (through applyEdit). */
-export async function saveDocuments(p: ext.SaveParams): Promise<ext.SaveResult> {
+/**
+ * zot/save: save the documents zot changed (through applyEdit) that hold
+ * only its changes; for those that also hold the user's unsaved changes
+ * (rebased), write zot's text to the file and keep the buffer dirty.
+ */
+export async function saveDocuments(p: ext.SaveParams, rebased?: RebasedWrites): Promise<ext.SaveResult> {
     const saved: string[] = [];
     const failed: ext.SaveFailed[] = [];
     for (const u of p.uris) {
@@ -127,5 +134,21 @@ export async function saveDocuments(p: ext.SaveParams): Promise<ext.SaveResult> 
             failed.push({ uri: u, reason: errorMessage(e) });
         }
     }
-    return failed.length ? { saved, failed } : { saved };
+    const written: string[] = [];
+    for (const r of rebased ? (p.rebased ?? []) : []) {
+        try {
+            await rebased?.write(vscode.Uri.parse(r.uri), r.text);
+            written.push(r.uri);
+        } catch (e) {
+            failed.push({ uri: r.uri, reason: errorMessage(e) });
+        }
+    }
+    const res: ext.SaveResult = { saved };
+    if (written.length) {
+        res.written = written;
+    }
+    if (failed.length) {
+        res.failed = failed;
+    }
+    return res;
 }

@@ -1,7 +1,11 @@
 import { test, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import * as vscode from "vscode";
-import { resetFake, fake, FakeDocument } from "./fake/vscode";
+import { resetFake, fake, FakeDocument, fireWillSave, fireClosed } from "./fake/vscode";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { RebasedWrites } from "../../src/rebased";
 import { fakeCtx, stateAnswer } from "./fake/ctx";
 import { installHandlers, onEvent, onMcpChanged, onNotify, onShowMessage, saveDocuments } from "../../src/events";
 import type { ZotEvent } from "../../src/lsp_ext";
@@ -18,7 +22,7 @@ test("every server → client zot method gets a handler", () => {
         onRequest: (type: { method: string }) => (methods.push(type.method), new vscode.Disposable(() => undefined)),
     };
     const ds = installHandlers(lc as never, t.ctx);
-    assert.equal(ds.length, methods.length + 1, "the handlers and the extension UI they share");
+    assert.equal(ds.length, methods.length + 2, "the handlers, the extension UI they share, and the rebased writes");
     assert.deepEqual(methods.sort(), ["window/showMessage", "window/showMessageRequest", "zot/event", "zot/extensions/changed", "zot/mcp/changed", "zot/notify", "zot/panel/close", "zot/panel/open", "zot/panel/render", "zot/reviewEdit", "zot/save", "zot/ui/request", "zot/ui/status", "zot/ui/widget"]);
 });
 
@@ -82,6 +86,56 @@ test("zot/save saves dirty buffers, opens others, and reports what failed", asyn
     assert.equal(dirty.isDirty, false);
     assert.equal(fake.documents.length, 3, "b.go was opened");
     assert.deepEqual(await saveDocuments({ uris: ["file:///ws/a.go"] }), { saved: ["file:///ws/a.go"] }, "no failed field when all saved");
+});
+
+test("zot/save rebased: zot's text goes to the file, the buffer stays dirty, and the next save is not a conflict", async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zot-rebased-"));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, "a.go");
+    fs.writeFileSync(file, "package a\n", { mode: 0o750 });
+    const known = new Date(Date.UTC(2020, 0, 2, 3, 4, 5, 678)); // the mtime VS Code read
+    fs.utimesSync(file, known, known);
+    const doc = new FakeDocument(vscode.Uri.file(file), "// typed\npackage a\n");
+    doc.isDirty = true;
+    fake.documents.push(doc);
+    const rebased = new RebasedWrites();
+    t.after(() => rebased.dispose());
+    const uri = vscode.Uri.file(file).toString();
+
+    const res = await saveDocuments({ uris: [], rebased: [{ uri, text: "package a // zot\n" }] }, rebased);
+    assert.deepEqual(res, { saved: [], written: [uri] });
+    assert.equal(fs.readFileSync(file, "utf8"), "package a // zot\n", "zot's text on disk");
+    assert.equal(fs.statSync(file).mode & 0o777, 0o750, "the file's mode kept");
+    assert.equal(doc.saves, 0, "the buffer was not saved");
+    assert.equal(doc.isDirty, true, "the buffer is still dirty");
+    assert.notEqual(fs.statSync(file).mtimeMs, known.getTime(), "the write is a new mtime (make, watchers see it)");
+    assert.deepEqual(fs.readdirSync(dir), ["a.go"], "no temp file left");
+
+    // The user saves: the mtime VS Code knows is back, so its save is no conflict.
+    await fireWillSave(doc);
+    const restored = fs.statSync(file).mtimeMs;
+    // VS Code compares whole milliseconds: not newer than what it read.
+    assert.ok(Math.trunc(restored) <= known.getTime() && restored > known.getTime() - 1, `mtime ${restored}, VS Code read ${known.getTime()}`);
+
+    // Only while the file holds zot's text: another writer's change keeps its mtime.
+    await saveDocuments({ uris: [], rebased: [{ uri, text: "package a // zot 2\n" }] }, rebased);
+    fs.writeFileSync(file, "someone else\n");
+    const theirs = fs.statSync(file).mtimeMs;
+    await fireWillSave(doc);
+    assert.equal(fs.statSync(file).mtimeMs, theirs, "a change by someone else still gets VS Code's conflict question");
+
+    // A closed document is forgotten.
+    await saveDocuments({ uris: [], rebased: [{ uri, text: "package a // zot 3\n" }] }, rebased);
+    fireClosed(doc);
+    const after = fs.statSync(file).mtimeMs;
+    await fireWillSave(doc);
+    assert.equal(fs.statSync(file).mtimeMs, after);
+
+    // What cannot be written is reported, not thrown.
+    const gone = vscode.Uri.file(path.join(dir, "gone.go")).toString();
+    const bad = await saveDocuments({ uris: [], rebased: [{ uri: gone, text: "x" }] }, rebased);
+    assert.deepEqual(bad.failed?.map((f) => f.uri), [gone]);
+    assert.equal(bad.written, undefined);
 });
 
 test("zot/mcp/changed: a failed or untrusted server says so in the chat, once per reason", () => {

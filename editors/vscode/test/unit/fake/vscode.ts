@@ -274,6 +274,20 @@ function newRecord() {
 export let fake = newRecord();
 const configChanged = new EventEmitter<{ affectsConfiguration(s: string): boolean }>();
 const tabsChanged = new EventEmitter<{ opened: unknown[]; closed: unknown[]; changed: unknown[] }>();
+const willSave = new EventEmitter<{ document: { uri: Uri }; waitUntil(p: Promise<unknown>): void }>();
+const docClosed = new EventEmitter<{ uri: Uri }>();
+
+/** VS Code about to save doc: fires onWillSaveTextDocument and waits for what its listeners wait on. */
+export async function fireWillSave(doc: { uri: Uri }): Promise<void> {
+    const waits: Promise<unknown>[] = [];
+    willSave.fire({ document: doc, waitUntil: (p) => void waits.push(p) });
+    await Promise.all(waits);
+}
+
+/** VS Code closed doc (onDidCloseTextDocument). */
+export function fireClosed(doc: { uri: Uri }): void {
+    docClosed.fire(doc);
+}
 
 /** Starts a test with a fresh fake. */
 export function resetFake(): typeof fake {
@@ -400,6 +414,8 @@ export const workspace = {
         };
     },
     onDidChangeConfiguration: configChanged.event,
+    onWillSaveTextDocument: willSave.event,
+    onDidCloseTextDocument: docClosed.event,
     registerFileSystemProvider(scheme: string, provider: unknown): Disposable {
         fake.fileSystems.set(scheme, provider);
         return new Disposable(() => fake.fileSystems.delete(scheme));
