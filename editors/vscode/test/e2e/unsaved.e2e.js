@@ -131,14 +131,35 @@ async function toastText() {
     return page.$$eval(".notifications-toasts .notification-list-item", (els) => els.map((e) => e.textContent).join("\n"));
 }
 
+/** Opens hello.txt with Quick Open, as a user would (the Zot view hides the explorer). */
+async function openHello() {
+    await waitFor("hello.txt in Quick Open", async () => {
+        if (await page.$(QUICK_INPUT)) {
+            await page.keyboard.press("Escape");
+        }
+        await page.keyboard.press("Control+P");
+        await page.waitForSelector(`${QUICK_INPUT} input`, { timeout: 10_000 });
+        await page.keyboard.type("hello.txt");
+        await sleep(500);
+        const rows = (await quickInput())?.rows ?? [];
+        const i = rows.indexOf("hello.txt");
+        if (i < 0) {
+            await page.keyboard.press("Escape");
+            return false;
+        }
+        await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`).nth(i).click();
+        return true;
+    });
+    await waitFor("hello.txt in an editor", async () => (await editorText()).includes("hello"));
+}
+
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
 const hello = () => fs.readFileSync(path.join(ws, "hello.txt"), "utf8");
 
 test("unsaved typing stays unsaved: disk = saved text + zot's edit, editor = typing + zot's edit, still dirty", async () => {
     await ensureChat();
-    await page.locator(".explorer-folders-view").getByText("hello.txt").click();
-    await waitFor("hello.txt in an editor", async () => (await editorText()).includes("hello world"));
+    await openHello();
     await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
     await page.keyboard.press("Control+Home");
     await page.keyboard.type("typed, not saved");
