@@ -158,6 +158,10 @@ const test = (name, fn) => tests.push({ name, fn });
 const hello = () => fs.readFileSync(path.join(ws, "hello.txt"), "utf8");
 
 test("unsaved typing stays unsaved: disk = saved text + zot's edit, editor = typing + zot's edit, still dirty", async () => {
+    // VS Code in the browser saves after a delay by default; desktop VS
+    // Code does not, and unsaved typing is what this is about.
+    fs.mkdirSync(path.join(ws, ".vscode"), { recursive: true });
+    fs.writeFileSync(path.join(ws, ".vscode", "settings.json"), JSON.stringify({ "files.autoSave": "off" }));
     await ensureChat();
     await openHello();
     await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
