@@ -81,17 +81,18 @@ type Runtime struct {
 	compacts  int
 
 	// Extension actions (extend.go).
-	steer     []string        // added before the next model call
-	followUps []string        // prompts that continue the running run
-	nextTurn  []string        // added to the next prompt's message
-	active    map[string]bool // tool names offered; nil = all
-	custom    []session.Custom
-	runSystem string // appended to the system prompt for this run
-	lastStop  string // the running run's last turn_end stop
-	accepting bool   // the running prompt still takes steer / follow-up messages
-	runUsage  message.Usage
-	skills    []skills.Skill
-	warned    map[string]bool // skill warnings already given
+	steer      []string        // added before the next model call
+	followUps  []string        // prompts that continue the running run
+	nextTurn   []string        // added to the next prompt's message
+	active     map[string]bool // tool names offered; nil = all
+	custom     []session.Custom
+	runSystem  string // appended to the system prompt for this run
+	lastStop   string // the running run's last turn_end stop
+	accepting  bool   // the running prompt still takes steer / follow-up messages
+	runUsage   message.Usage
+	skills     []skills.Skill
+	skillCache skills.Cache    // SKILL.md files parsed at the last discovery
+	warned     map[string]bool // skill warnings already given
 }
 
 // State is a snapshot of the runtime, as get_state reports it.

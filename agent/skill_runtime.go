@@ -14,7 +14,7 @@ func (r *Runtime) refreshSkills() {
 		return
 	}
 	userHome, _ := os.UserHomeDir()
-	list, warns := skills.Discover(skills.Roots(r.cfg.CWD, r.cfg.Home, userHome))
+	list, warns := r.skillCache.Discover(skills.Roots(r.cfg.CWD, r.cfg.Home, userHome))
 	r.mu.Lock()
 	r.skills = list
 	var fresh []string

@@ -343,6 +343,31 @@ func TestRegisteringExtensionIsNotReadyBySilence(t *testing.T) {
 	}
 }
 
+// An extension that declares "ready" in hello (our SDK does) and then
+// pauses longer than the silence window before its first registration (a
+// loaded machine) is not declared ready early: its tools are all there
+// when Start returns. The same pause from one that does not declare it is
+// still zot's silence rule.
+func TestPromisedReadyIsNotReadyBySilence(t *testing.T) {
+	e := newEnv(t)
+	e.global("promised", "-tools", "echo", "-caps", "ready", "-register-delay", "700ms")
+	e.global("plain", "-tools", "echo2", "-register-delay", "700ms")
+	h := e.start(nil)
+	st := statusOf(h, "promised")
+	if st.State != StateReady || len(st.Diagnostics) != 0 {
+		t.Fatalf("promised: %+v", st)
+	}
+	if strings.Contains(e.logOf("promised"), "no ready frame") {
+		t.Fatal("declared ready by silence although it promised ready")
+	}
+	if toolNamed(h, "echo") == nil {
+		t.Fatal("tool missing when Start returned")
+	}
+	if st := statusOf(h, "plain"); !slices.Contains(st.Diagnostics, "no ready frame; ready after silence") {
+		t.Fatalf("plain: %+v", st)
+	}
+}
+
 func TestNotifyLevels(t *testing.T) {
 	e := newEnv(t)
 	e.global("n", "-tools", "echo", "-notify-on-call")

@@ -56,12 +56,13 @@ type proc struct {
 	exitErr   error // written before exited is closed
 	readDone  chan struct{}
 
-	stopping     atomic.Bool
-	registering  atomic.Bool // a register_* or subscribe frame arrived
-	crashHandled atomic.Bool
-	seq          atomic.Uint64
-	badLines     atomic.Int64
-	hugeLines    atomic.Int64
+	stopping      atomic.Bool
+	registering   atomic.Bool // a register_* or subscribe frame arrived
+	promisedReady atomic.Bool // hello.capabilities has "ready"
+	crashHandled  atomic.Bool
+	seq           atomic.Uint64
+	badLines      atomic.Int64
+	hugeLines     atomic.Int64
 
 	mu        sync.Mutex
 	hello     wire.Frame

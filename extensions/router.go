@@ -103,6 +103,9 @@ func (p *proc) onHello(f wire.Frame) {
 	p.hello, p.gotHello = f, true
 	p.caps, p.extended = f.Capabilities, negotiated(f.Capabilities)
 	extended := p.extended
+	if slices.Contains(f.Capabilities, wire.CapReady) {
+		p.promisedReady.Store(true)
+	}
 	p.mu.Unlock()
 	if f.Name != "" && f.Name != p.name {
 		p.log.printf("hello names %q but the manifest says %q; using the manifest's name", f.Name, p.name)

@@ -434,7 +434,8 @@ func (s *slot) shutdown() {
 
 // startProc spawns a process and waits for hello and ready: no hello
 // within HelloTimeout kills it; after hello, ready (or ReadyFallback of
-// silence, zot's rule for extensions that never send ready; at most
+// silence, zot's rule for extensions that never send ready, for one that
+// neither declared "ready" in hello nor started registering; at most
 // HelloTimeout) makes it ready.
 func (s *slot) startProc(ctx context.Context) (*proc, error) {
 	h := s.h
@@ -496,11 +497,11 @@ func (s *slot) startProc(ctx context.Context) (*proc, error) {
 			}
 			silence.Reset(h.o.ReadyFallback)
 		case <-silence.C:
-			// Silence means ready only for an extension that has not
-			// started registering: one that has will send ready (a pause
-			// under load is not the end of its registrations), up to
-			// the hello budget below.
-			if p.registering.Load() {
+			// Silence means ready only for an extension that neither
+			// promised ready in hello (our SDK does) nor has started
+			// registering: those will send it (a pause under load is not
+			// the end of their registrations), up to the hello budget.
+			if p.promisedReady.Load() || p.registering.Load() {
 				continue
 			}
 			p.log.printf("no ready frame; ready after %s of silence", h.o.ReadyFallback)

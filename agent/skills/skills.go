@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -77,11 +79,46 @@ func (w Warning) String() string {
 // first skill of a name wins; a file with a broken frontmatter is skipped
 // with a warning naming its file and line.
 func Discover(roots []Root) ([]Skill, []Warning) {
+	return new(Cache).Discover(roots)
+}
+
+// Cache keeps the SKILL.md files of the last discovery, parsed, by path,
+// size and modification time: a rediscovery (every prompt) stats an
+// unchanged skill instead of reading and parsing it again, and a missing
+// root costs one failed open. The zero Cache is ready to use.
+type Cache struct {
+	mu    sync.Mutex
+	files map[string]parsedFile
+}
+
+type parsedFile struct {
+	size  int64
+	mtime time.Time
+	skill Skill
+	warn  *Warning
+}
+
+// readFile is os.ReadFile; tests count the reads through it.
+var readFile = os.ReadFile
+
+// Discover is the package's Discover, reusing what is unchanged since the
+// last call.
+func (c *Cache) Discover(roots []Root) ([]Skill, []Warning) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	last := c.files
+	c.files = map[string]parsedFile{}
 	var out []Skill
 	var warns []Warning
 	taken := map[string]bool{}
 	seenDir := map[string]bool{}
 	for _, r := range roots {
+		// Read first: a root that does not exist (the usual case for
+		// most of the six) costs no symlink walk.
+		entries, err := os.ReadDir(r.Dir)
+		if err != nil {
+			continue
+		}
 		dir := filepath.Clean(r.Dir)
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			dir = real
@@ -90,25 +127,21 @@ func Discover(roots []Root) ([]Skill, []Warning) {
 			continue
 		}
 		seenDir[dir] = true
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 		for _, e := range entries {
 			if strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
 			path := filepath.Join(r.Dir, e.Name(), FileName)
-			data, err := os.ReadFile(path)
-			if err != nil {
+			pf, ok := c.load(path, last)
+			if !ok {
 				continue // not a skill directory
 			}
-			s, w := Parse(path, data)
-			if w != nil {
-				warns = append(warns, *w)
+			if pf.warn != nil {
+				warns = append(warns, *pf.warn)
 				continue
 			}
+			s := pf.skill
 			if s.Name == "" {
 				s.Name = e.Name()
 			}
@@ -121,6 +154,29 @@ func Discover(roots []Root) ([]Skill, []Warning) {
 		}
 	}
 	return out, warns
+}
+
+// load parses one SKILL.md, or takes it from the last discovery when its
+// size and modification time are unchanged.
+func (c *Cache) load(path string, last map[string]parsedFile) (parsedFile, bool) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return parsedFile{}, false
+	}
+	if pf, ok := last[path]; ok && pf.size == fi.Size() && pf.mtime.Equal(fi.ModTime()) {
+		c.files[path] = pf
+		return pf, true
+	}
+	data, err := readFile(path)
+	if err != nil {
+		return parsedFile{}, false
+	}
+	s, w := Parse(path, data)
+	pf := parsedFile{size: fi.Size(), mtime: fi.ModTime(), skill: s, warn: w}
+	// Keyed by what the stat saw: a file changed between the stat and
+	// the read is parsed again next time.
+	c.files[path] = pf
+	return pf, true
 }
 
 // frontmatter is the YAML head of a SKILL.md.

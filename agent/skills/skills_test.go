@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, path, content string) {
@@ -155,5 +156,47 @@ func TestManifest(t *testing.T) {
 	m := Manifest([]Skill{{Name: "a", Description: "does A"}, {Name: "b", Description: "does B"}})
 	if !strings.HasPrefix(m, "# Available skills\n") || !strings.Contains(m, "\n- a: does A\n- b: does B") || !strings.Contains(m, "skill tool") {
 		t.Fatalf("%s", m)
+	}
+}
+
+// A rediscovery through the same Cache reads only what changed: an
+// unchanged SKILL.md is stat'ed, not read; an edited one (size or
+// modification time) is read and parsed again; a removed one is gone.
+func TestCacheRereadsOnlyChanged(t *testing.T) {
+	cwd := t.TempDir()
+	root := filepath.Join(cwd, ".zot", "skills")
+	write(t, filepath.Join(root, "a", FileName), skillFile("a", "first a", "body a"))
+	write(t, filepath.Join(root, "b", FileName), skillFile("b", "first b", "body b"))
+	var reads []string
+	readFile = func(p string) ([]byte, error) { reads = append(reads, filepath.Base(filepath.Dir(p))); return os.ReadFile(p) }
+	defer func() { readFile = os.ReadFile }()
+	var c Cache
+	descs := func() string {
+		list, _ := c.Discover(Roots(cwd, "", ""))
+		var out []string
+		for _, s := range list {
+			out = append(out, s.Name+"="+s.Description)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := descs(); got != "a=first a b=first b" || strings.Join(reads, ",") != "a,b" {
+		t.Fatalf("first discovery %q, reads %v", got, reads)
+	}
+	reads = nil
+	if got := descs(); got != "a=first a b=first b" || len(reads) != 0 {
+		t.Fatalf("unchanged: %q, reads %v", got, reads)
+	}
+	write(t, filepath.Join(root, "b", FileName), skillFile("b", "second b, longer", "body b"))
+	old := time.Now().Add(-time.Hour) // same size, older time: still a change
+	write(t, filepath.Join(root, "a", FileName), skillFile("a", "other a", "body a"))
+	if err := os.Chtimes(filepath.Join(root, "a", FileName), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if got := descs(); got != "a=other a b=second b, longer" || strings.Join(reads, ",") != "a,b" {
+		t.Fatalf("changed: %q, reads %v", got, reads)
+	}
+	os.RemoveAll(filepath.Join(root, "a"))
+	if got := descs(); got != "b=second b, longer" {
+		t.Fatalf("removed: %q", got)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,12 +30,7 @@ import (
 // (trust hashes of the whole directories, from the cache). Numbers:
 // docs/decisions.md.
 func BenchmarkExtensionHostScale(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "benchext")
-	build := exec.Command("go", "build", "-o", bin, "./testdata/benchext")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		b.Fatal(err)
-	}
+	bin := buildBenchExt(b)
 	base := map[string]float64{}
 	for _, n := range []int{1, 10, 100, -100} {
 		project := n < 0 // trusted project extensions: trust hashes from the cache
@@ -170,7 +164,7 @@ func scaleRun(b *testing.B, bin string, n int, project bool) scaleSample {
 
 var copyMu sync.Mutex
 
-func copyFile(b *testing.B, src, dst string) {
+func copyFile(b testing.TB, src, dst string) {
 	copyMu.Lock()
 	defer copyMu.Unlock()
 	data, err := os.ReadFile(src)
@@ -182,7 +176,7 @@ func copyFile(b *testing.B, src, dst string) {
 	}
 }
 
-func writeBenchManifest(b *testing.B, dir, name, prefix string) {
+func writeBenchManifest(b testing.TB, dir, name, prefix string) {
 	m, _ := json.Marshal(map[string]any{"name": name, "version": "1.0.0", "exec": "./benchext", "args": []string{name, prefix}, "language": "go"})
 	if err := os.WriteFile(filepath.Join(dir, "extension.json"), m, 0o644); err != nil {
 		b.Fatal(err)

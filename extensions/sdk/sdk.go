@@ -87,7 +87,7 @@ type (
 var ErrNotRunning = errors.New("sdk: extension is not running")
 
 // capabilities is what hello announces: everything this SDK can do.
-var capabilities = []string{"commands", "tools", "events", "panels", "tool_cancel", wire.CapUI, wire.CapHooks, wire.CapActions}
+var capabilities = []string{"commands", "tools", "events", "panels", "tool_cancel", wire.CapUI, wire.CapHooks, wire.CapActions, wire.CapReady}
 
 // Extension is one zot extension. Create it with New, register, Run.
 type Extension struct {

@@ -85,7 +85,8 @@ func TestHandshakeOrder(t *testing.T) {
 
 	hello := h.Expect(wire.TypeHello)
 	if hello.Version != "1.2.3" || !slices.Contains(hello.Capabilities, "commands") ||
-		!slices.Contains(hello.Capabilities, "tools") || !slices.Contains(hello.Capabilities, "panels") {
+		!slices.Contains(hello.Capabilities, "tools") || !slices.Contains(hello.Capabilities, "panels") ||
+		!slices.Contains(hello.Capabilities, wire.CapReady) { // the SDK always sends ready: never ready by silence
 		t.Fatalf("hello %+v", hello)
 	}
 	if e.Hello() != (HostInfo{}) {

@@ -63,6 +63,10 @@ const (
 	CapUI      = "ui"
 	CapHooks   = "hooks"
 	CapActions = "actions"
+	// CapReady promises a ready frame after the registrations: the host
+	// then never takes silence for ready (a pause under load between
+	// hello and the first registration is not the end of them).
+	CapReady = "ready"
 )
 
 // ui_request kinds.

@@ -42,6 +42,8 @@ var (
 	startDelay   = flag.Duration("start-delay", 0, "sleep before hello")
 	ackNoExit    = flag.Bool("ack-no-exit", false, "ack shutdown but keep running")
 	readyDelay   = flag.Duration("ready-delay", 0, "sleep between registrations and ready")
+	regDelay     = flag.Duration("register-delay", 0, "sleep between hello and the first registration")
+	capsF        = flag.String("caps", "", "capabilities to declare in hello besides commands,tools,panels")
 	lateDelay    = flag.Duration("late-delay", 0, "sleep before registering the late tool")
 	notifyOnCall = flag.Bool("notify-on-call", false, "send a notify before each tool_result")
 	noRead       = flag.Bool("no-read", false, "stop reading stdin after ready")
@@ -114,7 +116,8 @@ func main() {
 			fmt.Fprintf(os.Stderr, "gate opened (%d bytes)\n", len(b))
 		}
 	}
-	emit(frame{"type": "hello", "name": *name, "version": "0.1.0", "capabilities": []string{"commands", "tools", "panels"}})
+	emit(frame{"type": "hello", "name": *name, "version": "0.1.0", "capabilities": append([]string{"commands", "tools", "panels"}, list(*capsF)...)})
+	time.Sleep(*regDelay)
 	for _, t := range list(*toolsF) {
 		if t == "late" {
 			continue
