@@ -48,22 +48,43 @@ func (m Manifest) CallTimeout(def time.Duration) time.Duration {
 	return def
 }
 
-var (
-	extNameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-	toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-	cmdNameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]{0,63}$`)
-	envNameRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-)
+// The name rules are byte loops, not regexps: RE2 expands a counted
+// repetition like {0,63} into 63 copies, and compiling those at start-up
+// cost every zot process ~2 ms (TestNameRulesMatchRegexps keeps them
+// equal to the regexps they replace).
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// nameOK reports whether s is 1–64 bytes, its first byte alphanumeric
+// (or in rest, when firstAny) and every other byte alphanumeric or in rest.
+func nameOK(s string, firstAny bool, rest string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			continue
+		}
+		if (i > 0 || firstAny) && strings.IndexByte(rest, c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
+}
 
 // ValidExtensionName reports whether s may name an extension: it becomes
-// part of a log file name, so no separators and no leading dot.
-func ValidExtensionName(s string) bool { return extNameRE.MatchString(s) }
+// part of a log file name, so no separators and no leading dot
+// (^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$).
+func ValidExtensionName(s string) bool { return nameOK(s, false, "._-") }
 
-// ValidToolName is the name rule both Anthropic and OpenAI impose.
-func ValidToolName(s string) bool { return toolNameRE.MatchString(s) }
+// ValidToolName is the name rule both Anthropic and OpenAI impose
+// (^[A-Za-z0-9_-]{1,64}$).
+func ValidToolName(s string) bool { return nameOK(s, true, "_-") }
 
-// ValidCommandName is a slash command name without the slash.
-func ValidCommandName(s string) bool { return cmdNameRE.MatchString(s) }
+// ValidCommandName is a slash command name without the slash
+// (^[A-Za-z0-9][A-Za-z0-9:._-]{0,63}$).
+func ValidCommandName(s string) bool { return nameOK(s, false, ":._-") }
 
 // Validate checks the fields the host needs.
 func (m Manifest) Validate() error {
