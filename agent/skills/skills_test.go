@@ -168,7 +168,10 @@ func TestCacheRereadsOnlyChanged(t *testing.T) {
 	write(t, filepath.Join(root, "a", FileName), skillFile("a", "first a", "body a"))
 	write(t, filepath.Join(root, "b", FileName), skillFile("b", "first b", "body b"))
 	var reads []string
-	readFile = func(p string) ([]byte, error) { reads = append(reads, filepath.Base(filepath.Dir(p))); return os.ReadFile(p) }
+	readFile = func(p string) ([]byte, error) {
+		reads = append(reads, filepath.Base(filepath.Dir(p)))
+		return os.ReadFile(p)
+	}
 	defer func() { readFile = os.ReadFile }()
 	var c Cache
 	descs := func() string {
