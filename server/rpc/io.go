@@ -13,23 +13,45 @@ import (
 // readLine reads one line without its newline (see lineread.Read).
 func readLine(r *bufio.Reader) ([]byte, error) { return lineread.Read(r, maxLine, 0) }
 
-// writer serialises lines to the client. Each line is written into one
-// buffer under the lock by the goroutine that has it (no hand-off to a
-// writer goroutine, no allocation per event), and the buffer is flushed
-// unless the caller knows another event is already waiting: a burst of
-// deltas costs few syscalls while a lone event still goes out at once.
-// The 64 KiB buffer (and the pipe's own) is the slack before a client
-// that does not read holds up its producers, as the old 1,024-line queue
-// was.
+// writer serialises lines to the client. Events are buffered and flushed
+// when the producer pauses, so a burst of deltas costs few syscalls while a
+// lone event still goes out at once.
 type writer struct {
-	mu      sync.Mutex
-	bw      *bufio.Writer
-	scratch []byte // the event being encoded, reused
-	closed  bool
+	mu sync.Mutex
+	bw *bufio.Writer
+	// queue of encoded lines waiting for the flusher
+	lines  chan []byte
+	done   chan struct{}
+	closed bool
 }
 
 func newWriter(w io.Writer) *writer {
-	return &writer{bw: bufio.NewWriterSize(w, 64*1024), scratch: make([]byte, 0, 512)}
+	wr := &writer{bw: bufio.NewWriterSize(w, 64*1024), lines: make(chan []byte, 1024), done: make(chan struct{})}
+	go wr.loop()
+	return wr
+}
+
+func (w *writer) loop() {
+	defer close(w.done)
+	for line := range w.lines {
+		w.bw.Write(line)
+		// Drain whatever else is ready before paying for a flush.
+	drain:
+		for {
+			select {
+			case more, ok := <-w.lines:
+				if !ok {
+					w.bw.Flush()
+					return
+				}
+				w.bw.Write(more)
+			default:
+				break drain
+			}
+		}
+		w.bw.Flush()
+	}
+	w.bw.Flush()
 }
 
 func (w *writer) write(v any) {
@@ -37,41 +59,30 @@ func (w *writer) write(v any) {
 	if err != nil {
 		b, _ = json.Marshal(map[string]any{"type": "error", "message": "internal: cannot encode: " + err.Error()})
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return
-	}
-	w.bw.Write(b)
-	w.bw.WriteByte('\n')
-	w.bw.Flush()
+	w.send(append(b, '\n'))
 }
 
-func (w *writer) event(ev agent.Event) { w.events(ev, false) }
+func (w *writer) event(ev agent.Event) {
+	w.send(append(ev.AppendJSON(make([]byte, 0, 96), ""), '\n'))
+}
 
-// events writes one event; more says another is already waiting to be
-// written by the same caller, so the flush is left to it.
-func (w *writer) events(ev agent.Event, more bool) {
+func (w *writer) send(b []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return
 	}
-	w.scratch = append(ev.AppendJSON(w.scratch[:0], ""), '\n')
-	w.bw.Write(w.scratch)
-	if !more {
-		w.bw.Flush()
-	}
-	if cap(w.scratch) > 64*1024 { // one huge event: do not keep its buffer
-		w.scratch = make([]byte, 0, 512)
-	}
+	w.lines <- b
 }
 
 func (w *writer) close() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.closed {
-		w.closed = true
-		w.bw.Flush()
+	if w.closed {
+		w.mu.Unlock()
+		return
 	}
+	w.closed = true
+	close(w.lines)
+	w.mu.Unlock()
+	<-w.done
 }

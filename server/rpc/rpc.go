@@ -401,7 +401,7 @@ func (s *Server) worker(ctx context.Context) {
 				s.out.event(agent.Event{Type: agent.EventDone})
 			} else {
 				for ev := range ch {
-					s.out.events(ev, len(ch) > 0)
+					s.out.event(ev)
 				}
 			}
 		}
