@@ -301,7 +301,10 @@ func TestApplyCode(t *testing.T) {
 	if !res.Applied {
 		t.Fatalf("apply to a new file: %+v", res)
 	}
-	ed.Wait("new/mod.py created", func() bool { b, _ := ed.Buffer("new/mod.py"); return b == "X = 1\n" || ed.ReadFile("new/mod.py") == "X = 1\n" })
+	ed.Wait("new/mod.py created", func() bool {
+		b, _ := ed.Buffer("new/mod.py")
+		return b == "X = 1\n" || ed.ReadFile("new/mod.py") == "X = 1\n"
+	})
 
 	ed.MustCall("zot/setPermissionMode", map[string]any{"mode": "readonly"}, nil)
 	ed.MustCall("zot/applyCode", map[string]any{"uri": ed.URI("calc.py"), "text": "gone"}, &res)
