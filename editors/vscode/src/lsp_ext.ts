@@ -530,7 +530,7 @@ export const uiWidget = new lc.NotificationType<UIWidgetParams>("zot/ui/widget")
 /** zot/event: one event of a run, tagged with its runId. */
 export type ZotEvent =
     | { type: "turn_start"; step: number; runId: string }
-    | { type: "user_message"; content: WireContent[]; time: string; runId: string }
+    | { type: "user_message"; content: WireContent[]; time: string; runId: string; messageIndex?: number }
     | { type: "assistant_start"; runId: string }
     | { type: "text_delta"; delta: string; runId: string }
     | { type: "thinking_delta"; text: string; runId: string }
