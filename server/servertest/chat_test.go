@@ -347,7 +347,10 @@ func TestMCPResourceAttachment(t *testing.T) {
 	}
 	var run servertest.RunStarted
 	ed.MustCall("zot/prompt", map[string]any{"text": "summarise", "attachments": []any{map[string]any{"kind": "mcpResource", "server": "everything", "uri": pick.URI}}}, &run)
-	evs := ed.WaitDone(run.RunID)
+	// The chat gets the block in user_message too (its chip).
+	if um := servertest.Find(ed.WaitDone(run.RunID), "user_message"); !strings.Contains(jsonString(um), `kind=\"mcpResource\"`) {
+		t.Fatalf("user_message lacks the resource's block: %s", jsonString(um))
+	}
 	got := strings.Join(e.sent(0), "\n")
 	if !strings.Contains(got, `<context kind="mcpResource" label="`+pick.URI+`" server="everything" uri="`+pick.URI+`"`) || !strings.Contains(got, "The resource "+pick.URI+" of the MCP server everything:") {
 		t.Fatalf("the model got:\n%s", got)
@@ -359,7 +362,7 @@ func TestMCPResourceAttachment(t *testing.T) {
 
 	// A resource that cannot be read ends the run with the reason.
 	ed.MustCall("zot/prompt", map[string]any{"text": "x", "attachments": []any{map[string]any{"kind": "mcpResource", "server": "nosuch", "uri": "demo://x"}}}, &run)
-	evs = ed.WaitDone(run.RunID)
+	evs := ed.WaitDone(run.RunID)
 	if er := servertest.Find(evs, "error"); !strings.Contains(er.Str("message"), `no MCP server named "nosuch"`) {
 		t.Fatalf("unreadable resource: %s", jsonString(evs))
 	}
