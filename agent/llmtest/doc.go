@@ -15,7 +15,8 @@
 //	// --base-url srv.URL() works for both providers.
 //
 // Helpers: TextReply, ToolReply, ErrorReply, Seconds (for RetryAfter);
-// srv.Requests() for what was sent, srv.Append to add replies, Serve for
+// srv.Requests() for what was sent (GET /llmtest/requests serves the same
+// to a test in another process: a JSON array of {"path", "body"}), srv.Append to add replies, Serve for
 // `zot mock-llm --script FILE` (LoadScript reads the file).
 //
 // A scripted 5xx without retry_after makes zot's client back off for real

@@ -197,7 +197,17 @@ func (s *Server) take() (Reply, int, action) {
 	return r, s.served, actStream
 }
 
+// RequestsPath answers GET with the model requests received so far (not
+// counting its own): a JSON array of {"path", "body"}. It lets a test
+// outside the process (the VS Code end-to-end test, through `zot mock-llm`)
+// check what the client sent.
+const RequestsPath = "/llmtest/requests"
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == RequestsPath && r.Method == http.MethodGet {
+		s.serveRequests(w)
+		return
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return
@@ -299,6 +309,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		st.openai(meta.StreamOptions.IncludeUsage)
 	}
+}
+
+func (s *Server) serveRequests(w http.ResponseWriter) {
+	type shown struct {
+		Path string          `json:"path"`
+		Body json.RawMessage `json:"body"`
+	}
+	s.mu.Lock()
+	out := make([]shown, 0, len(s.records))
+	for _, rec := range s.records {
+		b := json.RawMessage(rec.req.Raw)
+		if !json.Valid(b) {
+			b, _ = json.Marshal(string(rec.req.Raw))
+		}
+		out = append(out, shown{rec.req.Path, b})
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(out) //nolint:errcheck // the client went away
 }
 
 func (s *Server) models(w http.ResponseWriter) {

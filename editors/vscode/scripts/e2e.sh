@@ -246,7 +246,7 @@ require("fs").writeFileSync(file, JSON.stringify({
 
   # ---------------------------------------------------------------- Playwright
   local rc=0
-  CS_URL="http://127.0.0.1:$PORT/?folder=$D/ws" WS="$D/ws" ART="$SART" ZOT_BIN="$ZOT_BIN" \
+  CS_URL="http://127.0.0.1:$PORT/?folder=$D/ws" WS="$D/ws" ART="$SART" ZOT_BIN="$ZOT_BIN" LLM_URL="$LLM_URL" \
     timeout 900 node "$HERE/test/e2e/$spec.e2e.js" | tee "$D/spec.out" || rc=$?
   # This spec's code-server (and the zot it started) end before the next.
   kill -- "-$cs" 2>/dev/null || true

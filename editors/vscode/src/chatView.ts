@@ -2,7 +2,7 @@
 // batches, runs what the user types (prompts and slash commands).
 
 import * as vscode from "vscode";
-import type { ChatToHost, HostToChat, NoticeLevel, ChatStatus } from "./webview/protocol";
+import type { AtItem, ChatToHost, HostToChat, NoticeLevel, ChatStatus, PendingChip } from "./webview/protocol";
 import type * as ext from "./lsp_ext";
 import { chatHtml } from "./html";
 import { CHAT_ACTIONS } from "./problems";
@@ -12,12 +12,22 @@ export const CHAT_VIEW_ID = "zot.chat";
 
 /** What the chat needs from the rest of the extension. */
 export interface ChatHost {
-    /** Sends what the user typed; on failure it has told the chat (sendFailed). */
-    send(text: string): Promise<unknown>;
+    /** Sends what the user typed, with its attachments (resendIndex: edit and resend that message); on failure it has told the chat (sendFailed). */
+    send(text: string, attachments?: ext.Attachment[], resendIndex?: number): Promise<unknown>;
+    /** The `@` completion list. */
+    atItems(query: string): Promise<AtItem[]>;
+    /** The chip an `@` entry becomes, or why it cannot be attached. */
+    pickAt(item: AtItem): Promise<PendingChip | string>;
+    /** Retry the last answer. */
+    retry(): Promise<unknown>;
+    /** Accept / reject a tool call's review from its chat card. */
+    reviewDecision(toolCallId: string, decision: "accept" | "reject"): Promise<void>;
+    /** Show a tool call's edit as a diff. */
+    openDiff(toolCallId: string, name: string, args: unknown): Promise<void>;
     /** The input's text as typed (kept across window reloads). */
     saveDraft(text: string): void;
     /** A code block's Copy / Insert at the cursor. */
-    codeAction(action: "copy" | "insert", code: string): Promise<void>;
+    codeAction(action: "copy" | "insert" | "apply", code: string, lang?: string): Promise<void>;
     /** Which of these names (as written in the chat) are existing files. */
     resolveFiles(paths: string[]): Promise<Record<string, boolean>>;
     abort(): Promise<void>;
@@ -86,13 +96,34 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
                     break;
                 }
                 case "send":
-                    await this.host.send(m.text);
+                    await this.host.send(m.text, m.attachments, m.resendIndex);
+                    break;
+                case "atQuery":
+                    this.post({ type: "atItems", query: m.query, items: await this.host.atItems(m.query) });
+                    break;
+                case "pickAt": {
+                    const chip = await this.host.pickAt(m.item);
+                    if (typeof chip === "string") {
+                        void vscode.window.showInformationMessage(`zot: cannot attach ${m.item.label}: ${chip}.`);
+                    } else {
+                        this.post({ type: "addChip", chip });
+                    }
+                    break;
+                }
+                case "retry":
+                    await this.host.retry();
+                    break;
+                case "reviewDecision":
+                    await this.host.reviewDecision(m.toolCallId, m.decision);
+                    break;
+                case "openDiff":
+                    await this.host.openDiff(m.toolCallId, m.name, m.args);
                     break;
                 case "draft":
                     this.host.saveDraft(m.text);
                     break;
                 case "codeAction":
-                    await this.host.codeAction(m.action, m.code);
+                    await this.host.codeAction(m.action, m.code, m.lang);
                     break;
                 case "resolveFiles":
                     this.post({ type: "files", exists: await this.host.resolveFiles(m.paths.slice(0, 500)) });

@@ -10,6 +10,7 @@ import type { Ctx } from "./ctx";
 import { userProblem } from "./problems";
 import { openFile } from "./files";
 import { OPEN_FILE_COMMAND } from "./webview/chat/files";
+import type { PendingChip } from "./webview/protocol";
 
 /**
  * What the user typed in the chat: a slash command or a prompt. When it
@@ -17,9 +18,13 @@ import { OPEN_FILE_COMMAND } from "./webview/chat/files";
  * the chat's input and the error is shown once: as the chat's problem
  * banner when it is zot's known problem (with its fix), else inline.
  */
-export async function send(ctx: Ctx, text: string, context?: ext.PromptContext): Promise<boolean> {
-    const slash = context ? undefined : parseSlash(text);
-    const err = slash ? await runCommand(ctx, slash.name, slash.args) : await prompt(ctx, promptText(text), context, false);
+export async function send(ctx: Ctx, text: string, context?: ext.PromptContext, attachments?: ext.Attachment[], resendIndex?: number): Promise<boolean> {
+    const slash = context || resendIndex !== undefined ? undefined : parseSlash(text);
+    const err = slash
+        ? await runCommand(ctx, slash.name, slash.args)
+        : resendIndex !== undefined
+          ? await resend(ctx, resendIndex, promptText(text), attachments)
+          : await prompt(ctx, promptText(text), context, false, attachments);
     if (err === undefined) {
         return true;
     }
@@ -33,12 +38,14 @@ export async function send(ctx: Ctx, text: string, context?: ext.PromptContext):
 }
 
 /** Sends a prompt; returns the error (undefined when sent). show: put the error in the chat. */
-export async function prompt(ctx: Ctx, text: string, context?: ext.PromptContext, show = true): Promise<string | undefined> {
+export async function prompt(ctx: Ctx, text: string, context?: ext.PromptContext, show = true, attachments?: ext.Attachment[]): Promise<string | undefined> {
     try {
-        const r = await ctx.client.running().sendRequest(ext.prompt, { text, context });
-        ctx.state.addRun(r.runId);
-        ctx.updateStatusBar();
-        ctx.chat.post({ type: "runStarted", runId: r.runId, queued: r.queued, ahead: r.ahead });
+        const params: ext.PromptParams = { text, context };
+        if (attachments?.length) {
+            params.attachments = attachments;
+        }
+        const r = await ctx.client.running().sendRequest(ext.prompt, params);
+        started(ctx, r);
         return undefined;
     } catch (e) {
         const msg = errorMessage(e);
@@ -46,6 +53,73 @@ export async function prompt(ctx: Ctx, text: string, context?: ext.PromptContext
             ctx.chat.notice("error", msg);
         }
         return msg;
+    }
+}
+
+function started(ctx: Ctx, r: ext.RunStarted): void {
+    ctx.state.addRun(r.runId);
+    ctx.updateStatusBar();
+    ctx.chat.post({ type: "runStarted", runId: r.runId, queued: r.queued, ahead: r.ahead });
+}
+
+/** Edit and resend: replaces the user message at index (and drops what followed); returns the error. */
+export async function resend(ctx: Ctx, index: number, text: string, attachments?: ext.Attachment[]): Promise<string | undefined> {
+    try {
+        const r = await ctx.client.running().sendRequest(ext.resend, { messageIndex: index, text, attachments: attachments?.length ? attachments : undefined });
+        ctx.chat.post({ type: "truncate", messageIndex: index });
+        started(ctx, r);
+        return undefined;
+    } catch (e) {
+        return errorMessage(e);
+    }
+}
+
+/** Retry the last answer: the last prompt runs again from where it was sent. */
+export async function retry(ctx: Ctx): Promise<void> {
+    try {
+        const r = await ctx.client.running().sendRequest(ext.retry);
+        ctx.chat.post({ type: "truncate" });
+        started(ctx, r);
+    } catch (e) {
+        ctx.chat.notice("error", errorMessage(e));
+    }
+}
+
+/**
+ * A code block's Apply: into the editor last used — its selection, else the
+ * whole file — through zot's edit path (reviewed in ask mode, refused in
+ * readonly). Without a file editor, the user picks a workspace file.
+ */
+export async function applyCode(ctx: Ctx, code: string): Promise<void> {
+    let ed = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === "file");
+    if (ed && ed.document.uri.scheme !== "file") {
+        ed = undefined;
+    }
+    let uri = ed?.document.uri;
+    if (!uri) {
+        const files = await vscode.workspace.findFiles("**/*", "**/{node_modules,.git}/**", 5000);
+        const pick = await vscode.window.showQuickPick(
+            files.map((f) => ({ label: vscode.workspace.asRelativePath(f, false), uri: f })),
+            { title: "Apply the code to which file? (it replaces the file's content)", matchOnDescription: true },
+        );
+        if (!pick) {
+            return;
+        }
+        uri = pick.uri;
+    }
+    const sel = ed && !ed.selection.isEmpty ? ed.selection : undefined;
+    const range = sel ? { start: { line: sel.start.line, character: sel.start.character }, end: { line: sel.end.line, character: sel.end.character } } : undefined;
+    const rel = vscode.workspace.asRelativePath(uri, false);
+    try {
+        const r = await ctx.client.running().sendRequest(ext.applyCode, { uri: uri.toString(), text: code, range });
+        if (r.applied) {
+            vscode.window.setStatusBarMessage(`zot: ${r.message ?? "applied to " + rel}`, 4000);
+            await vscode.window.showTextDocument(uri, { preview: false, preserveFocus: false, viewColumn: ed?.viewColumn });
+        } else {
+            void vscode.window.showWarningMessage(`zot: the code was not applied to ${rel}: ${r.message ?? "no reason given"}`);
+        }
+    } catch (e) {
+        void vscode.window.showErrorMessage(`zot: ${errorMessage(e)}`);
     }
 }
 
@@ -179,8 +253,18 @@ export async function resumeSession(ctx: Ctx): Promise<void> {
     ctx.chat.notice("info", `Resumed session ${r.sessionId} (${r.messageCount} messages).`);
 }
 
-/** Zot: Prompt — asks with the editor's file and selection as context. */
-export async function promptCommand(ctx: Ctx): Promise<void> {
+/**
+ * Zot: Prompt — with a selection, the selection becomes a chip above the
+ * chat's input (nothing pasted) and the chat takes focus; without one it
+ * asks with the editor's file as context.
+ */
+export async function promptCommand(ctx: Ctx, selectionChip?: () => PendingChip | undefined): Promise<void> {
+    const chip = selectionChip?.();
+    if (chip) {
+        await ctx.chat.reveal(true);
+        ctx.chat.post({ type: "addChip", chip });
+        return;
+    }
     const ed = vscode.window.activeTextEditor;
     let context: ext.PromptContext | undefined;
     let where = "";
@@ -393,6 +477,28 @@ export async function rejectWithReason(ctx: Ctx, uri?: vscode.Uri): Promise<void
     await ctx.reviews.reject(uri, reason.trim() || undefined);
 }
 
+/** Accept / Reject on a tool call's chat card: its review, as the diff's title bar does. */
+export async function reviewDecision(ctx: Ctx, toolCallId: string, decision: "accept" | "reject"): Promise<void> {
+    const uri = ctx.reviews.uriForCall?.(toolCallId);
+    if (!uri) {
+        void vscode.window.showInformationMessage("zot: this change is no longer waiting for review.");
+        return;
+    }
+    if (decision === "accept") {
+        await ctx.reviews.accept(uri);
+    } else {
+        await rejectWithReason(ctx, uri);
+    }
+}
+
+/** Open diff on a tool card: the waiting review's diff, or the edit the call made. */
+export async function openCallDiff(ctx: Ctx, toolCallId: string, name: string, args: unknown): Promise<void> {
+    if (await ctx.reviews.reveal?.(toolCallId)) {
+        return;
+    }
+    await ctx.reviews.showCallDiff?.(name, args);
+}
+
 /** The palette commands of package.json; errors become an error message. */
 export function registerCommands(ctx: Ctx & { focusChat(): unknown; showOutput(): unknown }): vscode.Disposable[] {
     const cmd = (id: string, f: (...a: unknown[]) => unknown) =>
@@ -406,7 +512,7 @@ export function registerCommands(ctx: Ctx & { focusChat(): unknown; showOutput()
     const uriArg = (a: unknown) => (a instanceof vscode.Uri ? a : undefined);
     return [
         cmd("zot.focusChat", () => ctx.focusChat()),
-        cmd("zot.prompt", () => promptCommand(ctx)),
+        cmd("zot.prompt", () => promptCommand(ctx, ctx.selectionChip ? () => ctx.selectionChip?.() : undefined)),
         cmd("zot.abort", () => abort(ctx)),
         cmd("zot.newSession", () => newSession(ctx)),
         cmd("zot.resumeSession", () => resumeSession(ctx)),

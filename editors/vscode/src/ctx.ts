@@ -6,7 +6,7 @@ import type * as vscode from "vscode";
 import type * as lc from "vscode-languageclient/node";
 import type * as ext from "./lsp_ext";
 import type { ZotState, Connection } from "./state";
-import type { HostToChat, NoticeLevel } from "./webview/protocol";
+import type { HostToChat, NoticeLevel, PendingChip } from "./webview/protocol";
 import type { PanelManager } from "./panels";
 import type { ReviewManager } from "./review";
 import type { Approvals } from "./approval";
@@ -35,13 +35,15 @@ export interface Ctx {
     readonly client: ClientHandle;
     readonly chat: ChatSink;
     readonly panels: Pick<PanelManager, "open" | "render" | "close">;
-    readonly reviews: Pick<ReviewManager, "review" | "accept" | "reject" | "count">;
+    readonly reviews: Pick<ReviewManager, "review" | "accept" | "reject" | "count"> & Partial<Pick<ReviewManager, "uriForCall" | "reveal" | "showCallDiff">>;
     readonly approvals: Pick<Approvals, "ask">;
     readonly output: Pick<vscode.OutputChannel, "appendLine" | "show">;
     updateStatusBar(): void;
     setCommands(cmds: ext.CommandInfo[]): void;
     /** Re-reads state (model, mode, usage) and optionally the transcript. */
     refresh(history: boolean): Promise<void>;
+    /** The active editor's selection as a chip (Zot: Prompt adds it to the chat). */
+    selectionChip?(): PendingChip | undefined;
     /** A session with messages: the one to restore after a window reload. */
     rememberSession?(id: string | undefined): void;
 }

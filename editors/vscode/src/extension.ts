@@ -20,6 +20,8 @@ import { ZotState } from "./state";
 import { installHandlers } from "./events";
 import * as commands from "./commands";
 import { codeAction, resolveFiles } from "./files";
+import { Attachments } from "./attach";
+import type { PendingChip } from "./webview/protocol";
 import type { Ctx } from "./ctx";
 import type { HostToChat } from "./webview/protocol";
 
@@ -95,6 +97,7 @@ export class Zot implements Ctx, vscode.Disposable {
     readonly reviews: ReviewManager;
     readonly approvals = new Approvals();
     readonly state = new ZotState();
+    readonly attachments: Attachments;
     private readonly statusItem: vscode.StatusBarItem;
     private readonly disposables: vscode.Disposable[] = [];
 
@@ -105,6 +108,11 @@ export class Zot implements Ctx, vscode.Disposable {
         this.chat = new ChatViewProvider(context.extensionUri, this.chatHost(), (s) => this.output.appendLine(s));
         this.panels = new PanelManager(context.extensionUri, () => this.panelSink());
         this.reviews = new ReviewManager((s) => this.output.appendLine(s));
+        this.reviews.onReviewing = (toolCallId, pending) => this.chat.post({ type: "review", toolCallId, pending });
+        this.attachments = new Attachments(
+            async () => (this.client.state === "running" ? (await this.client.running().sendRequest(ext.mcpResources)).resources : []),
+            (chip) => this.chat.post({ type: "activeFile", chip }),
+        );
         this.statusItem = vscode.window.createStatusBarItem("zot.status", vscode.StatusBarAlignment.Right, 100);
         this.statusItem.name = "zot";
         this.statusItem.command = "zot.focusChat";
@@ -116,6 +124,7 @@ export class Zot implements Ctx, vscode.Disposable {
             this.chat,
             this.panels,
             this.reviews,
+            this.attachments,
             this.approvals,
             this.statusItem,
             vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, this.chat, { webviewOptions: { retainContextWhenHidden: true } }),
@@ -131,6 +140,10 @@ export class Zot implements Ctx, vscode.Disposable {
     }
 
     // ------------------------------------------------------------ Ctx
+
+    selectionChip(): PendingChip | undefined {
+        return this.attachments.selectionChip();
+    }
 
     setCommands(cmds: ext.CommandInfo[]): void {
         this.state.commands = cmds;
@@ -278,14 +291,20 @@ export class Zot implements Ctx, vscode.Disposable {
         out.push({ type: "commands", commands: this.state.commands });
         out.push({ type: "status", status: this.state.chatStatus(this.client.connection) });
         out.push({ type: "draft", text: this.context.workspaceState.get<string>(DRAFT) ?? "" });
+        this.attachments.announceActive();
         return out;
     }
 
     private chatHost(): ChatHost {
         return {
-            send: (text) => commands.send(this, text),
+            send: (text, attachments, resendIndex) => commands.send(this, text, undefined, attachments, resendIndex),
+            atItems: (q) => this.attachments.items(q),
+            pickAt: (item) => this.attachments.pick(item),
+            retry: () => commands.retry(this),
+            reviewDecision: (id, d) => commands.reviewDecision(this, id, d),
+            openDiff: (id, name, args) => commands.openCallDiff(this, id, name, args),
             resolveFiles: (paths) => resolveFiles(paths),
-            codeAction: (action, code) => codeAction(action, code),
+            codeAction: (action, code) => (action === "apply" ? commands.applyCode(this, code) : codeAction(action, code)),
             saveDraft: (text) => void this.context.workspaceState.update(DRAFT, text),
             abort: () => commands.abort(this),
             setModel: (m) => commands.setModel(this, m),

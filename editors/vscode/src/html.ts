@@ -56,11 +56,13 @@ export function chatHtml(webview: vscode.Webview, dist: vscode.Uri): string {
   </header>
   <div id="banner" role="alert" hidden></div>
   <div id="transcript" aria-live="polite"></div>
-  <div id="empty"><span class="codicon codicon-comment-discussion"></span><p>Ask zot about your code.</p><p class="hint">Type <kbd>/</kbd> for commands · <kbd>Enter</kbd> sends · <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line</p></div>
+  <div id="empty"><span class="codicon codicon-comment-discussion"></span><p>Ask zot about your code.</p><p class="hint">Type <kbd>/</kbd> for commands · <kbd>@</kbd> to attach files, the selection, problems, the terminal · <kbd>Enter</kbd> sends · <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line</p></div>
   <footer>
     <div id="completions" role="listbox" hidden></div>
+    <div id="editing" hidden><span class="codicon codicon-edit"></span> Editing an earlier message: sending replaces it and what followed. <button id="cancel-edit" class="link">Cancel</button></div>
+    <div id="chips" aria-label="Context attached to the next message"></div>
     <div class="input-row">
-      <textarea id="input" rows="1" placeholder="Ask zot… (/ for commands)" aria-label="Message zot"></textarea>
+      <textarea id="input" rows="1" placeholder="Ask zot… (/ for commands, @ to attach context)" aria-label="Message zot"></textarea>
       <button id="send" class="icon primary" title="Send (Enter)" aria-label="Send"><span class="codicon codicon-send"></span></button>
       <button id="stop" class="icon danger" title="Stop (abort the run)" aria-label="Stop" hidden><span class="codicon codicon-debug-stop"></span></button>
     </div>

@@ -77,6 +77,9 @@ export class ReviewManager implements vscode.Disposable {
     private seq = 0;
     private readonly disposables: vscode.Disposable[] = [];
 
+    /** Told when a tool call's review starts (true) and ends (false): the chat card's Accept / Reject. */
+    onReviewing: (toolCallId: string, pending: boolean) => void = () => undefined;
+
     constructor(private readonly log: (s: string) => void) {
         this.disposables.push(
             vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, this.proposals, { isCaseSensitive: true }),
@@ -105,12 +108,18 @@ export class ReviewManager implements vscode.Disposable {
                 }
                 p.settled = true;
                 this.pending.delete(id);
+                if (params.toolCallId) {
+                    this.onReviewing(params.toolCallId, false);
+                }
                 void this.updateContext();
                 resolve(r);
             };
             this.pending.set(id, p);
         });
         void this.updateContext();
+        if (params.toolCallId) {
+            this.onReviewing(params.toolCallId, true);
+        }
         // message is only ever the user's own words (zot quotes it to the model).
         token.onCancellationRequested(() => this.finish(id, { decision: "reject" }));
 
@@ -129,7 +138,11 @@ export class ReviewManager implements vscode.Disposable {
                 cancellable: true,
             },
             async (progress, cancel) => {
-                progress.report({ message: "Edit the proposal if you like, then Accept ✓ or Reject ✗ in the diff editor's title bar (Cancel rejects)." });
+                progress.report({
+                    message: `Edit the proposal if you like, then choose "Accept Proposed Change" or "Reject Proposed Change" in the diff editor's title bar${
+                        params.toolCallId ? " or Accept / Reject on the change in the Zot chat" : ""
+                    } (Cancel rejects).`,
+                });
                 cancel.onCancellationRequested(() => void this.reject(id));
                 await result;
             },
@@ -144,6 +157,55 @@ export class ReviewManager implements vscode.Disposable {
             return new Promise<never>(() => undefined);
         }
         return answer;
+    }
+
+    /** The proposal side of the review of a tool call, if one waits. */
+    uriForCall(toolCallId: string): vscode.Uri | undefined {
+        for (const p of this.pending.values()) {
+            if (p.params.toolCallId === toolCallId) {
+                return p.right;
+            }
+        }
+        return undefined;
+    }
+
+    /** Shows the review's diff again (Open diff on its chat card). */
+    async reveal(toolCallId: string): Promise<boolean> {
+        for (const p of this.pending.values()) {
+            if (p.params.toolCallId === toolCallId) {
+                const base = path.posix.basename(vscode.Uri.parse(p.params.uri).path) || "file";
+                await vscode.commands.executeCommand("vscode.diff", p.left, p.right, `${base} ↔ zot's proposed change (editable)`, { preview: false });
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Shows a past edit of the model as a diff: what it replaced and what
+     * it wrote, from the tool call's arguments (read-only documents).
+     */
+    async showCallDiff(name: string, args: unknown): Promise<void> {
+        const a = (args ?? {}) as Record<string, unknown>;
+        const file = typeof a.path === "string" ? a.path : "file";
+        let before = "";
+        let after = "";
+        if (name === "edit" && Array.isArray(a.edits)) {
+            const sep = "\n⋯\n";
+            before = a.edits.map((e: { oldText?: unknown }) => (typeof e?.oldText === "string" ? e.oldText : "")).join(sep);
+            after = a.edits.map((e: { newText?: unknown }) => (typeof e?.newText === "string" ? e.newText : "")).join(sep);
+        } else if (name === "write" && typeof a.content === "string") {
+            after = a.content;
+        } else {
+            return;
+        }
+        const id = `call-${++this.seq}`;
+        const base = path.posix.basename(file);
+        const left = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${id}/${base}` });
+        const right = vscode.Uri.from({ scheme: ORIGINAL_SCHEME, path: `/${id}/new/${base}` });
+        this.originals.set(left, before);
+        this.originals.set(right, after);
+        await vscode.commands.executeCommand("vscode.diff", left, right, `${file}: zot's ${name} (what it replaced ↔ what it wrote)`, { preview: true });
     }
 
     private pick(uri?: vscode.Uri): Pending | undefined {

@@ -2,7 +2,25 @@
 // extension panels). Types only: both sides import this file, neither
 // imports 'vscode' through it.
 
-import type { CommandInfo, Model, Panel, PanelKey, PermissionMode, Usage, WireMessage, ZotEvent } from "../lsp_ext";
+import type { Attachment, AttachmentKind, CommandInfo, Model, Panel, PanelKey, PermissionMode, Usage, WireMessage, ZotEvent } from "../lsp_ext";
+
+/** An entry of the `@` completion list. */
+export interface AtItem {
+    kind: AttachmentKind;
+    /** What the list shows (the file's path, "selection" …). */
+    label: string;
+    detail?: string;
+    /** What the host needs to make the chip: a workspace-relative path, an MCP server + "\n" + URI, or "". */
+    key: string;
+}
+
+/** A chip above the input: an attachment about to be sent. */
+export interface PendingChip {
+    label: string;
+    /** The tooltip: the whole path, the lines. */
+    title?: string;
+    attachment: Attachment;
+}
 
 /** A button in the chat that runs a command (problems/ fixes). */
 export interface ChatAction {
@@ -49,21 +67,42 @@ export type HostToChat =
     /** A message could not be sent: its text goes back into the input. */
     | { type: "sendFailed"; text: string; error?: string; actions?: ChatAction[] }
     /** The input's text as last typed (restored after a window reload). */
-    | { type: "draft"; text: string };
+    | { type: "draft"; text: string }
+    /** The `@` completion list for query. */
+    | { type: "atItems"; query: string; items: AtItem[] }
+    /** A chip to add above the input (an `@` pick, Zot: Prompt's selection). */
+    | { type: "addChip"; chip: PendingChip }
+    /** The active editor's file, offered as a chip the user can toggle (none: no file editor). */
+    | { type: "activeFile"; chip?: PendingChip }
+    /** A retry or a resend was accepted: drop that user message (the last one when messageIndex is absent) and what followed. */
+    | { type: "truncate"; messageIndex?: number }
+    /** A review of a tool call's edit is waiting (pending) or decided. */
+    | { type: "review"; toolCallId: string; pending: boolean };
 
 export type NoticeLevel = "info" | "warn" | "error" | "display";
 
 export type ChatToHost =
     | { type: "ready" }
-    | { type: "send"; text: string }
+    /** resendIndex: edit and resend the user message of that index. */
+    | { type: "send"; text: string; attachments?: Attachment[]; resendIndex?: number }
+    /** The `@` word being typed (answered by atItems). */
+    | { type: "atQuery"; query: string }
+    /** An `@` entry was chosen (answered by addChip). */
+    | { type: "pickAt"; item: AtItem }
+    /** Retry the last answer. */
+    | { type: "retry" }
+    /** Accept or reject, from the chat's tool card, the review of a tool call's edit. */
+    | { type: "reviewDecision"; toolCallId: string; decision: "accept" | "reject" }
+    /** Show a tool call's edit as a diff (its review's, when one is open). */
+    | { type: "openDiff"; toolCallId: string; name: string; args: unknown }
     /** The input's text, as typed (kept by the host across reloads). */
     | { type: "draft"; text: string }
     /** Names in the transcript that may be files (answered by "files"). */
     | { type: "resolveFiles"; paths: string[] }
     /** A button of a problem (ChatAction) was clicked. */
     | { type: "action"; action: ChatAction }
-    /** A code block's button: copy it, or insert it at the editor's cursor. */
-    | { type: "codeAction"; action: "copy" | "insert"; code: string }
+    /** A code block's button: copy it, insert it at the editor's cursor, or apply it to a file (lang: the fence's language). */
+    | { type: "codeAction"; action: "copy" | "insert" | "apply"; code: string; lang?: string }
     | { type: "abort" }
     | { type: "setModel"; model: string }
     | { type: "setMode"; mode: PermissionMode };

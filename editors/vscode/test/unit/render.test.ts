@@ -187,7 +187,7 @@ test("KnownFiles asks the host once per name, batched, and links what exists", (
 
 test("code blocks: a header with the language, then the highlighted code", () => {
     const html = renderMarkdown("```python\nprint(1)\n```\n");
-    assert.match(html, /^<div class="code-wrap"><div class="code-head"><span class="code-lang">python<\/span><span class="code-actions">.*<\/span><\/div><pre class="code-block">/);
+    assert.match(html, /^<div class="code-wrap" data-lang="python"><div class="code-head"><span class="code-lang">python<\/span><span class="code-actions">.*<\/span><\/div><pre class="code-block">/);
     assert.equal((html.match(/<pre/g) ?? []).length, 1, "one <pre>, not nested in another: " + html);
     assert.match(html, /data-action="copy"[^>]*aria-label="Copy"/);
     assert.match(html, /data-action="insert"[^>]*aria-label="Insert at the cursor"/);

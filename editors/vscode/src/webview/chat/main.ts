@@ -1,7 +1,10 @@
 // The chat webview's entry: DOM wiring only. State lives in state.ts,
 // HTML in render.ts; renders are coalesced on animation frames.
 
-import type { ChatAction, ChatToHost, HostToChat } from "../protocol";
+import type { AtItem, ChatAction, ChatToHost, HostToChat, PendingChip } from "../protocol";
+import type { Attachment } from "../../lsp_ext";
+import { atQueryAt, chipIcon } from "./context";
+import { escapeHtml } from "./markdown";
 import { KnownFiles } from "./files";
 import type { CommandInfo } from "../../lsp_ext";
 import * as st from "./state";
@@ -25,6 +28,9 @@ const modelSel = $<HTMLSelectElement>("model");
 const modeSel = $<HTMLSelectElement>("mode");
 const banner = $<HTMLDivElement>("banner");
 const complEl = $<HTMLDivElement>("completions");
+const chipsEl = $<HTMLDivElement>("chips");
+const editingEl = $<HTMLDivElement>("editing");
+const cancelEditBtn = $<HTMLButtonElement>("cancel-edit");
 
 const state = st.createState();
 const files = new KnownFiles((paths) => post({ type: "resolveFiles", paths }));
@@ -40,6 +46,16 @@ function atBottom(): boolean {
 
 function flush(): void {
     const stick = atBottom();
+    // Retry belongs to the last answer, when nothing runs.
+    const retryable = st.isRunning(state) ? undefined : st.lastAssistant(state)?.id;
+    if (retryable !== renderer.retryable) {
+        for (const id of [retryable, renderer.retryable]) {
+            if (id) {
+                state.dirty.add(id);
+            }
+        }
+        renderer.retryable = retryable;
+    }
     const { reset, redraw, dirty, status } = st.takeDirty(state);
     if (redraw) {
         renderer.reset();
@@ -213,9 +229,32 @@ window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
                 st.rerenderAll(state); // names that are files become links
             }
             break;
+        case "atItems":
+            if (at && m.query === at.query) {
+                atItems = m.items;
+                renderAtList();
+            }
+            break;
+        case "addChip":
+            addChip(m.chip);
+            break;
+        case "activeFile":
+            activeChip = m.chip;
+            renderChipBar();
+            break;
+        case "truncate":
+            st.truncate(state, m.messageIndex);
+            break;
+        case "review":
+            st.setReviewing(state, m.toolCallId, m.pending);
+            break;
         case "sendFailed":
             // The message was not sent: its text is back in the input (before
-            // anything typed since), the error shown once.
+            // anything typed since), the error shown once; so are its chips.
+            for (const c of lastSentChips) {
+                addChip(c);
+            }
+            lastSentChips = [];
             input.value = input.value ? m.text + "\n" + input.value : m.text;
             autosize();
             saveDraft();
@@ -235,7 +274,148 @@ window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
 let compl: CommandInfo[] = [];
 let complSel = 0;
 
+// ------------------------------------------------------------ attachments (chips)
+
+/** The chips above the input, sent with the next message. */
+let chips: PendingChip[] = [];
+/** The chips of the message last sent (back on sendFailed). */
+let lastSentChips: PendingChip[] = [];
+/** The active editor's file, offered as a chip the user toggles. */
+let activeChip: PendingChip | undefined;
+/** Files whose active-editor chip the user switched off. */
+const activeOff = new Set<string>();
+/** Editing an earlier message: its index (zot/resend). */
+let resendIndex: number | undefined;
+/** The `@` word being typed, and its completion list. */
+let at: { start: number; query: string } | undefined;
+let atItems: AtItem[] = [];
+
+function chipKey(a: Attachment): string {
+    return JSON.stringify([a.kind, a.uri ?? "", a.server ?? "", a.range ?? null, a.kind === "terminal" ? a.text : ""]);
+}
+
+function addChip(c: PendingChip): void {
+    if (!chips.some((x) => chipKey(x.attachment) === chipKey(c.attachment))) {
+        chips.push(c);
+    }
+    renderChipBar();
+}
+
+function activeOn(): boolean {
+    return !!activeChip && !activeOff.has(activeChip.attachment.uri ?? "") && !chips.some((c) => chipKey(c.attachment) === chipKey(activeChip!.attachment));
+}
+
+function chipHtml(c: PendingChip, extra: string, button: string): string {
+    return `<span class="chip chip-${escapeHtml(c.attachment.kind)}${extra}" title="${escapeHtml(c.title ?? c.label)}"><span class="codicon codicon-${chipIcon(
+        c.attachment.kind,
+    )}" aria-hidden="true"></span><span class="chip-label">${escapeHtml(c.label)}</span>${button}</span>`;
+}
+
+function renderChipBar(): void {
+    let html = "";
+    if (activeChip && !chips.some((c) => chipKey(c.attachment) === chipKey(activeChip!.attachment))) {
+        const on = activeOn();
+        html += chipHtml(
+            { ...activeChip, title: `${activeChip.title ?? activeChip.label} (the current file: ${on ? "sent with the message; click to leave it out" : "left out; click to send it"})` },
+            " chip-active" + (on ? "" : " chip-off"),
+            `<button class="chip-toggle" data-toggle="1" aria-label="${on ? "Leave out" : "Attach"} the current file"><span class="codicon codicon-${on ? "eye" : "eye-closed"}"></span></button>`,
+        );
+    }
+    chips.forEach((c, i) => {
+        html += chipHtml(c, "", `<button class="chip-remove" data-remove="${i}" aria-label="Remove ${escapeHtml(c.label)}"><span class="codicon codicon-close"></span></button>`);
+    });
+    chipsEl.innerHTML = html;
+}
+
+chipsEl.addEventListener("click", (e) => {
+    const t = e.target as HTMLElement;
+    const rm = t.closest<HTMLElement>("[data-remove]");
+    if (rm) {
+        chips.splice(Number(rm.dataset.remove), 1);
+    } else if (t.closest("[data-toggle]") && activeChip) {
+        const u = activeChip.attachment.uri ?? "";
+        if (activeOff.has(u)) {
+            activeOff.delete(u);
+        } else {
+            activeOff.add(u);
+        }
+    } else {
+        return;
+    }
+    renderChipBar();
+    input.focus();
+});
+
+function atIcon(kind: string): string {
+    return chipIcon(kind);
+}
+
+function renderAtList(): void {
+    if (!at || atItems.length === 0) {
+        complEl.hidden = true;
+        complEl.textContent = "";
+        return;
+    }
+    complSel = Math.min(complSel, atItems.length - 1);
+    complEl.innerHTML = atItems
+        .map(
+            (it, i) =>
+                `<div class="completion at-item${i === complSel ? " selected" : ""}" role="option" data-index="${i}" aria-selected="${i === complSel}"><span class="codicon codicon-${atIcon(
+                    it.kind,
+                )}" aria-hidden="true"></span><span class="completion-name">${escapeHtml(it.label)}</span>${
+                    it.detail ? `<span class="completion-desc">${escapeHtml(it.detail)}</span>` : ""
+                }</div>`,
+        )
+        .join("");
+    complEl.hidden = false;
+    complEl.querySelector(".selected")?.scrollIntoView({ block: "nearest" });
+}
+
+function acceptAt(i: number): void {
+    const it = atItems[i];
+    if (!it || !at) {
+        return;
+    }
+    const cursor = input.selectionStart ?? input.value.length;
+    input.value = input.value.slice(0, at.start) + input.value.slice(cursor);
+    input.setSelectionRange(at.start, at.start);
+    at = undefined;
+    atItems = [];
+    complSel = 0;
+    renderAtList();
+    autosize();
+    saveDraft();
+    post({ type: "pickAt", item: it });
+    input.focus();
+}
+
+function setEditing(index: number | undefined): void {
+    resendIndex = index;
+    editingEl.hidden = index === undefined;
+}
+
+cancelEditBtn.addEventListener("click", () => {
+    setEditing(undefined);
+    input.value = "";
+    chips = [];
+    renderChipBar();
+    autosize();
+    saveDraft();
+});
+
 function updateCompletions(): void {
+    const q = atQueryAt(input.value, input.selectionStart ?? input.value.length);
+    if (q) {
+        compl = [];
+        if (!at || at.query !== q.query) {
+            post({ type: "atQuery", query: q.query });
+        }
+        at = q;
+        renderAtList();
+        return;
+    }
+    at = undefined;
+    atItems = [];
     compl = completions(input.value, state.commands);
     if (compl.length === 0) {
         complEl.hidden = true;
@@ -280,10 +460,15 @@ function saveDraft(): void {
 
 function send(): void {
     const text = input.value;
-    if (!text.trim()) {
+    const sent = activeOn() && activeChip ? [activeChip, ...chips] : [...chips];
+    if (!text.trim() && sent.length === 0) {
         return;
     }
-    post({ type: "send", text });
+    post({ type: "send", text, attachments: sent.length ? sent.map((c) => c.attachment) : undefined, resendIndex });
+    lastSentChips = chips;
+    chips = [];
+    setEditing(undefined);
+    renderChipBar();
     input.value = "";
     complSel = 0;
     updateCompletions();
@@ -293,6 +478,31 @@ function send(): void {
 
 input.addEventListener("keydown", (e) => {
     if (e.isComposing) {
+        return;
+    }
+    if (at && !complEl.hidden && atItems.length > 0) {
+        if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+            e.preventDefault();
+            complSel = (complSel + (e.key === "ArrowDown" ? 1 : atItems.length - 1)) % atItems.length;
+            renderAtList();
+            return;
+        }
+        if (e.key === "Tab" || (e.key === "Enter" && !e.shiftKey)) {
+            e.preventDefault();
+            acceptAt(complSel);
+            return;
+        }
+        if (e.key === "Escape") {
+            e.preventDefault();
+            complEl.hidden = true;
+            at = undefined;
+            atItems = [];
+            return;
+        }
+    }
+    if (e.key === "Escape" && resendIndex !== undefined) {
+        e.preventDefault();
+        cancelEditBtn.click();
         return;
     }
     const open = !complEl.hidden && compl.length > 0;
@@ -323,6 +533,7 @@ input.addEventListener("keydown", (e) => {
     }
 });
 
+input.addEventListener("click", () => updateCompletions());
 input.addEventListener("input", () => {
     complSel = 0;
     updateCompletions();
@@ -334,7 +545,70 @@ complEl.addEventListener("mousedown", (e) => {
     const el = (e.target as HTMLElement).closest<HTMLElement>(".completion");
     if (el) {
         e.preventDefault();
-        acceptCompletion(Number(el.dataset.index));
+        if (el.classList.contains("at-item")) {
+            acceptAt(Number(el.dataset.index));
+        } else {
+            acceptCompletion(Number(el.dataset.index));
+        }
+    }
+});
+
+/** Chips of a sent message that can be attached again when it is edited. */
+function reattach(c: { kind: string; label: string; uri?: string; lines?: string; server?: string }): PendingChip | undefined {
+    if (!c.uri) {
+        return undefined;
+    }
+    if (c.kind === "file") {
+        return { label: c.label, attachment: { kind: "file", uri: c.uri } };
+    }
+    if (c.kind === "mcpResource" && c.server) {
+        return { label: c.label, attachment: { kind: "mcpResource", uri: c.uri, server: c.server } };
+    }
+    const m = c.lines ? /^(\d+)-(\d+)$/.exec(c.lines) : null;
+    if (c.kind === "selection" && m) {
+        return { label: c.label, attachment: { kind: "selection", uri: c.uri, range: { start: { line: Number(m[1]) - 1, character: 0 }, end: { line: Number(m[2]), character: 0 } } } };
+    }
+    return undefined;
+}
+
+// Actions on messages and tool cards.
+transcript.addEventListener("click", (e) => {
+    const target = e.target as HTMLElement;
+    const itemEl = target.closest<HTMLElement>("[data-id]");
+    const item = itemEl ? state.byId.get(itemEl.dataset.id ?? "") : undefined;
+    const msg = target.closest<HTMLElement>(".msg-action");
+    if (msg && item && (item.kind === "user" || item.kind === "assistant")) {
+        e.preventDefault();
+        switch (msg.dataset.action) {
+            case "copy":
+                post({ type: "codeAction", action: "copy", code: item.text });
+                break;
+            case "retry":
+                post({ type: "retry" });
+                break;
+            case "edit":
+                if (item.kind === "user" && item.index !== undefined) {
+                    setEditing(item.index);
+                    input.value = item.text;
+                    chips = item.chips.map(reattach).filter((c): c is PendingChip => !!c);
+                    renderChipBar();
+                    autosize();
+                    saveDraft();
+                    input.focus();
+                }
+                break;
+        }
+        return;
+    }
+    const act = target.closest<HTMLElement>(".tool-action");
+    if (act && item && item.kind === "tool") {
+        e.preventDefault();
+        const a = act.dataset.action;
+        if (a === "accept" || a === "reject") {
+            post({ type: "reviewDecision", toolCallId: item.callId, decision: a });
+        } else if (a === "diff") {
+            post({ type: "openDiff", toolCallId: item.callId, name: item.name, args: item.args });
+        }
     }
 });
 
@@ -344,7 +618,8 @@ transcript.addEventListener("click", (e) => {
     const code = btn?.closest(".code-wrap")?.querySelector("pre code")?.textContent;
     if (btn && code !== undefined && code !== null) {
         e.preventDefault();
-        post({ type: "codeAction", action: btn.dataset.action === "insert" ? "insert" : "copy", code });
+        const action = btn.dataset.action === "insert" ? "insert" : btn.dataset.action === "apply" ? "apply" : "copy";
+        post({ type: "codeAction", action, code, lang: btn.closest<HTMLElement>(".code-wrap")?.dataset.lang || undefined });
     }
 });
 

@@ -74,8 +74,9 @@ function codeBlock(code: string, lang: string): string {
         `<span class="code-actions">` +
         `<button class="code-action" data-action="copy" title="Copy" aria-label="Copy"><span class="codicon codicon-copy" aria-hidden="true"></span></button>` +
         `<button class="code-action" data-action="insert" title="Insert at the cursor" aria-label="Insert at the cursor"><span class="codicon codicon-insert" aria-hidden="true"></span></button>` +
+        `<button class="code-action" data-action="apply" title="Apply to file (reviewed in ask mode)" aria-label="Apply to file"><span class="codicon codicon-git-pull-request-go-to-changes" aria-hidden="true"></span><span class="code-action-label">Apply</span></button>` +
         `</span>`;
-    return `<div class="code-wrap"><div class="code-head">${label}${actions}</div><pre class="code-block"><code${cls}>${body}</code></pre></div>`;
+    return `<div class="code-wrap" data-lang="${escapeHtml(name)}"><div class="code-head">${label}${actions}</div><pre class="code-block"><code${cls}>${body}</code></pre></div>`;
 }
 
 const md: MarkdownIt = new MarkdownIt({

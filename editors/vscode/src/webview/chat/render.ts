@@ -3,8 +3,9 @@
 
 import type { CommandInfo, Usage } from "../../lsp_ext";
 import type { ChatStatus } from "../protocol";
-import type { AssistantItem, Item, NoticeItem, ToolItem } from "./state";
+import type { AssistantItem, Item, NoticeItem, ToolItem, UserItem } from "./state";
 import { escapeHtml, renderMarkdown, StreamingMarkdown, type FileLinks } from "./markdown";
+import { chipIcon, type Chip } from "./context";
 
 /** A one-line summary of a tool call's arguments. */
 export function summarizeArgs(name: string, args: unknown): string {
@@ -58,6 +59,110 @@ function codicon(name: string, extra = ""): string {
     return `<span class="codicon codicon-${name}${extra ? " " + extra : ""}" aria-hidden="true"></span>`;
 }
 
+/** The most diff lines a card shows (the rest is in Open diff). */
+export const MAX_DIFF_LINES = 60;
+
+function splitLines(s: string): string[] {
+    const lines = s.split("\n");
+    if (lines.length > 1 && lines[lines.length - 1] === "") {
+        lines.pop();
+    }
+    return lines;
+}
+
+/**
+ * The coloured diff of a write or edit call, from its arguments: each
+ * edit's old lines removed, its new lines added (a write adds its content).
+ * "" for other tools.
+ */
+export function renderToolDiff(name: string, args: unknown): string {
+    if (args === null || typeof args !== "object") {
+        return "";
+    }
+    const a = args as Record<string, unknown>;
+    const rows: string[] = [];
+    let shown = 0;
+    let more = 0;
+    const push = (cls: string, sign: string, line: string) => {
+        if (shown >= MAX_DIFF_LINES) {
+            more++;
+            return;
+        }
+        shown++;
+        rows.push(`<div class="diff-line diff-${cls}"><span class="diff-sign">${sign}</span>${escapeHtml(line) || " "}</div>`);
+    };
+    if (name === "edit" && Array.isArray(a.edits)) {
+        a.edits.forEach((e: unknown, i: number) => {
+            const ed = (e ?? {}) as Record<string, unknown>;
+            if (i > 0) {
+                push("sep", " ", "⋯");
+            }
+            for (const l of splitLines(typeof ed.oldText === "string" ? ed.oldText : "")) {
+                push("del", "−", l);
+            }
+            for (const l of splitLines(typeof ed.newText === "string" ? ed.newText : "")) {
+                push("add", "+", l);
+            }
+        });
+    } else if (name === "write" && typeof a.content === "string") {
+        for (const l of splitLines(a.content)) {
+            push("add", "+", l);
+        }
+    } else {
+        return "";
+    }
+    if (more) {
+        rows.push(`<div class="diff-line diff-more">… ${more} more line${more === 1 ? "" : "s"} (Open diff shows all)</div>`);
+    }
+    return `<div class="tool-diff">${rows.join("")}</div>`;
+}
+
+/** Buttons of a write or edit card: Open diff, and Accept / Reject while its review waits. */
+function toolActions(t: ToolItem): string {
+    if (t.name !== "edit" && t.name !== "write") {
+        return "";
+    }
+    let html = `<div class="tool-actions">`;
+    if (t.reviewing) {
+        html +=
+            `<button class="tool-action primary" data-action="accept" title="Apply zot's change (as edited in the diff)">${codicon("check")} Accept</button>` +
+            `<button class="tool-action" data-action="reject" title="Reject zot's change (you can say why)">${codicon("close")} Reject</button>`;
+    }
+    html += `<button class="tool-action" data-action="diff" title="Show the change in a diff editor">${codicon("diff")} Open diff</button></div>`;
+    return html;
+}
+
+export function renderChips(chips: readonly Chip[]): string {
+    if (!chips.length) {
+        return "";
+    }
+    return (
+        `<div class="msg-chips">` +
+        chips
+            .map(
+                (c) =>
+                    `<span class="chip chip-${escapeHtml(c.kind)}" title="${escapeHtml([c.kind, c.path ?? c.uri ?? "", c.lines ? "lines " + c.lines : ""].filter(Boolean).join(" · "))}">${codicon(
+                        chipIcon(c.kind),
+                    )}<span class="chip-label">${escapeHtml(c.label)}</span></span>`,
+            )
+            .join("") +
+        `</div>`
+    );
+}
+
+function msgAction(action: string, icon: string, label: string): string {
+    return `<button class="msg-action" data-action="${action}" title="${escapeHtml(label)}" aria-label="${escapeHtml(label)}">${codicon(icon)}<span class="msg-action-label">${escapeHtml(label)}</span></button>`;
+}
+
+export function renderUser(u: UserItem, files?: FileLinks): string {
+    const actions =
+        `<div class="msg-actions">` +
+        msgAction("copy", "copy", "Copy") +
+        (u.index !== undefined ? msgAction("edit", "edit", "Edit") : "") +
+        `</div>`;
+    return renderChips(u.chips) + (u.text ? `<div class="md">${renderMarkdown(u.text, files)}</div>` : "") + actions;
+}
+
 export function renderTool(t: ToolItem): string {
     const icon = toolIcons[t.name] ?? "tools";
     const state =
@@ -67,7 +172,7 @@ export function renderTool(t: ToolItem): string {
               ? codicon("error")
               : codicon("check");
     const summary = summarizeArgs(t.name, t.args);
-    let body = "";
+    let body = renderToolDiff(t.name, t.args) + toolActions(t);
     if (t.progress && t.status === "running") {
         body += `<pre class="tool-progress">${escapeHtml(t.progress)}</pre>`;
     }
@@ -132,7 +237,7 @@ export class ItemRenderer {
     html(it: Item): string {
         switch (it.kind) {
             case "user":
-                return `<div class="md">${renderMarkdown(it.text, this.files)}</div>`;
+                return renderUser(it, this.files);
             case "assistant":
                 return this.assistant(it);
             case "tool":
@@ -142,8 +247,15 @@ export class ItemRenderer {
         }
     }
 
+    /** The last answer gets Retry (set by the view before rendering). */
+    retryable?: string;
+
     private assistant(it: AssistantItem): string {
-        return renderThinking(it) + `<div class="md">${this.answer(it)}</div>`;
+        let actions = "";
+        if (!it.streaming && it.text) {
+            actions = `<div class="msg-actions">` + msgAction("copy", "copy", "Copy") + (this.retryable === it.id ? msgAction("retry", "refresh", "Retry") : "") + `</div>`;
+        }
+        return renderThinking(it) + `<div class="md">${this.answer(it)}</div>` + actions;
     }
 
     private answer(it: AssistantItem): string {

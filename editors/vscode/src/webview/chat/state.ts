@@ -4,11 +4,16 @@
 
 import type { CommandInfo, Model, Usage, WireContent, WireMessage, ZotEvent } from "../../lsp_ext";
 import type { ChatStatus, NoticeLevel } from "../protocol";
+import { splitUserContent, type Chip } from "./context";
 
 export interface UserItem {
     kind: "user";
     id: string;
     text: string;
+    /** The attachments sent with it, shown as chips. */
+    chips: Chip[];
+    /** Its index in zot's transcript (zot/resend); undefined when unknown. */
+    index?: number;
 }
 export interface AssistantItem {
     kind: "assistant";
@@ -29,6 +34,8 @@ export interface ToolItem {
     progress: string;
     result?: string;
     status: ToolStatus;
+    /** Its edit waits for the user's review (Accept / Reject in the card). */
+    reviewing?: boolean;
 }
 export interface NoticeItem {
     kind: "notice";
@@ -113,8 +120,68 @@ export function addNotice(s: ChatState, level: NoticeLevel, text: string, source
     return add(s, { kind: "notice", id: nextId(s, "n"), level, text, source });
 }
 
-export function addUser(s: ChatState, text: string): UserItem {
-    return add(s, { kind: "user", id: nextId(s, "u"), text });
+export function addUser(s: ChatState, text: string, chips: Chip[] = [], index?: number): UserItem {
+    return add(s, { kind: "user", id: nextId(s, "u"), text, chips, index });
+}
+
+/** The last item the user sent. */
+export function lastUser(s: ChatState): UserItem | undefined {
+    for (let i = s.items.length - 1; i >= 0; i--) {
+        const it = s.items[i];
+        if (it.kind === "user") {
+            return it;
+        }
+    }
+    return undefined;
+}
+
+/** The last answer (what Retry replaces), if it follows the last prompt. */
+export function lastAssistant(s: ChatState): AssistantItem | undefined {
+    for (let i = s.items.length - 1; i >= 0; i--) {
+        const it = s.items[i];
+        if (it.kind === "assistant") {
+            return it;
+        }
+        if (it.kind === "user") {
+            return undefined;
+        }
+    }
+    return undefined;
+}
+
+/**
+ * A retry or resend was accepted: the user message of that index (the last
+ * one without it) and everything after it leave the transcript; the run's
+ * user_message shows the prompt again.
+ */
+export function truncate(s: ChatState, messageIndex?: number): boolean {
+    let at = -1;
+    for (let i = s.items.length - 1; i >= 0; i--) {
+        const it = s.items[i];
+        if (it.kind === "user" && (messageIndex === undefined || it.index === messageIndex)) {
+            at = i;
+            break;
+        }
+    }
+    if (at < 0) {
+        return false;
+    }
+    for (const it of s.items.slice(at)) {
+        s.byId.delete(it.id);
+    }
+    s.items = s.items.slice(0, at);
+    s.current = undefined;
+    s.reset = true;
+    return true;
+}
+
+/** A review of a tool call's edit started (pending) or ended. */
+export function setReviewing(s: ChatState, callId: string, pending: boolean): void {
+    const t = toolItem(s, callId);
+    if (t && !!t.reviewing !== pending) {
+        t.reviewing = pending;
+        touch(s, t);
+    }
 }
 
 export function clear(s: ChatState): void {
@@ -216,9 +283,11 @@ export function applyEvent(s: ChatState, ev: ZotEvent): void {
         s.statusDirty = true;
     }
     switch (ev.type) {
-        case "user_message":
-            addUser(s, textOf(ev.content));
+        case "user_message": {
+            const { text, chips } = splitUserContent(ev.content);
+            addUser(s, text, chips, ev.messageIndex);
             break;
+        }
         case "assistant_start":
             endStreaming(s);
             s.current = add(s, { kind: "assistant", id: nextId(s, "a"), text: "", thinking: "", streaming: true });
@@ -270,6 +339,7 @@ export function applyEvent(s: ChatState, ev: ZotEvent): void {
             }
             t.result = clipHead(textOf(ev.content), MAX_RESULT);
             t.status = ev.is_error ? "error" : "done";
+            t.reviewing = false;
             touch(s, t);
             break;
         }
@@ -291,6 +361,13 @@ export function applyEvent(s: ChatState, ev: ZotEvent): void {
             addNotice(s, "error", ev.message);
             break;
         case "compact_done":
+            // The transcript was renumbered: older messages cannot be resent.
+            for (const it of s.items) {
+                if (it.kind === "user" && it.index !== undefined) {
+                    it.index = undefined;
+                    touch(s, it);
+                }
+            }
             addNotice(s, "info", ev.summary ? "Compacted the conversation:\n\n" + ev.summary : "Nothing to compact.");
             break;
         case "done":
@@ -324,11 +401,11 @@ function markRunningToolsStopped(s: ChatState): void {
 /** Replaces the transcript with messages (zot/messages). */
 export function loadHistory(s: ChatState, messages: WireMessage[]): void {
     clear(s);
-    for (const m of messages) {
+    for (const [index, m] of messages.entries()) {
         if (m.role === "user") {
-            const text = textOf(m.content);
-            if (text) {
-                addUser(s, text);
+            const { text, chips } = splitUserContent(m.content);
+            if (text || chips.length) {
+                addUser(s, text, chips, index);
             }
             for (const c of m.content) {
                 if (c.type === "tool_result" && c.call_id) {
