@@ -45,18 +45,22 @@ H.ok(
 )
 H.ok(text:find('About the selection.', 1, true), 'the answer:\n' .. text)
 
--- :ZotChat hides and shows the chat; `i` in the chat asks for a prompt.
+-- :ZotChat hides and shows the chat, the cursor in its input; `i` in the
+-- chat goes to the input in insert mode, <C-s> sends what was typed.
 local run2 = H.chat().last_run
 vim.cmd('ZotChat')
 H.eq(0, #vim.fn.win_findbuf(chat.buf), 'hidden')
+local input = require('zot.input').get(H.ws, false)
+H.eq(0, #vim.fn.win_findbuf(input.buf), 'the input is hidden with it')
 vim.cmd('ZotChat')
-H.eq(chat.buf, vim.api.nvim_get_current_buf(), 'shown and focused')
-vim.ui.input = function(opts, cb)
-  cb('from the chat')
-end
-vim.cmd('normal i')
+H.eq(1, #vim.fn.win_findbuf(chat.buf), 'shown')
+H.eq(input.buf, vim.api.nvim_get_current_buf(), 'the input has the focus')
+vim.api.nvim_set_current_win(vim.fn.win_findbuf(chat.buf)[1])
+H.keys('ifrom the chat<C-s>')
+H.eq(input.buf, vim.api.nvim_get_current_buf(), '`i` moved to the input')
 H.wait_run(run2)
 text = H.chat_text()
 H.ok(text:find('## You\nfrom the chat', 1, true), 'the prompt typed in the chat:\n' .. text)
 H.ok(text:find('Typed in the chat.', 1, true), 'its answer:\n' .. text)
+H.eq({ '' }, vim.api.nvim_buf_get_lines(input.buf, 0, -1, false), 'the input is empty after sending')
 H.done()

@@ -109,11 +109,11 @@ local function set_keymaps(chat)
     vim.keymap.set('n', lhs, rhs, { buffer = buf, silent = true, desc = desc })
   end
   local function ask()
-    require('zot').prompt_input({ root = chat.root })
+    require('zot.input').focus(chat.root, true)
   end
-  map('i', ask, 'zot: prompt')
-  map('a', ask, 'zot: prompt')
-  map('o', ask, 'zot: prompt')
+  map('i', ask, 'zot: write a prompt (in the input below)')
+  map('a', ask, 'zot: write a prompt (in the input below)')
+  map('o', ask, 'zot: write a prompt (in the input below)')
   map('<C-c>', function()
     require('zot').abort({ root = chat.root })
   end, 'zot: abort')
@@ -172,7 +172,55 @@ local function create(root)
   }
   M.chats[root] = chat
   set_keymaps(chat)
+  M.setup_autocmds()
   return chat
+end
+
+local autocmds
+
+function M.setup_autocmds()
+  if autocmds then
+    return
+  end
+  autocmds = api.nvim_create_augroup('zot_chat', { clear = true })
+  api.nvim_create_autocmd({ 'WinEnter', 'BufWinEnter' }, {
+    group = autocmds,
+    callback = function()
+      M.remember_window()
+    end,
+  })
+  -- Closing the chat window closes its input too.
+  api.nvim_create_autocmd('WinClosed', {
+    group = autocmds,
+    callback = function(a)
+      local w = tonumber(a.match)
+      if not (w and api.nvim_win_is_valid(w)) then
+        return
+      end
+      local buf = api.nvim_win_get_buf(w)
+      for root, chat in pairs(M.chats) do
+        if chat.buf == buf then
+          local tab = api.nvim_win_get_tabpage(w)
+          vim.schedule(function()
+            if not api.nvim_tabpage_is_valid(tab) then
+              return
+            end
+            for _, x in ipairs(api.nvim_tabpage_list_wins(tab)) do
+              if api.nvim_win_get_buf(x) == chat.buf then
+                return -- another window still shows the chat
+              end
+            end
+            local inp = require('zot.input').get(root, false)
+            for _, x in ipairs(api.nvim_tabpage_list_wins(tab)) do
+              if inp and api.nvim_win_get_buf(x) == inp.buf and #api.nvim_list_wins() > 1 then
+                pcall(api.nvim_win_close, x, false)
+              end
+            end
+          end)
+        end
+      end
+    end,
+  })
 end
 
 function M.get(root, create_missing)
@@ -444,51 +492,75 @@ local function size(total, want, min)
   return math.floor(want)
 end
 
---- Shows the chat of root (in the current tab); focus moves to it if asked.
-function M.open(root, focus)
-  local chat = M.get(root)
-  local cur = api.nvim_get_current_win()
-  local tab = api.nvim_get_current_tabpage()
-  for _, w in ipairs(api.nvim_tabpage_list_wins(tab)) do
+--- Scrolls the chat's windows to its end.
+function M.scroll_to_end(root)
+  local chat = M.get(root, false)
+  if not chat then
+    return
+  end
+  local last = api.nvim_buf_line_count(chat.buf)
+  for _, w in ipairs(windows(chat)) do
+    pcall(api.nvim_win_set_cursor, w, { last, 0 })
+  end
+end
+
+--- The chat's window in the current tab, if it has one.
+local function tab_window(chat)
+  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
     if api.nvim_win_get_buf(w) == chat.buf then
-      if focus then
-        api.nvim_set_current_win(w)
-      end
       return w
     end
   end
+  return nil
+end
+
+--- Shows the chat of root (in the current tab) with its input below;
+--- focus moves to the input if asked ("chat": to the chat itself).
+function M.open(root, focus)
+  local chat = M.get(root)
+  M.remember_window()
+  local cur = api.nvim_get_current_win()
+  local win = tab_window(chat)
   local o = config.get().chat
-  local win
-  -- A float over the editor that the cursor is not in cannot be used
-  -- (or closed with q): it always takes focus.
-  focus = focus or o.layout == 'float'
-  if o.layout == 'float' then
-    local w = math.floor(vim.o.columns * 0.8)
-    local h = math.floor((vim.o.lines - 2) * 0.8)
-    win = api.nvim_open_win(chat.buf, true, {
-      relative = 'editor',
-      width = w,
-      height = h,
-      row = math.floor((vim.o.lines - h) / 2) - 1,
-      col = math.floor((vim.o.columns - w) / 2),
-      border = config.get().panel.border,
-      style = 'minimal',
-    })
-  else
-    if o.layout == 'vertical' then
-      vim.cmd('botright vsplit')
-      win = api.nvim_get_current_win()
-      api.nvim_win_set_width(win, size(vim.o.columns, o.size, 20))
+  if not win then
+    if o.layout == 'float' then
+      -- A float over the editor that the cursor is not in cannot be used
+      -- (or closed with q): it always takes focus.
+      focus = focus or true
+      local w = math.floor(vim.o.columns * 0.8)
+      local total = math.floor((vim.o.lines - 2) * 0.8)
+      local ih = math.max(1, o.input_height)
+      local h = math.max(3, total - ih - 2)
+      win = api.nvim_open_win(chat.buf, true, {
+        relative = 'editor',
+        width = w,
+        height = h,
+        row = math.max(0, math.floor((vim.o.lines - total) / 2) - 1),
+        col = math.floor((vim.o.columns - w) / 2),
+        border = config.get().panel.border,
+        style = 'minimal',
+      })
     else
-      vim.cmd('botright split')
-      win = api.nvim_get_current_win()
-      api.nvim_win_set_height(win, size(vim.o.lines, o.size, 5))
+      if o.layout == 'vertical' then
+        vim.cmd('botright vsplit')
+        win = api.nvim_get_current_win()
+        api.nvim_win_set_width(win, size(vim.o.columns, o.size, 20))
+      else
+        vim.cmd('botright split')
+        win = api.nvim_get_current_win()
+        api.nvim_win_set_height(win, size(vim.o.lines, o.size, 5))
+      end
+      api.nvim_win_set_buf(win, chat.buf)
     end
-    api.nvim_win_set_buf(win, chat.buf)
+    setup_window(chat, win)
+    pcall(api.nvim_win_set_cursor, win, { api.nvim_buf_line_count(chat.buf), 0 })
   end
-  setup_window(chat, win)
-  pcall(api.nvim_win_set_cursor, win, { api.nvim_buf_line_count(chat.buf), 0 })
-  if not focus and api.nvim_win_is_valid(cur) then
+  local iwin = require('zot.input').open(root, win)
+  if focus == 'chat' then
+    api.nvim_set_current_win(win)
+  elseif focus then
+    api.nvim_set_current_win(iwin)
+  elseif api.nvim_win_is_valid(cur) then
     api.nvim_set_current_win(cur)
   end
   return win
@@ -499,6 +571,7 @@ function M.close(root)
   if not chat then
     return
   end
+  require('zot.input').close(root)
   for _, w in ipairs(windows(chat)) do
     if #api.nvim_list_wins() > 1 then
       pcall(api.nvim_win_close, w, false)
@@ -508,16 +581,7 @@ end
 
 function M.is_open(root)
   local chat = M.get(root, false)
-  if not chat then
-    return false
-  end
-  local tab = api.nvim_get_current_tabpage()
-  for _, w in ipairs(api.nvim_tabpage_list_wins(tab)) do
-    if api.nvim_win_get_buf(w) == chat.buf then
-      return true
-    end
-  end
-  return false
+  return chat ~= nil and tab_window(chat) ~= nil
 end
 
 function M.toggle(root)
@@ -526,6 +590,47 @@ function M.toggle(root)
   else
     M.open(root, true)
   end
+end
+
+-- ------------------------------------------------- the user's windows --
+
+local last_window
+
+local function is_file_window(w)
+  if not (w and api.nvim_win_is_valid(w)) or api.nvim_win_get_config(w).relative ~= '' then
+    return false
+  end
+  local b = api.nvim_win_get_buf(w)
+  return vim.bo[b].buftype == '' and not api.nvim_buf_get_name(b):match('^%a[%w+.-]*://')
+end
+
+--- Notes the current window if it shows a file (the window #buffer,
+--- #selection and "insert the code block" mean).
+function M.remember_window()
+  local w = api.nvim_get_current_win()
+  if is_file_window(w) then
+    last_window = w
+  end
+end
+
+--- The last window that showed a file (in the current tab if possible).
+function M.last_window()
+  if is_file_window(last_window) and api.nvim_win_get_tabpage(last_window) == api.nvim_get_current_tabpage() then
+    return last_window
+  end
+  local prev = vim.fn.win_getid(vim.fn.winnr('#'))
+  if is_file_window(prev) then
+    return prev
+  end
+  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+    if is_file_window(w) then
+      return w
+    end
+  end
+  if is_file_window(last_window) then
+    return last_window
+  end
+  return nil
 end
 
 --- Empties the chat (:ZotNew).

@@ -232,6 +232,7 @@ function M.prompt(text, opts)
     return M.command(vim.trim(text), nil, opts)
   end
   local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  pcall(require('zot.store').add_history, opts.root or client().root_for(bufnr), text)
   local ctx
   if opts.range then
     ctx = M.context(bufnr, opts.range)
@@ -250,12 +251,37 @@ function M.prompt(text, opts)
   end)
 end
 
---- Asks for a prompt with vim.ui.input, then sends it.
+--- Opens the chat with the cursor in its input, in insert mode (:ZotPrompt
+--- without words).
 function M.prompt_input(opts)
-  vim.ui.input({ prompt = 'zot> ' }, function(text)
-    if text and vim.trim(text) ~= '' then
-      M.prompt(text, opts)
+  opts = opts or {}
+  M.ensure_setup()
+  local root = opts.root or client().root_for(vim.api.nvim_get_current_buf())
+  require('zot.input').focus(root, true)
+end
+
+--- Sends what was written in the chat's input; done(ok) tells whether zot
+--- took it (the input gives the text back when not).
+function M.send_input(root, text, done)
+  done = done or function() end
+  if text:match('^%s*/%S') then
+    M.command(vim.trim(text), nil, { root = root })
+    return done(true)
+  end
+  with_state({ root = root }, function(state)
+    local params = { text = text }
+    local ok = require('zot.client').request(state, P.request.prompt, params, function(err, res)
+      if err then
+        fail(state, 'prompt', err)
+        return done(false)
+      end
+      chat().on_started(state, res)
+      done(true)
+    end)
+    if not ok then
+      return
     end
+    show_chat(state)
   end)
 end
 
@@ -280,18 +306,31 @@ end
 
 -- ----------------------------------------------------------------- chat --
 
+--- Starts the client of root if it does not run (the last conversation
+--- comes back then: see restore_last).
+local function ensure_client(root)
+  pcall(function()
+    client().with_root(root, function() end)
+  end)
+end
+
 function M.toggle_chat(opts)
   opts = opts or {}
   M.ensure_setup()
   local root = opts.root or client().root_for(vim.api.nvim_get_current_buf())
   chat().toggle(root)
+  if chat().is_open(root) then
+    ensure_client(root)
+  end
 end
 
 function M.open_chat(opts)
   opts = opts or {}
   M.ensure_setup()
   local root = opts.root or client().root_for(vim.api.nvim_get_current_buf())
-  return chat().open(root, opts.focus ~= false)
+  local win = chat().open(root, opts.focus ~= false)
+  ensure_client(root)
+  return win
 end
 
 -- ------------------------------------------------------------- sessions --
@@ -302,10 +341,44 @@ function M.new_session(opts)
       if err then
         return fail(state, 'new session', err)
       end
+      require('zot.store').update(state.root, { session = false })
       chat().clear(state.root)
       chat().note(state.root, 'New session' .. ((res and res.sessionId) and (' ' .. res.sessionId) or '') .. '.')
     end)
   end)
+end
+
+--- Draws the current session's conversation (zot/messages) in the chat,
+--- its token count in the bar, then the note; cb() after.
+local function show_transcript(state, note, cb)
+  local c = require('zot.client')
+  c.request(state, P.request.messages, nil, function(e2, msgs)
+    if not e2 and msgs then
+      local ok, e = pcall(chat().render_messages, state.root, msgs.messages)
+      if not ok then
+        util.err('drawing the conversation: ' .. tostring(e))
+      end
+    end
+    c.request(state, P.request.state, nil, function(e3, st)
+      if not e3 and st then
+        chat().set_usage(state.root, util.val(st.usage))
+      end
+      if note then
+        chat().note(state.root, note)
+      end
+      chat().scroll_to_end(state.root)
+      if cb then
+        cb()
+      end
+    end)
+  end)
+end
+
+local function resume_note(res, what)
+  if util.val(res.message) and res.message ~= '' then
+    return res.message
+  end
+  return string.format('%s session %s (%s messages).', what, tostring(res.sessionId), tostring(res.messageCount))
 end
 
 local function resume(state, id)
@@ -314,20 +387,42 @@ local function resume(state, id)
     if err then
       return fail(state, 'resume', err)
     end
-    c.request(state, P.request.messages, nil, function(e2, msgs)
-      if not e2 and msgs then
-        chat().render_messages(state.root, msgs.messages)
-      end
-      c.request(state, P.request.state, nil, function(e3, st)
-        if not e3 and st then
-          chat().set_usage(state.root, util.val(st.usage))
-        end
-      end)
-      chat().note(
-        state.root,
-        string.format('Resumed session %s (%s messages).', tostring(res.sessionId), tostring(res.messageCount))
-      )
+    require('zot.store').update(state.root, { session = res.sessionId })
+    show_transcript(state, resume_note(res, 'Resumed'), function()
       show_chat(state, true)
+    end)
+  end)
+end
+
+--- A new zot for a root whose last conversation is remembered (zot.store)
+--- resumes it and draws it, before anything else is sent: reopening the
+--- chat, or Neovim, gives the conversation back rather than an empty
+--- session (as VS Code does after a reload). done() always follows.
+function M.restore_last(state, done)
+  local o = config.get()
+  local last = require('zot.store').get(state.root).session
+  if not o.chat.restore or o.resume or state.resumed_after_crash or type(last) ~= 'string' or last == '' then
+    return done()
+  end
+  local c = require('zot.client')
+  c.request(state, P.request.state, nil, function(err, st)
+    if err or not st or st.session_id == last or (tonumber(st.message_count) or 0) > 0 then
+      return done()
+    end
+    c.request(state, P.request.session_resume, { id = last }, function(e2, res)
+      if e2 or not res then
+        require('zot.store').update(state.root, { session = false })
+        chat().note(
+          state.root,
+          string.format(
+            'The last conversation (session %s) could not be restored: %s',
+            last,
+            tostring(e2 and e2.message or 'no answer')
+          )
+        )
+        return done()
+      end
+      show_transcript(state, resume_note(res, 'Restored the last conversation:'), done)
     end)
   end)
 end
