@@ -53,6 +53,9 @@ type Event struct {
 	Error      string            // turn_end (optional)
 	Message    string            // error
 	Summary    string            // compact_done
+	// Index is a user_message's position in the transcript (Messages);
+	// the LSP front sends it as messageIndex (zot/resend).
+	Index int
 }
 
 // MarshalJSON renders the event in zot's wire schema.
@@ -70,6 +73,9 @@ func (e Event) AppendJSON(b []byte, runID string) []byte {
 		m := e.Wire()
 		if runID != "" {
 			m["runId"] = runID
+			if e.Type == EventUserMessage {
+				m["messageIndex"] = e.Index
+			}
 		}
 		// Sized once and appended in place (encoding/json's output, see
 		// provider.encodeJSON): a user_message can carry a 16 MiB prompt.

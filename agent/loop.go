@@ -29,8 +29,8 @@ func (r *Runtime) run(ctx context.Context, content []message.Content, emit func(
 		}
 	}
 	user := message.Message{Role: message.RoleUser, Content: content, Time: now()}
-	r.appendMessage(user)
-	emit(Event{Type: EventUserMessage, Content: user.Content, Time: user.Time})
+	i := r.appendMessage(user)
+	emit(Event{Type: EventUserMessage, Content: user.Content, Time: user.Time, Index: i})
 
 	for step := 1; ; step++ {
 		if step > r.cfg.MaxSteps {
@@ -56,8 +56,8 @@ func (r *Runtime) run(ctx context.Context, content []message.Content, emit func(
 				return
 			}
 			m := textMessage(text)
-			r.appendMessage(m)
-			emit(Event{Type: EventUserMessage, Content: m.Content, Time: m.Time})
+			i := r.appendMessage(m)
+			emit(Event{Type: EventUserMessage, Content: m.Content, Time: m.Time, Index: i})
 		}
 	}
 }
@@ -148,8 +148,8 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 	// join the transcript before this call.
 	for _, t := range r.takeSteer() {
 		m := textMessage(t)
-		r.appendMessage(m)
-		emit(Event{Type: EventUserMessage, Content: m.Content, Time: m.Time})
+		i := r.appendMessage(m)
+		emit(Event{Type: EventUserMessage, Content: m.Content, Time: m.Time, Index: i})
 	}
 	toolset := r.toolset()
 	system := r.systemPrompt(toolset)

@@ -335,13 +335,38 @@ func (r *Runtime) useSession(w *session.Writer) {
 // is closed after done; the caller must drain it. ErrBusy while another
 // run is in progress.
 func (r *Runtime) Prompt(ctx context.Context, text string, images []message.Content) (<-chan Event, error) {
+	return r.PromptWith(ctx, PromptInput{Text: text, Images: images, Keep: -1})
+}
+
+// PromptInput is a prompt with what the editor attached to it.
+type PromptInput struct {
+	Text   string
+	Images []message.Content
+	// Attached are context blocks (the editor's attachments, expanded):
+	// they follow the text in the user's message, after the input hooks
+	// (which see only the user's own words).
+	Attached []message.Content
+	// Keep >= 0 first cuts the transcript to its first Keep messages
+	// (retry, edit and resend; see Rewind); -1 keeps it whole.
+	Keep int
+}
+
+// PromptWith starts a run as Prompt does, with attachments, and, when
+// in.Keep >= 0, rewinds the transcript first (in the run, so nothing runs
+// between the cut and the new prompt).
+func (r *Runtime) PromptWith(ctx context.Context, in PromptInput) (<-chan Event, error) {
 	content := []message.Content{}
-	if text != "" {
-		content = append(content, message.Text(text))
+	if in.Text != "" {
+		content = append(content, message.Text(in.Text))
 	}
-	content = append(content, images...)
-	if len(content) == 0 {
+	content = append(content, in.Images...)
+	if len(content) == 0 && len(in.Attached) == 0 {
 		return nil, errors.New("empty prompt: give text or images")
+	}
+	if in.Keep >= 0 {
+		if err := r.Rewind(in.Keep); err != nil {
+			return nil, err
+		}
 	}
 	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
 		r.refreshSkills()
@@ -353,6 +378,7 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []message.Cont
 		if !ok {
 			return
 		}
+		content = append(content, in.Attached...)
 		r.observe(Lifecycle{Event: "agent_start"})
 		r.mu.Lock()
 		r.accepting = true
@@ -543,6 +569,28 @@ func (r *Runtime) Clear() error {
 	return nil
 }
 
+// Rewind cuts the transcript to its first keep messages, for a retry or
+// an edited earlier prompt. The session file keeps the messages after the
+// cut (the old branch) and records the cut as an x-rewind line. ErrBusy
+// during a run.
+func (r *Runtime) Rewind(keep int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.busy {
+		return ErrBusy
+	}
+	if keep < 0 || keep > len(r.messages) {
+		return fmt.Errorf("cannot rewind to %d messages: the conversation has %d", keep, len(r.messages))
+	}
+	r.messages, r.lastIn = r.messages[:keep:keep], 0
+	if r.sess != nil {
+		if err := r.sess.Append(session.Entry{Kind: session.KindRewind, Keep: keep}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // NewSession starts a fresh session file (and transcript). ErrBusy during a run.
 func (r *Runtime) NewSession() error {
 	if err := r.newSession(); err != nil {
@@ -640,15 +688,18 @@ func (r *Runtime) endRun() {
 	}
 }
 
-// appendMessage adds a message to the transcript and persists it at once.
-func (r *Runtime) appendMessage(m message.Message) {
+// appendMessage adds a message to the transcript and persists it at once;
+// it returns the message's index in the transcript.
+func (r *Runtime) appendMessage(m message.Message) int {
 	r.mu.Lock()
 	r.messages = append(r.messages, m)
+	i := len(r.messages) - 1
 	s := r.sess
 	r.mu.Unlock()
 	if s != nil {
 		s.Append(session.Entry{Kind: session.KindMessage, Message: &m})
 	}
+	return i
 }
 
 // addUsage accounts a model call's usage and returns the new total.

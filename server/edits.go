@@ -123,6 +123,26 @@ func (w *editorWorkspace) currentCall() (string, string) {
 	return w.callID, w.tool
 }
 
+// callKey carries, in a context, the call a change belongs to when it is
+// not the running tool call (zot/applyCode).
+type callKey struct{}
+
+type callRef struct{ id, tool string }
+
+// withCall marks ctx's changes as made by the call id of tool.
+func withCall(ctx context.Context, id, tool string) context.Context {
+	return context.WithValue(ctx, callKey{}, callRef{id, tool})
+}
+
+// callOf is the call ctx's change belongs to: withCall's, else the
+// running tool call.
+func (w *editorWorkspace) callOf(ctx context.Context) (string, string) {
+	if c, ok := ctx.Value(callKey{}).(callRef); ok {
+		return c.id, c.tool
+	}
+	return w.currentCall()
+}
+
 func (w *editorWorkspace) takeNote(id string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -255,8 +275,7 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 	if final != proposed || s.permissionMode() == ModeAsk {
 		s.barrier(ctx, 5*time.Second) // typing during the review
 	}
-	if final != proposed {
-		id, _ := w.currentCall()
+	if id, tool := w.callOf(ctx); final != proposed && tool != applyTool {
 		w.mu.Lock()
 		w.notes[id] = userEditNote(shown, proposed, final)
 		w.mu.Unlock()

@@ -28,6 +28,11 @@ type MCPHost interface {
 	// GetPrompt fetches a prompt with its arguments (words, in the
 	// server's order) and returns the text to send as the prompt.
 	GetPrompt(ctx context.Context, name, args string) (string, error)
+	// Resources are the ready servers' resources (to attach as context).
+	Resources() []MCPResource
+	// ReadResource reads one resource of a server as text, with its MIME
+	// type.
+	ReadResource(ctx context.Context, server, uri string) (text, mime string, err error)
 	// Restart restarts one server and waits until it is ready or failed.
 	Restart(ctx context.Context, name string) error
 	Close(ctx context.Context) error
@@ -238,6 +243,14 @@ func (s *Server) sendMCPChanged() {
 
 func (s *Server) zotMCP(ctx context.Context) (MCPResult, error) {
 	return s.mcpResult(), nil
+}
+
+func (s *Server) zotMCPResources(ctx context.Context) (MCPResourcesResult, error) {
+	res := MCPResourcesResult{Resources: []MCPResource{}}
+	if h := s.currentMCP(); h != nil {
+		res.Resources = append(res.Resources, h.Resources()...)
+	}
+	return res, nil
 }
 
 func (p *MCPRestartParams) validate(method string) error {

@@ -67,6 +67,14 @@ func (h mcpHost) Prompts() []CommandInfo {
 	return out
 }
 
+func (h mcpHost) Resources() []MCPResource {
+	var out []MCPResource
+	for _, r := range h.Host.Resources() {
+		out = append(out, MCPResource{Server: r.Server, URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MimeType: r.MIMEType})
+	}
+	return out
+}
+
 func (h mcpHost) Status() MCPResult {
 	r := MCPResult{Servers: []MCPServerStatus{}, Errors: h.Host.ConfigErrors()}
 	for _, s := range h.Host.Status() {

@@ -37,6 +37,10 @@ var zotMethods = newMethodTable(
 	request0(MethodExtensionsReload, (*Server).zotExtensionsReload),
 	request0(MethodMCP, (*Server).zotMCP),
 	request(MethodMCPRestart, (*Server).zotMCPRestart),
+	request0(MethodMCPResources, (*Server).zotMCPResources),
+	request0(MethodRetry, (*Server).zotRetry),
+	request(MethodResend, (*Server).zotResend),
+	request(MethodApplyCode, (*Server).zotApplyCode),
 	notification(MethodPanelKey, (*Server).zotPanelKey),
 	notification(MethodPanelClosed, (*Server).zotPanelClosed),
 )

@@ -26,6 +26,10 @@ func (f *fakeRuntime) Prompt(ctx context.Context, text string, images []message.
 	close(ch)
 	return ch, nil
 }
+
+func (f *fakeRuntime) PromptWith(ctx context.Context, in agent.PromptInput) (<-chan agent.Event, error) {
+	return f.Prompt(ctx, in.Text, in.Images)
+}
 func (f *fakeRuntime) Compact(ctx context.Context) (<-chan agent.Event, error) {
 	return f.Prompt(ctx, "", nil)
 }

@@ -31,11 +31,16 @@ func (p *PromptParams) validate(method string) error {
 			return fieldError(method, fmt.Sprintf("images[%d].data", i), "must be the base64 image data")
 		}
 	}
-	if strings.TrimSpace(p.Text) == "" && len(p.Images) == 0 {
+	if strings.TrimSpace(p.Text) == "" && len(p.Images) == 0 && len(p.Attachments) == 0 {
 		return fieldError(method, "text", "must not be empty (or attach images)")
 	}
 	if p.Context != nil && p.Context.URI == "" {
 		return fieldError(method, "context.uri", "is required when context is given")
+	}
+	for i := range p.Attachments {
+		if err := p.Attachments[i].validate(method, fmt.Sprintf("attachments[%d]", i)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -49,26 +54,60 @@ func (im ImageParam) mimeType() string {
 }
 
 func (s *Server) zotPrompt(ctx context.Context, p *PromptParams) (RunStarted, error) {
+	r, err := s.promptRun(ctx, MethodPrompt, p, -1)
+	if err != nil {
+		return RunStarted{}, err
+	}
+	return s.runs.enqueue(r), nil
+}
+
+// promptRun builds the run of a prompt: the images, the legacy context
+// appended to the text, the attachments expanded (local ones now, as the
+// user sees them when sending; MCP resources when the run starts). keep
+// >= 0 rewinds the transcript to that many messages first.
+func (s *Server) promptRun(ctx context.Context, method string, p *PromptParams, keep int) (*run, error) {
 	imgs := make([]message.Content, 0, len(p.Images))
 	for _, im := range p.Images {
 		imgs = append(imgs, message.Image(im.mimeType(), im.Data))
 	}
 	rt, err := s.runtime()
 	if err != nil {
-		return RunStarted{}, err
+		return nil, err
 	}
-	text := s.withContext(p.Text, p.Context)
-	r := &run{kind: "prompt", title: firstLine(p.Text), start: func(ctx context.Context) (<-chan agent.Event, error) {
-		return rt.Prompt(ctx, text, imgs)
-	}}
-	return s.runs.enqueue(r), nil
+	text := p.Text
+	if p.Context != nil {
+		text = s.withContext(p.Text, p.Context)
+	}
+	local, err := s.expandLocal(ctx, p.Attachments)
+	if err != nil {
+		return nil, err
+	}
+	size := len(text)
+	for _, c := range local {
+		size += len(c.Text)
+	}
+	for _, im := range p.Images {
+		size += len(im.Data)
+	}
+	if err := agent.CheckPromptSize(size); err != nil {
+		return nil, rpcError(jsonrpc2.InvalidParams, "%s: with its attachments: %v", method, err)
+	}
+	atts := p.Attachments
+	title := firstLine(p.Text)
+	if title == "" && len(atts) > 0 {
+		title = "(" + atts[0].Kind + ")"
+	}
+	return &run{kind: "prompt", title: title, start: func(ctx context.Context) (<-chan agent.Event, error) {
+		attached, err := s.expandRemote(ctx, atts, local)
+		if err != nil {
+			return nil, err
+		}
+		return rt.PromptWith(ctx, agent.PromptInput{Text: text, Images: imgs, Attached: attached, Keep: keep})
+	}}, nil
 }
 
 // withContext appends the editor context (file, selection) to a prompt.
 func (s *Server) withContext(text string, c *PromptContext) string {
-	if c == nil {
-		return text
-	}
 	path := uriPath(c.URI)
 	shown := c.URI
 	if path != "" {

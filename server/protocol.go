@@ -27,7 +27,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 9
+const ProtocolRevision = 10
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -55,6 +55,10 @@ const (
 	MethodExtensionsReload  = "zot/extensions/reload"
 	MethodMCP               = "zot/mcp"
 	MethodMCPRestart        = "zot/mcp/restart"
+	MethodMCPResources      = "zot/mcp/resources"
+	MethodRetry             = "zot/retry"
+	MethodResend            = "zot/resend"
+	MethodApplyCode         = "zot/applyCode"
 )
 
 // Client → server notifications.
@@ -114,6 +118,71 @@ type PromptParams struct {
 	Text    string         `json:"text"`
 	Images  []ImageParam   `json:"images,omitempty"`
 	Context *PromptContext `json:"context,omitempty"`
+	// Attachments are the chips the user attached; the server expands
+	// each into a delimited context block of the user's message.
+	Attachments []Attachment `json:"attachments,omitempty"`
+}
+
+// Attachment kinds.
+const (
+	AttachFile        = "file"
+	AttachSelection   = "selection"
+	AttachProblems    = "problems"
+	AttachTerminal    = "terminal"
+	AttachMCPResource = "mcpResource"
+)
+
+// Attachment is one piece of context attached to a prompt (docs/protocol.md,
+// "Attachments").
+type Attachment struct {
+	Kind string `json:"kind"` // file | selection | problems | terminal | mcpResource
+	// URI: file and selection (required), problems (optional: the file
+	// they are about), mcpResource (the resource's URI, required).
+	URI string `json:"uri,omitempty"`
+	// Range: selection (required); file (optional: only those lines).
+	Range *protocol.Range `json:"range,omitempty"`
+	// Text: terminal (required: the output); selection (optional: the
+	// selected text when the server has no buffer for the URI).
+	Text string `json:"text,omitempty"`
+	// Server: mcpResource (required: the MCP server's name).
+	Server string `json:"server,omitempty"`
+	// Label is what the chip shows (the terminal's name …); optional.
+	Label string `json:"label,omitempty"`
+	// Diagnostics: problems (may be empty: "no problems").
+	Diagnostics []AttachedDiagnostic `json:"diagnostics,omitempty"`
+}
+
+// AttachedDiagnostic is one problem of a problems attachment.
+type AttachedDiagnostic struct {
+	URI      string         `json:"uri"`
+	Range    protocol.Range `json:"range"`
+	Severity string         `json:"severity"` // error | warning | information | hint
+	Message  string         `json:"message"`
+	Source   string         `json:"source,omitempty"`
+	Code     string         `json:"code,omitempty"`
+}
+
+// ResendParams is zot/resend's params: the user message at MessageIndex
+// (an index into zot/messages, or a user_message event's messageIndex) is
+// replaced by this prompt and the conversation after it is dropped.
+type ResendParams struct {
+	MessageIndex int `json:"messageIndex"`
+	PromptParams
+}
+
+// ApplyCodeParams is zot/applyCode's params: put Text into the file at
+// URI, replacing Range, or the whole file without one.
+type ApplyCodeParams struct {
+	URI   string          `json:"uri"`
+	Text  string          `json:"text"`
+	Range *protocol.Range `json:"range,omitempty"`
+}
+
+// ApplyCodeResult says whether the text was applied.
+type ApplyCodeResult struct {
+	Applied bool `json:"applied"`
+	// Message says why not (rejected in review …), or what was done.
+	Message string `json:"message,omitempty"`
 }
 
 // ImageParam is one attached image (base64).
@@ -328,6 +397,22 @@ type MCPResult struct {
 	Errors []string `json:"errors,omitempty"`
 	// Disabled: --no-mcp or initializationOptions.noMcp.
 	Disabled bool `json:"disabled,omitempty"`
+}
+
+// MCPResourcesResult is zot/mcp/resources: the resources of the ready
+// servers, to attach as context.
+type MCPResourcesResult struct {
+	Resources []MCPResource `json:"resources"`
+}
+
+// MCPResource is one resource an MCP server lists.
+type MCPResource struct {
+	Server      string `json:"server"`
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MimeType    string `json:"mimeType,omitempty"`
 }
 
 // MCPRestartParams is zot/mcp/restart's params.

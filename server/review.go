@@ -143,7 +143,7 @@ func (s *Server) reviewChange(ctx context.Context, path, oldText, newText string
 	useReview := s.caps.zot.ReviewEdit
 	s.mu.Unlock()
 	shown := s.ws.display(path)
-	id, tool := s.ws.currentCall()
+	id, tool := s.ws.callOf(ctx)
 	if useReview {
 		res, err := requestReviewEdit.call(ctx, s, &ReviewEditParams{URI: ospath.ToURI(path), OldText: oldText, NewText: newText, ToolCallID: id, Tool: tool})
 		if err == nil {

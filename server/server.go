@@ -35,6 +35,8 @@ import (
 // substitute a fake.
 type Runtime interface {
 	Prompt(ctx context.Context, text string, images []message.Content) (<-chan agent.Event, error)
+	// PromptWith is Prompt with attachments, rewinding first when Keep >= 0.
+	PromptWith(ctx context.Context, in agent.PromptInput) (<-chan agent.Event, error)
 	Compact(ctx context.Context) (<-chan agent.Event, error)
 	Cancel()
 	State() agent.State

@@ -41,6 +41,7 @@ const (
 	KindCompact = "compact" // the transcript was replaced by Messages
 	KindTitle   = "title"   // the session was given a title
 	KindCustom  = "custom"  // an extension's append_entry (Custom)
+	KindRewind  = "rewind"  // the transcript was cut to its first Keep messages
 )
 
 // Custom is an extension's own entry (append_entry): state that follows
@@ -73,6 +74,10 @@ type Entry struct {
 	Cumulative *message.Usage `json:"-"`
 	Title      string         `json:"-"`
 	Custom     *Custom        `json:"-"`
+	// Keep is a rewind's length: the transcript keeps its first Keep
+	// messages (retry, edit and resend); the lines before stay in the
+	// file as the old branch.
+	Keep int `json:"-"`
 }
 
 // Info describes a stored session.
@@ -337,6 +342,11 @@ func (w *Writer) encode(e Entry) ([]byte, error) {
 			}
 		}
 		err = add(compactLine{Type: lineCompact, Time: e.Created, Messages: msgs})
+	case KindRewind:
+		if e.Keep < 0 {
+			return nil, fmt.Errorf("session: rewind to %d messages", e.Keep)
+		}
+		err = add(rewindLine{Type: lineRewind, Time: e.Created, Keep: e.Keep})
 	case KindTitle:
 		err = add(titleLine{Type: lineTitle, Time: e.Created, Title: e.Title})
 	case KindCustom:
@@ -396,6 +406,7 @@ type Loaded struct {
 	Repaired int // orphaned tool calls given a synthetic error result
 	Skipped  int // unreadable lines skipped (a torn last line after kill -9)
 	Ignored  int // lines of a type we do not know (zot's newer ones), skipped
+	Rewinds  int // x-rewind lines that cut the transcript (retry, edit and resend)
 	// Tail holds the synthetic results Repair gave the last assistant
 	// message's unanswered calls: appending them as a message line makes
 	// the file whole for zot too. Nil when that message was answered.
@@ -501,6 +512,19 @@ func (l *Loaded) apply(a anyLine) {
 			m.Summary = cm.Summary
 			l.addMessage(m, cm.Role == roleTool)
 		}
+	case lineRewind:
+		if a.Keep == nil || *a.Keep < 0 {
+			l.Skipped++
+			return
+		}
+		// Keep counts the transcript as the runtime held it: repaired, as
+		// a resumed runtime's is.
+		l.Messages, _ = Repair(l.Messages)
+		if *a.Keep < len(l.Messages) {
+			l.Messages = l.Messages[:*a.Keep]
+			l.Rewinds++
+		}
+		l.lastTool, l.summaryNext = false, false
 	case lineSummary:
 		l.summaryNext = true
 	case lineTitle:

@@ -25,6 +25,7 @@ const (
 	lineSummary = "x-summary" // the next message line is a compaction summary
 	lineTitle   = "x-title"   // the session's title, set after it started
 	lineCustom  = "x-entry"   // an extension's append_entry
+	lineRewind  = "x-rewind"  // the transcript (for us) keeps its first keep messages
 )
 
 // roleTool is zot's role for the message holding tool results (ours keep
@@ -108,6 +109,14 @@ type customLine struct {
 	Extension string          `json:"extension"`
 	Kind      string          `json:"kind"`
 	Data      json.RawMessage `json:"data"`
+}
+
+// rewindLine cuts the transcript: retry and edit-and-resend continue from
+// its first Keep messages; the message lines before it are the old branch.
+type rewindLine struct {
+	Type string    `json:"type"`
+	Time time.Time `json:"time"`
+	Keep int       `json:"keep"`
 }
 
 type markLine struct {
@@ -349,4 +358,6 @@ type anyLine struct {
 	Extension string          `json:"extension"`
 	Kind      string          `json:"kind"`
 	Data      json.RawMessage `json:"data"`
+	// x-rewind
+	Keep *int `json:"keep"`
 }

@@ -47,11 +47,14 @@ type server struct {
 	cs       *sdk.ClientSession
 	tools    []*sdk.Tool
 	prompts  []*sdk.Prompt
-	running  bool
-	cancel   context.CancelFunc
-	kick     chan struct{}
-	loopDone chan struct{}
-	progress map[string]*progressSink
+	// resources are listed once at connect and on list_changed; a
+	// server with thousands of them lists them all (paged by the SDK).
+	resources []*sdk.Resource
+	running   bool
+	cancel    context.CancelFunc
+	kick      chan struct{}
+	loopDone  chan struct{}
+	progress  map[string]*progressSink
 }
 
 func newServer(h *Host, c ServerConfig) *server {
@@ -267,6 +270,9 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 		PromptListChangedHandler: func(ctx context.Context, req *sdk.PromptListChangedRequest) {
 			go s.refreshPrompts(req.Session)
 		},
+		ResourceListChangedHandler: func(ctx context.Context, req *sdk.ResourceListChangedRequest) {
+			go s.refreshResources(req.Session)
+		},
 		// No LoggingMessageHandler: MCP logging is deprecated (SEP-2577);
 		// a server's log is its stderr, which goes to its log file.
 		ProgressNotificationHandler: s.onProgress,
@@ -313,6 +319,9 @@ func (s *server) listAll(ctx context.Context, cs *sdk.ClientSession) {
 	}
 	if caps.Prompts != nil {
 		s.listPrompts(ctx, cs)
+	}
+	if caps.Resources != nil {
+		s.listResources(ctx, cs)
 	}
 }
 

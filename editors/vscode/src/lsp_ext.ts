@@ -122,6 +122,30 @@ export interface PromptParams {
     text: string;
     images?: ImageParam[];
     context?: PromptContext;
+    /** Chips: each becomes a `<context …>` block of the user's message. */
+    attachments?: Attachment[];
+}
+
+export type AttachmentKind = "file" | "selection" | "problems" | "terminal" | "mcpResource";
+
+/** One piece of context attached to a prompt (docs/protocol.md, "Attachments"). */
+export interface Attachment {
+    kind: AttachmentKind;
+    uri?: string;
+    range?: Range;
+    text?: string;
+    server?: string;
+    label?: string;
+    diagnostics?: AttachedDiagnostic[];
+}
+
+export interface AttachedDiagnostic {
+    uri: string;
+    range: Range;
+    severity: "error" | "warning" | "information" | "hint";
+    message: string;
+    source?: string;
+    code?: string;
 }
 
 /** The answer to zot/prompt, zot/compact and prompt commands: the run's id. */
@@ -131,6 +155,31 @@ export interface RunStarted {
     ahead?: number;
 }
 export const prompt = new lc.RequestType<PromptParams, RunStarted, void>("zot/prompt");
+
+/** Runs the last prompt again from where it was sent (the old answer stays in the session file only). */
+export const retry = new lc.RequestType0<RunStarted, void>("zot/retry");
+
+export interface ResendParams {
+    /** The user message to replace: a user_message event's messageIndex, or an index into zot/messages. */
+    messageIndex: number;
+    text: string;
+    images?: ImageParam[];
+    context?: PromptContext;
+    attachments?: Attachment[];
+}
+export const resend = new lc.RequestType<ResendParams, RunStarted, void>("zot/resend");
+
+export interface ApplyCodeParams {
+    uri: string;
+    text: string;
+    /** Replace this range; without it the whole file. */
+    range?: Range;
+}
+export interface ApplyCodeResult {
+    applied: boolean;
+    message?: string;
+}
+export const applyCode = new lc.RequestType<ApplyCodeParams, ApplyCodeResult, void>("zot/applyCode");
 
 export interface AbortParams {
     clearQueue?: boolean;
@@ -332,6 +381,18 @@ export interface MCPRestartParams {
 }
 export const mcp = new lc.RequestType0<MCPResult, void>("zot/mcp");
 export const mcpRestart = new lc.RequestType<MCPRestartParams, MCPResult, void>("zot/mcp/restart");
+export interface MCPResource {
+    server: string;
+    uri: string;
+    name: string;
+    title?: string;
+    description?: string;
+    mimeType?: string;
+}
+export interface MCPResourcesResult {
+    resources: MCPResource[];
+}
+export const mcpResources = new lc.RequestType0<MCPResourcesResult, void>("zot/mcp/resources");
 /** Server → client: an MCP server's state or tools changed. */
 export const mcpChanged = new lc.NotificationType<MCPResult>("zot/mcp/changed");
 

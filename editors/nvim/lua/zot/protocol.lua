@@ -34,6 +34,10 @@ M.request = {
   extensions_reload = 'zot/extensions/reload',
   mcp = 'zot/mcp',
   mcp_restart = 'zot/mcp/restart',
+  mcp_resources = 'zot/mcp/resources',
+  retry = 'zot/retry',
+  resend = 'zot/resend',
+  apply_code = 'zot/applyCode',
 }
 
 --- Client → server notifications.
@@ -123,6 +127,40 @@ M.error_code = {
 ---@field text string
 ---@field images? zot.ImageParam[]
 ---@field context? zot.PromptContext
+---@field attachments? zot.Attachment[]
+
+---@class zot.Attachment
+---@field kind 'file'|'selection'|'problems'|'terminal'|'mcpResource'
+---@field uri? string
+---@field range? zot.Range
+---@field text? string
+---@field server? string
+---@field label? string
+---@field diagnostics? zot.AttachedDiagnostic[]
+
+---@class zot.AttachedDiagnostic
+---@field uri string
+---@field range zot.Range
+---@field severity 'error'|'warning'|'information'|'hint'
+---@field message string
+---@field source? string
+---@field code? string
+
+---@class zot.ResendParams
+---@field messageIndex integer
+---@field text string
+---@field images? zot.ImageParam[]
+---@field context? zot.PromptContext
+---@field attachments? zot.Attachment[]
+
+---@class zot.ApplyCodeParams
+---@field uri string
+---@field text string
+---@field range? zot.Range
+
+---@class zot.ApplyCodeResult
+---@field applied boolean
+---@field message? string
 
 --- The answer to zot/prompt, zot/compact and prompt commands.
 ---@class zot.RunStarted
@@ -280,6 +318,17 @@ M.error_code = {
 
 ---@class zot.MCPRestartParams
 ---@field name string
+
+---@class zot.MCPResource
+---@field server string
+---@field uri string
+---@field name string
+---@field title? string
+---@field description? string
+---@field mimeType? string
+
+---@class zot.MCPResourcesResult
+---@field resources zot.MCPResource[]
 
 -- ---------------------------------------------------------------- panels
 
