@@ -26,6 +26,10 @@ type Server struct {
 
 	gates map[string]*gate
 
+	// log, when set, gets every request as one JSON line (ServeOptions.Log).
+	log   io.Writer
+	logMu sync.Mutex
+
 	ln   net.Listener
 	srv  *http.Server
 	url  string
@@ -74,16 +78,30 @@ func start(addr string, script Script) (*Server, error) {
 	return s, nil
 }
 
+// ServeOptions are Serve's optional settings.
+type ServeOptions struct {
+	// Log gets every request the server receives as one JSON line,
+	// {"method", "path", "body"} (body: the JSON sent, else a string), in
+	// order: what a test outside Go reads to check what the model was sent
+	// (`zot mock-llm --log FILE`).
+	Log io.Writer
+}
+
 // Serve runs a server for script on addr ("" or "127.0.0.1:0" for a random
 // port) until ctx is done; ready, if not nil, gets the base URL once the
 // server listens. It returns nil when ctx ends it. This is `zot mock-llm`.
-func Serve(ctx context.Context, addr string, script Script, ready func(url string)) error {
+func Serve(ctx context.Context, addr string, script Script, ready func(url string), opts ...ServeOptions) error {
 	if err := script.Validate(); err != nil {
 		return fmt.Errorf("llmtest: %w", err)
 	}
 	s, err := start(addr, script)
 	if err != nil {
 		return fmt.Errorf("llmtest: %w", err)
+	}
+	for _, o := range opts {
+		if o.Log != nil {
+			s.log = o.Log
+		}
 	}
 	if ready != nil {
 		ready(s.URL())
@@ -208,6 +226,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Raw: body,
 	}})
 	s.mu.Unlock()
+	s.logRequest(r, body)
 
 	switch kind {
 	case apiNone:
@@ -508,4 +527,22 @@ func (s *Server) Arrived(name string) <-chan struct{} { return s.gate(name).arri
 func (s *Server) Release(name string) {
 	g := s.gate(name)
 	g.releaseOnce.Do(func() { close(g.release) })
+}
+
+// logRequest writes one request to the ServeOptions.Log writer, if any.
+func (s *Server) logRequest(r *http.Request, body []byte) {
+	if s.log == nil {
+		return
+	}
+	var b any = string(body)
+	if json.Valid(body) {
+		b = json.RawMessage(body)
+	}
+	line, err := json.Marshal(map[string]any{"method": r.Method, "path": r.URL.Path, "body": b})
+	if err != nil {
+		return
+	}
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	s.log.Write(append(line, '\n')) //nolint:errcheck // a test's log; the answer matters more
 }

@@ -119,6 +119,46 @@ function H.wait_run(after, ms)
   return H.chat().last_run
 end
 
+--- The requests the scripted model received so far (zot mock-llm --log),
+--- each { method, path, body } with body the decoded JSON.
+function H.model_requests()
+  local out = {}
+  local path = os.getenv('ZOT_TEST_LLM_LOG')
+  H.ok(path and path ~= '', 'ZOT_TEST_LLM_LOG is not set (run the test with tests/run.sh)')
+  for _, l in ipairs(vim.fn.filereadable(path) == 1 and vim.fn.readfile(path) or {}) do
+    local r = vim.json.decode(l)
+    if r.method == 'POST' then
+      out[#out + 1] = r
+    end
+  end
+  return out
+end
+
+--- The text of the last user message of the last model request.
+function H.last_user_text()
+  local reqs = H.model_requests()
+  local body = reqs[#reqs] and reqs[#reqs].body or {}
+  local msgs = body.messages or {}
+  for i = #msgs, 1, -1 do
+    local m = msgs[i]
+    if m.role == 'user' then
+      if type(m.content) == 'string' then
+        return m.content
+      end
+      local parts = {}
+      for _, c in ipairs(m.content or {}) do
+        if c.type == 'text' then
+          parts[#parts + 1] = c.text
+        end
+      end
+      if #parts > 0 then
+        return table.concat(parts, '\n')
+      end
+    end
+  end
+  return ''
+end
+
 --- Records every notification the client sends (zot/panel/key …).
 function H.record_sent(state)
   local sent = {}
