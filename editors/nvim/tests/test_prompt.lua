@@ -33,16 +33,15 @@ H.ok(vim.lsp.buf_is_attached(vim.fn.bufnr(file), st.id), 'the file buffer is att
 -- The prompt carried the file as context.
 H.ok(text:find('Editor context', 1, true), 'context sent:\n' .. text)
 
--- A visual (charwise) selection goes as context: file, range and text.
+-- A visual (charwise) selection goes as an attachment: file, range and text.
 vim.api.nvim_set_current_win(vim.fn.win_findbuf(vim.fn.bufnr(file))[1])
 vim.cmd('normal! 2G0lv$h\27')
 vim.cmd("'<,'>ZotPrompt explain this")
 H.wait_run(run)
 text = H.chat_text()
-H.ok(
-  text:find('(Editor context: notes.txt, lines 2–2 selected:)\n```\neta\n```', 1, true),
-  'the selection:\n' .. text
-)
+H.ok(text:find('## You\nexplain this\n📎 notes.txt:2-2', 1, true), 'the selection as a chip:\n' .. text)
+local sent = H.last_user_text()
+H.ok(sent:find('notes.txt, lines 2–2:\n```txt\neta\n```', 1, true), 'the model got the selection:\n' .. sent)
 H.ok(text:find('About the selection.', 1, true), 'the answer:\n' .. text)
 
 -- :ZotChat hides and shows the chat, the cursor in its input; `i` in the

@@ -128,6 +128,33 @@ local function set_keymaps(chat)
       vim.cmd('normal! za')
     end
   end, 'zot: open the file under the cursor, or toggle details')
+  local k = config.get().chat.keys
+  local function nowait(lhs, rhs, desc)
+    if lhs and lhs ~= '' then
+      vim.keymap.set('n', lhs, rhs, { buffer = buf, silent = true, nowait = true, desc = desc })
+    end
+  end
+  local actions = function()
+    return require('zot.actions')
+  end
+  nowait(k.yank_code, function()
+    actions().yank_code(chat)
+  end, 'zot: yank the code block')
+  nowait(k.insert_code, function()
+    actions().insert_code(chat)
+  end, 'zot: insert the code block into the last window')
+  nowait(k.apply_code, function()
+    actions().apply_code(chat)
+  end, 'zot: apply the code block to a file')
+  nowait(k.retry, function()
+    actions().retry(chat.root)
+  end, 'zot: retry the last answer')
+  nowait(k.edit, function()
+    actions().edit(chat)
+  end, 'zot: edit this message and resend it')
+  nowait(k.help, function()
+    util.notify(table.concat(actions().help_lines(), '\n'))
+  end, 'zot: the chat keys')
   for _, lhs in ipairs({ 'gf', 'gF' }) do
     map(lhs, function()
       if not M.open_file_at_cursor(chat) then
@@ -637,7 +664,7 @@ end
 function M.clear(root)
   local chat = M.get(root)
   chat.pending, chat.pending_n = {}, 0
-  chat.tools, chat.run_header, chat.think = {}, {}, nil
+  chat.tools, chat.run_header, chat.think, chat.user_msgs = {}, {}, nil, {}
   api.nvim_buf_clear_namespace(chat.buf, ns, 0, -1)
   modify(chat, function(buf)
     api.nvim_buf_set_lines(buf, 0, -1, false, {})
@@ -857,6 +884,205 @@ local function end_thinking(chat)
   pcall(api.nvim_buf_del_extmark, chat.buf, ns, th.extmark)
 end
 
+-- ------------------------------------------------------ user messages --
+
+M.CHIP = '📎 '
+
+local function unescape(v)
+  return (v:gsub('&lt;', '<'):gsub('&gt;', '>'):gsub('&#34;', '"'):gsub('&#39;', "'"):gsub('&amp;', '&'))
+end
+
+--- The attributes of a context block's header (`<context kind=".." …>`).
+function M.context_header(text)
+  local head = text:match('^<context ([^\n]*)>\n') or text:match('^<context ([^\n]*)>$')
+  if not head or not vim.endswith(text, '</context>') then
+    return nil
+  end
+  local attrs = {}
+  for k, v in head:gmatch('([%w_]+)="([^"]*)"') do
+    attrs[k] = unescape(v)
+  end
+  return attrs
+end
+
+--- A user message's content: the user's own text and the attachments
+--- (context blocks, shown as chips), each chip { kind, label, path, uri,
+--- server, lines }.
+function M.split_user_content(content)
+  content = util.val(content)
+  if type(content) == 'string' then
+    return content, {}
+  end
+  local texts, chips = {}, {}
+  for _, c in ipairs(content or {}) do
+    if type(c) == 'table' and c.type == 'text' and type(c.text) == 'string' then
+      local attrs = M.context_header(c.text)
+      if attrs then
+        attrs.label = attrs.label or attrs.path or attrs.kind or 'context'
+        chips[#chips + 1] = attrs
+      else
+        texts[#texts + 1] = c.text
+      end
+    elseif type(c) == 'table' and c.type == 'image' then
+      texts[#texts + 1] = string.format('[image %s]', tostring(c.mime_type or c.mimeType or ''))
+    end
+  end
+  return table.concat(texts, '\n'), chips
+end
+
+local function msg_row(chat, m)
+  local pos = api.nvim_buf_get_extmark_by_id(chat.buf, ns, m.extmark, {})
+  return pos and pos[1]
+end
+
+--- The user message whose block holds row (0-based): the last one that
+--- starts at or above it.
+function M.user_message_at(chat, row)
+  local found
+  for _, m in ipairs(chat.user_msgs or {}) do
+    local r = msg_row(chat, m)
+    if r and r <= row then
+      found = m
+    end
+  end
+  return found
+end
+
+--- Removes the user message with messageIndex index and everything after
+--- it from the view (zot/resend and zot/retry cut the conversation there).
+function M.truncate_at(root, index)
+  local chat = M.get(root, false)
+  if not chat then
+    return
+  end
+  M.flush(chat)
+  local keep = {}
+  local cut
+  for _, m in ipairs(chat.user_msgs or {}) do
+    if not cut and m.index ~= nil and m.index >= index then
+      cut = msg_row(chat, m)
+    end
+    if cut then
+      pcall(api.nvim_buf_del_extmark, chat.buf, ns, m.extmark)
+    else
+      keep[#keep + 1] = m
+    end
+  end
+  chat.user_msgs = keep
+  if not cut then
+    return
+  end
+  -- The blank line that separated it from what came before goes too.
+  if cut > 0 and api.nvim_buf_get_lines(chat.buf, cut - 1, cut, false)[1] == '' then
+    cut = cut - 1
+  end
+  modify(chat, function(buf)
+    api.nvim_buf_set_lines(buf, cut, -1, false, { '' })
+  end)
+  chat.tools = {}
+end
+
+--- The last user message of the conversation (zot/retry sends it again).
+function M.last_user_message(root)
+  local chat = M.get(root, false)
+  local list = chat and chat.user_msgs or {}
+  return list[#list]
+end
+
+-- --------------------------------------------------------- code blocks --
+
+--- The fenced code blocks of the chat: { s, e (0-based rows of the
+--- fences), info (after the opening fence), lines }.
+function M.code_blocks(chat)
+  local lines = api.nvim_buf_get_lines(chat.buf, 0, -1, false)
+  local out, open = {}, nil
+  for i, l in ipairs(lines) do
+    if open then
+      local fence = l:match('^%s*([`~]+)%s*$')
+      if fence and fence:sub(1, 1) == open.char and #fence >= #open.fence then
+        open.e = i - 1
+        open.lines = vim.list_slice(lines, open.s + 2, i - 1)
+        if open.indent > 0 then
+          for j, x in ipairs(open.lines) do
+            open.lines[j] = x:sub(1, open.indent):match('^%s*$') and x:sub(open.indent + 1) or x
+          end
+        end
+        out[#out + 1] = open
+        open = nil
+      end
+    else
+      local indent, fence, info = l:match('^(%s*)(```+)%s*([^`]*)$')
+      if not fence then
+        indent, fence, info = l:match('^(%s*)(~~~+)%s*(.*)$')
+      end
+      if fence and not is_detail(l) then
+        open = { s = i - 1, fence = fence, char = fence:sub(1, 1), info = vim.trim(info), indent = #indent }
+      end
+    end
+  end
+  return out
+end
+
+--- The code block under the cursor row (0-based), else the last one
+--- above it.
+function M.code_block_at(chat, row)
+  local best
+  for _, b in ipairs(M.code_blocks(chat)) do
+    if row >= b.s and row <= b.e then
+      return b
+    end
+    if b.e < row then
+      best = b
+    end
+  end
+  return best
+end
+
+--- The file a code block is meant for: a path in its info string
+--- ("```go main.go", "```go:main.go", "```main.go"), else the nearest
+--- file the text above it names (`main.go`, main.go:12), else nil.
+function M.code_block_file(chat, b)
+  local function existing(tok)
+    if not tok or tok == '' then
+      return nil
+    end
+    tok = tok:gsub('^[%(%[<"\'`*_]+', ''):gsub('[%)%]>"\'`*_,;.!?:]+$', '')
+    tok = tok:gsub(':%d+$', ''):gsub(':%d+$', '')
+    if tok == '' or tok:match('^%a[%w+.-]*://') then
+      return nil
+    end
+    local full = tok:match('^/') and tok or (chat.root .. '/' .. tok)
+    if vim.fn.filereadable(full) == 1 then
+      return full
+    end
+    return nil
+  end
+  local info = b.info or ''
+  local path = info:match('^%S+%s+(%S+)') or info:match('^[%w_+-]+:(%S+)') or info:match('^path=(%S+)')
+  path = path and path:gsub('^path=', '')
+  if not path and info:find('[./]') then
+    path = info:match('^(%S+)$') -- "```main.go"
+  end
+  if path and path:find('[./]') then
+    -- It may not exist yet: applying creates it.
+    return existing(path) or (path:match('^/') and path or (chat.root .. '/' .. path))
+  end
+  local lines = api.nvim_buf_get_lines(chat.buf, math.max(0, b.s - 6), b.s, false)
+  for i = #lines, 1, -1 do
+    if lines[i]:match('^## ') then
+      break
+    end
+    local last
+    for tok in lines[i]:gmatch('%S+') do
+      last = existing(tok) or last
+    end
+    if last then
+      return last
+    end
+  end
+  return nil
+end
+
 -- --------------------------------------------------------------- events --
 
 local function run_of(chat, id)
@@ -907,12 +1133,25 @@ function M.on_event(state, ev)
     end
     set_status(chat, 'thinking')
   elseif t == 'user_message' then
-    local text = util.content_text(ev.content)
+    local text, chips = M.split_user_content(ev.content)
     local lines = { '## You' }
-    for _, l in ipairs(compat.split(text, '\n')) do
-      lines[#lines + 1] = l
+    if text ~= '' or #chips == 0 then
+      for _, l in ipairs(compat.split(text, '\n')) do
+        lines[#lines + 1] = l
+      end
     end
-    block(chat, lines, true)
+    for _, c in ipairs(chips) do
+      lines[#lines + 1] = M.CHIP .. c.label
+    end
+    local row = block(chat, lines, true)
+    chat.user_msgs = chat.user_msgs or {}
+    table.insert(chat.user_msgs, {
+      extmark = api.nvim_buf_set_extmark(chat.buf, ns, row, 0, {}),
+      index = tonumber(util.val(ev.messageIndex)),
+      text = text,
+      chips = chips,
+      run = run.id,
+    })
   elseif t == 'assistant_start' then
     chat.writing = false
     run.saw_delta = false
@@ -1035,7 +1274,7 @@ function M.events_of_messages(messages)
     ev.runId = 'history-' .. run
     evs[#evs + 1] = ev
   end
-  for _, m in ipairs(messages or {}) do
+  for i, m in ipairs(messages or {}) do
     local content = util.val(m.content) or {}
     if m.role == 'user' then
       local texts, results = {}, {}
@@ -1060,7 +1299,7 @@ function M.events_of_messages(messages)
         end
         run = run + 1
         open = true
-        add({ type = 'user_message', content = texts })
+        add({ type = 'user_message', content = texts, messageIndex = i - 1 })
       end
     elseif m.role == 'assistant' then
       if not open then

@@ -220,35 +220,101 @@ function M.skills(opts)
   end)
 end
 
---- Sends a prompt. opts: range = {line1, line2} (selection as context),
---- bufnr, root. "/name args" runs a slash command.
+--- The selection attachment of a :ZotPrompt range of bufnr: charwise when
+--- it is the last visual selection and that was characterwise.
+local function range_selection(bufnr, range, root)
+  local l1, l2 = range[1], range[2]
+  local charwise
+  local s, e = vim.fn.getpos("'<"), vim.fn.getpos("'>")
+  if bufnr == vim.api.nvim_get_current_buf() and vim.fn.visualmode() == 'v' and s[2] == l1 and e[2] == l2 then
+    charwise = { s[3], e[3] }
+  end
+  return require('zot.refs').selection(bufnr, l1, l2, charwise, root)
+end
+
+--- Sends text (a prompt or a /command) for root. opts: context (the
+--- PromptContext), selection (the attachment #selection means), resend
+--- (the messageIndex of the message it replaces). The #references in the
+--- text become attachments. done(ok) tells whether zot took it.
+function M.send(root, text, opts, done)
+  opts = opts or {}
+  done = done or function() end
+  if text:match('^%s*/%S') and not opts.resend then
+    M.command(vim.trim(text), nil, { root = root })
+    return done(true)
+  end
+  local body, atts = require('zot.refs').expand(root, text, { selection = opts.selection })
+  if not body then
+    util.err(atts)
+    return done(false)
+  end
+  if body == '' and #atts == 0 then
+    return done(false)
+  end
+  client().with_root(root, function(state)
+    local params = { text = body, context = opts.context }
+    if #atts > 0 then
+      params.attachments = atts
+    end
+    local method = P.request.prompt
+    if opts.resend then
+      method = P.request.resend
+      params.messageIndex = opts.resend
+      -- The message and what follows leave the view now (the new run's
+      -- events may come before the answer); back if zot refuses.
+      chat().truncate_at(state.root, opts.resend)
+    end
+    local ok = require('zot.client').request(state, method, params, function(err, res)
+      if err then
+        fail(state, opts.resend and 'edit and resend' or 'prompt', err)
+        if opts.resend then
+          M.redraw(state)
+        end
+        return done(false)
+      end
+      chat().on_started(state, res)
+      done(true)
+    end)
+    if ok then
+      show_chat(state)
+    end
+  end, opts.bufnr)
+end
+
+--- Sends a prompt. opts: range = {line1, line2} (the selection goes as an
+--- attachment), bufnr, root. "/name args" runs a command. No text: the
+--- chat's input takes the cursor (with the range's selection attached).
 function M.prompt(text, opts)
   opts = opts or {}
   text = text or ''
+  M.ensure_setup()
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  local root = opts.root or client().root_for(bufnr)
+  require('zot.chat').remember_window()
+  local sel
+  if opts.range then
+    local e
+    sel, e = range_selection(bufnr, opts.range, root)
+    if not sel then
+      return util.err(':ZotPrompt: ' .. tostring(e))
+    end
+  end
   if vim.trim(text) == '' then
-    return M.prompt_input(opts)
+    local inp = require('zot.input')
+    if sel then
+      inp.attach(root, sel)
+    end
+    return inp.focus(root, true)
   end
   if text:match('^%s*/%S') then
     return M.command(vim.trim(text), nil, opts)
   end
-  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
-  pcall(require('zot.store').add_history, opts.root or client().root_for(bufnr), text)
+  pcall(require('zot.store').add_history, root, text)
   local ctx
-  if opts.range then
-    ctx = M.context(bufnr, opts.range)
-  elseif config.get().send_file_context and not opts.root then
+  if not sel and config.get().send_file_context and not opts.root then
     ctx = M.context(bufnr, nil)
   end
-  with_state(opts, function(state)
-    local params = { text = text, context = ctx }
-    require('zot.client').request(state, P.request.prompt, params, function(err, res)
-      if err then
-        return fail(state, 'prompt', err)
-      end
-      chat().on_started(state, res)
-    end)
-    show_chat(state)
-  end)
+  M.send(root, text, { context = ctx, selection = sel, bufnr = bufnr })
 end
 
 --- Opens the chat with the cursor in its input, in insert mode (:ZotPrompt
@@ -258,31 +324,6 @@ function M.prompt_input(opts)
   M.ensure_setup()
   local root = opts.root or client().root_for(vim.api.nvim_get_current_buf())
   require('zot.input').focus(root, true)
-end
-
---- Sends what was written in the chat's input; done(ok) tells whether zot
---- took it (the input gives the text back when not).
-function M.send_input(root, text, done)
-  done = done or function() end
-  if text:match('^%s*/%S') then
-    M.command(vim.trim(text), nil, { root = root })
-    return done(true)
-  end
-  with_state({ root = root }, function(state)
-    local params = { text = text }
-    local ok = require('zot.client').request(state, P.request.prompt, params, function(err, res)
-      if err then
-        fail(state, 'prompt', err)
-        return done(false)
-      end
-      chat().on_started(state, res)
-      done(true)
-    end)
-    if not ok then
-      return
-    end
-    show_chat(state)
-  end)
 end
 
 function M.abort(opts)
@@ -372,6 +413,11 @@ local function show_transcript(state, note, cb)
       end
     end)
   end)
+end
+
+--- Draws the conversation again from zot/messages.
+function M.redraw(state)
+  show_transcript(state, nil)
 end
 
 local function resume_note(res, what)

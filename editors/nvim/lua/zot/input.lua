@@ -95,19 +95,56 @@ end
 --- adds it to the history. When zot refuses the prompt, the text comes back.
 function M.send(inp)
   local text = M.text(inp)
-  if vim.trim(text) == '' then
+  if vim.trim(text) == '' and not inp.selection then
     return
   end
   inp.history = store.add_history(inp.root, text)
   inp.idx, inp.stash = nil, nil
+  local opts = { selection = inp.selection, resend = inp.editing }
   M.set_text(inp, '')
   store.update(inp.root, { draft = false })
-  require('zot').send_input(inp.root, text, function(ok)
-    if not ok and valid(inp) and vim.trim(M.text(inp)) == '' then
+  require('zot').send(inp.root, text, opts, function(ok)
+    if ok then
+      if inp.selection == opts.selection and inp.editing == opts.resend then
+        inp.selection, inp.editing = nil, nil
+        M.update_bar(inp)
+      end
+    elseif valid(inp) and vim.trim(M.text(inp)) == '' then
       M.set_text(inp, text)
       M.save_draft(inp)
     end
   end)
+end
+
+--- Attaches a selection to the next prompt of root (:ZotPrompt from
+--- visual mode without words); the input's bar shows it.
+function M.attach(root, selection)
+  local inp = M.get(root)
+  inp.selection = selection
+  M.update_bar(inp)
+end
+
+--- Edit and resend: the input gets an earlier message of the user; sending
+--- it replaces that message and everything after it (zot/resend).
+function M.edit(root, index, text, selection)
+  local inp = M.get(root)
+  inp.editing = index
+  inp.selection = selection
+  M.set_text(inp, text)
+  M.save_draft(inp)
+  M.update_bar(inp)
+  M.focus(root, false)
+end
+
+--- Drops what is pending besides the text: the attached selection and the
+--- message being edited. Returns whether there was any.
+function M.cancel(inp)
+  if not (inp.selection or inp.editing) then
+    return false
+  end
+  inp.selection, inp.editing = nil, nil
+  M.update_bar(inp)
+  return true
 end
 
 -- ------------------------------------------------------------- buffer --
@@ -141,8 +178,10 @@ local function set_keymaps(inp)
     end, 'zot: the next prompt')
   end
   map('n', '<C-c>', function()
-    require('zot').abort({ root = inp.root })
-  end, 'zot: abort')
+    if not M.cancel(inp) then
+      require('zot').abort({ root = inp.root })
+    end
+  end, 'zot: drop the attached selection / the edit; else abort the run')
   map('n', 'q', function()
     require('zot.chat').close(inp.root)
   end, 'zot: close the chat')
@@ -219,7 +258,29 @@ function M.windows(inp)
   return out
 end
 
-local function setup_window(win)
+--- The input window's bar: what is attached or edited, then the keys.
+function M.bar_text(inp)
+  local parts = {}
+  if inp.editing then
+    parts[#parts + 1] = 'editing your message: sending replaces it and what follows (<C-c> cancels)'
+  end
+  if inp.selection then
+    parts[#parts + 1] = '📎 ' .. tostring(inp.selection.label) .. ' (<C-c> drops it)'
+  end
+  parts[#parts + 1] = M.hint()
+  return table.concat(parts, ' · ')
+end
+
+function M.update_bar(inp)
+  local text = ' ' .. M.bar_text(inp):gsub('%%', '%%%%')
+  for _, w in ipairs(vim.fn.win_findbuf(inp.buf)) do
+    pcall(function()
+      vim.wo[w][require('zot.compat').has_winbar and 'winbar' or 'statusline'] = text
+    end)
+  end
+end
+
+local function setup_window(inp, win)
   local wo = vim.wo[win]
   wo.wrap = true
   wo.linebreak = true
@@ -228,10 +289,7 @@ local function setup_window(win)
   wo.signcolumn = 'no'
   wo.winfixheight = true
   wo.foldenable = false
-  local text = ' ' .. M.hint():gsub('%%', '%%%%')
-  pcall(function()
-    wo[require('zot.compat').has_winbar and 'winbar' or 'statusline'] = text
-  end)
+  M.update_bar(inp)
 end
 
 --- Shows the input of root below the chat window chat_win (in the same
@@ -271,7 +329,7 @@ function M.open(root, chat_win)
       api.nvim_set_current_win(cur)
     end
   end
-  setup_window(win)
+  setup_window(inp, win)
   local last = api.nvim_buf_line_count(inp.buf)
   pcall(api.nvim_win_set_cursor, win, { last, 0 })
   return win
