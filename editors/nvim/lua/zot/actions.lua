@@ -166,7 +166,9 @@ function M.edit(chat)
     util.notify('zot: put the cursor on one of your messages (## You) to edit it', vim.log.levels.WARN)
     return
   end
-  require('zot.input').edit(chat.root, m.index, m.text, selection_of(m))
+  -- The line zot added for :ZotPrompt's file context is not the user's.
+  local text = m.text:gsub('\n*%(Editor context: the user is looking at [^\n]*%)$', '')
+  require('zot.input').edit(chat.root, m.index, text, selection_of(m))
   return m
 end
 
