@@ -37,8 +37,12 @@ H.eq({ 'an unfinished', 'second line' }, vim.api.nvim_buf_get_lines(input.buf, 0
 -- session is written by one zot at a time).
 H.ok(require('zot.client').stop_all(), 'zot stopped')
 local second = H.dir .. '/restore_second.lua'
+-- $NVIM as run.sh was given it (a wrapper script for the unpacked
+-- versions, where v:progpath is the dynamic loader).
+local nvim = os.getenv('ZOT_TEST_NVIM') or ''
+nvim = vim.fn.exepath(nvim) ~= '' and vim.fn.exepath(nvim) or vim.v.progpath
 local out = vim.fn.system({
-  vim.v.progpath,
+  nvim,
   '--headless',
   '-u',
   'NONE',
