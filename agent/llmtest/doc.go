@@ -15,9 +15,9 @@
 //	// --base-url srv.URL() works for both providers.
 //
 // Helpers: TextReply, ToolReply, ErrorReply, Seconds (for RetryAfter);
-// srv.Requests() for what was sent, srv.Append to add replies, Serve for
-// `zot mock-llm --script FILE` (LoadScript reads the file; ServeOptions.Log is
-// its --log FILE: every request as a JSON line, for tests outside Go).
+// srv.Requests() for what was sent (GET /llmtest/requests serves the same
+// to a test in another process: a JSON array of {"path", "body"}), srv.Append to add replies, Serve for
+// `zot mock-llm --script FILE` (LoadScript reads the file).
 //
 // A scripted 5xx without retry_after makes zot's client back off for real
 // (0.5 s, 1 s, 2 s): give such replies "retry_after": 0, or set

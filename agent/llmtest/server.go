@@ -26,10 +26,6 @@ type Server struct {
 
 	gates map[string]*gate
 
-	// log, when set, gets every request as one JSON line (ServeOptions.Log).
-	log   io.Writer
-	logMu sync.Mutex
-
 	ln   net.Listener
 	srv  *http.Server
 	url  string
@@ -78,30 +74,16 @@ func start(addr string, script Script) (*Server, error) {
 	return s, nil
 }
 
-// ServeOptions are Serve's optional settings.
-type ServeOptions struct {
-	// Log gets every request the server receives as one JSON line,
-	// {"method", "path", "body"} (body: the JSON sent, else a string), in
-	// order: what a test outside Go reads to check what the model was sent
-	// (`zot mock-llm --log FILE`).
-	Log io.Writer
-}
-
 // Serve runs a server for script on addr ("" or "127.0.0.1:0" for a random
 // port) until ctx is done; ready, if not nil, gets the base URL once the
 // server listens. It returns nil when ctx ends it. This is `zot mock-llm`.
-func Serve(ctx context.Context, addr string, script Script, ready func(url string), opts ...ServeOptions) error {
+func Serve(ctx context.Context, addr string, script Script, ready func(url string)) error {
 	if err := script.Validate(); err != nil {
 		return fmt.Errorf("llmtest: %w", err)
 	}
 	s, err := start(addr, script)
 	if err != nil {
 		return fmt.Errorf("llmtest: %w", err)
-	}
-	for _, o := range opts {
-		if o.Log != nil {
-			s.log = o.Log
-		}
 	}
 	if ready != nil {
 		ready(s.URL())
@@ -215,7 +197,17 @@ func (s *Server) take() (Reply, int, action) {
 	return r, s.served, actStream
 }
 
+// RequestsPath answers GET with the model requests received so far (not
+// counting its own): a JSON array of {"path", "body"}. It lets a test
+// outside the process (the VS Code end-to-end test, through `zot mock-llm`)
+// check what the client sent.
+const RequestsPath = "/llmtest/requests"
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == RequestsPath && r.Method == http.MethodGet {
+		s.serveRequests(w)
+		return
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return
@@ -226,7 +218,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Raw: body,
 	}})
 	s.mu.Unlock()
-	s.logRequest(r, body)
 
 	switch kind {
 	case apiNone:
@@ -318,6 +309,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		st.openai(meta.StreamOptions.IncludeUsage)
 	}
+}
+
+func (s *Server) serveRequests(w http.ResponseWriter) {
+	type shown struct {
+		Path string          `json:"path"`
+		Body json.RawMessage `json:"body"`
+	}
+	s.mu.Lock()
+	out := make([]shown, 0, len(s.records))
+	for _, rec := range s.records {
+		b := json.RawMessage(rec.req.Raw)
+		if !json.Valid(b) {
+			b, _ = json.Marshal(string(rec.req.Raw))
+		}
+		out = append(out, shown{rec.req.Path, b})
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(out) //nolint:errcheck // the client went away
 }
 
 func (s *Server) models(w http.ResponseWriter) {
@@ -527,22 +537,4 @@ func (s *Server) Arrived(name string) <-chan struct{} { return s.gate(name).arri
 func (s *Server) Release(name string) {
 	g := s.gate(name)
 	g.releaseOnce.Do(func() { close(g.release) })
-}
-
-// logRequest writes one request to the ServeOptions.Log writer, if any.
-func (s *Server) logRequest(r *http.Request, body []byte) {
-	if s.log == nil {
-		return
-	}
-	var b any = string(body)
-	if json.Valid(body) {
-		b = json.RawMessage(body)
-	}
-	line, err := json.Marshal(map[string]any{"method": r.Method, "path": r.URL.Path, "body": b})
-	if err != nil {
-		return
-	}
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	s.log.Write(append(line, '\n')) //nolint:errcheck // a test's log; the answer matters more
 }

@@ -118,9 +118,7 @@ Usage:
                                 manage extensions (docs/extensions.md)
   zot mcp <list|trust> …        MCP servers: list their state, trust a project one (docs/mcp.md)
   zot sessions [--cwd DIR]      list saved sessions of a workspace
-  zot mock-llm --script FILE [--log FILE]
-                                run the scripted test LLM on loopback (prints its base URL;
-                                --log FILE keeps every request it gets, one JSON line each)
+  zot mock-llm --script FILE    run the scripted test LLM on loopback (prints its base URL)
   zot version
 
 Flags (all running modes):

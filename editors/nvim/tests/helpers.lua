@@ -119,19 +119,20 @@ function H.wait_run(after, ms)
   return H.chat().last_run
 end
 
---- The requests the scripted model received so far (zot mock-llm --log),
---- each { method, path, body } with body the decoded JSON.
+--- The requests the scripted model received so far, each { path, body }
+--- with body the decoded JSON: `zot mock-llm` serves them at GET
+--- /llmtest/requests (agent/llmtest).
 function H.model_requests()
-  local out = {}
-  local path = os.getenv('ZOT_TEST_LLM_LOG')
-  H.ok(path and path ~= '', 'ZOT_TEST_LLM_LOG is not set (run the test with tests/run.sh)')
-  for _, l in ipairs(vim.fn.filereadable(path) == 1 and vim.fn.readfile(path) or {}) do
-    local r = vim.json.decode(l)
-    if r.method == 'POST' then
-      out[#out + 1] = r
+  H.ok(H.url ~= '', 'ZOT_TEST_URL is not set (run the test with tests/run.sh)')
+  local out = vim.fn.system({ 'curl', '-sS', '--max-time', '20', H.url .. '/llmtest/requests' })
+  H.ok(vim.v.shell_error == 0, 'GET /llmtest/requests: ' .. out)
+  local list = {}
+  for _, r in ipairs(vim.json.decode(out)) do
+    if type(r.body) == 'table' and r.body.messages then
+      list[#list + 1] = r
     end
   end
-  return out
+  return list
 end
 
 --- The text of the last user message of the last model request.
