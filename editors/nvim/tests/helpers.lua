@@ -119,6 +119,47 @@ function H.wait_run(after, ms)
   return H.chat().last_run
 end
 
+--- The requests the scripted model received so far, each { path, body }
+--- with body the decoded JSON: `zot mock-llm` serves them at GET
+--- /llmtest/requests (agent/llmtest).
+function H.model_requests()
+  H.ok(H.url ~= '', 'ZOT_TEST_URL is not set (run the test with tests/run.sh)')
+  local out = vim.fn.system({ 'curl', '-sS', '--max-time', '20', H.url .. '/llmtest/requests' })
+  H.ok(vim.v.shell_error == 0, 'GET /llmtest/requests: ' .. out)
+  local list = {}
+  for _, r in ipairs(vim.json.decode(out)) do
+    if type(r.body) == 'table' and r.body.messages then
+      list[#list + 1] = r
+    end
+  end
+  return list
+end
+
+--- The text of the last user message of the last model request.
+function H.last_user_text()
+  local reqs = H.model_requests()
+  local body = reqs[#reqs] and reqs[#reqs].body or {}
+  local msgs = body.messages or {}
+  for i = #msgs, 1, -1 do
+    local m = msgs[i]
+    if m.role == 'user' then
+      if type(m.content) == 'string' then
+        return m.content
+      end
+      local parts = {}
+      for _, c in ipairs(m.content or {}) do
+        if c.type == 'text' then
+          parts[#parts + 1] = c.text
+        end
+      end
+      if #parts > 0 then
+        return table.concat(parts, '\n')
+      end
+    end
+  end
+  return ''
+end
+
 --- Records every notification the client sends (zot/panel/key …).
 function H.record_sent(state)
   local sent = {}

@@ -21,6 +21,10 @@ local first = review.active[1]
 H.eq('zot review: hello.txt', vim.fn.bufname(vim.api.nvim_get_current_buf()), 'the review buffer name')
 local bar = vim.fn.has('nvim-0.8') == 1 and vim.wo.winbar or vim.wo.statusline
 H.ok(bar:find('hello.txt', 1, true), 'the hint names the file: ' .. bar)
+H.ok(
+  bar:find('ga', 1, true) and bar:find('gr reject', 1, true) and bar:find('gR', 1, true),
+  'the keys are shown: ' .. bar
+)
 require('zot.config').get().review.layout = 'inline'
 vim.cmd('normal gr')
 H.wait('the second review', function()

@@ -109,11 +109,11 @@ local function set_keymaps(chat)
     vim.keymap.set('n', lhs, rhs, { buffer = buf, silent = true, desc = desc })
   end
   local function ask()
-    require('zot').prompt_input({ root = chat.root })
+    require('zot.input').focus(chat.root, true)
   end
-  map('i', ask, 'zot: prompt')
-  map('a', ask, 'zot: prompt')
-  map('o', ask, 'zot: prompt')
+  map('i', ask, 'zot: write a prompt (in the input below)')
+  map('a', ask, 'zot: write a prompt (in the input below)')
+  map('o', ask, 'zot: write a prompt (in the input below)')
   map('<C-c>', function()
     require('zot').abort({ root = chat.root })
   end, 'zot: abort')
@@ -128,6 +128,33 @@ local function set_keymaps(chat)
       vim.cmd('normal! za')
     end
   end, 'zot: open the file under the cursor, or toggle details')
+  local k = config.get().chat.keys
+  local function nowait(lhs, rhs, desc)
+    if lhs and lhs ~= '' then
+      vim.keymap.set('n', lhs, rhs, { buffer = buf, silent = true, nowait = true, desc = desc })
+    end
+  end
+  local actions = function()
+    return require('zot.actions')
+  end
+  nowait(k.yank_code, function()
+    actions().yank_code(chat)
+  end, 'zot: yank the code block')
+  nowait(k.insert_code, function()
+    actions().insert_code(chat)
+  end, 'zot: insert the code block into the last window')
+  nowait(k.apply_code, function()
+    actions().apply_code(chat)
+  end, 'zot: apply the code block to a file')
+  nowait(k.retry, function()
+    actions().retry(chat.root)
+  end, 'zot: retry the last answer')
+  nowait(k.edit, function()
+    actions().edit(chat)
+  end, 'zot: edit this message and resend it')
+  nowait(k.help, function()
+    util.notify(table.concat(actions().help_lines(), '\n'))
+  end, 'zot: the chat keys')
   for _, lhs in ipairs({ 'gf', 'gF' }) do
     map(lhs, function()
       if not M.open_file_at_cursor(chat) then
@@ -172,7 +199,55 @@ local function create(root)
   }
   M.chats[root] = chat
   set_keymaps(chat)
+  M.setup_autocmds()
   return chat
+end
+
+local autocmds
+
+function M.setup_autocmds()
+  if autocmds then
+    return
+  end
+  autocmds = api.nvim_create_augroup('zot_chat', { clear = true })
+  api.nvim_create_autocmd({ 'WinEnter', 'BufWinEnter' }, {
+    group = autocmds,
+    callback = function()
+      M.remember_window()
+    end,
+  })
+  -- Closing the chat window closes its input too.
+  api.nvim_create_autocmd('WinClosed', {
+    group = autocmds,
+    callback = function(a)
+      local w = tonumber(a.match)
+      if not (w and api.nvim_win_is_valid(w)) then
+        return
+      end
+      local buf = api.nvim_win_get_buf(w)
+      for root, chat in pairs(M.chats) do
+        if chat.buf == buf then
+          local tab = api.nvim_win_get_tabpage(w)
+          vim.schedule(function()
+            if not api.nvim_tabpage_is_valid(tab) then
+              return
+            end
+            for _, x in ipairs(api.nvim_tabpage_list_wins(tab)) do
+              if api.nvim_win_get_buf(x) == chat.buf then
+                return -- another window still shows the chat
+              end
+            end
+            local inp = require('zot.input').get(root, false)
+            for _, x in ipairs(api.nvim_tabpage_list_wins(tab)) do
+              if inp and api.nvim_win_get_buf(x) == inp.buf and #api.nvim_list_wins() > 1 then
+                pcall(api.nvim_win_close, x, false)
+              end
+            end
+          end)
+        end
+      end
+    end,
+  })
 end
 
 function M.get(root, create_missing)
@@ -444,51 +519,75 @@ local function size(total, want, min)
   return math.floor(want)
 end
 
---- Shows the chat of root (in the current tab); focus moves to it if asked.
-function M.open(root, focus)
-  local chat = M.get(root)
-  local cur = api.nvim_get_current_win()
-  local tab = api.nvim_get_current_tabpage()
-  for _, w in ipairs(api.nvim_tabpage_list_wins(tab)) do
+--- Scrolls the chat's windows to its end.
+function M.scroll_to_end(root)
+  local chat = M.get(root, false)
+  if not chat then
+    return
+  end
+  local last = api.nvim_buf_line_count(chat.buf)
+  for _, w in ipairs(windows(chat)) do
+    pcall(api.nvim_win_set_cursor, w, { last, 0 })
+  end
+end
+
+--- The chat's window in the current tab, if it has one.
+local function tab_window(chat)
+  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
     if api.nvim_win_get_buf(w) == chat.buf then
-      if focus then
-        api.nvim_set_current_win(w)
-      end
       return w
     end
   end
+  return nil
+end
+
+--- Shows the chat of root (in the current tab) with its input below;
+--- focus moves to the input if asked ("chat": to the chat itself).
+function M.open(root, focus)
+  local chat = M.get(root)
+  M.remember_window()
+  local cur = api.nvim_get_current_win()
+  local win = tab_window(chat)
   local o = config.get().chat
-  local win
-  -- A float over the editor that the cursor is not in cannot be used
-  -- (or closed with q): it always takes focus.
-  focus = focus or o.layout == 'float'
-  if o.layout == 'float' then
-    local w = math.floor(vim.o.columns * 0.8)
-    local h = math.floor((vim.o.lines - 2) * 0.8)
-    win = api.nvim_open_win(chat.buf, true, {
-      relative = 'editor',
-      width = w,
-      height = h,
-      row = math.floor((vim.o.lines - h) / 2) - 1,
-      col = math.floor((vim.o.columns - w) / 2),
-      border = config.get().panel.border,
-      style = 'minimal',
-    })
-  else
-    if o.layout == 'vertical' then
-      vim.cmd('botright vsplit')
-      win = api.nvim_get_current_win()
-      api.nvim_win_set_width(win, size(vim.o.columns, o.size, 20))
+  if not win then
+    if o.layout == 'float' then
+      -- A float over the editor that the cursor is not in cannot be used
+      -- (or closed with q): it always takes focus.
+      focus = focus or true
+      local w = math.floor(vim.o.columns * 0.8)
+      local total = math.floor((vim.o.lines - 2) * 0.8)
+      local ih = math.max(1, o.input_height)
+      local h = math.max(3, total - ih - 2)
+      win = api.nvim_open_win(chat.buf, true, {
+        relative = 'editor',
+        width = w,
+        height = h,
+        row = math.max(0, math.floor((vim.o.lines - total) / 2) - 1),
+        col = math.floor((vim.o.columns - w) / 2),
+        border = config.get().panel.border,
+        style = 'minimal',
+      })
     else
-      vim.cmd('botright split')
-      win = api.nvim_get_current_win()
-      api.nvim_win_set_height(win, size(vim.o.lines, o.size, 5))
+      if o.layout == 'vertical' then
+        vim.cmd('botright vsplit')
+        win = api.nvim_get_current_win()
+        api.nvim_win_set_width(win, size(vim.o.columns, o.size, 20))
+      else
+        vim.cmd('botright split')
+        win = api.nvim_get_current_win()
+        api.nvim_win_set_height(win, size(vim.o.lines, o.size, 5))
+      end
+      api.nvim_win_set_buf(win, chat.buf)
     end
-    api.nvim_win_set_buf(win, chat.buf)
+    setup_window(chat, win)
+    pcall(api.nvim_win_set_cursor, win, { api.nvim_buf_line_count(chat.buf), 0 })
   end
-  setup_window(chat, win)
-  pcall(api.nvim_win_set_cursor, win, { api.nvim_buf_line_count(chat.buf), 0 })
-  if not focus and api.nvim_win_is_valid(cur) then
+  local iwin = require('zot.input').open(root, win)
+  if focus == 'chat' then
+    api.nvim_set_current_win(win)
+  elseif focus then
+    api.nvim_set_current_win(iwin)
+  elseif api.nvim_win_is_valid(cur) then
     api.nvim_set_current_win(cur)
   end
   return win
@@ -499,6 +598,7 @@ function M.close(root)
   if not chat then
     return
   end
+  require('zot.input').close(root)
   for _, w in ipairs(windows(chat)) do
     if #api.nvim_list_wins() > 1 then
       pcall(api.nvim_win_close, w, false)
@@ -508,16 +608,7 @@ end
 
 function M.is_open(root)
   local chat = M.get(root, false)
-  if not chat then
-    return false
-  end
-  local tab = api.nvim_get_current_tabpage()
-  for _, w in ipairs(api.nvim_tabpage_list_wins(tab)) do
-    if api.nvim_win_get_buf(w) == chat.buf then
-      return true
-    end
-  end
-  return false
+  return chat ~= nil and tab_window(chat) ~= nil
 end
 
 function M.toggle(root)
@@ -528,11 +619,52 @@ function M.toggle(root)
   end
 end
 
+-- ------------------------------------------------- the user's windows --
+
+local last_window
+
+local function is_file_window(w)
+  if not (w and api.nvim_win_is_valid(w)) or api.nvim_win_get_config(w).relative ~= '' then
+    return false
+  end
+  local b = api.nvim_win_get_buf(w)
+  return vim.bo[b].buftype == '' and not api.nvim_buf_get_name(b):match('^%a[%w+.-]*://')
+end
+
+--- Notes the current window if it shows a file (the window #buffer,
+--- #selection and "insert the code block" mean).
+function M.remember_window()
+  local w = api.nvim_get_current_win()
+  if is_file_window(w) then
+    last_window = w
+  end
+end
+
+--- The last window that showed a file (in the current tab if possible).
+function M.last_window()
+  if is_file_window(last_window) and api.nvim_win_get_tabpage(last_window) == api.nvim_get_current_tabpage() then
+    return last_window
+  end
+  local prev = vim.fn.win_getid(vim.fn.winnr('#'))
+  if is_file_window(prev) then
+    return prev
+  end
+  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+    if is_file_window(w) then
+      return w
+    end
+  end
+  if is_file_window(last_window) then
+    return last_window
+  end
+  return nil
+end
+
 --- Empties the chat (:ZotNew).
 function M.clear(root)
   local chat = M.get(root)
   chat.pending, chat.pending_n = {}, 0
-  chat.tools, chat.run_header, chat.think = {}, {}, nil
+  chat.tools, chat.run_header, chat.think, chat.user_msgs = {}, {}, nil, {}
   api.nvim_buf_clear_namespace(chat.buf, ns, 0, -1)
   modify(chat, function(buf)
     api.nvim_buf_set_lines(buf, 0, -1, false, {})
@@ -752,6 +884,205 @@ local function end_thinking(chat)
   pcall(api.nvim_buf_del_extmark, chat.buf, ns, th.extmark)
 end
 
+-- ------------------------------------------------------ user messages --
+
+M.CHIP = '📎 '
+
+local function unescape(v)
+  return (v:gsub('&lt;', '<'):gsub('&gt;', '>'):gsub('&#34;', '"'):gsub('&#39;', "'"):gsub('&amp;', '&'))
+end
+
+--- The attributes of a context block's header (`<context kind=".." …>`).
+function M.context_header(text)
+  local head = text:match('^<context ([^\n]*)>\n') or text:match('^<context ([^\n]*)>$')
+  if not head or not vim.endswith(text, '</context>') then
+    return nil
+  end
+  local attrs = {}
+  for k, v in head:gmatch('([%w_]+)="([^"]*)"') do
+    attrs[k] = unescape(v)
+  end
+  return attrs
+end
+
+--- A user message's content: the user's own text and the attachments
+--- (context blocks, shown as chips), each chip { kind, label, path, uri,
+--- server, lines }.
+function M.split_user_content(content)
+  content = util.val(content)
+  if type(content) == 'string' then
+    return content, {}
+  end
+  local texts, chips = {}, {}
+  for _, c in ipairs(content or {}) do
+    if type(c) == 'table' and c.type == 'text' and type(c.text) == 'string' then
+      local attrs = M.context_header(c.text)
+      if attrs then
+        attrs.label = attrs.label or attrs.path or attrs.kind or 'context'
+        chips[#chips + 1] = attrs
+      else
+        texts[#texts + 1] = c.text
+      end
+    elseif type(c) == 'table' and c.type == 'image' then
+      texts[#texts + 1] = string.format('[image %s]', tostring(c.mime_type or c.mimeType or ''))
+    end
+  end
+  return table.concat(texts, '\n'), chips
+end
+
+local function msg_row(chat, m)
+  local pos = api.nvim_buf_get_extmark_by_id(chat.buf, ns, m.extmark, {})
+  return pos and pos[1]
+end
+
+--- The user message whose block holds row (0-based): the last one that
+--- starts at or above it.
+function M.user_message_at(chat, row)
+  local found
+  for _, m in ipairs(chat.user_msgs or {}) do
+    local r = msg_row(chat, m)
+    if r and r <= row then
+      found = m
+    end
+  end
+  return found
+end
+
+--- Removes the user message with messageIndex index and everything after
+--- it from the view (zot/resend and zot/retry cut the conversation there).
+function M.truncate_at(root, index)
+  local chat = M.get(root, false)
+  if not chat then
+    return
+  end
+  M.flush(chat)
+  local keep = {}
+  local cut
+  for _, m in ipairs(chat.user_msgs or {}) do
+    if not cut and m.index ~= nil and m.index >= index then
+      cut = msg_row(chat, m)
+    end
+    if cut then
+      pcall(api.nvim_buf_del_extmark, chat.buf, ns, m.extmark)
+    else
+      keep[#keep + 1] = m
+    end
+  end
+  chat.user_msgs = keep
+  if not cut then
+    return
+  end
+  -- The blank line that separated it from what came before goes too.
+  if cut > 0 and api.nvim_buf_get_lines(chat.buf, cut - 1, cut, false)[1] == '' then
+    cut = cut - 1
+  end
+  modify(chat, function(buf)
+    api.nvim_buf_set_lines(buf, cut, -1, false, { '' })
+  end)
+  chat.tools = {}
+end
+
+--- The last user message of the conversation (zot/retry sends it again).
+function M.last_user_message(root)
+  local chat = M.get(root, false)
+  local list = chat and chat.user_msgs or {}
+  return list[#list]
+end
+
+-- --------------------------------------------------------- code blocks --
+
+--- The fenced code blocks of the chat: { s, e (0-based rows of the
+--- fences), info (after the opening fence), lines }.
+function M.code_blocks(chat)
+  local lines = api.nvim_buf_get_lines(chat.buf, 0, -1, false)
+  local out, open = {}, nil
+  for i, l in ipairs(lines) do
+    if open then
+      local fence = l:match('^%s*([`~]+)%s*$')
+      if fence and fence:sub(1, 1) == open.char and #fence >= #open.fence then
+        open.e = i - 1
+        open.lines = vim.list_slice(lines, open.s + 2, i - 1)
+        if open.indent > 0 then
+          for j, x in ipairs(open.lines) do
+            open.lines[j] = x:sub(1, open.indent):match('^%s*$') and x:sub(open.indent + 1) or x
+          end
+        end
+        out[#out + 1] = open
+        open = nil
+      end
+    else
+      local indent, fence, info = l:match('^(%s*)(```+)%s*([^`]*)$')
+      if not fence then
+        indent, fence, info = l:match('^(%s*)(~~~+)%s*(.*)$')
+      end
+      if fence and not is_detail(l) then
+        open = { s = i - 1, fence = fence, char = fence:sub(1, 1), info = vim.trim(info), indent = #indent }
+      end
+    end
+  end
+  return out
+end
+
+--- The code block under the cursor row (0-based), else the last one
+--- above it.
+function M.code_block_at(chat, row)
+  local best
+  for _, b in ipairs(M.code_blocks(chat)) do
+    if row >= b.s and row <= b.e then
+      return b
+    end
+    if b.e < row then
+      best = b
+    end
+  end
+  return best
+end
+
+--- The file a code block is meant for: a path in its info string
+--- ("```go main.go", "```go:main.go", "```main.go"), else the nearest
+--- file the text above it names (`main.go`, main.go:12), else nil.
+function M.code_block_file(chat, b)
+  local function existing(tok)
+    if not tok or tok == '' then
+      return nil
+    end
+    tok = tok:gsub('^[%(%[<"\'`*_]+', ''):gsub('[%)%]>"\'`*_,;.!?:]+$', '')
+    tok = tok:gsub(':%d+$', ''):gsub(':%d+$', '')
+    if tok == '' or tok:match('^%a[%w+.-]*://') then
+      return nil
+    end
+    local full = tok:match('^/') and tok or (chat.root .. '/' .. tok)
+    if vim.fn.filereadable(full) == 1 then
+      return full
+    end
+    return nil
+  end
+  local info = b.info or ''
+  local path = info:match('^%S+%s+(%S+)') or info:match('^[%w_+-]+:(%S+)') or info:match('^path=(%S+)')
+  path = path and path:gsub('^path=', '')
+  if not path and info:find('[./]') then
+    path = info:match('^(%S+)$') -- "```main.go"
+  end
+  if path and path:find('[./]') then
+    -- It may not exist yet: applying creates it.
+    return existing(path) or (path:match('^/') and path or (chat.root .. '/' .. path))
+  end
+  local lines = api.nvim_buf_get_lines(chat.buf, math.max(0, b.s - 6), b.s, false)
+  for i = #lines, 1, -1 do
+    if lines[i]:match('^## ') then
+      break
+    end
+    local last
+    for tok in lines[i]:gmatch('%S+') do
+      last = existing(tok) or last
+    end
+    if last then
+      return last
+    end
+  end
+  return nil
+end
+
 -- --------------------------------------------------------------- events --
 
 local function run_of(chat, id)
@@ -802,12 +1133,25 @@ function M.on_event(state, ev)
     end
     set_status(chat, 'thinking')
   elseif t == 'user_message' then
-    local text = util.content_text(ev.content)
+    local text, chips = M.split_user_content(ev.content)
     local lines = { '## You' }
-    for _, l in ipairs(compat.split(text, '\n')) do
-      lines[#lines + 1] = l
+    if text ~= '' or #chips == 0 then
+      for _, l in ipairs(compat.split(text, '\n')) do
+        lines[#lines + 1] = l
+      end
     end
-    block(chat, lines, true)
+    for _, c in ipairs(chips) do
+      lines[#lines + 1] = M.CHIP .. c.label
+    end
+    local row = block(chat, lines, true)
+    chat.user_msgs = chat.user_msgs or {}
+    table.insert(chat.user_msgs, {
+      extmark = api.nvim_buf_set_extmark(chat.buf, ns, row, 0, {}),
+      index = tonumber(util.val(ev.messageIndex)),
+      text = text,
+      chips = chips,
+      run = run.id,
+    })
   elseif t == 'assistant_start' then
     chat.writing = false
     run.saw_delta = false
@@ -930,7 +1274,7 @@ function M.events_of_messages(messages)
     ev.runId = 'history-' .. run
     evs[#evs + 1] = ev
   end
-  for _, m in ipairs(messages or {}) do
+  for i, m in ipairs(messages or {}) do
     local content = util.val(m.content) or {}
     if m.role == 'user' then
       local texts, results = {}, {}
@@ -955,7 +1299,7 @@ function M.events_of_messages(messages)
         end
         run = run + 1
         open = true
-        add({ type = 'user_message', content = texts })
+        add({ type = 'user_message', content = texts, messageIndex = i - 1 })
       end
     elseif m.role == 'assistant' then
       if not open then

@@ -184,20 +184,17 @@ function M.track_session(state)
   M.request(state, P.request.state, nil, function(err, res)
     if not err and res and res.session_id and res.session_id ~= '' then
       state.session_id = res.session_id
+      -- The conversation to bring back next time (a session nobody wrote
+      -- in is not one).
+      if (tonumber(res.message_count) or 0) > 0 then
+        require('zot.store').update(state.root, { session = res.session_id })
+      end
     end
   end)
 end
 
-local function on_ready(state)
+local function run_waiters(state)
   state.ready = true
-  attach_all(state)
-  M.track_session(state)
-  if state.resumed_after_crash then
-    require('zot.chat').note(
-      state.root,
-      string.format('zot stopped unexpectedly and was restarted; it resumed session %s.', state.resumed_after_crash)
-    )
-  end
   local waiters = state.waiters
   state.waiters = {}
   for _, w in ipairs(waiters) do
@@ -205,6 +202,30 @@ local function on_ready(state)
     if not ok then
       util.err(tostring(e))
     end
+  end
+end
+
+local function on_ready(state)
+  attach_all(state)
+  if state.resumed_after_crash then
+    require('zot.chat').note(
+      state.root,
+      string.format('zot stopped unexpectedly and was restarted; it resumed session %s.', state.resumed_after_crash)
+    )
+  end
+  -- The last conversation comes back before the first prompt is sent.
+  local finished = false
+  local function finish()
+    if not finished then
+      finished = true
+      M.track_session(state)
+      run_waiters(state)
+    end
+  end
+  local ok, e = pcall(require('zot').restore_last, state, finish)
+  if not ok then
+    util.err('restoring the last conversation: ' .. tostring(e))
+    finish()
   end
 end
 

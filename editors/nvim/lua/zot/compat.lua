@@ -18,6 +18,30 @@ M.method_calls = has('nvim-0.11')
 -- answer synchronously; there zot uses its own transport (zot.rpc).
 M.async_server_requests = has('nvim-0.10')
 
+--- How Neovim's own LSP transport decodes JSON null in objects: as nil
+--- (luanil, up to 0.11) or as vim.NIL (0.12). zot's transport must do the
+--- same: vim.lsp.util tests `version ~= vim.NIL` on the one and `version
+--- and …` on the other, and breaks on the other value (an edit of a file
+--- that is not open carries "version": null). Read from the runtime's
+--- vim/lsp/rpc.lua itself, so it follows whichever Neovim runs.
+function M.json_decode_opts()
+  if M._json_opts == nil then
+    M._json_opts = false
+    local file = vim.api.nvim_get_runtime_file('lua/vim/lsp/rpc.lua', false)[1]
+    local f = file and io.open(file, 'r')
+    if f then
+      local src = f:read('*a')
+      f:close()
+      if src:find('json.decode, body, { luanil = { object = true } }', 1, true) then
+        M._json_opts = { luanil = { object = true } }
+      end
+    else
+      M._json_opts = { luanil = { object = true } }
+    end
+  end
+  return M._json_opts or {}
+end
+
 function M.client(id)
   return vim.lsp.get_client_by_id(id)
 end

@@ -33,6 +33,22 @@ M.defaults = {
     flush_ms = 24, -- streamed text is coalesced and drawn at most this often
     max_detail_lines = 200, -- lines of a tool result kept in its fold
     open_on_prompt = true,
+    input_height = 5, -- lines of the input window below the chat
+    -- Reopening the chat (or a new Neovim on the workspace) brings back the
+    -- last conversation instead of an empty session.
+    restore = true,
+    keys = {
+      send = '<C-s>', -- insert and normal mode, in the input
+      send_normal = '<CR>', -- normal mode, in the input
+      history_prev = '<Up>', -- normal mode, in the input (<C-p> too)
+      history_next = '<Down>', -- (<C-n> too)
+      yank_code = 'gy', -- in the chat, on a code block
+      insert_code = 'gp', -- into the last window, at its cursor
+      apply_code = 'ga', -- to its file, through zot's edit path
+      retry = 'gr', -- the last answer again
+      edit = 'ge', -- on one of your messages: edit it and resend
+      help = 'g?',
+    },
   },
   review = {
     layout = 'diff', -- "diff" (side by side, editable proposal) | "inline" (unified diff)

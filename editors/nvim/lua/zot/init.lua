@@ -220,43 +220,110 @@ function M.skills(opts)
   end)
 end
 
---- Sends a prompt. opts: range = {line1, line2} (selection as context),
---- bufnr, root. "/name args" runs a slash command.
+--- The selection attachment of a :ZotPrompt range of bufnr: charwise when
+--- it is the last visual selection and that was characterwise.
+local function range_selection(bufnr, range, root)
+  local l1, l2 = range[1], range[2]
+  local charwise
+  local s, e = vim.fn.getpos("'<"), vim.fn.getpos("'>")
+  if bufnr == vim.api.nvim_get_current_buf() and vim.fn.visualmode() == 'v' and s[2] == l1 and e[2] == l2 then
+    charwise = { s[3], e[3] }
+  end
+  return require('zot.refs').selection(bufnr, l1, l2, charwise, root)
+end
+
+--- Sends text (a prompt or a /command) for root. opts: context (the
+--- PromptContext), selection (the attachment #selection means), resend
+--- (the messageIndex of the message it replaces). The #references in the
+--- text become attachments. done(ok) tells whether zot took it.
+function M.send(root, text, opts, done)
+  opts = opts or {}
+  done = done or function() end
+  if text:match('^%s*/%S') and not opts.resend then
+    M.command(vim.trim(text), nil, { root = root })
+    return done(true)
+  end
+  local body, atts = require('zot.refs').expand(root, text, { selection = opts.selection })
+  if not body then
+    util.err(atts)
+    return done(false)
+  end
+  if body == '' and #atts == 0 then
+    return done(false)
+  end
+  client().with_root(root, function(state)
+    local params = { text = body, context = opts.context }
+    if #atts > 0 then
+      params.attachments = atts
+    end
+    local method = P.request.prompt
+    if opts.resend then
+      method = P.request.resend
+      params.messageIndex = opts.resend
+      -- The message and what follows leave the view now (the new run's
+      -- events may come before the answer); back if zot refuses.
+      chat().truncate_at(state.root, opts.resend)
+    end
+    local ok = require('zot.client').request(state, method, params, function(err, res)
+      if err then
+        fail(state, opts.resend and 'edit and resend' or 'prompt', err)
+        if opts.resend then
+          M.redraw(state)
+        end
+        return done(false)
+      end
+      chat().on_started(state, res)
+      done(true)
+    end)
+    if ok then
+      show_chat(state)
+    end
+  end, opts.bufnr)
+end
+
+--- Sends a prompt. opts: range = {line1, line2} (the selection goes as an
+--- attachment), bufnr, root. "/name args" runs a command. No text: the
+--- chat's input takes the cursor (with the range's selection attached).
 function M.prompt(text, opts)
   opts = opts or {}
   text = text or ''
+  M.ensure_setup()
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  local root = opts.root or client().root_for(bufnr)
+  require('zot.chat').remember_window()
+  local sel
+  if opts.range then
+    local e
+    sel, e = range_selection(bufnr, opts.range, root)
+    if not sel then
+      return util.err(':ZotPrompt: ' .. tostring(e))
+    end
+  end
   if vim.trim(text) == '' then
-    return M.prompt_input(opts)
+    local inp = require('zot.input')
+    if sel then
+      inp.attach(root, sel)
+    end
+    return inp.focus(root, true)
   end
   if text:match('^%s*/%S') then
     return M.command(vim.trim(text), nil, opts)
   end
-  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  pcall(require('zot.store').add_history, root, text)
   local ctx
-  if opts.range then
-    ctx = M.context(bufnr, opts.range)
-  elseif config.get().send_file_context and not opts.root then
+  if not sel and config.get().send_file_context and not opts.root then
     ctx = M.context(bufnr, nil)
   end
-  with_state(opts, function(state)
-    local params = { text = text, context = ctx }
-    require('zot.client').request(state, P.request.prompt, params, function(err, res)
-      if err then
-        return fail(state, 'prompt', err)
-      end
-      chat().on_started(state, res)
-    end)
-    show_chat(state)
-  end)
+  M.send(root, text, { context = ctx, selection = sel, bufnr = bufnr })
 end
 
---- Asks for a prompt with vim.ui.input, then sends it.
+--- Opens the chat with the cursor in its input, in insert mode (:ZotPrompt
+--- without words).
 function M.prompt_input(opts)
-  vim.ui.input({ prompt = 'zot> ' }, function(text)
-    if text and vim.trim(text) ~= '' then
-      M.prompt(text, opts)
-    end
-  end)
+  opts = opts or {}
+  M.ensure_setup()
+  local root = opts.root or client().root_for(vim.api.nvim_get_current_buf())
+  require('zot.input').focus(root, true)
 end
 
 function M.abort(opts)
@@ -280,18 +347,31 @@ end
 
 -- ----------------------------------------------------------------- chat --
 
+--- Starts the client of root if it does not run (the last conversation
+--- comes back then: see restore_last).
+local function ensure_client(root)
+  pcall(function()
+    client().with_root(root, function() end)
+  end)
+end
+
 function M.toggle_chat(opts)
   opts = opts or {}
   M.ensure_setup()
   local root = opts.root or client().root_for(vim.api.nvim_get_current_buf())
   chat().toggle(root)
+  if chat().is_open(root) then
+    ensure_client(root)
+  end
 end
 
 function M.open_chat(opts)
   opts = opts or {}
   M.ensure_setup()
   local root = opts.root or client().root_for(vim.api.nvim_get_current_buf())
-  return chat().open(root, opts.focus ~= false)
+  local win = chat().open(root, opts.focus ~= false)
+  ensure_client(root)
+  return win
 end
 
 -- ------------------------------------------------------------- sessions --
@@ -302,10 +382,49 @@ function M.new_session(opts)
       if err then
         return fail(state, 'new session', err)
       end
+      require('zot.store').update(state.root, { session = false })
       chat().clear(state.root)
       chat().note(state.root, 'New session' .. ((res and res.sessionId) and (' ' .. res.sessionId) or '') .. '.')
     end)
   end)
+end
+
+--- Draws the current session's conversation (zot/messages) in the chat,
+--- its token count in the bar, then the note; cb() after.
+local function show_transcript(state, note, cb)
+  local c = require('zot.client')
+  c.request(state, P.request.messages, nil, function(e2, msgs)
+    if not e2 and msgs then
+      local ok, e = pcall(chat().render_messages, state.root, msgs.messages)
+      if not ok then
+        util.err('drawing the conversation: ' .. tostring(e))
+      end
+    end
+    c.request(state, P.request.state, nil, function(e3, st)
+      if not e3 and st then
+        chat().set_usage(state.root, util.val(st.usage))
+      end
+      if note then
+        chat().note(state.root, note)
+      end
+      chat().scroll_to_end(state.root)
+      if cb then
+        cb()
+      end
+    end)
+  end)
+end
+
+--- Draws the conversation again from zot/messages.
+function M.redraw(state)
+  show_transcript(state, nil)
+end
+
+local function resume_note(res, what)
+  if util.val(res.message) and res.message ~= '' then
+    return res.message
+  end
+  return string.format('%s session %s (%s messages).', what, tostring(res.sessionId), tostring(res.messageCount))
 end
 
 local function resume(state, id)
@@ -314,20 +433,42 @@ local function resume(state, id)
     if err then
       return fail(state, 'resume', err)
     end
-    c.request(state, P.request.messages, nil, function(e2, msgs)
-      if not e2 and msgs then
-        chat().render_messages(state.root, msgs.messages)
-      end
-      c.request(state, P.request.state, nil, function(e3, st)
-        if not e3 and st then
-          chat().set_usage(state.root, util.val(st.usage))
-        end
-      end)
-      chat().note(
-        state.root,
-        string.format('Resumed session %s (%s messages).', tostring(res.sessionId), tostring(res.messageCount))
-      )
+    require('zot.store').update(state.root, { session = res.sessionId })
+    show_transcript(state, resume_note(res, 'Resumed'), function()
       show_chat(state, true)
+    end)
+  end)
+end
+
+--- A new zot for a root whose last conversation is remembered (zot.store)
+--- resumes it and draws it, before anything else is sent: reopening the
+--- chat, or Neovim, gives the conversation back rather than an empty
+--- session (as VS Code does after a reload). done() always follows.
+function M.restore_last(state, done)
+  local o = config.get()
+  local last = require('zot.store').get(state.root).session
+  if not o.chat.restore or o.resume or state.resumed_after_crash or type(last) ~= 'string' or last == '' then
+    return done()
+  end
+  local c = require('zot.client')
+  c.request(state, P.request.state, nil, function(err, st)
+    if err or not st or st.session_id == last or (tonumber(st.message_count) or 0) > 0 then
+      return done()
+    end
+    c.request(state, P.request.session_resume, { id = last }, function(e2, res)
+      if e2 or not res then
+        require('zot.store').update(state.root, { session = false })
+        chat().note(
+          state.root,
+          string.format(
+            'The last conversation (session %s) could not be restored: %s',
+            last,
+            tostring(e2 and e2.message or 'no answer')
+          )
+        )
+        return done()
+      end
+      show_transcript(state, resume_note(res, 'Restored the last conversation:'), done)
     end)
   end)
 end

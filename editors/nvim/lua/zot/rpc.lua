@@ -12,6 +12,8 @@
 -- zot/event notifications never hold the UI for long.
 local compat = require('zot.compat')
 local uv = compat.uv
+-- JSON null as Neovim's own transport gives it (compat.json_decode_opts).
+local json_opts = compat.json_decode_opts()
 
 local M = {}
 
@@ -223,7 +225,7 @@ function M.start(cmd, cmd_args, dispatchers, extra)
       local body = queue[qhead]
       queue[qhead] = nil
       qhead = qhead + 1
-      local ok, msg = pcall(vim.json.decode, body, { luanil = { object = true } })
+      local ok, msg = pcall(vim.json.decode, body, json_opts)
       if ok then
         dispatch(msg)
       else

@@ -4,7 +4,8 @@
 // "crash" (the process dies mid-call), "slow" (sleeps until cancelled,
 // recording notifications/cancelled in FAKEMCP_CANCELLED),
 // "add_tool" (adds "added", sending tools/list_changed) and "write"
-// (not read-only).
+// (not read-only), and one resource, fake://notes/today (text), for the
+// clients' resource attachments.
 package main
 
 import (
@@ -71,6 +72,12 @@ func main() {
 	add("write", "changes something", false, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return text("written: " + string(req.Params.Arguments)), nil
 	})
+	s.AddResource(&mcp.Resource{URI: "fake://notes/today", Name: "today", MIMEType: "text/plain"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
+				{URI: req.Params.URI, MIMEType: "text/plain", Text: "Today: ship the Neovim chat."},
+			}}, nil
+		})
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "fakemcp:", err)
 		os.Exit(1)
