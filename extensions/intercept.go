@@ -53,6 +53,11 @@ func (s *slot) timeoutErr(parent context.Context, err error) error {
 
 func (h *Host) interceptors(event string) []*slot { return h.reg.Load().intercept[event] }
 
+// Intercepts reports whether some extension intercepts event now (a front
+// may have work to do first: zot lsp saves the agent's edits so a
+// tool_result hook finds them on disk).
+func (h *Host) Intercepts(event string) bool { return len(h.interceptors(event)) > 0 }
+
 // BeforeTool runs the tool_call interceptors in load order: the first block
 // wins, modified_args chain (each sees the previous rewrite). An
 // interceptor that does not answer within InterceptTimeout, or dies
