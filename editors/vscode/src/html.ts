@@ -55,10 +55,12 @@ export function chatHtml(webview: vscode.Webview, dist: vscode.Uri): string {
     </select>
   </header>
   <div id="banner" role="alert" hidden></div>
+  <details id="mcp" hidden><summary id="mcp-summary"></summary><div id="mcp-servers" role="list"></div></details>
   <div id="transcript" aria-live="polite"></div>
   <div id="empty"><span class="codicon codicon-comment-discussion"></span><p>Ask zot about your code.</p><p class="hint">Type <kbd>/</kbd> for commands · <kbd>Enter</kbd> sends · <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line</p></div>
   <footer>
     <div id="completions" role="listbox" hidden></div>
+    <div id="widgets" aria-label="Extension widgets" hidden></div>
     <div class="input-row">
       <textarea id="input" rows="1" placeholder="Ask zot… (/ for commands)" aria-label="Message zot"></textarea>
       <button id="send" class="icon primary" title="Send (Enter)" aria-label="Send"><span class="codicon codicon-send"></span></button>

@@ -2,7 +2,7 @@
 // extension panels). Types only: both sides import this file, neither
 // imports 'vscode' through it.
 
-import type { CommandInfo, Model, Panel, PanelKey, PermissionMode, Usage, WireMessage, ZotEvent } from "../lsp_ext";
+import type { CommandInfo, MCPServerStatus, Model, Panel, PanelKey, PermissionMode, Usage, WireMessage, ZotEvent } from "../lsp_ext";
 
 /** A button in the chat that runs a command (problems/ fixes). */
 export interface ChatAction {
@@ -27,6 +27,19 @@ export interface ChatStatus {
     version?: string;
 }
 
+/** An extension's widget (zot/ui/widget): lines shown above the input. */
+export interface ChatWidget {
+    extension: string;
+    key: string;
+    lines: string[];
+}
+
+/** The MCP servers' state (zot/mcp, zot/mcp/changed) for the Zot view. */
+export interface ChatMcp {
+    servers: MCPServerStatus[];
+    disabled?: boolean;
+}
+
 export type HostToChat =
     | { type: "status"; status: ChatStatus }
     | { type: "commands"; commands: CommandInfo[] }
@@ -49,7 +62,11 @@ export type HostToChat =
     /** A message could not be sent: its text goes back into the input. */
     | { type: "sendFailed"; text: string; error?: string; actions?: ChatAction[] }
     /** The input's text as last typed (restored after a window reload). */
-    | { type: "draft"; text: string };
+    | { type: "draft"; text: string }
+    /** Every extension widget now shown (all of them: replaces the last). */
+    | { type: "widgets"; widgets: ChatWidget[] }
+    /** Every MCP server's state now (replaces the last). */
+    | ({ type: "mcp" } & ChatMcp);
 
 export type NoticeLevel = "info" | "warn" | "error" | "display";
 
@@ -66,7 +83,9 @@ export type ChatToHost =
     | { type: "codeAction"; action: "copy" | "insert"; code: string }
     | { type: "abort" }
     | { type: "setModel"; model: string }
-    | { type: "setMode"; mode: PermissionMode };
+    | { type: "setMode"; mode: PermissionMode }
+    /** The restart button of an MCP server's line. */
+    | { type: "mcpRestart"; name: string };
 
 export type HostToPanel = { type: "render"; panel: Panel } | { type: "closed" };
 
