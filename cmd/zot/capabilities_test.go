@@ -359,3 +359,28 @@ func TestPrintJunkHookAnswersRunGoesOn(t *testing.T) {
 		}
 	}
 }
+
+// Two tool_result hooks chain in load order: the second sees the first's
+// rewrite, and the model gets both (lint-on-write's findings and capext's
+// " [linted]"), not only the last one's.
+func TestPrintToolResultHooksChain(t *testing.T) {
+	testenv.NeedCommand(t, "gofmt", "lint-on-write checks Go files with it")
+	lint := examplestest.Build(t, "lint-on-write")
+	e := newEnv(t,
+		llmtest.ToolReply("write", map[string]any{"path": "bad.go", "content": "package main\nfunc main( {\n"}),
+		llmtest.TextReply("done"),
+	)
+	e.installGlobalExt("capext", map[string]any{"exec": capExt(t)})
+	stdout, stderr, code := e.runZot(e.args("-p", "write", "--ext", lint)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	reqs := e.llm.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("want 2 model requests, got %d", len(reqs))
+	}
+	body, _ := json.Marshal(reqs[1].Body)
+	if !strings.Contains(string(body), "lint-on-write found problems in bad.go") || !strings.Contains(string(body), " [linted]") {
+		t.Fatalf("want the findings and capext's note in the result the model got: %s", body)
+	}
+}
