@@ -1,6 +1,6 @@
 // Extensions that ask the user and show state (docs/protocol.md, zot/ui/*):
-// zot/ui/request as a modal (confirm), a QuickPick (select) or an InputBox
-// (input), closed when zot cancels the request; zot/ui/status as status bar
+// zot/ui/request as a Yes/No QuickPick (confirm), a QuickPick (select) or
+// an InputBox (input), closed when zot cancels the request; zot/ui/status as status bar
 // items, one per (extension, key); zot/ui/widget as lines above the chat's
 // input, drawn at most once per WIDGET_MS however many updates arrive.
 
@@ -33,10 +33,13 @@ export class ExtensionUI implements vscode.Disposable {
         const race = <T>(x: Thenable<T>) => Promise.race([Promise.resolve(x), cancelled]);
         switch (p.kind) {
             case "confirm": {
-                const msg = prefix + (title || p.message || "");
-                const detail = title && p.message ? p.message : undefined;
-                const choice = await race(vscode.window.showWarningMessage(msg, { modal: true, detail }, YES, NO));
-                return choice === undefined ? { cancelled: true } : { value: choice === YES };
+                // A QuickPick, not a modal: VS Code cannot close a modal
+                // dialog, and zot closes the question when it is moot (the
+                // extension died, the run was aborted, its timeout passed).
+                const choice = await race(
+                    vscode.window.showQuickPick([YES, NO], { title: prefix + (title || p.message || ""), placeHolder: title ? p.message : undefined, ignoreFocusOut: true }, token),
+                );
+                return choice === YES ? { value: true } : choice === NO ? { value: false } : { cancelled: true };
             }
             case "select": {
                 const options = p.options ?? [];

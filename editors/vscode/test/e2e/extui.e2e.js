@@ -242,6 +242,18 @@ test("MCP servers in the Zot view: a line per server (state, tools, last error);
     });
 });
 
+test("an extension that asks and then dies: its question closes, the run goes on", async () => {
+    await ensureChat();
+    await send("ask then crash");
+    await waitFor("the model's answer after the crash", async () => (await chat.$$eval(".item.assistant", (els) => els.map((e) => e.textContent).join("\n"))).includes("Went on after the crash."));
+    await idle();
+    await waitFor("no question left open (QuickPick or dialog)", async () => (await page.$(QUICK_INPUT)) === null && (await page.$(".monaco-dialog-box")) === null);
+    const card = (await toolResults()).find((t) => t.includes("ask_then_crash"));
+    if (!card || /unknown tool|not found/i.test(card)) {
+        throw new Error(`capext's tool did not run (it restarted after the reload?): ${card}`);
+    }
+});
+
 (async () => {
     const browser = await chromium.launch({
         executablePath: process.env.CHROMIUM || "/usr/bin/chromium",

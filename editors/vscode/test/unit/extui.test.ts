@@ -6,11 +6,15 @@ import type { HostToChat } from "../../src/webview/protocol";
 
 beforeEach(() => resetFake());
 
-test("zot/ui/request: confirm is a modal Yes/No, select a QuickPick of the options, input an InputBox", async () => {
+test("zot/ui/request: confirm is a Yes/No QuickPick (closable, unlike a modal), select a QuickPick of the options, input an InputBox", async () => {
     const ui = new ExtensionUI();
-    fake.answers.push("Yes", "Deny", "my text");
+    fake.answers.push("Yes", "No", "Deny", "my text");
     assert.deepEqual(await ui.request({ extension: "gate", kind: "confirm", title: "Allow?", message: "rm -rf build" }), { value: true });
-    assert.deepEqual(fake.messages, [{ level: "warn", message: "[gate] Allow?", items: ["Yes", "No"] }]);
+    assert.deepEqual(await ui.request({ extension: "gate", kind: "confirm", title: "Allow?", message: "rm -rf build" }), { value: false });
+    assert.deepEqual(fake.quickPicks.slice(0, 2), [
+        ["Yes", "No"],
+        ["Yes", "No"],
+    ]);
     assert.deepEqual(await ui.request({ extension: "gate", kind: "select", title: "Allow?", options: ["Allow once", "Deny"] }), { value: "Deny" });
     assert.deepEqual(await ui.request({ extension: "x", kind: "input", title: "Name?", default: "d" }), { value: "my text" });
 });
