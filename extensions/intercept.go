@@ -53,6 +53,11 @@ func (s *slot) timeoutErr(parent context.Context, err error) error {
 
 func (h *Host) interceptors(event string) []*slot { return h.reg.Load().intercept[event] }
 
+// Intercepts reports whether some extension intercepts event now (a front
+// may have work to do first: zot lsp saves the agent's edits so a
+// tool_result hook finds them on disk).
+func (h *Host) Intercepts(event string) bool { return len(h.interceptors(event)) > 0 }
+
 // BeforeTool runs the tool_call interceptors in load order: the first block
 // wins, modified_args chain (each sees the previous rewrite). An
 // interceptor that does not answer within InterceptTimeout, or dies
@@ -266,9 +271,11 @@ func (h *Host) sendSessionStartLocked(p *proc) {
 // interceptChain runs one event's interceptors in load order, fail-open:
 // an extension that does not answer in time, dies or answers with junk
 // is skipped (logged). each returns false to stop the chain.
-func (h *Host) interceptChain(ctx context.Context, f wire.Frame, each func(s *slot, r wire.Frame) bool) {
+func (h *Host) interceptChain(ctx context.Context, f *wire.Frame, each func(s *slot, r wire.Frame) bool) {
 	for _, s := range h.interceptors(f.Event) {
-		r, err := s.intercept(ctx, f)
+		// Each interceptor sees *f as the ones before it left it (each
+		// updates f with what it accepted).
+		r, err := s.intercept(ctx, *f)
 		if errors.Is(err, errNotSubscribed) {
 			continue
 		}
@@ -289,14 +296,15 @@ func (h *Host) interceptChain(ctx context.Context, f wire.Frame, each func(s *sl
 // ends the chain (the run does not start; display is shown).
 func (h *Host) TransformInput(ctx context.Context, text string) agent.InputDecision {
 	var d agent.InputDecision
-	h.interceptChain(ctx, wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventInput, Text: text}, func(s *slot, r wire.Frame) bool {
+	f := wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventInput, Text: text}
+	h.interceptChain(ctx, &f, func(s *slot, r wire.Frame) bool {
 		if r.Handled {
 			d = agent.InputDecision{Handled: true, Display: r.Display}
 			return false
 		}
 		if r.ReplaceText != nil && *r.ReplaceText != "" {
 			t := *r.ReplaceText
-			text, d.Text = t, &t
+			f.Text, d.Text = t, &t
 		}
 		return true
 	})
@@ -307,7 +315,8 @@ func (h *Host) TransformInput(ctx context.Context, text string) agent.InputDecis
 // messages (an array of strings) and text to append to the system prompt.
 func (h *Host) BeforeAgentStart(ctx context.Context, prompt, system string) agent.AgentStartDecision {
 	var d agent.AgentStartDecision
-	h.interceptChain(ctx, wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventBeforeAgentStart, Prompt: prompt, SystemPrompt: system}, func(s *slot, r wire.Frame) bool {
+	f := wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventBeforeAgentStart, Prompt: prompt, SystemPrompt: system}
+	h.interceptChain(ctx, &f, func(s *slot, r wire.Frame) bool {
 		if len(r.Messages) > 0 {
 			var msgs []string
 			if err := json.Unmarshal(r.Messages, &msgs); err != nil {
@@ -393,9 +402,11 @@ func (h *Host) AfterTool(ctx context.Context, call agent.ToolCallInfo, res tools
 	if len(args) == 0 || !json.Valid(args) {
 		args = json.RawMessage("{}")
 	}
-	h.interceptChain(ctx, wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventToolResult, ToolID: call.ID, ToolName: call.Name, ToolArgs: args, Content: blocks(res), IsError: res.IsError}, func(s *slot, r wire.Frame) bool {
+	f := wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventToolResult, ToolID: call.ID, ToolName: call.Name, ToolArgs: args, Content: blocks(res), IsError: res.IsError}
+	h.interceptChain(ctx, &f, func(s *slot, r wire.Frame) bool {
 		if len(r.Content) > 0 {
 			res = tools.Result{Content: convertBlocks(r.Content, r.IsError), IsError: r.IsError}
+			f.Content, f.IsError = blocks(res), res.IsError
 		}
 		return true
 	})

@@ -156,8 +156,17 @@ func (h hooks) TransformContext(ctx context.Context, msgs []message.Message) []m
 }
 
 func (h hooks) AfterTool(ctx context.Context, call agent.ToolCallInfo, res tools.Result) tools.Result {
-	if rh := h.runHooks(); rh != nil {
-		return rh.AfterTool(ctx, call, res)
+	rh := h.runHooks()
+	if rh == nil {
+		return res
 	}
-	return res
+	// write and edit change the editor's buffers; an extension is a
+	// process that reads the disk (lint-on-write runs a linter on the
+	// file): save them first, as before bash.
+	if ic, ok := rh.(interface{ Intercepts(string) bool }); ok && ic.Intercepts(wire.EventToolResult) && (call.Name == "write" || call.Name == "edit") {
+		if err := h.s.ws.Sync(ctx); err != nil {
+			h.s.logf("saving the agent's edits before the tool_result hooks: %v", err)
+		}
+	}
+	return rh.AfterTool(ctx, call, res)
 }

@@ -321,3 +321,66 @@ func TestRPCLintOnWrite(t *testing.T) {
 		t.Fatalf("the model did not see the findings: %s", body)
 	}
 }
+
+// An extension that answers every hook with junk (input, before_agent_start,
+// context, tool_result) through the real binary (zot -p, which waits for the
+// extensions before the prompt): each answer is logged and ignored, the run
+// goes on to its end, and the model gets zot's own prompt and tool result.
+func TestPrintJunkHookAnswersRunGoesOn(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("write", map[string]any{"path": "note.txt", "content": "kept as written\n"}),
+		llmtest.TextReply("finished after junk"),
+	)
+	e.installGlobalExt("capext", map[string]any{"exec": capExt(t), "args": []string{"-junk"}})
+	stdout, stderr, code := e.runZot(e.args("-p", "write the note")...)
+	if code != 0 || !strings.Contains(stdout, "finished after junk") {
+		t.Fatalf("the run did not reach its answer: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.cwd, "note.txt")); err != nil || string(b) != "kept as written\n" {
+		t.Fatalf("the write: %q %v", b, err)
+	}
+	reqs := e.llm.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("want 2 model requests, got %d", len(reqs))
+	}
+	first, _ := json.Marshal(reqs[0].Body)
+	second, _ := json.Marshal(reqs[1].Body)
+	if !strings.Contains(string(first), "write the note") {
+		t.Fatalf("the prompt did not reach the model as typed: %s", first)
+	}
+	if !strings.Contains(string(second), "note.txt") || !strings.Contains(string(second), "write the note") {
+		t.Fatalf("the tool result or the transcript did not reach the model: %s", second)
+	}
+	// The junk was answered (and so ignored), not missed: zot logged each.
+	log, _ := os.ReadFile(filepath.Join(e.home, "logs", "ext-capext.log"))
+	for _, want := range []string{"input intercept", "before_agent_start", "context intercept", "not a JSON object"} {
+		if !strings.Contains(string(log), want) {
+			t.Fatalf("no %q in the extension's log:\n%s", want, log)
+		}
+	}
+}
+
+// Two tool_result hooks chain in load order: the second sees the first's
+// rewrite, and the model gets both (lint-on-write's findings and capext's
+// " [linted]"), not only the last one's.
+func TestPrintToolResultHooksChain(t *testing.T) {
+	testenv.NeedCommand(t, "gofmt", "lint-on-write checks Go files with it")
+	lint := examplestest.Build(t, "lint-on-write")
+	e := newEnv(t,
+		llmtest.ToolReply("write", map[string]any{"path": "bad.go", "content": "package main\nfunc main( {\n"}),
+		llmtest.TextReply("done"),
+	)
+	e.installGlobalExt("capext", map[string]any{"exec": capExt(t)})
+	stdout, stderr, code := e.runZot(e.args("-p", "write", "--ext", lint)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	reqs := e.llm.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("want 2 model requests, got %d", len(reqs))
+	}
+	body, _ := json.Marshal(reqs[1].Body)
+	if !strings.Contains(string(body), "lint-on-write found problems in bad.go") || !strings.Contains(string(body), " [linted]") {
+		t.Fatalf("want the findings and capext's note in the result the model got: %s", body)
+	}
+}

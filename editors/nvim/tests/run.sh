@@ -37,7 +37,9 @@ cleanup() {
 trap cleanup EXIT
 
 # The example extensions: todo (a panel) and servertest's lspext (notify);
-# permission-gate, plan-mode and capext (extension dialogs and status).
+# permission-gate, plan-mode, lint-on-write and capext (extension dialogs,
+# status, widgets and hooks). The scripted LLM logs each request it gets to
+# $ZOT_TEST_LLM_REQUESTS (what the model was told).
 EXT=$WORK/ext
 mkdir -p "$EXT/todo" "$EXT/lspext"
 if command -v "$GO" >/dev/null 2>&1; then
@@ -48,7 +50,7 @@ if command -v "$GO" >/dev/null 2>&1; then
   mkdir -p "$EXT/capext"
   (cd "$REPO" && "$GO" build -o "$EXT/capext/capext" ./extensions/testdata/capext) || echo "warning: building capext failed" >&2
   printf '{"name":"capext","version":"1.0.0","exec":"./capext","description":"capabilities test extension"}\n' > "$EXT/capext/extension.json"
-  for ex in permission-gate plan-mode; do
+  for ex in permission-gate plan-mode lint-on-write; do
     mkdir -p "$EXT/$ex"
     cp "$REPO/extensions/examples/$ex/extension.json" "$EXT/$ex/"
     (cd "$REPO/extensions/examples/$ex" && "$GO" build -o "$EXT/$ex/$ex" .) || echo "warning: building $ex failed" >&2
@@ -75,7 +77,7 @@ for t in "${tests[@]}"; do
   mkdir -p "$dir/ws" "$dir/tmp" "$dir/home" "$dir/xdg/data" "$dir/xdg/state"
   script=$HERE/$name.json
   [ -f "$script" ] || script=$HERE/default.json
-  "$ZOT_BIN" mock-llm --script "$script" >"$dir/llm.url" 2>"$dir/llm.err" &
+  "$ZOT_BIN" mock-llm --script "$script" --requests "$dir/llm.requests" >"$dir/llm.url" 2>"$dir/llm.err" &
   LLM=$!
   url=
   for _ in $(seq 1 200); do
@@ -89,6 +91,7 @@ for t in "${tests[@]}"; do
   (cd "$dir/ws" && env ZOT_HOME="$dir/home" XDG_DATA_HOME="$dir/xdg/data" XDG_STATE_HOME="$dir/xdg/state" ZOT_BIN="$ZOT_BIN" ZOT_TEST_URL="$url" ZOT_TEST_WS="$dir/ws" \
     ZOT_TEST_TMP="$dir/tmp" ZOT_TEST_NVIM="$NVIM" ZOT_TEST_TODO="$dir/todo" ZOT_TEST_LSPEXT="$EXT/lspext" ZOT_TEST_FAKEMCP="$EXT/fakemcp" \
     ZOT_TEST_GATE="$EXT/permission-gate" ZOT_TEST_PLAN="$EXT/plan-mode" ZOT_TEST_CAPEXT="$EXT/capext" \
+    ZOT_TEST_LINT="$EXT/lint-on-write" ZOT_TEST_LLM_REQUESTS="$dir/llm.requests" \
     timeout 120 "$NVIM" --headless -u NONE -i NONE -n \
     -c "lua local ok,e=pcall(dofile,'$t'); if not ok then io.stderr:write(tostring(e)..'\n'); vim.cmd('cquit 1') end" \
     >"$dir/out" 2>&1)

@@ -1,7 +1,8 @@
 -- Extensions ask through zot/ui/request and show status through
 -- zot/ui/status: permission-gate's question is a vim.ui.select (allow →
 -- the command runs; deny → the model is told), plan-mode's "plan" is in
--- require("zot").statusline().
+-- require("zot").statusline() and in the chat window's bar (its winbar;
+-- its statusline before Neovim 0.8).
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
 vim.fn.mkdir(H.ws .. '/gone', 'p')
 vim.fn.mkdir(H.ws .. '/kept', 'p')
@@ -39,13 +40,29 @@ H.ok(text:find('removed-it', 1, true), 'allowed output:\n' .. text)
 H.ok(text:find('the user denied running: rm -rf kept', 1, true), 'the model was told:\n' .. text)
 
 H.wait_extension('plan-mode')
+local bar = require('zot.compat').has_winbar and 'winbar' or 'statusline'
+local function chat_bar()
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(w) == H.chat().buf then
+      return vim.wo[w][bar]
+    end
+  end
+  error('the chat is not shown')
+end
 vim.cmd('ZotCommand /plan')
 H.wait('plan in the statusline', function()
   return require('zot').statusline():find('plan', 1, true) ~= nil
+end)
+H.wait("plan in the chat window's " .. bar, function()
+  return chat_bar():find('· plan', 1, true) ~= nil
 end)
 vim.cmd('ZotCommand /plan')
 H.wait('plan gone from the statusline', function()
   local s = require('zot').statusline()
   return s ~= '' and s:find('plan', 1, true) == nil
+end)
+H.wait("plan gone from the chat window's " .. bar, function()
+  local s = chat_bar()
+  return s:find('zot', 1, true) ~= nil and s:find('plan', 1, true) == nil
 end)
 H.done()

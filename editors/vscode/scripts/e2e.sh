@@ -158,20 +158,31 @@ cleanup() {
 }
 trap cleanup EXIT
 
-log "building the example extensions (todo, permission-gate, plan-mode)"
-for ex in todo permission-gate plan-mode; do
+log "building the example extensions (todo, permission-gate, plan-mode, lint-on-write), capext and fakemcp"
+for ex in todo permission-gate plan-mode lint-on-write; do
   mkdir -p "$W/$ex"
   cp "$REPO/extensions/examples/$ex/extension.json" "$W/$ex/"
   (cd "$REPO/extensions/examples/$ex" && go build -o "$W/$ex/$ex" .)
 done
+# capext (extensions/testdata): its widget tool sets a widget.
+mkdir -p "$W/capext"
+(cd "$REPO" && go build -o "$W/capext/capext" ./extensions/testdata/capext)
+printf '{"name":"capext","version":"1.0.0","exec":"./capext","description":"capabilities test extension"}\n' > "$W/capext/extension.json"
+# The Go SDK fake MCP server, and one that exits at start, for the Zot
+# view's MCP lines.
+(cd "$REPO" && go build -o "$W/fakemcp" ./extensions/mcp/testdata/fakemcp)
+node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({ mcpServers: {
+  fake: { command: process.argv[2] },
+  broken: { command: process.argv[2], env: { FAKEMCP_MODE: "exit" } } } }))' "$W/mcp.json" "$W/fakemcp"
 
 export XDG_CONFIG_HOME=$W/xdg-config XDG_DATA_HOME=$W/xdg-data
 installed=
 
 # run_spec SPEC DIR ART SCRIPT EXT...: one spec (test/e2e/SPEC.e2e.js) in
 # its own code-server, profile and workspace (DIR), against its own
-# scripted LLM (SCRIPT) with the zot extensions EXT...; screenshots in ART.
-# Its last line is "N passed, N failed".
+# scripted LLM (SCRIPT, which logs each request to DIR/requests.jsonl) with
+# the zot extensions EXT... and zot's extra arguments SPEC_ZOT_ARGS (a JSON
+# array); screenshots in ART. Its last line is "N passed, N failed".
 run_spec() {
   local spec=$1 D=$2 SART=$3 script=$4
   shift 4
@@ -180,7 +191,7 @@ run_spec() {
   mkdir -p "$D"
   # ---------------------------------------------------------------- the scripted LLM
   cp "$script" "$D/script.json"
-  setsid "$ZOT_BIN" mock-llm --script "$D/script.json" > "$D/mock-llm.url" 2> "$D/mock-llm.log" &
+  setsid "$ZOT_BIN" mock-llm --script "$D/script.json" --requests "$D/requests.jsonl" > "$D/mock-llm.url" 2> "$D/mock-llm.log" &
   PIDS+=($!)
   for _ in $(seq 1 100); do [ -s "$D/mock-llm.url" ] && break; sleep 0.1; done
   LLM_URL=$(head -n1 "$D/mock-llm.url")
@@ -195,7 +206,7 @@ run_spec() {
   # (side-by-side or inline diff, tab icons) is left to VS Code: the test reads
   # it whichever way it comes, and narrows the window on purpose once.
   node -e '
-const [file, zot, url, exts, home] = process.argv.slice(1);
+const [file, zot, url, exts, home, zotArgs] = process.argv.slice(1);
 require("fs").writeFileSync(file, JSON.stringify({
   // No Welcome page or tips: they take the editor area and focus.
   "workbench.startupEditor": "none",
@@ -216,12 +227,12 @@ require("fs").writeFileSync(file, JSON.stringify({
   // The extension under test: the real zot, the scripted LLM, the spec'"'"'s
   // zot extensions, an empty zot home; the LSP trace is read by the panel test.
   "zot.serverPath": zot,
-  "zot.serverArgs": ["--base-url", url, "--api-key", "test-key"],
+  "zot.serverArgs": ["--base-url", url, "--api-key", "test-key", ...JSON.parse(zotArgs || "[]")],
   "zot.serverEnv": { "ZOT_HOME": home },
   "zot.extensions": JSON.parse(exts),
   "zot.trace.server": "messages",
 }, null, 2));
-' "$D/ud/User/settings.json" "$ZOT_BIN" "$LLM_URL" "$exts" "$D/zothome"
+' "$D/ud/User/settings.json" "$ZOT_BIN" "$LLM_URL" "$exts" "$D/zothome" "${SPEC_ZOT_ARGS:-[]}"
   # The same in the remote machine's settings: code-server 4.139 (VS Code
   # 1.139) applies machine-overridable settings such as zot.serverPath from
   # there, not from the user's (1.100 reads either).
@@ -246,7 +257,7 @@ require("fs").writeFileSync(file, JSON.stringify({
 
   # ---------------------------------------------------------------- Playwright
   local rc=0
-  CS_URL="http://127.0.0.1:$PORT/?folder=$D/ws" WS="$D/ws" ART="$SART" ZOT_BIN="$ZOT_BIN" LLM_URL="$LLM_URL" \
+  CS_URL="http://127.0.0.1:$PORT/?folder=$D/ws" WS="$D/ws" ART="$SART" ZOT_BIN="$ZOT_BIN" LLM_URL="$LLM_URL" LLM_REQUESTS="$D/requests.jsonl" \
     timeout 900 node "$HERE/test/e2e/$spec.e2e.js" | tee "$D/spec.out" || rc=$?
   # This spec's code-server (and the zot it started) end before the next.
   kill -- "-$cs" 2>/dev/null || true
@@ -256,14 +267,16 @@ require("fs").writeFileSync(file, JSON.stringify({
 
 # Which specs: ZOT_E2E_SPECS (default all) names test/e2e/<spec>.e2e.js.
 # chat: the chat, reviews, approvals, panels (llm-script.json, todo);
-# extui: extension dialogs and status (extui-script.json, permission-gate
-# and plan-mode); unsaved: the user's unsaved typing and zot's edits
+# extui: extension dialogs, status, widgets and hooks, MCP lines
+# (extui-script.json, permission-gate, plan-mode, lint-on-write, capext,
+# fakemcp); unsaved: the user's unsaved typing and zot's edits
 # (unsaved-script.json).
 failed_specs=()
 for spec in ${ZOT_E2E_SPECS:-chat extui unsaved}; do
   case "$spec" in
     chat) run_spec chat "$W" "$ART" "$HERE/test/e2e/llm-script.json" "$W/todo" || failed_specs+=(chat) ;;
-    extui) run_spec extui "$W/extui" "$ART/extui" "$HERE/test/e2e/extui-script.json" "$W/permission-gate" "$W/plan-mode" || failed_specs+=(extui) ;;
+    extui) SPEC_ZOT_ARGS="[\"--mcp-config\", \"$W/mcp.json\"]" run_spec extui "$W/extui" "$ART/extui" "$HERE/test/e2e/extui-script.json" \
+      "$W/permission-gate" "$W/plan-mode" "$W/lint-on-write" "$W/capext" || failed_specs+=(extui) ;;
     unsaved) run_spec unsaved "$W/unsaved" "$ART/unsaved" "$HERE/test/e2e/unsaved-script.json" || failed_specs+=(unsaved) ;;
     *) echo "e2e: unknown spec $spec (chat, extui, unsaved)" >&2; exit 1 ;;
   esac

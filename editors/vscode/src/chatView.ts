@@ -33,6 +33,8 @@ export interface ChatHost {
     abort(): Promise<void>;
     setModel(model: string): Promise<void>;
     setMode(mode: ext.PermissionMode): Promise<void>;
+    /** An MCP server's restart button. */
+    restartMcp(name: string): Promise<void>;
     /** State for a fresh webview: status, commands, models, transcript. */
     snapshot(): Promise<HostToChat[]>;
 }
@@ -49,6 +51,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private events: ext.ZotEvent[] = [];
     private timer?: NodeJS.Timeout;
     private disposables: vscode.Disposable[] = [];
+    /** The last widgets and MCP state: every new webview gets them. */
+    private readonly sticky = new Map<HostToChat["type"], HostToChat>();
 
     constructor(
         private readonly extensionUri: vscode.Uri,
@@ -90,6 +94,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
                     this.events.splice(0, held);
                     this.ready = true;
                     for (const s of snap) {
+                        void this.view?.webview.postMessage(s);
+                    }
+                    for (const s of this.sticky.values()) {
                         void this.view?.webview.postMessage(s);
                     }
                     this.flushQueue();
@@ -143,6 +150,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
                 case "setMode":
                     await this.host.setMode(m.mode);
                     break;
+                case "mcpRestart":
+                    await this.host.restartMcp(m.name);
+                    break;
             }
         } catch (e) {
             this.notice("error", e instanceof Error ? e.message : String(e));
@@ -151,6 +161,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
     /** Sends a message to the webview (queued until it is ready). */
     post(m: HostToChat): void {
+        if (m.type === "widgets" || m.type === "mcp") {
+            // State, not history: the latest replaces the last, and a
+            // webview made later gets it when ready.
+            this.sticky.set(m.type, m);
+            if (!this.view || !this.ready) {
+                return;
+            }
+        }
         if (m.type !== "events") {
             this.flushEvents();
         }

@@ -441,6 +441,16 @@ export async function showMcpServers(ctx: Ctx): Promise<void> {
     }
 }
 
+/**
+ * The Zot view's restart button of an MCP server: zot/mcp/restart; the
+ * view's lines show the new state (its last error included; a failure is
+ * also told in the chat by zot/mcp/changed).
+ */
+export async function restartMcp(ctx: Ctx, name: string): Promise<void> {
+    const r = await ctx.client.running().sendRequest(ext.mcpRestart, { name });
+    ctx.chat.post({ type: "mcp", servers: r.servers, disabled: r.disabled });
+}
+
 export async function pickPermissionMode(ctx: Ctx): Promise<void> {
     const items: { label: ext.PermissionMode; detail: string }[] = [
         { label: "auto", detail: "Edits and commands run without asking" },

@@ -18,7 +18,7 @@ import { MessageType, ShowMessageNotification, type ShowMessageParams } from "vs
 export function installHandlers(c: Pick<lc.LanguageClient, "onNotification" | "onRequest">, ctx: Ctx): vscode.Disposable[] {
     // Extension dialogs and status items live as long as this client:
     // they go away with it.
-    const ui = new ExtensionUI();
+    const ui = new ExtensionUI(ctx.chat);
     const rebased = new RebasedWrites();
     return [
         ui,
@@ -79,8 +79,9 @@ export function onEvent(ctx: Ctx, ev: ext.ZotEvent): void {
 /** What each ctx was last told about each MCP server's trouble (one notice per change). */
 const mcpTold = new WeakMap<object, Map<string, string>>();
 
-/** zot/mcp/changed: a server that failed, is untrusted or invalid says so in the chat, once per reason. */
+/** zot/mcp/changed: the Zot view's MCP lines; a server that failed, is untrusted or invalid says so in the chat, once per reason. */
 export function onMcpChanged(ctx: Ctx, r: ext.MCPResult): void {
+    ctx.chat.post({ type: "mcp", servers: r.servers, disabled: r.disabled });
     let told = mcpTold.get(ctx);
     if (!told) {
         told = new Map();

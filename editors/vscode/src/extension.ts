@@ -260,12 +260,17 @@ export class Zot implements Ctx, vscode.Disposable {
         const out: HostToChat[] = [];
         const c = this.client.state === "running" ? this.client.client : undefined;
         if (c) {
-            const [state, models, messages, cmds] = await Promise.allSettled([
+            const [state, models, messages, cmds, mcp] = await Promise.allSettled([
                 c.sendRequest(ext.state),
                 c.sendRequest(ext.models),
                 c.sendRequest(ext.messages),
                 c.sendRequest(ext.commands),
+                c.sendRequest(ext.mcp),
             ]);
+            if (mcp.status === "fulfilled") {
+                // The view keeps it (sticky): posted, not returned.
+                this.chat.post({ type: "mcp", servers: mcp.value.servers, disabled: mcp.value.disabled });
+            }
             if (state.status === "fulfilled") {
                 const s = state.value;
                 this.client.resumeSession = s.session_id || undefined;
@@ -309,6 +314,7 @@ export class Zot implements Ctx, vscode.Disposable {
             abort: () => commands.abort(this),
             setModel: (m) => commands.setModel(this, m),
             setMode: (m) => commands.setMode(this, m),
+            restartMcp: (name) => commands.restartMcp(this, name),
             snapshot: () => this.snapshot(),
         };
     }

@@ -1,10 +1,15 @@
 // Extensions that ask the user and show state (docs/protocol.md, zot/ui/*):
-// zot/ui/request as a modal (confirm), a QuickPick (select) or an InputBox
-// (input), closed when zot cancels the request; zot/ui/status and
-// zot/ui/widget as status bar items, one per (extension, key).
+// zot/ui/request as a Yes/No QuickPick (confirm), a QuickPick (select) or
+// an InputBox (input), closed when zot cancels the request; zot/ui/status as status bar
+// items, one per (extension, key); zot/ui/widget as lines above the chat's
+// input, drawn at most once per WIDGET_MS however many updates arrive.
 
 import * as vscode from "vscode";
 import * as ext from "./lsp_ext";
+import type { ChatWidget, HostToChat } from "./webview/protocol";
+
+/** Widget updates within this long are drawn once. */
+export const WIDGET_MS = 16;
 
 /** Confirm choices. */
 export const YES = "Yes";
@@ -12,6 +17,13 @@ export const NO = "No";
 
 export class ExtensionUI implements vscode.Disposable {
     private readonly items = new Map<string, vscode.StatusBarItem>();
+    private readonly widgetLines = new Map<string, ChatWidget>();
+    private widgetTimer?: NodeJS.Timeout;
+    private widgetsDrawn?: Promise<void>;
+    private drawWidgetsNow?: () => void;
+
+    /** chat: where widgets are drawn (the chat view). */
+    constructor(private readonly chat?: { post(m: HostToChat): void }) {}
 
     /** zot/ui/request: the user's answer, or cancelled. */
     async request(p: ext.UIRequestParams, token?: vscode.CancellationToken): Promise<ext.UIRequestResult> {
@@ -21,10 +33,13 @@ export class ExtensionUI implements vscode.Disposable {
         const race = <T>(x: Thenable<T>) => Promise.race([Promise.resolve(x), cancelled]);
         switch (p.kind) {
             case "confirm": {
-                const msg = prefix + (title || p.message || "");
-                const detail = title && p.message ? p.message : undefined;
-                const choice = await race(vscode.window.showWarningMessage(msg, { modal: true, detail }, YES, NO));
-                return choice === undefined ? { cancelled: true } : { value: choice === YES };
+                // A QuickPick, not a modal: VS Code cannot close a modal
+                // dialog, and zot closes the question when it is moot (the
+                // extension died, the run was aborted, its timeout passed).
+                const choice = await race(
+                    vscode.window.showQuickPick([YES, NO], { title: prefix + (title || p.message || ""), placeHolder: title ? p.message : undefined, ignoreFocusOut: true }, token),
+                );
+                return choice === YES ? { value: true } : choice === NO ? { value: false } : { cancelled: true };
             }
             case "select": {
                 const options = p.options ?? [];
@@ -44,9 +59,41 @@ export class ExtensionUI implements vscode.Disposable {
         this.show(`status:${p.extension}/${p.key}`, p.text === null ? null : [p.text], p.extension);
     }
 
-    /** zot/ui/widget: the first line in the status bar, all in the tooltip. */
+    /** zot/ui/widget: lines above the chat's input, per (extension, key); null removes them. */
     widget(p: ext.UIWidgetParams): void {
-        this.show(`widget:${p.extension}/${p.key}`, p.lines, p.extension);
+        const key = `${p.extension}/${p.key}`;
+        if (p.lines === null || p.lines.length === 0) {
+            this.widgetLines.delete(key);
+        } else {
+            this.widgetLines.set(key, { extension: p.extension, key: p.key, lines: p.lines.map(String) });
+        }
+        this.scheduleWidgets();
+    }
+
+    /** The widgets shown now, in (extension, key) order. */
+    widgets(): ChatWidget[] {
+        return [...this.widgetLines.keys()].sort().map((k) => this.widgetLines.get(k)!);
+    }
+
+    /** Resolves once pending widget updates are drawn (tests). */
+    widgetsSettled(): Promise<void> {
+        return this.widgetsDrawn ?? Promise.resolve();
+    }
+
+    private scheduleWidgets(): void {
+        if (this.widgetTimer) {
+            return;
+        }
+        this.widgetsDrawn = new Promise((resolve) => {
+            this.drawWidgetsNow = () => {
+                this.widgetTimer = undefined;
+                this.widgetsDrawn = undefined;
+                this.drawWidgetsNow = undefined;
+                this.chat?.post({ type: "widgets", widgets: this.widgets() });
+                resolve();
+            };
+            this.widgetTimer = setTimeout(this.drawWidgetsNow, WIDGET_MS);
+        });
     }
 
     /** The texts shown now, by key (tests, diagnostics). */
@@ -71,10 +118,21 @@ export class ExtensionUI implements vscode.Disposable {
         item.show();
     }
 
+    /** The client stopped: its extensions' status items and widgets go. */
     dispose(): void {
         for (const i of this.items.values()) {
             i.dispose();
         }
         this.items.clear();
+        if (this.widgetTimer) {
+            clearTimeout(this.widgetTimer);
+        }
+        const had = this.widgetLines.size > 0 || this.drawWidgetsNow !== undefined;
+        this.widgetLines.clear();
+        if (this.drawWidgetsNow) {
+            this.drawWidgetsNow();
+        } else if (had) {
+            this.chat?.post({ type: "widgets", widgets: [] });
+        }
     }
 }

@@ -55,10 +55,12 @@ export function chatHtml(webview: vscode.Webview, dist: vscode.Uri): string {
     </select>
   </header>
   <div id="banner" role="alert" hidden></div>
+  <details id="mcp" hidden><summary id="mcp-summary"></summary><div id="mcp-servers" role="list"></div></details>
   <div id="transcript" aria-live="polite"></div>
   <div id="empty"><span class="codicon codicon-comment-discussion"></span><p>Ask zot about your code.</p><p class="hint">Type <kbd>/</kbd> for commands · <kbd>@</kbd> to attach files, the selection, problems, the terminal · <kbd>Enter</kbd> sends · <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line</p></div>
   <footer>
     <div id="completions" role="listbox" hidden></div>
+    <div id="widgets" aria-label="Extension widgets" hidden></div>
     <div id="editing" hidden><span class="codicon codicon-edit"></span> Editing an earlier message: sending replaces it and what followed. <button id="cancel-edit" class="link">Cancel</button></div>
     <div id="chips" aria-label="Context attached to the next message"></div>
     <div class="input-row">

@@ -18,6 +18,11 @@ M.chats = {}
 
 local ns = api.nvim_create_namespace('zot_chat')
 M.ns = ns
+-- The extensions' widgets (zot/ui/widget): virtual lines below the last
+-- line, i.e. at the bottom of the chat, where the prompt is typed.
+local widget_ns = api.nvim_create_namespace('zot_chat_widgets')
+M.widget_ns = widget_ns
+vim.cmd('highlight default link ZotWidget Special')
 
 local DETAIL = '  │ '
 -- Manual folds (made as details are written, remade when a window opens):
@@ -265,6 +270,8 @@ function M.get(root, create_missing)
   return create(root)
 end
 
+local place_widgets
+
 local function modify(chat, f)
   local buf = chat.buf
   vim.bo[buf].modifiable = true
@@ -272,6 +279,9 @@ local function modify(chat, f)
   vim.bo[buf].modifiable = false
   if not ok then
     error(e, 0)
+  end
+  if chat.widget_lines then
+    place_widgets(chat)
   end
 end
 
@@ -412,6 +422,10 @@ local function bar_text(chat)
     parts[#parts + 1] = model
   end
   parts[#parts + 1] = chat.status
+  -- The extensions' status items (zot/ui/status), as in statusline().
+  for _, text in ipairs(require('zot.extui').status_texts(st)) do
+    parts[#parts + 1] = (tostring(text):gsub('[\r\n]', ' '))
+  end
   local queued = 0
   for _, r in pairs(chat.runs) do
     if r.queued and not r.done then
@@ -446,6 +460,65 @@ local function update_bar(chat)
   end
 end
 M.update_bar = update_bar
+
+-- (Re)places the widget lines below the buffer's last line (text is
+-- appended there, so the mark moves with every change).
+place_widgets = function(chat)
+  local buf = chat.buf
+  local lines = chat.widget_lines or {}
+  if #lines == 0 then
+    if chat.widget_mark then
+      pcall(api.nvim_buf_del_extmark, buf, widget_ns, chat.widget_mark)
+      chat.widget_mark = nil
+    end
+    chat.widget_lines = nil
+    return
+  end
+  local virt = {}
+  for _, l in ipairs(lines) do
+    virt[#virt + 1] = { { (tostring(l):gsub('[\r\n\t]', ' ')), 'ZotWidget' } }
+  end
+  local last = api.nvim_buf_line_count(buf) - 1
+  local ok, id = pcall(api.nvim_buf_set_extmark, buf, widget_ns, last, 0, {
+    id = chat.widget_mark,
+    virt_lines = virt,
+  })
+  if ok then
+    chat.widget_mark = id
+  end
+end
+
+--- Shows lines (the extensions' widgets, in key order) at the bottom of
+--- the chat; {} removes them.
+function M.set_widgets(root, lines)
+  local chat = M.get(root, false)
+  if not chat then
+    if #lines == 0 then
+      return
+    end
+    chat = M.get(root)
+  end
+  chat.widget_lines = lines
+  place_widgets(chat)
+end
+
+--- The widget lines shown in the chat now (virtual lines), or {}.
+function M.widgets_shown(root)
+  local chat = M.get(root, false)
+  if not chat or not chat.widget_mark then
+    return {}
+  end
+  local mark = api.nvim_buf_get_extmark_by_id(chat.buf, widget_ns, chat.widget_mark, { details = true })
+  local out = {}
+  for _, chunks in ipairs((mark[3] or {}).virt_lines or {}) do
+    local t = {}
+    for _, c in ipairs(chunks) do
+      t[#t + 1] = c[1]
+    end
+    out[#out + 1] = table.concat(t)
+  end
+  return out, mark[1]
+end
 
 local function set_status(chat, s)
   if chat.status ~= s then

@@ -290,6 +290,7 @@ local function start(root, bufnr)
     on_exit = function(code, signal)
       vim.schedule(function()
         require('zot.extui').close_all(state.id)
+        require('zot.extui').forget(state)
         forget(state)
         state.exited = true
         if not state.stopping and (code ~= 0 or (signal or 0) ~= 0) and state.session_id then

@@ -1,7 +1,10 @@
 -- Extensions that ask the user and show state (docs/protocol.md,
 -- zot/ui/*): zot/ui/request through vim.ui.select / vim.ui.input (confirm
--- is a Yes/No select), zot/ui/status and zot/ui/widget kept per client for
--- require("zot").statusline() and M.widgets().
+-- is a Yes/No select); zot/ui/status kept per client for
+-- require("zot").statusline() and shown in the chat window's bar (winbar,
+-- or its statusline before 0.8); zot/ui/widget kept per client for
+-- require("zot").widget_lines() and drawn as virtual lines at the bottom
+-- of the chat buffer. Updates are drawn once per event-loop turn.
 local util = require('zot.util')
 
 local M = {}
@@ -262,6 +265,25 @@ local function state_of(ctx)
   return require('zot.client').by_id[ctx.client_id]
 end
 
+-- Draws a client's status and widgets in its chat: once per event-loop
+-- turn however many updates came in it (an extension may send many).
+local function redraw(st)
+  if st.ext_redraw then
+    return
+  end
+  st.ext_redraw = true
+  vim.schedule(function()
+    st.ext_redraw = false
+    local chat = require('zot.chat')
+    local c = chat.get(st.root, false)
+    if c then
+      chat.update_bar(c)
+    end
+    chat.set_widgets(st.root, M.widget_lines(st))
+    pcall(vim.cmd, 'redrawstatus!')
+  end)
+end
+
 --- zot/ui/status: text under (extension, key); null removes it.
 ---@param params zot.UIStatusParams
 function M.status(_, params, ctx)
@@ -272,7 +294,7 @@ function M.status(_, params, ctx)
   st.ext_status = st.ext_status or {}
   local k = tostring(params.extension) .. '/' .. tostring(params.key)
   st.ext_status[k] = util.val(params.text)
-  pcall(vim.cmd, 'redrawstatus!')
+  redraw(st)
 end
 
 --- zot/ui/widget: lines under (extension, key); null removes them.
@@ -284,7 +306,18 @@ function M.widget(_, params, ctx)
   end
   st.ext_widgets = st.ext_widgets or {}
   local k = tostring(params.extension) .. '/' .. tostring(params.key)
-  st.ext_widgets[k] = util.val(params.lines)
+  local lines = util.val(params.lines)
+  st.ext_widgets[k] = type(lines) == 'table' and #lines > 0 and lines or nil
+  redraw(st)
+end
+
+--- zot exited: its extensions' status and widgets go with it.
+function M.forget(st)
+  if st.ext_status == nil and st.ext_widgets == nil then
+    return
+  end
+  st.ext_status, st.ext_widgets = nil, nil
+  redraw(st)
 end
 
 local function sorted(t)

@@ -744,4 +744,14 @@ function M.statusline()
   return line
 end
 
+--- The extensions' widget lines (zot/ui/widget) of the current root, in
+--- (extension, key) order: what the chat shows at its bottom, for a
+--- statusline, a winbar or a float of your own.
+function M.widget_lines(opts)
+  opts = opts or {}
+  local c = client()
+  local root = opts.root or c.root_for(vim.api.nvim_get_current_buf())
+  return require('zot.extui').widget_lines(c.get(root))
+end
+
 return M

@@ -2,7 +2,7 @@
 // extension panels). Types only: both sides import this file, neither
 // imports 'vscode' through it.
 
-import type { Attachment, AttachmentKind, CommandInfo, Model, Panel, PanelKey, PermissionMode, Usage, WireMessage, ZotEvent } from "../lsp_ext";
+import type { Attachment, AttachmentKind, CommandInfo, MCPServerStatus, Model, Panel, PanelKey, PermissionMode, Usage, WireMessage, ZotEvent } from "../lsp_ext";
 
 /** An entry of the `@` completion list. */
 export interface AtItem {
@@ -45,6 +45,19 @@ export interface ChatStatus {
     version?: string;
 }
 
+/** An extension's widget (zot/ui/widget): lines shown above the input. */
+export interface ChatWidget {
+    extension: string;
+    key: string;
+    lines: string[];
+}
+
+/** The MCP servers' state (zot/mcp, zot/mcp/changed) for the Zot view. */
+export interface ChatMcp {
+    servers: MCPServerStatus[];
+    disabled?: boolean;
+}
+
 export type HostToChat =
     | { type: "status"; status: ChatStatus }
     | { type: "commands"; commands: CommandInfo[] }
@@ -77,7 +90,11 @@ export type HostToChat =
     /** A retry or a resend was accepted: drop that user message (the last one when messageIndex is absent) and what followed. */
     | { type: "truncate"; messageIndex?: number }
     /** A review of a tool call's edit is waiting (pending) or decided. */
-    | { type: "review"; toolCallId: string; pending: boolean };
+    | { type: "review"; toolCallId: string; pending: boolean }
+    /** Every extension widget now shown (all of them: replaces the last). */
+    | { type: "widgets"; widgets: ChatWidget[] }
+    /** Every MCP server's state now (replaces the last). */
+    | ({ type: "mcp" } & ChatMcp);
 
 export type NoticeLevel = "info" | "warn" | "error" | "display";
 
@@ -105,7 +122,9 @@ export type ChatToHost =
     | { type: "codeAction"; action: "copy" | "insert" | "apply"; code: string; lang?: string }
     | { type: "abort" }
     | { type: "setModel"; model: string }
-    | { type: "setMode"; mode: PermissionMode };
+    | { type: "setMode"; mode: PermissionMode }
+    /** The restart button of an MCP server's line. */
+    | { type: "mcpRestart"; name: string };
 
 export type HostToPanel = { type: "render"; panel: Panel } | { type: "closed" };
 

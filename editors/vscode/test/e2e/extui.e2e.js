@@ -1,11 +1,15 @@
 // End-to-end test of extension UI in real VS Code (code-server): the
 // example extensions permission-gate (zot/ui/request: its question is a
-// QuickPick) and plan-mode (zot/ui/status: "plan" in the status bar).
+// QuickPick), plan-mode (zot/ui/status: "plan" in the status bar) and
+// lint-on-write (a tool_result hook: its findings reach the model), the
+// test extension capext (zot/ui/widget: lines above the chat's input, gone
+// when the extension stops), and the MCP servers' lines in the Zot view
+// (fakemcp ready, one that exits at start failed; restart).
 // scripts/e2e.sh runs it (ZOT_E2E_SPECS=extui for this spec alone) in its
 // own code-server, workspace and scripted LLM (extui-script.json), whose
 // replies the tests below consume in order.
 // Env: CS_URL (code-server URL with ?folder=), WS (the workspace folder),
-// ART (where screenshots go).
+// ART (where screenshots go), LLM_REQUESTS (the scripted LLM's request log).
 
 const { chromium } = require("playwright-core");
 const fs = require("fs");
@@ -168,6 +172,86 @@ test("plan-mode: /plan shows \"plan\" in the status bar; /plan again removes it"
         const items = await statusItems();
         return items.some((t) => /zot/.test(t)) && !items.includes("plan");
     });
+});
+
+/** The bodies of the requests the scripted model got so far. */
+function modelRequests() {
+    const text = fs.existsSync(process.env.LLM_REQUESTS || "") ? fs.readFileSync(process.env.LLM_REQUESTS, "utf8") : "";
+    return text.split("\n").filter(Boolean);
+}
+
+test("lint-on-write: gofmt's findings are in the write's card and reach the model", async () => {
+    await ensureChat();
+    const before = modelRequests().length;
+    await send("write bad.go");
+    await waitFor("the findings in the tool card", async () => (await toolResults()).some((t) => t.includes("lint-on-write found problems in bad.go")));
+    await waitFor("the model's answer", async () => (await chat.$$eval(".item.assistant", (els) => els.map((e) => e.textContent).join("\n"))).includes("I will fix bad.go."));
+    await idle();
+    const sent = modelRequests().slice(before);
+    if (sent.length !== 2) {
+        throw new Error(`want 2 model requests for this prompt, got ${sent.length}`);
+    }
+    if (sent[0].includes("lint-on-write found") || !sent[1].includes("lint-on-write found problems in bad.go") || !sent[1].includes("expected")) {
+        throw new Error(`the model was not told gofmt's findings: ${sent[1].slice(-600)}`);
+    }
+});
+
+async function widgetLines() {
+    return chat.$$eval("#widgets:not([hidden]) .widget-line", (els) => els.map((e) => e.textContent));
+}
+
+test("widgets: capext's lines show above the chat's input; gone when the extension stops (reload)", async () => {
+    await ensureChat();
+    await send("show the widget");
+    await waitFor("the widget above the input", async () => JSON.stringify(await widgetLines()) === JSON.stringify(["line 1", "line 2"]));
+    await idle();
+    const w = await chat.$eval("#widgets", (e) => e.getBoundingClientRect().toJSON());
+    const i = await chat.$eval("#input", (e) => e.getBoundingClientRect().toJSON());
+    if (!(w.height > 0 && w.bottom <= i.top + 1)) {
+        throw new Error(`the widget is not above the input: widget ${JSON.stringify(w)}, input ${JSON.stringify(i)}`);
+    }
+    await page.screenshot({ path: path.join(art, "widget.png") });
+    await runCommand("Zot: Reload Extensions");
+    await waitFor("the widget gone with the stopped extension", async () => (await widgetLines()).length === 0 && (await chat.$eval("#widgets", (e) => e.hidden)));
+});
+
+async function mcpLines() {
+    return chat.$$eval("#mcp:not([hidden]) .mcp-server", (els) =>
+        els.map((e) => ({ name: e.dataset.name, text: (e.textContent ?? "").trim(), disabled: e.querySelector("button")?.disabled ?? null })),
+    );
+}
+
+test("MCP servers in the Zot view: a line per server (state, tools, last error); restart", async () => {
+    await ensureChat();
+    // (broken is retried with backoff: it may be "restarting" for a while.)
+    await waitFor("both MCP servers settled: fake ready with its 4 tools, broken failed with its error", async () => {
+        const l = await mcpLines();
+        const fake = l.find((x) => x.name === "fake");
+        const broken = l.find((x) => x.name === "broken");
+        const summary = await chat.$eval("#mcp-summary", (e) => e.textContent);
+        return fake && /ready · 4 tools/.test(fake.text) && broken && /failed · 0 tools/.test(broken.text) && /DATABASE_URL/.test(broken.text) && summary === "MCP: 1 ready, 1 failed";
+    });
+    if (!(await chat.$eval("#mcp", (e) => e.open))) {
+        throw new Error("the section did not open for the failed server");
+    }
+    await page.screenshot({ path: path.join(art, "mcp.png") });
+    await chat.click('#mcp .mcp-restart[data-name="fake"]');
+    await waitFor("fake restarted and ready again (its line redrawn)", async () => {
+        const fake = (await mcpLines()).find((x) => x.name === "fake");
+        return fake && fake.disabled === false && /ready · 4 tools/.test(fake.text);
+    });
+});
+
+test("an extension that asks and then dies: its question closes, the run goes on", async () => {
+    await ensureChat();
+    await send("ask then crash");
+    await waitFor("the model's answer after the crash", async () => (await chat.$$eval(".item.assistant", (els) => els.map((e) => e.textContent).join("\n"))).includes("Went on after the crash."));
+    await idle();
+    await waitFor("no question left open (QuickPick or dialog)", async () => (await page.$(QUICK_INPUT)) === null && (await page.$(".monaco-dialog-box")) === null);
+    const card = (await toolResults()).find((t) => t.includes("ask_then_crash"));
+    if (!card || /unknown tool|not found/i.test(card)) {
+        throw new Error(`capext's tool did not run (it restarted after the reload?): ${card}`);
+    }
 });
 
 (async () => {

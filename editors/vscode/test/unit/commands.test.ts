@@ -257,6 +257,14 @@ test("MCP servers: a line per server; picking one offers Restart, which zot/mcp/
     assert.deepEqual(fake.messages, [{ level: "info", message: "zot: MCP server fs: ready", items: [] }]);
 });
 
+test("MCP servers: the Zot view's restart button restarts that server and shows its new state", async () => {
+    const fs = { name: "fs", scope: "project", transport: "stdio", command: "mcp-server-filesystem .", state: "failed", tools: [], lastError: "exited" };
+    const t = fakeCtx({ "zot/mcp/restart": (p) => ({ servers: [{ ...fs, state: "ready", tools: ["mcp__fs__read_file"], name: (p as { name: string }).name }] }) });
+    await commands.restartMcp(t.ctx, "fs");
+    assert.deepEqual(t.requests, [{ method: "zot/mcp/restart", params: { name: "fs" } }]);
+    assert.deepEqual(t.posted, [{ type: "mcp", servers: [{ ...fs, state: "ready", tools: ["mcp__fs__read_file"] }], disabled: undefined }]);
+});
+
 test("MCP servers: none configured, or MCP off, is said so", async () => {
     const t = fakeCtx({ "zot/mcp": () => ({ servers: [], disabled: true }) });
     await commands.showMcpServers(t.ctx);

@@ -151,3 +151,14 @@ test("zot/mcp/changed: a failed or untrusted server says so in the chat, once pe
         { level: "info", text: "MCP server db: untrusted — not trusted", extension: "mcp" },
     ]);
 });
+
+test("zot/mcp/changed: every change goes to the Zot view's MCP lines", () => {
+    const t = fakeCtx();
+    const srv = (state: string, tools: string[]) => ({ name: "db", scope: "project", transport: "stdio", command: "db", state, tools });
+    onMcpChanged(t.ctx, { servers: [srv("starting", [])] });
+    onMcpChanged(t.ctx, { servers: [srv("ready", ["mcp__db__query"])] });
+    assert.deepEqual(t.posted, [
+        { type: "mcp", servers: [srv("starting", [])], disabled: undefined },
+        { type: "mcp", servers: [srv("ready", ["mcp__db__query"])], disabled: undefined },
+    ]);
+});

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ItemRenderer, formatUsage, renderTool, summarizeArgs, statusText, renderCompletions } from "../../src/webview/chat/render";
+import { ItemRenderer, formatUsage, renderTool, summarizeArgs, statusText, renderCompletions, renderWidgets, renderMcpServer, mcpSummary, mcpNeedsAttention } from "../../src/webview/chat/render";
 import { renderMarkdown, StreamingMarkdown, stableSplit, highlight, hideOpenEmphasis } from "../../src/webview/chat/markdown";
 import { KnownFiles, OPEN_FILE_COMMAND } from "../../src/webview/chat/files";
 import type { ToolItem } from "../../src/webview/chat/state";
@@ -207,4 +207,34 @@ test("while streaming, an unclosed emphasis or code span shows as text, without 
     const sm = new StreamingMarkdown();
     assert.doesNotMatch(sm.render("Some **su"), /\*\*/);
     assert.match(sm.render("Some **sure**"), /<strong>sure<\/strong>/);
+});
+
+test("widgets: a block per (extension, key), each line escaped, empty widgets left out", () => {
+    const html = renderWidgets([
+        { extension: "capext", key: "w", lines: ["line 1", "<b>2</b>"] },
+        { extension: "todo", key: "none", lines: [] },
+    ]);
+    assert.equal(
+        html,
+        '<div class="widget" data-extension="capext" data-key="w" title="capext"><div class="widget-line">line 1</div><div class="widget-line">&lt;b&gt;2&lt;/b&gt;</div></div>',
+    );
+    assert.equal(renderWidgets([]), "");
+});
+
+test("MCP lines: name, state, tool count, last error (not once ready), a restart button; the summary counts states", () => {
+    const srv = (name: string, state: string, tools: string[], lastError?: string) => ({ name, scope: "user", transport: "stdio", command: "x", state, tools, lastError });
+    const failed = renderMcpServer(srv("db", "failed", [], "exited (exit status 3) <x>"));
+    assert.match(failed, /codicon-error/);
+    assert.match(failed, /<span class="mcp-name">db<\/span><span class="mcp-state">failed · 0 tools<\/span>/);
+    assert.match(failed, /<span class="mcp-error" title="exited \(exit status 3\) &lt;x&gt;">exited \(exit status 3\) &lt;x&gt;<\/span>/);
+    assert.match(failed, /<button class="icon mcp-restart" data-name="db" title="Restart db"/);
+    const ready = renderMcpServer(srv("everything", "ready", ["a"], "old error"));
+    assert.match(ready, /ready · 1 tool</);
+    assert.doesNotMatch(ready, /mcp-error/);
+    const m = { servers: [srv("a", "ready", []), srv("b", "failed", []), srv("c", "ready", [])] };
+    assert.equal(mcpSummary(m), "MCP: 2 ready, 1 failed");
+    assert.equal(mcpNeedsAttention(m), true);
+    assert.equal(mcpNeedsAttention({ servers: [srv("a", "ready", [])] }), false);
+    assert.equal(mcpSummary({ servers: [], disabled: false }), "", "no servers: no section");
+    assert.equal(mcpSummary({ servers: m.servers, disabled: true }), "");
 });

@@ -1,14 +1,14 @@
 // The chat webview's entry: DOM wiring only. State lives in state.ts,
 // HTML in render.ts; renders are coalesced on animation frames.
 
-import type { AtItem, ChatAction, ChatToHost, HostToChat, PendingChip } from "../protocol";
+import type { AtItem, ChatAction, ChatMcp, ChatToHost, ChatWidget, HostToChat, PendingChip } from "../protocol";
 import type { Attachment } from "../../lsp_ext";
 import { atQueryAt, chipIcon } from "./context";
 import { escapeHtml } from "./markdown";
 import { KnownFiles } from "./files";
 import type { CommandInfo } from "../../lsp_ext";
 import * as st from "./state";
-import { ItemRenderer, renderCompletions, statusText, usageTitle } from "./render";
+import { ItemRenderer, mcpNeedsAttention, mcpSummary, renderCompletions, renderMcpServer, renderWidgets, statusText, usageTitle } from "./render";
 import { completions } from "./slash";
 import { browserFrame, FrameScheduler } from "../scheduler";
 
@@ -31,6 +31,10 @@ const complEl = $<HTMLDivElement>("completions");
 const chipsEl = $<HTMLDivElement>("chips");
 const editingEl = $<HTMLDivElement>("editing");
 const cancelEditBtn = $<HTMLButtonElement>("cancel-edit");
+const widgetsEl = $<HTMLDivElement>("widgets");
+const mcpEl = $<HTMLDetailsElement>("mcp");
+const mcpSummaryEl = $<HTMLElement>("mcp-summary");
+const mcpServersEl = $<HTMLDivElement>("mcp-servers");
 
 const state = st.createState();
 const files = new KnownFiles((paths) => post({ type: "resolveFiles", paths }));
@@ -176,6 +180,37 @@ function setModels(models: { id: string; provider: string }[], current: string):
     }
 }
 
+/** The extensions' widgets, above the input (the host coalesces updates). */
+function setWidgets(widgets: ChatWidget[]): void {
+    const stick = atBottom();
+    widgetsEl.innerHTML = renderWidgets(widgets);
+    widgetsEl.hidden = widgetsEl.childElementCount === 0;
+    if (stick) {
+        transcript.scrollTop = transcript.scrollHeight;
+    }
+}
+
+/** The MCP servers' lines under the header; opens by itself when one needs attention. */
+function setMcp(m: ChatMcp): void {
+    const summary = mcpSummary(m);
+    mcpEl.hidden = summary === "";
+    mcpSummaryEl.textContent = summary;
+    mcpServersEl.innerHTML = m.disabled ? "" : m.servers.map(renderMcpServer).join("");
+    const attention = mcpNeedsAttention(m);
+    mcpEl.classList.toggle("attention", attention);
+    if (attention) {
+        mcpEl.open = true;
+    }
+}
+
+mcpServersEl.addEventListener("click", (e) => {
+    const b = (e.target as HTMLElement).closest<HTMLButtonElement>("button.mcp-restart");
+    if (b?.dataset.name) {
+        b.disabled = true;
+        post({ type: "mcpRestart", name: b.dataset.name });
+    }
+});
+
 // ------------------------------------------------------------ messages from the host
 
 window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
@@ -247,6 +282,12 @@ window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
             break;
         case "review":
             st.setReviewing(state, m.toolCallId, m.pending);
+            break;
+        case "widgets":
+            setWidgets(m.widgets);
+            break;
+        case "mcp":
+            setMcp(m);
             break;
         case "sendFailed":
             // The message was not sent: its text is back in the input (before

@@ -1,8 +1,8 @@
 // HTML of the chat's items and status, as strings. Pure (no DOM), so the
 // rendering is tested in plain Node.
 
-import type { CommandInfo, Usage } from "../../lsp_ext";
-import type { ChatStatus } from "../protocol";
+import type { CommandInfo, MCPServerStatus, Usage } from "../../lsp_ext";
+import type { ChatMcp, ChatStatus, ChatWidget } from "../protocol";
 import type { AssistantItem, Item, NoticeItem, ToolItem, UserItem } from "./state";
 import { escapeHtml, renderMarkdown, StreamingMarkdown, type FileLinks } from "./markdown";
 import { chipIcon, type Chip } from "./context";
@@ -346,4 +346,54 @@ export function renderCompletions(items: CommandInfo[], selected: number): strin
                 )}${c.source === "extension" ? ` <span class="completion-src">${escapeHtml(c.extension ?? "extension")}</span>` : ""}</span></div>`,
         )
         .join("");
+}
+
+/** The extensions' widgets (zot/ui/widget) above the input: a block of lines per (extension, key). */
+export function renderWidgets(widgets: ChatWidget[]): string {
+    return widgets
+        .filter((w) => w.lines.length > 0)
+        .map(
+            (w) =>
+                `<div class="widget" data-extension="${escapeHtml(w.extension)}" data-key="${escapeHtml(w.key)}" title="${escapeHtml(w.extension)}">` +
+                w.lines.map((l) => `<div class="widget-line">${escapeHtml(l) || "&nbsp;"}</div>`).join("") +
+                `</div>`,
+        )
+        .join("");
+}
+
+const MCP_ICONS: Record<string, string> = { ready: "pass", starting: "loading", restarting: "loading", failed: "error", invalid: "error" };
+
+/** One MCP server's line in the Zot view: name, state, tool count, last error, a restart button. */
+export function renderMcpServer(s: MCPServerStatus): string {
+    const icon = MCP_ICONS[s.state] ?? "circle-slash";
+    const spin = s.state === "starting" || s.state === "restarting" ? "codicon-modifier-spin" : "";
+    const n = s.tools.length;
+    const err = s.lastError && s.state !== "ready" ? `<span class="mcp-error" title="${escapeHtml(s.lastError)}">${escapeHtml(s.lastError)}</span>` : "";
+    return (
+        `<div class="mcp-server mcp-${escapeHtml(s.state)}" role="listitem" data-name="${escapeHtml(s.name)}">` +
+        `${codicon(icon, spin)}<span class="mcp-name">${escapeHtml(s.name)}</span>` +
+        `<span class="mcp-state">${escapeHtml(s.state)} · ${n} tool${n === 1 ? "" : "s"}</span>${err}` +
+        `<button class="icon mcp-restart" data-name="${escapeHtml(s.name)}" title="Restart ${escapeHtml(s.name)}" aria-label="Restart ${escapeHtml(s.name)}">${codicon("debug-restart")}</button>` +
+        `</div>`
+    );
+}
+
+/** The summary line of the MCP section ("" when there is nothing to show). */
+export function mcpSummary(m: ChatMcp): string {
+    if (m.disabled || m.servers.length === 0) {
+        return "";
+    }
+    const by = new Map<string, number>();
+    for (const s of m.servers) {
+        by.set(s.state, (by.get(s.state) ?? 0) + 1);
+    }
+    const order = ["ready", "starting", "restarting", "failed", "invalid", "untrusted", "stopped"];
+    const rank = (k: string) => (order.includes(k) ? order.indexOf(k) : order.length);
+    const states = [...by.keys()].sort((a, b) => rank(a) - rank(b));
+    return `MCP: ${states.map((k) => `${by.get(k)} ${k}`).join(", ")}`;
+}
+
+/** Whether the MCP section should be open: a server needs attention. */
+export function mcpNeedsAttention(m: ChatMcp): boolean {
+    return m.servers.some((s) => s.state === "failed" || s.state === "invalid" || s.state === "untrusted");
 }
