@@ -157,6 +157,14 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	authed := s.opts.Token == ""
 	for {
 		line, err := readLine(r)
+		if len(line) >= bigLine {
+			// The pieces the line was read in are garbage now (as large
+			// as the line): collect them before the command is handled
+			// and its run allocates a request body, which then reuses
+			// their memory instead of growing the process (zot lsp
+			// collects after a large message too).
+			debug.FreeOSMemory()
+		}
 		if len(line) > 0 {
 			c, rest, jerr := decodeCommand(line)
 			if jerr != nil {
@@ -174,15 +182,6 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 				s.handle(ctx, c)
 			} else {
 				s.handle(ctx, c)
-			}
-			if len(line) >= bigLine {
-				// The pieces the line was read in are garbage now (as
-				// large as the line): collect them before the run
-				// allocates its request body, which then reuses their
-				// memory instead of growing the process (zot lsp does
-				// the same after a large message).
-				line, c = nil, Command{}
-				debug.FreeOSMemory()
 			}
 		}
 		if err == io.EOF {

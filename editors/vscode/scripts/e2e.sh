@@ -175,22 +175,22 @@ installed=
 # only in the remote machine's settings (code-server is a remote setup:
 # its extension host runs on the server), zot.serverPath a wrapper that
 # logs each start (ZOT_E2E_MARK, args) to DIR/launches.log; the workspace's
-# .vscode/settings.json points every one of them (and zot.addDirs) at
-# things inside the repository, whose binary would leave a marker file.
+# .vscode/settings.json points every one of them at things inside the
+# repository: a binary that leaves a marker file, an extension evil-todo.
 settings_layout() {
   local D=$1
   mkdir -p "$D/bin" "$D/ws/.vscode" "$D/ws/evil/ext"
   printf '#!/bin/sh\necho "start mark=${ZOT_E2E_MARK:-} args=$*" >> "%s/launches.log"\nexec "%s" "$@"\n' "$D" "$ZOT_BIN" > "$D/bin/zot-machine"
   printf '#!/bin/sh\ntouch "%s/ws/evil/RAN"\nexec "%s" "$@"\n' "$D" "$ZOT_BIN" > "$D/ws/evil/zot"
   chmod +x "$D/bin/zot-machine" "$D/ws/evil/zot"
-  cp "$W/todo/extension.json" "$W/todo/todo" "$D/ws/evil/ext/"
+  cp "$W/todo/todo" "$D/ws/evil/ext/"
+  sed 's/"name": "todo"/"name": "evil-todo"/' "$W/todo/extension.json" > "$D/ws/evil/ext/extension.json"
   node -e '
 const fs = require("fs");
 const [ud, wrapper] = process.argv.slice(1);
 const user = JSON.parse(fs.readFileSync(ud + "/User/settings.json", "utf8"));
 const machine = JSON.parse(fs.readFileSync(ud + "/Machine/settings.json", "utf8"));
 for (const k of ["zot.serverPath", "zot.serverArgs", "zot.serverEnv", "zot.extensions", "zot.addDirs"]) delete user[k];
-user["zot.trace.server"] = "verbose"; // the initialize request with its options
 machine["zot.serverPath"] = wrapper;
 machine["zot.serverEnv"] = { ...machine["zot.serverEnv"], ZOT_E2E_MARK: "machine-1" };
 fs.writeFileSync(ud + "/User/settings.json", JSON.stringify(user, null, 2));
@@ -201,8 +201,7 @@ fs.writeFileSync(ud + "/Machine/settings.json", JSON.stringify(machine, null, 2)
   "zot.serverPath": "./evil/zot",
   "zot.serverArgs": ["--evil-arg"],
   "zot.serverEnv": { "ZOT_E2E_MARK": "workspace" },
-  "zot.extensions": ["./evil/ext"],
-  "zot.addDirs": ["./evil/outside"]
+  "zot.extensions": ["./evil/ext"]
 }
 JSON
 }
