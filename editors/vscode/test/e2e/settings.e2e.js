@@ -91,18 +91,23 @@ async function runCommand(title) {
 
 let chat;
 async function ensureChat() {
-    await waitFor("the zot status bar item (the extension active)", async () => (await statusItems()).some((t) => /zot/.test(t)));
+    // The first activation waits for the remote extension host, which on
+    // a loaded machine gives up resolving the shell environment first.
+    await waitFor("the zot status bar item (the extension active)", async () => (await statusItems()).some((t) => /zot/.test(t)), 2 * HANG);
     await runCommand("Zot: Focus Chat");
     chat = await frameWith("#zot-chat", "the chat webview");
     await waitFor("a model in the chat's picker", async () => (await chat.$$eval("#model option", (o) => o.length)) > 0);
     return chat;
 }
 
-/** Sends a message and waits for the scripted reply in the transcript. */
-async function ask(message, reply) {
+/** Sends a message and waits for a reply of the scripted model (one of
+ * settings-script.json's, in whatever order a failed test left them). */
+async function ask(message) {
+    const replies = () => chat.$$eval(".item.assistant", (els) => els.map((e) => e.textContent ?? ""));
+    const before = (await replies()).length;
     await chat.fill("#input", message);
     await chat.press("#input", "Enter");
-    await waitFor(`the reply "${reply}"`, async () => (await chat.$$eval(".item.assistant", (els) => els.map((e) => e.textContent).join("\n"))).includes(reply));
+    await waitFor(`a reply to "${message}"`, async () => (await replies()).slice(before).some((t) => t.includes("Hello ")));
     await waitFor("the run to end (Send button back)", async () => chat.$eval("#send", (b) => !b.hidden));
 }
 
@@ -150,7 +155,7 @@ const test = (name, fn) => tests.push({ name, fn });
 
 test("zot starts with the remote machine's serverPath, serverArgs, serverEnv and extensions; the workspace's are ignored", async () => {
     await ensureChat();
-    await ask("hello", "Hello from the first zot.");
+    await ask("hello");
     const l = readLaunches();
     if (!/^start mark=machine-1 args=lsp --base-url \S+ --api-key test-key$/m.test(l)) {
         throw new Error(`zot was not started by the machine's serverPath with its serverArgs and serverEnv; launches:\n${l}`);
@@ -170,15 +175,12 @@ test("zot starts with the remote machine's serverPath, serverArgs, serverEnv and
 
 test("a change to the remote machine's settings while zot runs is offered as a restart and applied, the second time too", async () => {
     await ensureChat();
-    for (const [mark, reply] of [
-        ["machine-2", "Hello after the first change."],
-        ["machine-3", "Hello after the second change."],
-    ]) {
+    for (const mark of ["machine-2", "machine-3"]) {
         changeMachineSettings((s) => (s["zot.serverEnv"] = { ...s["zot.serverEnv"], ZOT_E2E_MARK: mark }));
         await restartFromToast();
         await waitFor(`a start with the changed serverEnv (${mark})`, async () => readLaunches().includes(`start mark=${mark} args=lsp --base-url`), HANG);
         await ensureChat();
-        await ask(`hello ${mark}`, reply);
+        await ask(`hello ${mark}`);
         assertWorkspaceIgnored();
     }
     const starts = readLaunches().trim().split("\n");
