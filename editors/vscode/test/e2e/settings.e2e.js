@@ -154,6 +154,10 @@ const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
 
 test("zot starts with the remote machine's serverPath, serverArgs, serverEnv and extensions; the workspace's are ignored", async () => {
+    // Whichever binary started: the machine's wrapper logs, the
+    // workspace's leaves a marker (and a zot given its flag would not run).
+    await waitFor("a zot started", async () => readLaunches() !== "" || fs.existsSync(path.join(ws, "evil", "RAN")), 2 * HANG);
+    assertWorkspaceIgnored();
     await ensureChat();
     await ask("hello");
     const l = readLaunches();
