@@ -141,7 +141,7 @@ cleanup() {
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
   mkdir -p "$ART"
   cp "$W"/*.log "$ART/" 2>/dev/null || true
-  for d in extui settings; do
+  for d in extui unsaved settings; do
     [ -d "$W/$d" ] && mkdir -p "$ART/$d" && cp "$W/$d"/*.log "$ART/$d/" 2>/dev/null || true
   done
   find "$W" -path '*/ud/logs/*' -name '*.log' -path '*exthost*' -exec sh -c 'cp "$1" "$2/exthost-$(basename "$(dirname "$1")")-$(basename "$1")"' _ {} "$ART" \; 2>/dev/null || true
@@ -149,7 +149,7 @@ cleanup() {
     echo "==== e2e failed (code-server $CS_VERSION); artifacts in $ART"
     while IFS= read -r f; do show_tail "$f" 60; done < <(find "$W" -path '*/ud/logs/*' -name exthost.log 2>/dev/null)
     while IFS= read -r f; do show_tail "$f" 40; done < <(find "$W" -path '*/ud/logs/*' -name '*zot.log' -path '*exthost*' 2>/dev/null)
-    for d in "$W" "$W/extui" "$W/settings"; do
+    for d in "$W" "$W/extui" "$W/unsaved" "$W/settings"; do
       show_tail "$d/code-server.log" 40
       show_tail "$d/mock-llm.log" 20
     done
