@@ -138,6 +138,28 @@ func (e Event) AppendJSON(b []byte, runID string) []byte {
 	return append(b, '}')
 }
 
+// largeEventText is the text size from which Spliced keeps a text apart.
+const largeEventText = 64 << 10
+
+// Spliced is AppendJSON(b, runID) with the texts of 64 KiB or more kept
+// apart (jsonstr.Spliced), the same bytes: a front writes them escaped in
+// pieces instead of encoding a 16 MiB prompt's user_message into one more
+// buffer as large as the prompt.
+func (e Event) Spliced(b []byte, runID string) jsonstr.Spliced {
+	switch e.Type {
+	case EventUserMessage, EventAssistantMessage, EventToolResult:
+		var texts []string
+		if cs, ok := message.WithPlaceholders(e.Content, largeEventText, &texts); ok {
+			withPlaceholders := e
+			withPlaceholders.Content = cs
+			if sp, err := jsonstr.Splice(withPlaceholders.AppendJSON(b, runID), texts, true); err == nil {
+				return sp
+			}
+		}
+	}
+	return jsonstr.Whole(e.AppendJSON(b, runID))
+}
+
 func appendError(b []byte, err error) []byte {
 	b = append(b, `{"type":"error","message":`...)
 	return append(jsonstr.Append(b, "internal: cannot encode event: "+err.Error()), '}')

@@ -81,3 +81,43 @@ func BenchmarkEventTextDelta(b *testing.B) {
 		buf = ev.AppendJSON(buf[:0], "")
 	}
 }
+
+// Spliced writes the bytes AppendJSON writes, whether appended or written
+// in pieces (a piece boundary falling inside a UTF-8 sequence, an invalid
+// byte, HTML to escape), for every event that carries texts.
+func TestSplicedMatchesAppendJSON(t *testing.T) {
+	unit := " \"q\" \\ \n\t\r\x01 <a&b> \u2028\u2029 é 漢 😀 \xff\xe2\x82 "
+	big := func(tag string) string { return tag + strings.Repeat(unit, 3*largeEventText/len(unit)) + tag }
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, ev := range []Event{
+		{Type: EventUserMessage, Time: at, Content: []message.Content{message.Text(big("prompt")), message.Text("small"), message.Image("image/png", "aGk=")}},
+		{Type: EventAssistantMessage, Time: at, Content: []message.Content{message.Text(big("reply"))}},
+		{Type: EventToolResult, ID: "c1", IsError: true, Content: []message.Content{message.Text(big("out")), message.Text(big("out2"))}},
+		{Type: EventUserMessage, Time: at, Content: []message.Content{message.Text("only small")}},
+	} {
+		for _, runID := range []string{"", "run-1"} {
+			want := ev.AppendJSON([]byte("prefix:"), runID)
+			sp := ev.Spliced([]byte("prefix:"), runID)
+			sp.AddRaw([]byte("}"))
+			want = append(want, '}')
+			if sp.Len() != len(want) {
+				t.Errorf("%s: Len %d, want %d", ev.Type, sp.Len(), len(want))
+			}
+			if got := sp.Append(nil); !bytes.Equal(got, want) {
+				t.Errorf("%s: Append differs from AppendJSON at byte %d", ev.Type, firstDiff(got, want))
+			}
+			var w bytes.Buffer
+			if n, err := sp.WriteTo(&w); err != nil || n != int64(len(want)) || !bytes.Equal(w.Bytes(), want) {
+				t.Errorf("%s: WriteTo (%d, %v) differs from AppendJSON at byte %d", ev.Type, n, err, firstDiff(w.Bytes(), want))
+			}
+		}
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	i := 0
+	for i < min(len(a), len(b)) && a[i] == b[i] {
+		i++
+	}
+	return i
+}

@@ -75,13 +75,19 @@ func decodeParams(method string, raw json.RawMessage, v any) error {
 		return fieldError(method, "", "must be an object, not %s", jsonKind(string(raw[:min(len(raw), 8)])))
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return fieldError(method, te.Field, "must be %s, not %s", expected(te.Type), te.Value)
-		}
-		return fieldError(method, "", "are not valid: %v", err)
+		return paramsError(method, err)
 	}
 	return nil
+}
+
+// paramsError is the InvalidParams error for encoding/json's error
+// decoding method's params.
+func paramsError(method string, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fieldError(method, te.Field, "must be %s, not %s", expected(te.Type), te.Value)
+	}
+	return fieldError(method, "", "are not valid: %v", err)
 }
 
 // jsonKind names the JSON type of a raw value.

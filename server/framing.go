@@ -15,6 +15,8 @@ import (
 
 	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/zot-editors/zot/internal/jsonstr"
 )
 
 // MaxMessageBytes is the largest message body zot lsp reads (64 MiB:
@@ -266,8 +268,8 @@ type outQueue struct {
 	w       io.Writer
 	mu      sync.Mutex
 	cond    *sync.Cond
-	chunks  [][]byte // waiting output, in order; the last may grow
-	pending int      // bytes in chunks
+	chunks  []outChunk // waiting output, in order; the last may grow
+	pending int        // bytes in chunks
 	spare   []byte
 	closed  bool
 	err     error
@@ -275,6 +277,14 @@ type outQueue struct {
 	expired chan struct{} // the deadline passed
 	timer   *time.Timer
 	header  [32]byte
+}
+
+// outChunk is a piece of waiting output: bytes, or an encoding whose
+// large texts are escaped as it is written; neither is a marker that the
+// next small frame starts a chunk.
+type outChunk struct {
+	b  []byte
+	sp *jsonstr.Spliced
 }
 
 // ownedFrameMin is the body size from which writeOwned queues the body
@@ -313,7 +323,7 @@ func (q *outQueue) write(body []byte, owned bool) (int64, error) {
 	h = append(h, "\r\n\r\n"...)
 	q.appendBytes(h)
 	if owned && len(body) >= ownedFrameMin {
-		q.chunks = append(q.chunks, body, nil) // nil: the next small frame starts a chunk
+		q.chunks = append(q.chunks, outChunk{b: body}, outChunk{}) // the next small frame starts a chunk
 	} else {
 		q.appendBytes(body)
 	}
@@ -322,17 +332,41 @@ func (q *outQueue) write(body []byte, owned bool) (int64, error) {
 	return int64(len(h) + len(body)), nil
 }
 
+// writeSpliced queues an encoded body whose large texts are escaped as
+// it is written (a user_message carrying a 16 MiB prompt): the text is
+// not encoded into one more buffer as large as itself.
+func (q *outQueue) writeSpliced(body jsonstr.Spliced) (int64, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.pending >= maxPendingOutput && !q.closed && q.err == nil {
+		q.cond.Wait()
+	}
+	if q.err != nil {
+		return 0, q.err
+	}
+	if q.closed {
+		return 0, io.ErrClosedPipe
+	}
+	h := strconv.AppendInt(append(q.header[:0], "Content-Length: "...), int64(body.Len()), 10)
+	h = append(h, "\r\n\r\n"...)
+	q.appendBytes(h)
+	q.chunks = append(q.chunks, outChunk{sp: &body}, outChunk{})
+	q.pending += len(h) + body.Len()
+	q.cond.Broadcast()
+	return int64(len(h) + body.Len()), nil
+}
+
 // appendBytes copies b onto the last chunk, or a new one.
 func (q *outQueue) appendBytes(b []byte) {
-	if n := len(q.chunks); n > 0 && q.chunks[n-1] != nil && len(q.chunks[n-1]) < ownedFrameMin {
-		q.chunks[n-1] = append(q.chunks[n-1], b...)
+	if n := len(q.chunks); n > 0 && q.chunks[n-1].b != nil && len(q.chunks[n-1].b) < ownedFrameMin {
+		q.chunks[n-1].b = append(q.chunks[n-1].b, b...)
 		return
-	} else if n > 0 && q.chunks[n-1] == nil {
+	} else if n > 0 && q.chunks[n-1].b == nil && q.chunks[n-1].sp == nil {
 		q.chunks = q.chunks[:n-1]
 	}
 	buf := q.spare
 	q.spare = nil
-	q.chunks = append(q.chunks, append(buf[:0], b...))
+	q.chunks = append(q.chunks, outChunk{b: append(buf[:0], b...)})
 }
 
 func (q *outQueue) loop() {
@@ -352,14 +386,18 @@ func (q *outQueue) loop() {
 		q.mu.Unlock()
 		var err error
 		for _, c := range out {
-			if len(c) > 0 && err == nil {
-				_, err = q.w.Write(c)
+			switch {
+			case err != nil:
+			case c.sp != nil:
+				_, err = c.sp.WriteTo(q.w)
+			case len(c.b) > 0:
+				_, err = q.w.Write(c.b)
 			}
 		}
 		q.mu.Lock()
 		if len(out) > 0 && q.spare == nil {
-			if c := out[0]; cap(c) <= 4*ownedFrameMin {
-				q.spare = c[:0]
+			if c := out[0]; c.b != nil && cap(c.b) <= 4*ownedFrameMin {
+				q.spare = c.b[:0]
 			}
 		}
 		if err != nil && q.err == nil {

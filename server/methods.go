@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"sort"
 
-	segjson "github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/zot-editors/zot/internal/bigjson"
 )
 
 // zotMethods is the one table of client → server zot/* methods: each entry
@@ -97,15 +98,15 @@ type validator interface {
 // decode unmarshals and validates the params of method.
 func decode[P any](method string, raw json.RawMessage) (*P, error) {
 	p := new(P)
-	// segmentio's decoder unquotes a string once, where encoding/json
-	// unquotes into a buffer and copies that into the string: for a 16 MiB
-	// prompt, one copy instead of two. On any error, encoding/json decodes
-	// again for its error (the field named in the message).
-	if trimmed := bytes.TrimSpace(raw); len(trimmed) == 0 || trimmed[0] != '{' || segjson.Unmarshal(trimmed, p) != nil {
-		*p = *new(P)
+	// A large string (a 16 MiB prompt) is unquoted in place, in the
+	// frame's own memory, which the params then share (bigjson): no copy.
+	// Nothing reads the frame after its params are decoded.
+	if trimmed := bytes.TrimSpace(raw); len(trimmed) == 0 || trimmed[0] != '{' {
 		if err := decodeParams(method, raw, p); err != nil {
 			return nil, err
 		}
+	} else if _, err := bigjson.Unmarshal(trimmed, p); err != nil {
+		return nil, paramsError(method, err)
 	}
 	if v, ok := any(p).(validator); ok {
 		if err := v.validate(method); err != nil {

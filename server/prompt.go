@@ -466,8 +466,16 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 			q.current = nil
 			q.mu.Unlock()
 		}
-		buf = ev.AppendJSON(append(buf[:0], eventPrefix...), r.id)
-		buf = s.sendReusable(append(buf, '}'))
+		switch ev.Type {
+		case agent.EventUserMessage, agent.EventAssistantMessage, agent.EventToolResult:
+			// A large text (a 16 MiB prompt) is escaped as it is written.
+			sp := ev.Spliced([]byte(eventPrefix), r.id)
+			sp.AddRaw([]byte{'}'})
+			s.sendSpliced(sp)
+		default:
+			buf = ev.AppendJSON(append(buf[:0], eventPrefix...), r.id)
+			buf = s.sendReusable(append(buf, '}'))
+		}
 		switch ev.Type {
 		case agent.EventToolCall:
 			q.mu.Lock()

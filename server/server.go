@@ -29,6 +29,7 @@ import (
 	"github.com/zot-editors/zot/agent/session"
 	"github.com/zot-editors/zot/agent/skills"
 	"github.com/zot-editors/zot/agent/tools"
+	"github.com/zot-editors/zot/internal/jsonstr"
 )
 
 // Runtime is the part of *agent.Runtime the server drives; tests may
@@ -301,6 +302,16 @@ func (s *Server) sendReusable(body []byte) []byte {
 		s.logf("write: %v", err)
 	}
 	return nil
+}
+
+// sendSpliced is sendRaw for an encoding with large texts kept apart.
+func (s *Server) sendSpliced(body jsonstr.Spliced) {
+	if s.out == nil {
+		return
+	}
+	if _, err := s.out.writeSpliced(body); err != nil && s.ctx.Err() == nil {
+		s.logf("write: %v", err)
+	}
 }
 
 // call sends a request to the client and waits for its answer.

@@ -5,6 +5,7 @@ package message
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -83,19 +84,28 @@ type Message struct {
 
 // TextOf concatenates the text blocks of a content list.
 func TextOf(cs []Content) string {
-	var n int
+	var n, texts int
+	var only string
 	for _, c := range cs {
 		if c.Type == TypeText {
 			n += len(c.Text)
+			texts++
+			only = c.Text
 		}
 	}
-	b := make([]byte, 0, n)
+	if texts <= 1 {
+		// The common case, a prompt of one text: no copy (a 16 MiB
+		// prompt was copied twice here per call).
+		return only
+	}
+	var b strings.Builder
+	b.Grow(n)
 	for _, c := range cs {
 		if c.Type == TypeText {
-			b = append(b, c.Text...)
+			b.WriteString(c.Text)
 		}
 	}
-	return string(b)
+	return b.String()
 }
 
 // ToolCalls returns the tool_call blocks of a message.

@@ -58,7 +58,7 @@ func BenchmarkRPCPromptMemory(b *testing.B) {
 	b.ReportMetric(sum/float64(b.N), "peak/prompt")
 	b.ReportMetric(worst, "worst-peak/prompt")
 	if worst > 3 {
-		b.Logf("over budget: peak %.1f× the prompt's size above idle; the budget is 3×", worst)
+		b.Errorf("over budget: peak %.1f× the prompt's size above idle; the budget is 3×", worst)
 	}
 }
 

@@ -435,3 +435,31 @@ func TestRPCPromptOverTheLimitIsRefused(t *testing.T) {
 		t.Fatalf("response: %v", last)
 	}
 }
+
+// A large prompt line (unquoted in place in the line, its user_message
+// written in escaped pieces) arrives whole: every escape JSON has,
+// non-ASCII split across piece boundaries, in the user_message event and
+// in the model's request.
+func TestRPCLargePromptArrivesWhole(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("ok"))
+	p := e.startRPC(nil)
+	unit := "line \"q\" \\ / \t\r\b\f\x01\x1f <a&b> \u2028\u2029 é 漢 😀\n"
+	text := strings.Repeat(unit, (5<<20)/len(unit)) // past bigLine: the collection after the line
+	p.send(map[string]any{"id": "p", "type": "prompt", "message": text})
+	evs := p.until(isType("done"))
+	um := find(evs, "user_message")
+	content, _ := um["content"].([]any)
+	if len(content) != 1 || content[0].(map[string]any)["text"] != text {
+		t.Fatalf("the user_message does not carry the prompt (%d blocks)", len(content))
+	}
+	reqs := e.llm.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no model request")
+	}
+	msgs, _ := reqs[0].Body["messages"].([]any)
+	last, _ := msgs[len(msgs)-1].(map[string]any)
+	blocks, _ := last["content"].([]any)
+	if len(blocks) == 0 || blocks[0].(map[string]any)["text"] != text {
+		t.Fatal("the model's request does not carry the prompt")
+	}
+}

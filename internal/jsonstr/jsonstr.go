@@ -14,12 +14,15 @@ func Append(b []byte, s string) []byte {
 }
 
 // AppendContent appends what Append writes between the quotes.
-func AppendContent(b []byte, s string) []byte {
+func AppendContent(b []byte, s string) []byte { return appendContent(b, s, false) }
+
+// appendContent is AppendContent, with HTML escaping if html.
+func appendContent(b []byte, s string, html bool) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}

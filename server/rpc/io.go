@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/internal/jsonstr"
 	"github.com/zot-editors/zot/internal/lineread"
 )
 
@@ -20,13 +21,28 @@ type writer struct {
 	mu sync.Mutex
 	bw *bufio.Writer
 	// queue of encoded lines waiting for the flusher
-	lines  chan []byte
+	lines  chan outLine
 	done   chan struct{}
 	closed bool
 }
 
+// outLine is one encoded line: bytes, or an encoding whose large texts
+// are escaped as it is written.
+type outLine struct {
+	b  []byte
+	sp *jsonstr.Spliced
+}
+
+func (l outLine) writeTo(w io.Writer) {
+	if l.sp != nil {
+		l.sp.WriteTo(w)
+		return
+	}
+	w.Write(l.b)
+}
+
 func newWriter(w io.Writer) *writer {
-	wr := &writer{bw: bufio.NewWriterSize(w, 64*1024), lines: make(chan []byte, 1024), done: make(chan struct{})}
+	wr := &writer{bw: bufio.NewWriterSize(w, 64*1024), lines: make(chan outLine, 1024), done: make(chan struct{})}
 	go wr.loop()
 	return wr
 }
@@ -34,7 +50,7 @@ func newWriter(w io.Writer) *writer {
 func (w *writer) loop() {
 	defer close(w.done)
 	for line := range w.lines {
-		w.bw.Write(line)
+		line.writeTo(w.bw)
 		// Drain whatever else is ready before paying for a flush.
 	drain:
 		for {
@@ -44,7 +60,7 @@ func (w *writer) loop() {
 					w.bw.Flush()
 					return
 				}
-				w.bw.Write(more)
+				more.writeTo(w.bw)
 			default:
 				break drain
 			}
@@ -63,16 +79,26 @@ func (w *writer) write(v any) {
 }
 
 func (w *writer) event(ev agent.Event) {
-	w.send(append(ev.AppendJSON(make([]byte, 0, 96), ""), '\n'))
+	switch ev.Type {
+	case agent.EventUserMessage, agent.EventAssistantMessage, agent.EventToolResult:
+		// A large text (a 16 MiB prompt) is escaped as it is written.
+		sp := ev.Spliced(nil, "")
+		sp.AddRaw([]byte{'\n'})
+		w.queue(outLine{sp: &sp})
+	default:
+		w.send(append(ev.AppendJSON(make([]byte, 0, 96), ""), '\n'))
+	}
 }
 
-func (w *writer) send(b []byte) {
+func (w *writer) send(b []byte) { w.queue(outLine{b: b}) }
+
+func (w *writer) queue(l outLine) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return
 	}
-	w.lines <- b
+	w.lines <- l
 }
 
 func (w *writer) close() {

@@ -13,19 +13,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	segjson "github.com/segmentio/encoding/json"
-
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/internal/bigjson"
 	"github.com/zot-editors/zot/internal/lineread"
 )
 
 // ProtocolVersion is the RPC schema's major version.
 const ProtocolVersion = 1
+
+// bigLine is the line size from which memory is collected as soon as
+// the line was handled.
+const bigLine = 4 << 20
 
 // maxLine bounds one command line (images arrive base64 inline).
 const maxLine = 64 << 20
@@ -153,14 +157,22 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	authed := s.opts.Token == ""
 	for {
 		line, err := readLine(r)
+		if len(line) >= bigLine {
+			// The pieces the line was read in are garbage now (as large
+			// as the line): collect them before the command is handled
+			// and its run allocates a request body, which then reuses
+			// their memory instead of growing the process (zot lsp
+			// collects after a large message too).
+			debug.FreeOSMemory()
+		}
 		if len(line) > 0 {
-			c, jerr := decodeCommand(line)
+			c, rest, jerr := decodeCommand(line)
 			if jerr != nil {
 				if !authed {
 					s.reply(Response{Command: "hello", Error: ErrUnauthorized.Error()})
 					return ErrUnauthorized
 				}
-				s.reply(badCommand(line, jerr))
+				s.reply(badCommand(rest, jerr))
 			} else if !authed {
 				if c.Type != "hello" || c.Token != s.opts.Token {
 					s.reply(Response{ID: c.ID, Command: c.Type, Error: ErrUnauthorized.Error()})
@@ -338,19 +350,13 @@ func (s *Server) enqueue(ok func(any), fail func(error), start func(context.Cont
 	s.jobs <- job{start: start}
 }
 
-// decodeCommand decodes one line. segmentio's decoder unquotes a string
-// once, where encoding/json unquotes into a buffer and copies that into
-// the string: for a 16 MiB prompt, one copy instead of two. On any error
-// encoding/json decodes again, for its result or its error (badCommand
-// names the field from it).
-func decodeCommand(line []byte) (Command, error) {
-	var c Command
-	if segjson.Unmarshal(line, &c) == nil {
-		return c, nil
-	}
-	c = Command{}
-	err := json.Unmarshal(line, &c)
-	return c, err
+// decodeCommand decodes one line. A large string (a 16 MiB prompt) is
+// unquoted in place, in the line's own memory, which the command then
+// shares (bigjson): no copy. On an error, rest is the line to report it
+// from (badCommand names the id and the field from it).
+func decodeCommand(line []byte) (c Command, rest []byte, err error) {
+	rest, err = bigjson.Unmarshal(line, &c)
+	return c, rest, err
 }
 
 // badCommand answers a line that is JSON but not a command, echoing its

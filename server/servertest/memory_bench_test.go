@@ -145,10 +145,9 @@ func BenchmarkPromptMemory(b *testing.B) {
 			b.ReportMetric(ratio, "peak/prompt")
 			b.ReportMetric(worst, "worst-peak/prompt")
 			if worst > 3 {
-				// Known: 3.8–4.5× at 16 MiB (docs/decisions.md, "Large
-				// prompts"); reported, not failed, until the run path
-				// keeps fewer copies.
-				b.Logf("over budget: peak %.1f× the prompt's size above idle (mean %.1f×); the budget is 3×", worst, ratio)
+				// docs/decisions.md, "Large prompts": the text (sharing
+				// the frame) and the request body are the two copies left.
+				b.Errorf("over budget: peak %.1f× the prompt's size above idle (mean %.1f×); the budget is 3×", worst, ratio)
 			}
 		})
 	}

@@ -164,3 +164,30 @@ func TestPromptOverTheLimitIsRefused(t *testing.T) {
 	}
 	ed.WaitDone(ed.Prompt("small").RunID)
 }
+
+// A large prompt (unquoted in place in the frame, its user_message written
+// in escaped pieces) arrives whole: every escape JSON has, non-ASCII
+// split across piece boundaries, in the user_message event and in the
+// model's request.
+func TestLargePromptArrivesWhole(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("ok"))
+	ed := e.start(nil)
+	unit := "line \"q\" \\ / \t\r\b\f\x01\x1f <a&b> \u2028\u2029 é 漢 😀\n"
+	text := strings.Repeat(unit, (2<<20)/len(unit))
+	evs := ed.WaitDone(ed.Prompt(text).RunID)
+	um := servertest.Find(evs, "user_message")
+	content, _ := um["content"].([]any)
+	if len(content) != 1 || content[0].(map[string]any)["text"] != text {
+		t.Fatalf("the user_message does not carry the prompt (%d blocks)", len(content))
+	}
+	reqs := e.llm.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no model request")
+	}
+	msgs, _ := reqs[0].Body["messages"].([]any)
+	last, _ := msgs[len(msgs)-1].(map[string]any)
+	blocks, _ := last["content"].([]any)
+	if len(blocks) == 0 || blocks[0].(map[string]any)["text"] != text {
+		t.Fatal("the model's request does not carry the prompt")
+	}
+}

@@ -141,13 +141,15 @@ cleanup() {
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
   mkdir -p "$ART"
   cp "$W"/*.log "$ART/" 2>/dev/null || true
-  [ -d "$W/extui" ] && mkdir -p "$ART/extui" && cp "$W/extui"/*.log "$ART/extui/" 2>/dev/null || true
+  for d in extui unsaved settings; do
+    [ -d "$W/$d" ] && mkdir -p "$ART/$d" && cp "$W/$d"/*.log "$ART/$d/" 2>/dev/null || true
+  done
   find "$W" -path '*/ud/logs/*' -name '*.log' -path '*exthost*' -exec sh -c 'cp "$1" "$2/exthost-$(basename "$(dirname "$1")")-$(basename "$1")"' _ {} "$ART" \; 2>/dev/null || true
   if [ "$code" != 0 ]; then
     echo "==== e2e failed (code-server $CS_VERSION); artifacts in $ART"
     while IFS= read -r f; do show_tail "$f" 60; done < <(find "$W" -path '*/ud/logs/*' -name exthost.log 2>/dev/null)
     while IFS= read -r f; do show_tail "$f" 40; done < <(find "$W" -path '*/ud/logs/*' -name '*zot.log' -path '*exthost*' 2>/dev/null)
-    for d in "$W" "$W/extui"; do
+    for d in "$W" "$W/extui" "$W/unsaved" "$W/settings"; do
       show_tail "$d/code-server.log" 40
       show_tail "$d/mock-llm.log" 20
     done
@@ -177,6 +179,42 @@ node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({ mcpServer
 
 export XDG_CONFIG_HOME=$W/xdg-config XDG_DATA_HOME=$W/xdg-data
 installed=
+
+# settings_layout DIR: the settings spec's profile and workspace. What
+# chooses what runs (zot.serverPath, serverArgs, serverEnv, extensions) is
+# only in the remote machine's settings (code-server is a remote setup:
+# its extension host runs on the server), zot.serverPath a wrapper that
+# logs each start (ZOT_E2E_MARK, args) to DIR/launches.log; the workspace's
+# .vscode/settings.json points every one of them at things inside the
+# repository: a binary that leaves a marker file, an extension evil-todo.
+settings_layout() {
+  local D=$1
+  mkdir -p "$D/bin" "$D/ws/.vscode" "$D/ws/evil/ext"
+  printf '#!/bin/sh\necho "start mark=${ZOT_E2E_MARK:-} args=$*" >> "%s/launches.log"\nexec "%s" "$@"\n' "$D" "$ZOT_BIN" > "$D/bin/zot-machine"
+  printf '#!/bin/sh\ntouch "%s/ws/evil/RAN"\nexec "%s" "$@"\n' "$D" "$ZOT_BIN" > "$D/ws/evil/zot"
+  chmod +x "$D/bin/zot-machine" "$D/ws/evil/zot"
+  cp "$W/todo/todo" "$D/ws/evil/ext/"
+  sed 's/"name": "todo"/"name": "evil-todo"/' "$W/todo/extension.json" > "$D/ws/evil/ext/extension.json"
+  node -e '
+const fs = require("fs");
+const [ud, wrapper] = process.argv.slice(1);
+const user = JSON.parse(fs.readFileSync(ud + "/User/settings.json", "utf8"));
+const machine = JSON.parse(fs.readFileSync(ud + "/Machine/settings.json", "utf8"));
+for (const k of ["zot.serverPath", "zot.serverArgs", "zot.serverEnv", "zot.extensions", "zot.addDirs"]) delete user[k];
+machine["zot.serverPath"] = wrapper;
+machine["zot.serverEnv"] = { ...machine["zot.serverEnv"], ZOT_E2E_MARK: "machine-1" };
+fs.writeFileSync(ud + "/User/settings.json", JSON.stringify(user, null, 2));
+fs.writeFileSync(ud + "/Machine/settings.json", JSON.stringify(machine, null, 2));
+' "$D/ud" "$D/bin/zot-machine"
+  cat > "$D/ws/.vscode/settings.json" <<'JSON'
+{
+  "zot.serverPath": "./evil/zot",
+  "zot.serverArgs": ["--evil-arg"],
+  "zot.serverEnv": { "ZOT_E2E_MARK": "workspace" },
+  "zot.extensions": ["./evil/ext"]
+}
+JSON
+}
 
 # run_spec SPEC DIR ART SCRIPT EXT...: one spec (test/e2e/SPEC.e2e.js) in
 # its own code-server, profile and workspace (DIR), against its own
@@ -237,6 +275,7 @@ require("fs").writeFileSync(file, JSON.stringify({
   # 1.139) applies machine-overridable settings such as zot.serverPath from
   # there, not from the user's (1.100 reads either).
   cp "$D/ud/User/settings.json" "$D/ud/Machine/settings.json"
+  if [ "$spec" = settings ]; then settings_layout "$D"; fi
 
   local CSARGS=(--user-data-dir "$D/ud" --extensions-dir "$W/exts")
   if [ -z "$installed" ]; then
@@ -270,20 +309,22 @@ require("fs").writeFileSync(file, JSON.stringify({
 # extui: extension dialogs, status, widgets and hooks, MCP lines
 # (extui-script.json, permission-gate, plan-mode, lint-on-write, capext,
 # fakemcp); unsaved: the user's unsaved typing and zot's edits
-# (unsaved-script.json).
+# (unsaved-script.json); settings: the settings that choose what runs,
+# from the remote machine's settings only (settings_layout; todo).
 failed_specs=()
-for spec in ${ZOT_E2E_SPECS:-chat extui unsaved}; do
+for spec in ${ZOT_E2E_SPECS:-chat extui unsaved settings}; do
   case "$spec" in
     chat) run_spec chat "$W" "$ART" "$HERE/test/e2e/llm-script.json" "$W/todo" || failed_specs+=(chat) ;;
     extui) SPEC_ZOT_ARGS="[\"--mcp-config\", \"$W/mcp.json\"]" run_spec extui "$W/extui" "$ART/extui" "$HERE/test/e2e/extui-script.json" \
       "$W/permission-gate" "$W/plan-mode" "$W/lint-on-write" "$W/capext" || failed_specs+=(extui) ;;
     unsaved) run_spec unsaved "$W/unsaved" "$ART/unsaved" "$HERE/test/e2e/unsaved-script.json" || failed_specs+=(unsaved) ;;
-    *) echo "e2e: unknown spec $spec (chat, extui, unsaved)" >&2; exit 1 ;;
+    settings) run_spec settings "$W/settings" "$ART/settings" "$HERE/test/e2e/settings-script.json" "$W/todo" || failed_specs+=(settings) ;;
+    *) echo "e2e: unknown spec $spec (chat, extui, unsaved, settings)" >&2; exit 1 ;;
   esac
 done
 # The total over the specs, last (scripts/test.sh reads the last line).
 pass=0 fail=0
-for spec in ${ZOT_E2E_SPECS:-chat extui unsaved}; do
+for spec in ${ZOT_E2E_SPECS:-chat extui unsaved settings}; do
   d=$W; [ "$spec" = chat ] || d=$W/$spec
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$d/spec.out" 2>/dev/null | tail -1)
   if [ -n "$line" ]; then
