@@ -46,9 +46,9 @@ func (s *Server) count(next jsonrpc2.Handler) jsonrpc2.Handler {
 	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		s.handling.Add(1)
 		s.arrived.Add(1)
-		var done atomic.Bool
-		return next(ctx, func(ctx context.Context, result any, err error) error {
-			if !done.Swap(true) {
+		m := new(inFlight)
+		return next(context.WithValue(ctx, inFlightKey{}, m), func(ctx context.Context, result any, err error) error {
+			if !m.replied.Swap(true) {
 				defer s.handling.Done()
 				defer s.markProcessed()
 			}
@@ -65,6 +65,11 @@ func (s *Server) markProcessed() {
 	s.procMu.Unlock()
 }
 
+// inFlight is a message being handled; barrier finds it in the context.
+type inFlight struct{ replied atomic.Bool }
+
+type inFlightKey struct{}
+
 // barrier waits until every message the client sent before now has been
 // handled (bounded by max). After a call to the client returns, this
 // makes the buffer changes the client sent before its answer (didOpen and
@@ -73,6 +78,12 @@ func (s *Server) markProcessed() {
 // notifications in order, behind the requests before them.
 func (s *Server) barrier(ctx context.Context, max time.Duration) {
 	target := s.arrived.Load()
+	if m, ok := ctx.Value(inFlightKey{}).(*inFlight); ok && !m.replied.Load() {
+		// Called while handling a request (zot/applyCode): that request
+		// is among the messages before now, and is answered only after
+		// the barrier, so it is not waited for.
+		target--
+	}
 	t := time.NewTimer(max)
 	defer t.Stop()
 	for {

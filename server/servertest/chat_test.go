@@ -301,6 +301,11 @@ func TestApplyCode(t *testing.T) {
 	if !res.Applied {
 		t.Fatalf("apply to a new file: %+v", res)
 	}
+	// The apply waits for the editor's buffer changes, not for itself:
+	// a barrier that counted the applyCode request ran to its timeout.
+	if log := ed.Stderr(); strings.Contains(log, "barrier: messages still unhandled") {
+		t.Fatalf("applyCode waited for itself:\n%s", log)
+	}
 	ed.Wait("new/mod.py created", func() bool {
 		b, _ := ed.Buffer("new/mod.py")
 		return b == "X = 1\n" || ed.ReadFile("new/mod.py") == "X = 1\n"
