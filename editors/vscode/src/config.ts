@@ -68,8 +68,9 @@ export function launch(apiKey?: string): ServerLaunch {
     if (reasoning === "off" || reasoning === "low" || reasoning === "medium" || reasoning === "high") {
         opts.reasoning = reasoning;
     }
-    if (str("baseUrl")) {
-        opts.baseUrl = str("baseUrl");
+    const baseUrl = (user<string>("baseUrl") ?? "").trim();
+    if (baseUrl) {
+        opts.baseUrl = baseUrl;
     }
     if (apiKey) {
         opts.apiKey = apiKey;
