@@ -37,7 +37,9 @@ vim.cmd('checkhealth zot')
 local health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
 vim.cmd('bwipeout!')
 H.ok(
-  health:find('ERROR.-implements protocol revision ' .. (P.revision - 1) .. '; this plugin needs revision ' .. P.revision),
+  health:find(
+    'ERROR.-implements protocol revision ' .. (P.revision - 1) .. '; this plugin needs revision ' .. P.revision
+  ),
   'health:\n' .. health
 )
 
@@ -61,10 +63,17 @@ H.ok(
 H.ok(handshake.check(old, 'zot', 'PATH'):find('Update zot on your PATH', 1, true), 'PATH')
 H.ok(handshake.check(old, 'z', 'g:zot_server_path'):find('vim.g.zot_server_path', 1, true), 'g:')
 H.ok(
-  handshake.check({ protocolVersion = P.version + 1, protocol = 1, version = '9.0.0' }, 'zot', 'PATH')
-    :find('speaks protocol version ' .. (P.version + 1) .. '; this plugin speaks ' .. P.version .. '. Update the zot plugin.', 1, true),
+  handshake.check({ protocolVersion = P.version + 1, protocol = 1, version = '9.0.0' }, 'zot', 'PATH'):find(
+    'speaks protocol version ' .. (P.version + 1) .. '; this plugin speaks ' .. P.version .. '. Update the zot plugin.',
+    1,
+    true
+  ),
   'a newer major version: update the plugin'
 )
-H.eq(nil, handshake.check({ protocolVersion = P.version, protocol = P.revision + 3 }, 'zot', 'PATH'), 'newer revisions are fine')
+H.eq(
+  nil,
+  handshake.check({ protocolVersion = P.version, protocol = P.revision + 3 }, 'zot', 'PATH'),
+  'newer revisions are fine'
+)
 H.ok(handshake.check(vim.empty_dict(), 'zot', 'PATH'):find("not zot's language server", 1, true), 'not zot')
 H.done()

@@ -42,7 +42,9 @@ local function fresh(path, lua)
     '-c',
     'runtime plugin/zot.lua',
     '-c',
-    'lua local ok, e = pcall(dofile, ' .. string.format('%q', script) .. ') if not ok then io.stdout:write("ERR " .. tostring(e)) end',
+    'lua local ok, e = pcall(dofile, '
+      .. string.format('%q', script)
+      .. ') if not ok then io.stdout:write("ERR " .. tostring(e)) end',
     '-c',
     'qa!',
   })

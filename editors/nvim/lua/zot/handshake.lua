@@ -10,7 +10,7 @@ local M = {}
 --- (zot.config.server's source).
 function M.fix(source)
   if source == 'plugin' then
-    return 'Rebuild it with the plugin: :Lazy build zot (or, in the plugin\'s repository, go build -o editors/nvim/bin/zot ./cmd/zot).'
+    return "Rebuild it with the plugin: :Lazy build zot (or, in the plugin's repository, go build -o editors/nvim/bin/zot ./cmd/zot)."
   elseif source == 'PATH' then
     return 'Update zot on your PATH (go install github.com/zot-editors/zot/cmd/zot@latest), '
       .. 'or build it with the plugin (:help zot-install).'
