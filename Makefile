@@ -37,7 +37,8 @@ demo: build
 # the oldest supported, Debian testing's and the newest, and the builtin
 # transport); VS Code (unit tests in Node, then real code-server + Chromium);
 # every platform compiles and vets (make cross). make release-snapshot is
-# not part of it yet: see docs/decisions.md (goreleaser).
+# not part of it: installing goreleaser cold took 87 min here (see
+# docs/decisions.md, "Releases").
 test: lint cross test-go fuzz test-acp test-nvim-all test-vscode
 
 # The Go suite runs once, with -race: the same tests, and servertest builds
