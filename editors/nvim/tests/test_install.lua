@@ -30,7 +30,8 @@ local function fresh(path, lua)
   local out = vim.fn.system({
     'env',
     'PATH=' .. path,
-    vim.v.progpath,
+    -- run.sh's nvim (a wrapper script for the fetched versions), else this one
+    os.getenv('ZOT_TEST_NVIM') or vim.v.progpath,
     '--headless',
     '-u',
     'NONE',
