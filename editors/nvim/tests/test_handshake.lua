@@ -57,7 +57,7 @@ H.eq(1, #notes, 'one message in all: ' .. vim.inspect(notes))
 local handshake = require('zot.handshake')
 local old = { protocolVersion = 1, version = '0.1.0' }
 H.ok(
-  handshake.check(old, '/p/bin/zot', 'plugin'):find('an older protocol revision than 10; .*:Lazy build zot'),
+  handshake.check(old, '/p/bin/zot', 'plugin'):find('an older protocol revision than 11; .*:Lazy build zot'),
   handshake.check(old, '/p/bin/zot', 'plugin')
 )
 H.ok(handshake.check(old, 'zot', 'PATH'):find('Update zot on your PATH', 1, true), 'PATH')

@@ -36,7 +36,7 @@ export function incompatibility(
     }
     const rev = typeof info.protocol === "number" ? info.protocol : undefined;
     if (rev === undefined || rev < ext.PROTOCOL_REVISION) {
-        const has = rev === undefined ? "an older protocol revision than 10" : `protocol revision ${rev}`;
+        const has = rev === undefined ? "an older protocol revision than 11" : `protocol revision ${rev}`;
         return `${them} implements ${has}; ${us} needs revision ${ext.PROTOCOL_REVISION} or newer. ${fix(server, hasBundled)}`;
     }
     return undefined;

@@ -16,10 +16,10 @@ export const PROTOCOL_VERSION = 1;
 /**
  * The revision of docs/protocol.md this client needs at least: a server
  * reporting an older one (experimental.zot.protocol; none before revision
- * 10) is refused with one message (handshake.ts). Never newer than the
+ * 11) is refused with one message (handshake.ts). Never newer than the
  * server's ProtocolRevision (server/contract_test.go checks).
  */
-export const PROTOCOL_REVISION = 10;
+export const PROTOCOL_REVISION = 11;
 
 // ---------------------------------------------------------------- shared
 
@@ -73,7 +73,7 @@ export interface CommandInfo {
 /** experimental.zot in the initialize result. */
 export interface ServerInfo {
     protocolVersion: number;
-    /** The protocol revision the server implements (absent before revision 10). */
+    /** The protocol revision the server implements (absent before revision 11). */
     protocol?: number;
     version: string;
     provider: string;

@@ -53,7 +53,7 @@ function M.check(info, bin, source)
     return string.format(
       'zot: %s implements %s; this plugin needs revision %d or newer. %s',
       them,
-      rev and ('protocol revision ' .. rev) or 'an older protocol revision than 10',
+      rev and ('protocol revision ' .. rev) or 'an older protocol revision than 11',
       P.revision,
       M.fix(source)
     )

@@ -13,9 +13,9 @@ M.version = 1
 
 --- The revision of docs/protocol.md this plugin needs at least: a server
 --- reporting an older one (experimental.zot.protocol; none before revision
---- 10) is refused with one message (zot.client). Never newer than the
+--- 11) is refused with one message (zot.client). Never newer than the
 --- server's ProtocolRevision (server/contract_test.go checks).
-M.revision = 10
+M.revision = 11
 
 --- Client → server requests.
 M.request = {

@@ -126,7 +126,7 @@ test("handshake: a server older than the revision the extension needs is refused
 
 test("handshake: a server from before the handshake (no experimental.zot.protocol) is refused the same way", async () => {
     const t = await startAgainst({ version: "0.1.0", protocol: undefined }, { serverPath: "zot" });
-    assertRefused(t, /^zot 0\.1\.0 \(zot\) implements an older protocol revision than 10; this extension \(zot 0\.3\.0\) needs revision \d+ or newer\. Update the zot that "zot\.serverPath" names/);
+    assertRefused(t, /^zot 0\.1\.0 \(zot\) implements an older protocol revision than 11; this extension \(zot 0\.3\.0\) needs revision \d+ or newer\. Update the zot that "zot\.serverPath" names/);
 });
 
 test("handshake: a newer major protocol version asks to update the extension; an older one, zot", async () => {
