@@ -17,7 +17,7 @@ CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 COVERDIR    ?= $(CURDIR)/bin/cover
 NVIM_TESTS  := editors/nvim/tests
 
-.PHONY: all build run test test-go test-nvim test-nvim-all test-vscode test-acp lint fuzz cover bench early-ready vet cross release-snapshot demo clean
+.PHONY: all build run test test-go test-nvim test-nvim-all test-vscode test-acp lint fuzz cover bench early-ready vet cross release-snapshot vsix demo clean
 
 all: build
 
@@ -37,7 +37,8 @@ demo: build
 # the oldest supported, Debian testing's and the newest, and the builtin
 # transport); VS Code (unit tests in Node, then real code-server + Chromium);
 # every platform compiles and vets (make cross). make release-snapshot is
-# not part of it yet: see docs/decisions.md (goreleaser).
+# not part of it: installing goreleaser cold took 87 min here (see
+# docs/decisions.md, "Releases").
 test: lint cross test-go fuzz test-acp test-nvim-all test-vscode
 
 # The Go suite runs once, with -race: the same tests, and servertest builds
@@ -111,8 +112,18 @@ release-snapshot: $(GORELEASER)
 	$(GORELEASER) release --snapshot --clean
 	scripts/check-release.sh dist
 
+# Installed into a temporary directory and moved into place, so an
+# interrupted build never leaves a half-written binary in the cache.
 $(GORELEASER):
-	GOBIN=$(GORELEASER_DIR) GOFLAGS= $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+	rm -rf $(GORELEASER_DIR).tmp
+	GOBIN=$(GORELEASER_DIR).tmp GOFLAGS= $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+	mkdir -p $(GORELEASER_DIR) && mv $(GORELEASER_DIR).tmp/goreleaser $(GORELEASER) && rm -rf $(GORELEASER_DIR).tmp
+
+# The VS Code packages for the six platforms, each with its zot inside
+# (bin/zot), into bin/vsix/: make vsix, or one: make vsix VSIX_TARGETS=linux-x64.
+VSIX_TARGETS ?=
+vsix:
+	GO=$(GO) OUT=$(CURDIR)/bin/vsix editors/vscode/scripts/package-vsix.sh $(VSIX_TARGETS)
 
 # Every benchmark (speed and memory targets are checked here, not in tests),
 # then a summary of the search tools against ripgrep and of zot's host CPU

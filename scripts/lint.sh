@@ -37,6 +37,14 @@ fi
 
 scripts/check-tracked-binaries.sh || fail=1
 
+# `go install github.com/zot-editors/zot/cmd/zot@latest` refuses a module
+# whose go.mod has replace or exclude directives; zot builds without cgo
+# (make cross builds every platform with CGO_ENABLED=0).
+if grep -nE '^[[:space:]]*(replace|exclude)\b' go.mod; then
+  echo "go.mod: replace/exclude directives break go install github.com/zot-editors/zot/cmd/zot@latest"
+  fail=1
+fi
+
 # Lua style of the Neovim plugin: stylua (editors/nvim's npm dev
 # dependency; .ci/run installs it). Missing is a failure under
 # ZOT_REQUIRE_ALL=1, as a skipped test is.

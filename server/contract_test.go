@@ -251,6 +251,7 @@ var wireTypes = map[string]reflect.Type{
 	"UIRequestResult":         reflect.TypeOf(UIRequestResult{}),
 	"UIStatusParams":          reflect.TypeOf(UIStatusParams{}),
 	"UIWidgetParams":          reflect.TypeOf(UIWidgetParams{}),
+	"ServerInfo":              reflect.TypeOf(ZotInfo{}), // experimental.zot in initialize's result
 }
 
 // goOnlyFields are accepted by the server but not advertised to clients.
@@ -393,6 +394,28 @@ func TestContractVersionsAgree(t *testing.T) {
 	m = regexp.MustCompile(`(?m)^M\.version = (\d+)$`).FindStringSubmatch(readFile(t, luaPath))
 	if m == nil || m[1] != strconv.Itoa(ProtocolVersion) {
 		t.Errorf("protocol.lua: M.version %v, server %d", m, ProtocolVersion)
+	}
+}
+
+// TestContractClientRevisions: each client states the protocol revision
+// it needs (the version handshake, docs/protocol.md "initialize"), and no
+// client needs a revision this server does not implement — else every
+// client would refuse the zot it ships with.
+func TestContractClientRevisions(t *testing.T) {
+	for _, c := range []struct{ file, re string }{
+		{tsPath, `(?m)^export const PROTOCOL_REVISION = (\d+);`},
+		{luaPath, `(?m)^M\.revision = (\d+)$`},
+	} {
+		m := regexp.MustCompile(c.re).FindStringSubmatch(readFile(t, c.file))
+		if m == nil {
+			t.Errorf("%s states no protocol revision (%s)", c.file, c.re)
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		if n < 1 || n > ProtocolRevision {
+			t.Errorf("%s needs protocol revision %d; the server implements %d (ProtocolRevision, server/protocol.go): "+
+				"a client may need only what the server has", c.file, n, ProtocolRevision)
+		}
 	}
 }
 

@@ -130,14 +130,17 @@ type TextSyncOptions struct {
 
 // ZotInfo is experimental.zot in the initialize result.
 type ZotInfo struct {
-	ProtocolVersion int           `json:"protocolVersion"`
-	Version         string        `json:"version"`
-	Provider        string        `json:"provider"`
-	Model           string        `json:"model"`
-	Reasoning       string        `json:"reasoning,omitempty"`
-	Cwd             string        `json:"cwd"`
-	PermissionMode  string        `json:"permissionMode"`
-	Commands        []CommandInfo `json:"commands"`
+	ProtocolVersion int `json:"protocolVersion"`
+	// Protocol is the revision of the contract (ProtocolRevision): a
+	// client compares it with the revision it needs.
+	Protocol       int           `json:"protocol"`
+	Version        string        `json:"version"`
+	Provider       string        `json:"provider"`
+	Model          string        `json:"model"`
+	Reasoning      string        `json:"reasoning,omitempty"`
+	Cwd            string        `json:"cwd"`
+	PermissionMode string        `json:"permissionMode"`
+	Commands       []CommandInfo `json:"commands"`
 	// Error is why the agent cannot run (no API key …), shown as is.
 	Error string `json:"error,omitempty"`
 }
@@ -276,7 +279,11 @@ func (s *Server) info() ZotInfo {
 	s.mu.Lock()
 	rt, rtErr, cfg, mode, cwd := s.rt, s.rtErr, s.cfg, s.mode, s.cwd
 	s.mu.Unlock()
-	z := ZotInfo{ProtocolVersion: ProtocolVersion, Version: agent.Version, Provider: cfg.Provider, Model: cfg.Model,
+	rev := ProtocolRevision
+	if s.opts.ReportRevision != 0 {
+		rev = s.opts.ReportRevision
+	}
+	z := ZotInfo{ProtocolVersion: ProtocolVersion, Protocol: rev, Version: agent.Version, Provider: cfg.Provider, Model: cfg.Model,
 		Cwd: cwd, PermissionMode: string(mode), Commands: s.commandList()}
 	if rt != nil {
 		st := rt.State()

@@ -79,6 +79,10 @@ type Options struct {
 	// (bash with its command, write and edit with their diff in ask mode,
 	// any other tool with its whole arguments), in every permission mode.
 	AskEveryTool bool
+	// ReportRevision, when not 0, is the protocol revision initialize
+	// reports instead of ProtocolRevision: only for the clients' tests of
+	// the version handshake (zot lsp's ZOT_TEST_PROTOCOL_REVISION).
+	ReportRevision int
 }
 
 // shutdownGrace is how long output may wait for the editor to read it

@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/zot-editors/zot/server"
@@ -34,6 +35,17 @@ func cmdLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !c.noMCP {
 		newMCP = server.MCPHostFactory(absAll(c.mcpConfigs), logger.Printf)
 	}
+	// A hidden override of the protocol revision initialize reports, for
+	// the clients' tests of the version handshake (docs/protocol.md).
+	revision := 0
+	if v := os.Getenv("ZOT_TEST_PROTOCOL_REVISION"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			fmt.Fprintf(stderr, "zot lsp: ZOT_TEST_PROTOCOL_REVISION must be a positive number, not %q\n", v)
+			return 2
+		}
+		revision = n
+	}
 	srv := server.New(server.Options{
 		NewMCP:  newMCP,
 		Config:  c.config(true),
@@ -41,8 +53,9 @@ func cmdLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		NewHost: server.ExtensionHost(logger.Printf),
 		Log:     stderr,
 		// zot/debug/stats, for tests and diagnosing a stuck server.
-		DebugStats:   os.Getenv("ZOT_DEBUG_STATS") == "1",
-		AskEveryTool: c.noYolo,
+		DebugStats:     os.Getenv("ZOT_DEBUG_STATS") == "1",
+		AskEveryTool:   c.noYolo,
+		ReportRevision: revision,
 	})
 	if err := srv.Serve(ctx, stdin, stdout); err != nil {
 		if !errors.Is(err, server.ErrNoShutdown) {

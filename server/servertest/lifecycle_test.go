@@ -2,12 +2,14 @@ package servertest_test
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/internal/proctest"
+	"github.com/zot-editors/zot/server"
 	"github.com/zot-editors/zot/server/servertest"
 )
 
@@ -21,6 +23,7 @@ type initResult struct {
 		Experimental struct {
 			Zot struct {
 				ProtocolVersion int    `json:"protocolVersion"`
+				Protocol        int    `json:"protocol"`
 				Version         string `json:"version"`
 				Provider        string `json:"provider"`
 				Model           string `json:"model"`
@@ -35,8 +38,31 @@ type initResult struct {
 		} `json:"experimental"`
 	} `json:"capabilities"`
 	ServerInfo struct {
-		Name string `json:"name"`
+		Name    string `json:"name"`
+		Version string `json:"version"`
 	} `json:"serverInfo"`
+}
+
+// The version handshake's test override: ZOT_TEST_PROTOCOL_REVISION makes
+// zot lsp report another revision (the clients' tests of an old server use
+// it); anything but a positive number is refused at start, by name.
+func TestInitializeReportsRevisionOverride(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.config()
+	cfg.Env = append(cfg.Env, "ZOT_TEST_PROTOCOL_REVISION=3")
+	ed := servertest.Start(t, cfg)
+	var res initResult
+	ed.Initialize(&res)
+	if got := res.Capabilities.Experimental.Zot.Protocol; got != 3 {
+		t.Fatalf("experimental.zot.protocol = %d with ZOT_TEST_PROTOCOL_REVISION=3, want 3", got)
+	}
+
+	cmd := exec.Command(zotBin, "lsp")
+	cmd.Env = append(e.environ(true), "ZOT_TEST_PROTOCOL_REVISION=new")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `ZOT_TEST_PROTOCOL_REVISION must be a positive number, not "new"`) {
+		t.Fatalf("zot lsp with ZOT_TEST_PROTOCOL_REVISION=new: %v, %s", err, out)
+	}
 }
 
 func TestInitializeAdvertisesZot(t *testing.T) {
@@ -49,7 +75,8 @@ func TestInitializeAdvertisesZot(t *testing.T) {
 	if !c.TextDocumentSync.OpenClose || c.TextDocumentSync.Change != 2 || c.PositionEncoding != "utf-16" {
 		t.Fatalf("capabilities: %+v", c)
 	}
-	if z.ProtocolVersion != 1 || z.Version == "" || z.Provider != "anthropic" || z.Model != "claude-haiku-4-5" ||
+	if z.ProtocolVersion != server.ProtocolVersion || z.Protocol != server.ProtocolRevision || z.Version == "" ||
+		res.ServerInfo.Version != z.Version || z.Provider != "anthropic" || z.Model != "claude-haiku-4-5" ||
 		z.Cwd != e.root || z.PermissionMode != "auto" || z.Error != "" || res.ServerInfo.Name != "zot" {
 		t.Fatalf("experimental.zot: %+v", z)
 	}

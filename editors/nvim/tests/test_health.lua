@@ -16,10 +16,10 @@ local function expect(text, pat, what)
 end
 
 local text = health()
-expect(text, 'OK.-binary: ' .. vim.pesc(H.bin), 'binary')
+expect(text, 'OK.-binary: ' .. vim.pesc(H.bin) .. ' %(from setup%({ cmd }%)%)', 'the binary and where it came from')
 expect(text, 'OK.-version: zot v?%d', 'version') -- a release (0.2.0) or a build from a checkout (v0.0.0-…)
 expect(text, 'short%-lived', 'probe')
-expect(text, 'OK.-protocol version 1', 'protocol')
+expect(text, 'OK.-protocol version 1, revision %d+ %(this plugin needs %d+%)', 'protocol')
 expect(text, 'OK.-provider anthropic, model', 'provider')
 expect(text, 'OK.-lspext 1%.0%.0 %(ext%): loaded', 'extension')
 expect(text, 'OK.-base URL ' .. vim.pesc(H.url) .. ' answers %(HTTP %d+%)', 'the base URL, checked')

@@ -17,7 +17,9 @@
 #      ZOT_E2E_CACHE (default ~/.cache/zot-vscode-e2e: code-server and the
 #        Node it needs are installed here once, per version),
 #      ZOT_E2E_ART (default editors/vscode/test-artifacts/code-server-<version>),
-#      ZOT_E2E_KEEP=1 keeps the temp dir (logs, workspace) for a look.
+#      ZOT_E2E_KEEP=1 keeps the temp dir (logs, workspace) for a look,
+#      ZOT_E2E_BUNDLED=1 runs the chat spec on the package's own zot (no
+#        zot.serverPath, no zot on PATH).
 # Installs what is missing (needs root for apt): chromium, and code-server's
 # build deps (libkrb5-dev pkg-config ripgrep). Screenshots and logs go to
 # ZOT_E2E_ART; on failure the tails of the extension host's and
@@ -117,14 +119,22 @@ echo "code-server $(echo "$csv" | cut -d' ' -f1) (VS Code $(echo "$csv" | sed -n
 # ---------------------------------------------------------------- the extension, zot, the todo extension
 cd "$HERE"
 [ -d node_modules ] || { log "npm ci"; npm ci --no-audit --no-fund --loglevel=error >&2; }
-log "packaging zot.vsix"
-VSIX=$(mktemp -d "${TMPDIR:-/tmp}/zot-vsix.XXXXXX")/zot.vsix
-npx --no-install vsce package --no-dependencies --allow-missing-repository --skip-license -o "$VSIX" >/dev/null
-
 if [ ! -x "$ZOT_BIN" ]; then
   log "building $ZOT_BIN"
   (cd "$REPO" && go build -o "$ZOT_BIN" ./cmd/zot)
 fi
+# The package a Linux user installs: linux-x64 with zot inside (bin/zot),
+# this ZOT_BIN as that zot.
+log "packaging the linux-x64 zot.vsix with $ZOT_BIN inside"
+VSIX=$(OUT=$(mktemp -d "${TMPDIR:-/tmp}/zot-vsix.XXXXXX") ZOT_VSIX_BIN=$ZOT_BIN bash "$HERE/scripts/package-vsix.sh" linux-x64)
+[ -f "$VSIX" ] || { echo "e2e: packaging the linux-x64 vsix failed" >&2; exit 1; }
+# No zot on the PATH code-server (and so the extension) sees: the chat
+# spec runs the bundled one.
+NOZOT_PATH=
+IFS=: read -r -a path_dirs <<< "$PATH"
+for d in "${path_dirs[@]}"; do
+  [ -n "$d" ] && [ ! -x "$d/zot" ] && NOZOT_PATH=${NOZOT_PATH:+$NOZOT_PATH:}$d
+done
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/zot-vscode-e2e.XXXXXX")
 PIDS=()
@@ -216,14 +226,15 @@ fs.writeFileSync(ud + "/Machine/settings.json", JSON.stringify(machine, null, 2)
 JSON
 }
 
-# run_spec SPEC DIR ART SCRIPT EXT...: one spec (test/e2e/SPEC.e2e.js) in
-# its own code-server, profile and workspace (DIR), against its own
-# scripted LLM (SCRIPT, which logs each request to DIR/requests.jsonl) with
-# the zot extensions EXT... and zot's extra arguments SPEC_ZOT_ARGS (a JSON
-# array); screenshots in ART. Its last line is "N passed, N failed".
+# run_spec SPEC DIR ART SCRIPT SERVER EXT...: one spec
+# (test/e2e/SPEC.e2e.js) in its own code-server, profile and workspace
+# (DIR), against its own scripted LLM (SCRIPT) with the zot extensions
+# EXT... and zot's extra arguments SPEC_ZOT_ARGS (a JSON array);
+# screenshots in ART; it logs each model request to DIR/requests.jsonl. SERVER is zot.serverPath ("": unset, the
+# package's own zot runs). Its last line is "N passed, N failed".
 run_spec() {
-  local spec=$1 D=$2 SART=$3 script=$4
-  shift 4
+  local spec=$1 D=$2 SART=$3 script=$4 server=$5
+  shift 5
   local exts
   exts=$(node -e 'console.log(JSON.stringify(process.argv.slice(1)))' "$@")
   mkdir -p "$D"
@@ -262,15 +273,16 @@ require("fs").writeFileSync(file, JSON.stringify({
   // window is tested on purpose, by one test.
   "chat.commandCenter.enabled": false,
   "workbench.secondarySideBar.defaultVisibility": "hidden",
-  // The extension under test: the real zot, the scripted LLM, the spec'"'"'s
-  // zot extensions, an empty zot home; the LSP trace is read by the panel test.
-  "zot.serverPath": zot,
+  // The extension under test: the real zot (the bundled one when zot is
+  // ""), the scripted LLM, the spec'"'"'s zot extensions, an empty zot home;
+  // the LSP trace is read by the panel test.
+  ...(zot ? { "zot.serverPath": zot } : {}),
   "zot.serverArgs": ["--base-url", url, "--api-key", "test-key", ...JSON.parse(zotArgs || "[]")],
   "zot.serverEnv": { "ZOT_HOME": home },
   "zot.extensions": JSON.parse(exts),
   "zot.trace.server": "messages",
 }, null, 2));
-' "$D/ud/User/settings.json" "$ZOT_BIN" "$LLM_URL" "$exts" "$D/zothome" "${SPEC_ZOT_ARGS:-[]}"
+' "$D/ud/User/settings.json" "$server" "$LLM_URL" "$exts" "$D/zothome" "${SPEC_ZOT_ARGS:-[]}"
   # The same in the remote machine's settings: code-server 4.139 (VS Code
   # 1.139) applies machine-overridable settings such as zot.serverPath from
   # there, not from the user's (1.100 reads either).
@@ -286,7 +298,7 @@ require("fs").writeFileSync(file, JSON.stringify({
 
   local PORT
   PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-  setsid "$CS" "${CSARGS[@]}" --bind-addr "127.0.0.1:$PORT" --auth none --disable-telemetry --disable-update-check \
+  PATH=$NOZOT_PATH setsid "$CS" "${CSARGS[@]}" --bind-addr "127.0.0.1:$PORT" --auth none --disable-telemetry --disable-update-check \
     --disable-workspace-trust --disable-getting-started-override "$D/ws" > "$D/code-server.log" 2>&1 &
   local cs=$!
   PIDS+=($cs)
@@ -295,12 +307,36 @@ require("fs").writeFileSync(file, JSON.stringify({
   log "$spec: code-server on port $PORT (after $(( $(date +%s) - t0 ))s)"
 
   # ---------------------------------------------------------------- Playwright
+  # The zot the extension runs (the spec finds its zot lsp processes by it).
+  local lspbin=$server
+  [ -n "$lspbin" ] || lspbin=$(find "$W/exts" -path '*/bin/zot' -type f | head -1)
   local rc=0
-  CS_URL="http://127.0.0.1:$PORT/?folder=$D/ws" WS="$D/ws" ART="$SART" ZOT_BIN="$ZOT_BIN" LLM_URL="$LLM_URL" LLM_REQUESTS="$D/requests.jsonl" \
+  CS_URL="http://127.0.0.1:$PORT/?folder=$D/ws" WS="$D/ws" ART="$SART" ZOT_BIN="$lspbin" LLM_URL="$LLM_URL" LLM_REQUESTS="$D/requests.jsonl" \
     timeout 900 node "$HERE/test/e2e/$spec.e2e.js" | tee "$D/spec.out" || rc=$?
   # This spec's code-server (and the zot it started) end before the next.
   kill -- "-$cs" 2>/dev/null || true
   wait "$cs" 2>/dev/null || true
+  # Which zot ran: the bundled one when no zot.serverPath was set (the
+  # "zot" output says where its binary came from).
+  local zlog started
+  zlog=$(find "$D/ud/logs" -path '*exthost*' -name '*zot.log' 2>/dev/null | head -1)
+  started=$(grep -F -m1 '[client] starting ' "$zlog" 2>/dev/null || true)
+  local want ok=
+  if [ -n "$server" ]; then
+    want="[client] starting $server lsp … (from zot.serverPath)"
+    case $started in *"[client] starting $server lsp "*" (from zot.serverPath)") ok=1 ;; esac
+  else
+    want="[client] starting $W/exts/<the extension>/bin/zot lsp … (from bundled with the extension)"
+    case $started in *"[client] starting $W/exts/"*"/bin/zot lsp "*" (from bundled with the extension)") ok=1 ;; esac
+  fi
+  if [ -n "$ok" ]; then
+    echo "ok which zot: ${started#*\[client\] }" | tee -a "$D/spec.out"
+    echo "1 passed, 0 failed" > "$D/which.out"
+  else
+    echo "FAIL which zot: want \"$want\" in the zot output, got \"${started:-nothing (log: ${zlog:-none})}\"" | tee -a "$D/spec.out"
+    echo "0 passed, 1 failed" > "$D/which.out"
+    rc=1
+  fi
   return $rc
 }
 
@@ -314,11 +350,15 @@ require("fs").writeFileSync(file, JSON.stringify({
 failed_specs=()
 for spec in ${ZOT_E2E_SPECS:-chat extui unsaved settings}; do
   case "$spec" in
-    chat) run_spec chat "$W" "$ART" "$HERE/test/e2e/llm-script.json" "$W/todo" || failed_specs+=(chat) ;;
-    extui) SPEC_ZOT_ARGS="[\"--mcp-config\", \"$W/mcp.json\"]" run_spec extui "$W/extui" "$ART/extui" "$HERE/test/e2e/extui-script.json" \
+    # chat: zot.serverPath set (as before); ZOT_E2E_BUNDLED=1: no
+    # zot.serverPath and no zot on PATH, the package's own zot (three
+    # tests still fail that way: see docs/decisions.md).
+    chat) run_spec chat "$W" "$ART" "$HERE/test/e2e/llm-script.json" "$([ "${ZOT_E2E_BUNDLED:-}" = 1 ] || echo "$ZOT_BIN")" "$W/todo" || failed_specs+=(chat) ;;
+    # extui: zot.serverPath set, which wins over the bundled zot.
+    extui) SPEC_ZOT_ARGS="[\"--mcp-config\", \"$W/mcp.json\"]" run_spec extui "$W/extui" "$ART/extui" "$HERE/test/e2e/extui-script.json" "$ZOT_BIN" \
       "$W/permission-gate" "$W/plan-mode" "$W/lint-on-write" "$W/capext" || failed_specs+=(extui) ;;
-    unsaved) run_spec unsaved "$W/unsaved" "$ART/unsaved" "$HERE/test/e2e/unsaved-script.json" || failed_specs+=(unsaved) ;;
-    settings) run_spec settings "$W/settings" "$ART/settings" "$HERE/test/e2e/settings-script.json" "$W/todo" || failed_specs+=(settings) ;;
+    unsaved) run_spec unsaved "$W/unsaved" "$ART/unsaved" "$HERE/test/e2e/unsaved-script.json" "$ZOT_BIN" || failed_specs+=(unsaved) ;;
+    settings) run_spec settings "$W/settings" "$ART/settings" "$HERE/test/e2e/settings-script.json" "$ZOT_BIN" "$W/todo" || failed_specs+=(settings) ;;
     *) echo "e2e: unknown spec $spec (chat, extui, unsaved, settings)" >&2; exit 1 ;;
   esac
 done
@@ -326,12 +366,14 @@ done
 pass=0 fail=0
 for spec in ${ZOT_E2E_SPECS:-chat extui unsaved settings}; do
   d=$W; [ "$spec" = chat ] || d=$W/$spec
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$d/spec.out" 2>/dev/null | tail -1)
-  if [ -n "$line" ]; then
-    pass=$((pass + $(echo "$line" | cut -d' ' -f1))) fail=$((fail + $(echo "$line" | cut -d' ' -f3)))
-  else
-    fail=$((fail + 1))
-  fi
+  for f in "$d/spec.out" "$d/which.out"; do
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$f" 2>/dev/null | tail -1)
+    if [ -n "$line" ]; then
+      pass=$((pass + $(echo "$line" | cut -d' ' -f1))) fail=$((fail + $(echo "$line" | cut -d' ' -f3)))
+    else
+      fail=$((fail + 1))
+    fi
+  done
 done
 [ ${#failed_specs[@]} -gt 0 ] && echo "e2e: failed: ${failed_specs[*]}"
 echo "$pass passed, $fail failed"

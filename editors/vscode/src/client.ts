@@ -7,7 +7,8 @@ import * as lc from "vscode-languageclient/node";
 import * as ext from "./lsp_ext";
 import * as fs from "fs";
 import * as path from "path";
-import { launch } from "./config";
+import { bundledServer, launch, type ServerSource } from "./config";
+import { incompatibility } from "./handshake";
 import type { ClientState, Connection } from "./state";
 
 export type { ClientState } from "./state";
@@ -117,6 +118,14 @@ export const findServer: ServerLookup = (command, env) => {
     return dirs.some((d) => exts.some((e) => isExe(path.join(d, command + e))));
 };
 
+/** This extension as installed: its directory (for a bundled zot) and version. */
+export interface ExtensionPackage {
+    extensionPath?: string;
+    version: string;
+}
+
+const SOURCE_NAMES: Record<ServerSource, string> = { setting: "zot.serverPath", bundled: "bundled with the extension", path: "PATH" };
+
 const newLanguageClient: ClientFactory = (server, client) => new lc.LanguageClient("zot", "zot", server, client);
 
 export class ZotClient implements vscode.Disposable {
@@ -155,6 +164,7 @@ export class ZotClient implements vscode.Disposable {
         private readonly install: Installer,
         private readonly create: ClientFactory = newLanguageClient,
         private readonly lookup: ServerLookup = findServer,
+        private readonly pkg: ExtensionPackage = { version: "0.0.0" },
     ) {
         this.trace = new TraceChannel(output);
     }
@@ -189,8 +199,9 @@ export class ZotClient implements vscode.Disposable {
         } catch (e) {
             this.output.appendLine(`[client] reading the API key from the secret storage: ${e instanceof Error ? e.message : String(e)}`);
         }
-        const l = launch(key);
-        this.output.appendLine(`[client] starting ${l.command} ${l.args.join(" ")}`);
+        const bundled = bundledServer(this.pkg.extensionPath);
+        const l = launch(key, bundled);
+        this.output.appendLine(`[client] starting ${l.command} ${l.args.join(" ")} (from ${SOURCE_NAMES[l.source]})`);
         if (!this.lookup(l.command, l.env)) {
             // Checked first: the language client would add a raw toast of
             // its own ("couldn't create connection to server") to ours.
@@ -241,10 +252,19 @@ export class ZotClient implements vscode.Disposable {
         }
         const raw = client.initializeResult?.capabilities?.experimental as { zot?: ext.ServerInfo } | undefined;
         this.info = raw?.zot;
-        if (this.info && this.info.protocolVersion !== ext.PROTOCOL_VERSION) {
-            void vscode.window.showWarningMessage(
-                `zot lsp speaks protocol version ${this.info.protocolVersion}; this extension speaks ${ext.PROTOCOL_VERSION}. Update one of them.`,
-            );
+        const mismatch = incompatibility(this.info, l, this.pkg.version, bundled !== undefined);
+        if (mismatch) {
+            // Nothing of this server is used: stopped before anything asks
+            // it for a method it may not have.
+            this.dispose_installed();
+            this.client = undefined;
+            try {
+                await client.stop(5000);
+            } catch (e) {
+                this.output.appendLine(`[client] stop: ${e instanceof Error ? e.message : String(e)}`);
+            }
+            this.failStart(mismatch);
+            return;
         }
         this.setState("running", this.info?.error);
         this._onStarted.fire(client);

@@ -1,13 +1,21 @@
 // Settings (zot.*) → how `zot lsp` is started and its initializationOptions.
 
 import * as vscode from "vscode";
+import * as fs from "fs";
 import * as path from "path";
 import * as os from "os";
 import type { InitializationOptions, PermissionMode } from "./lsp_ext";
 import { userLevel } from "./settings";
 
+/**
+ * Where the zot binary came from: the zot.serverPath setting, the one
+ * bundled in this platform's package (bin/zot), or `zot` on PATH.
+ */
+export type ServerSource = "setting" | "bundled" | "path";
+
 export interface ServerLaunch {
     command: string;
+    source: ServerSource;
     args: string[];
     env: NodeJS.ProcessEnv;
     cwd?: string;
@@ -45,12 +53,49 @@ function resolvePath(p: string): string {
     return ws ? path.join(ws.uri.fsPath, p) : p;
 }
 
-/** apiKey: the key in VS Code's secret storage (Zot: Set API Key), first. */
-export function launch(apiKey?: string): ServerLaunch {
+/**
+ * The zot binary of a platform-specific package (scripts/package-vsix.sh
+ * puts it in bin/), or undefined in the universal package. An install that
+ * lost the executable bit gets it back.
+ */
+export function bundledServer(extensionPath: string | undefined, platform: NodeJS.Platform = process.platform): string | undefined {
+    if (!extensionPath) {
+        return undefined;
+    }
+    const exe = path.join(extensionPath, "bin", platform === "win32" ? "zot.exe" : "zot");
+    try {
+        if (!fs.statSync(exe).isFile()) {
+            return undefined;
+        }
+        if (platform !== "win32") {
+            fs.accessSync(exe, fs.constants.X_OK);
+        }
+        return exe;
+    } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "EACCES") {
+            try {
+                fs.chmodSync(exe, 0o755);
+                return exe;
+            } catch {
+                return undefined;
+            }
+        }
+        return undefined;
+    }
+}
+
+/**
+ * apiKey: the key in VS Code's secret storage (Zot: Set API Key), first.
+ * bundled: the package's own zot (bundledServer). The binary is
+ * zot.serverPath if set, else the bundled one, else `zot` on PATH.
+ */
+export function launch(apiKey?: string, bundled?: string): ServerLaunch {
     const c = vscode.workspace.getConfiguration("zot");
     // What runs is the user's choice, never the workspace's (see settings.ts).
     const user = <T>(key: string) => userLevel(c.inspect<T>(key));
-    const command = resolvePath(user<string>("serverPath") || "zot");
+    const setting = (user<string>("serverPath") ?? "").trim();
+    const source: ServerSource = setting ? "setting" : bundled ? "bundled" : "path";
+    const command = setting ? resolvePath(setting) : (bundled ?? "zot");
     const args = ["lsp", ...(user<string[]>("serverArgs") ?? [])];
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const [k, v] of Object.entries(user<Record<string, string>>("serverEnv") ?? {})) {
@@ -99,5 +144,5 @@ export function launch(apiKey?: string): ServerLaunch {
         opts.appendSystemPrompt = str("appendSystemPrompt");
     }
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    return { command, args, env, cwd, initializationOptions: opts };
+    return { command, source, args, env, cwd, initializationOptions: opts };
 }

@@ -103,7 +103,11 @@ export class Zot implements Ctx, vscode.Disposable {
 
     constructor(private readonly context: vscode.ExtensionContext) {
         this.output = vscode.window.createOutputChannel("zot", { log: true });
-        this.client = new ZotClient(this.output, (c) => installHandlers(c, this));
+        const version = (context.extension?.packageJSON as { version?: unknown } | undefined)?.version;
+        this.client = new ZotClient(this.output, (c) => installHandlers(c, this), undefined, undefined, {
+            extensionPath: context.extensionPath,
+            version: typeof version === "string" ? version : "unknown",
+        });
         this.client.secretApiKey = () => context.secrets.get(SECRET_API_KEY);
         this.chat = new ChatViewProvider(context.extensionUri, this.chatHost(), (s) => this.output.appendLine(s));
         this.panels = new PanelManager(context.extensionUri, () => this.panelSink());

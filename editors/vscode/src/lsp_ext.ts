@@ -13,6 +13,13 @@ import * as lc from "vscode-languageclient";
 
 /** The major version of the zot/* contract this client speaks. */
 export const PROTOCOL_VERSION = 1;
+/**
+ * The revision of docs/protocol.md this client needs at least: a server
+ * reporting an older one (experimental.zot.protocol; none before revision
+ * 11) is refused with one message (handshake.ts). Never newer than the
+ * server's ProtocolRevision (server/contract_test.go checks).
+ */
+export const PROTOCOL_REVISION = 11;
 
 // ---------------------------------------------------------------- shared
 
@@ -66,9 +73,12 @@ export interface CommandInfo {
 /** experimental.zot in the initialize result. */
 export interface ServerInfo {
     protocolVersion: number;
+    /** The protocol revision the server implements (absent before revision 11). */
+    protocol?: number;
     version: string;
     provider: string;
     model: string;
+    reasoning?: "off" | "low" | "medium" | "high";
     cwd: string;
     permissionMode: PermissionMode;
     commands: CommandInfo[];

@@ -240,9 +240,13 @@ end
 
 local function start(root, bufnr)
   local o = config.get()
-  if vim.fn.executable(o.cmd[1]) ~= 1 then
+  local cmd, source = config.server()
+  if vim.fn.executable(cmd[1]) ~= 1 then
     util.err(
-      string.format('`%s` is not executable; install zot or set setup({ cmd = { "/path/to/zot", "lsp" } })', o.cmd[1])
+      string.format(
+        '`%s` is not executable; install zot (:help zot-install) or set setup({ cmd = { "/path/to/zot", "lsp" } })',
+        cmd[1]
+      )
     )
     return nil
   end
@@ -261,7 +265,7 @@ local function start(root, bufnr)
   end
   local cfg = {
     name = 'zot',
-    cmd = o.cmd,
+    cmd = cmd,
     cmd_env = o.cmd_env,
     cmd_cwd = compat.is_dir(root) and root or nil,
     root_dir = root,
@@ -277,11 +281,16 @@ local function start(root, bufnr)
       state.info = (caps.experimental or {}).zot or {}
       state.server_info = result and result.serverInfo or {}
       state.commands = state.info.commands or {}
-      if state.info.protocolVersion and state.info.protocolVersion ~= 1 then
-        util.notify(
-          string.format('zot: the server speaks protocol %s; this plugin knows 1', tostring(state.info.protocolVersion)),
-          vim.log.levels.WARN
-        )
+      local mismatch = require('zot.handshake').check((caps.experimental or {}).zot, cmd[1], source)
+      if mismatch then
+        -- Nothing is asked of this zot: what waited for it is dropped,
+        -- the user gets this one message, and the process is stopped.
+        state.incompatible, state.waiters = mismatch, {}
+        vim.schedule(function()
+          util.notify(mismatch, vim.log.levels.ERROR)
+          M.stop(state)
+        end)
+        return
       end
       vim.schedule(function()
         on_ready(state)
@@ -333,7 +342,7 @@ local function start(root, bufnr)
   end)
   if not id then
     M.by_root[root] = nil
-    util.err('could not start ' .. table.concat(o.cmd, ' '))
+    util.err('could not start ' .. table.concat(cmd, ' '))
     return nil
   end
   state.id = id

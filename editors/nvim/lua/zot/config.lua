@@ -1,8 +1,14 @@
 -- Options of require("zot").setup(); see :help zot-options.
 local M = {}
 
+--- The plugin's directory (editors/nvim of the repository): a build step
+--- (lazy.nvim's `build`) puts zot in its bin/.
+M.plugin_dir = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h')
+
 M.defaults = {
   -- The server command. Extra flags (--ext DIR, --no-session …) go here too.
+  -- A bare "zot" is found as config.server() says: vim.g.zot_server_path,
+  -- else the plugin's bin/zot, else PATH.
   cmd = { 'zot', 'lsp' },
   -- Extra environment for the zot process (a table of NAME = value).
   cmd_env = nil,
@@ -114,6 +120,41 @@ end
 
 function M.get()
   return M.options
+end
+
+local windows = vim.fn.has('win32') == 1
+
+--- Where the binary of source came from, for messages and :checkhealth.
+M.source_names = {
+  setup = 'setup({ cmd })',
+  ['g:zot_server_path'] = 'vim.g.zot_server_path',
+  plugin = "built in the plugin's directory",
+  PATH = 'PATH',
+}
+
+--- The zot command to run and where its binary came from, first found:
+--- setup({ cmd }) naming a binary other than a bare "zot" ("setup");
+--- vim.g.zot_server_path ("g:zot_server_path"); zot built into the
+--- plugin's bin/ by the plugin manager's build step ("plugin"); `zot` on
+--- PATH ("PATH"). A setting the user made wins over what was found, as
+--- zot.serverPath does in VS Code. The flags of cmd are kept.
+--- @return string[] cmd, string source
+function M.server()
+  local cmd = vim.deepcopy(M.options.cmd)
+  if cmd[1] ~= 'zot' then
+    return cmd, 'setup'
+  end
+  local g = vim.g.zot_server_path
+  if type(g) == 'string' and g ~= '' then
+    cmd[1] = vim.fn.expand(g)
+    return cmd, 'g:zot_server_path'
+  end
+  local built = M.plugin_dir .. '/bin/' .. (windows and 'zot.exe' or 'zot')
+  if vim.fn.executable(built) == 1 then
+    cmd[1] = built
+    return cmd, 'plugin'
+  end
+  return cmd, 'PATH'
 end
 
 --- initializationOptions for zot lsp.

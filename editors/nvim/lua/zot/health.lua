@@ -260,17 +260,18 @@ function M.check()
   )
 
   h.start('zot: binary')
-  local cmd = o.cmd or { 'zot', 'lsp' }
+  local cmd, source = config.server()
   local bin = cmd[1]
   local path = vim.fn.exepath(bin)
   if path == '' then
-    h.error(
-      string.format('`%s` is not executable or not on PATH', bin),
-      { 'Install zot (go install …/cmd/zot) or set require("zot").setup({ cmd = { "/path/to/zot", "lsp" } })' }
-    )
+    h.error(string.format('`%s` (from %s) is not executable or not on PATH', bin, config.source_names[source]), {
+      'Build it with the plugin (lazy.nvim: build = "go build -o editors/nvim/bin/zot ./cmd/zot"; :help zot-install), '
+        .. 'go install github.com/zot-editors/zot/cmd/zot@latest, '
+        .. 'or set require("zot").setup({ cmd = { "/path/to/zot", "lsp" } })',
+    })
     return
   end
-  h.ok('binary: ' .. path)
+  h.ok(string.format('binary: %s (from %s)', path, config.source_names[source]))
   local version = vim.fn.system({ path, 'version' })
   if vim.v.shell_error ~= 0 then
     h.error('`' .. path .. ' version` failed: ' .. vim.trim(version))
@@ -306,10 +307,11 @@ function M.check()
     end
     info, exts, mcp = res.info, res.extensions, res.mcp
   end
-  if info.protocolVersion == 1 then
-    h.ok('protocol version 1')
+  local mismatch = require('zot.handshake').check(info, path, source)
+  if mismatch then
+    h.error(mismatch)
   else
-    h.warn('protocol version ' .. tostring(info.protocolVersion) .. ' (this plugin speaks 1)')
+    h.ok(string.format('protocol version %d, revision %d (this plugin needs %d)', P.version, info.protocol, P.revision))
   end
   h.info(string.format('workspace: %s', tostring(info.cwd or root)))
   h.info(string.format('permission mode: %s', tostring(info.permissionMode or '?')))

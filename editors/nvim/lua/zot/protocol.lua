@@ -11,6 +11,12 @@ local M = {}
 --- The major version of the zot/* contract this client speaks.
 M.version = 1
 
+--- The revision of docs/protocol.md this plugin needs at least: a server
+--- reporting an older one (experimental.zot.protocol; none before revision
+--- 11) is refused with one message (zot.client). Never newer than the
+--- server's ProtocolRevision (server/contract_test.go checks).
+M.revision = 11
+
 --- Client → server requests.
 M.request = {
   prompt = 'zot/prompt',
@@ -105,6 +111,18 @@ M.error_code = {
 ---@field cache_read integer
 ---@field cache_write integer
 ---@field cost_usd number
+
+---@class zot.ServerInfo
+---@field protocolVersion integer
+---@field protocol? integer
+---@field version string
+---@field provider string
+---@field model string
+---@field reasoning? 'off'|'low'|'medium'|'high'
+---@field cwd string
+---@field permissionMode 'auto'|'ask'|'readonly'
+---@field commands zot.CommandInfo[]
+---@field error? string
 
 ---@class zot.CommandInfo
 ---@field name string

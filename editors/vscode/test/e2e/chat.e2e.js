@@ -1,7 +1,8 @@
 // End-to-end test of the zot extension in real VS Code (code-server) with
 // Playwright in Chromium. scripts/e2e.sh sets everything up and runs this.
 // Env: CS_URL (code-server URL with ?folder=), WS (the workspace folder),
-// ART (where screenshots go), ZOT_BIN (to find the zot lsp process).
+// ART (where screenshots go), ZOT_BIN (the zot the extension runs: to find
+// its zot lsp processes).
 //
 // The scripted LLM (llm-script.json) answers the prompts below in order, so
 // the tests run in order; but each test sets up the editor state it needs

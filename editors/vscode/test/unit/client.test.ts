@@ -4,7 +4,11 @@ import * as lc from "vscode-languageclient/node";
 import { resetFake, fake } from "./fake/vscode";
 import * as vscode from "vscode";
 import { ZotClient, MAX_RESTARTS, findServer, type ClientFactory } from "../../src/client";
-import { PROTOCOL_VERSION, type ServerInfo, type InitializationOptions } from "../../src/lsp_ext";
+import { PROTOCOL_VERSION, PROTOCOL_REVISION, type ServerInfo, type InitializationOptions } from "../../src/lsp_ext";
+import { bundledServer } from "../../src/config";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 
 /** A language client that starts at once (or fails) without a process. */
 class FakeLanguageClient {
@@ -16,7 +20,7 @@ class FakeLanguageClient {
     constructor(
         readonly server: lc.ServerOptions,
         readonly options: lc.LanguageClientOptions,
-        private readonly behaviour: { fail?: Error; info?: Partial<ServerInfo> },
+        private readonly behaviour: { fail?: Error; info?: Partial<ServerInfo>; noInfo?: boolean },
     ) {}
     registerFeature(f: lc.StaticFeature): void {
         this.features.push(f);
@@ -25,8 +29,8 @@ class FakeLanguageClient {
         if (this.behaviour.fail) {
             throw this.behaviour.fail;
         }
-        const info: ServerInfo = { protocolVersion: PROTOCOL_VERSION, version: "0.1.0", provider: "anthropic", model: "m1", cwd: "/ws", permissionMode: "auto", commands: [], ...this.behaviour.info };
-        this.initializeResult = { capabilities: { experimental: { zot: info } } };
+        const info: ServerInfo = { protocolVersion: PROTOCOL_VERSION, protocol: PROTOCOL_REVISION, version: "0.1.0", provider: "anthropic", model: "m1", cwd: "/ws", permissionMode: "auto", commands: [], ...this.behaviour.info };
+        this.initializeResult = this.behaviour.noInfo ? ({ capabilities: { experimental: {} } } as unknown as typeof this.initializeResult) : { capabilities: { experimental: { zot: info } } };
         this.state = lc.State.Running;
     }
     async stop(): Promise<void> {
@@ -39,7 +43,7 @@ class FakeLanguageClient {
     }
 }
 
-function setup(behaviour: { fail?: Error; info?: Partial<ServerInfo>; missing?: boolean } = {}) {
+function setup(behaviour: { fail?: Error; info?: Partial<ServerInfo>; missing?: boolean; noInfo?: boolean } = {}, extensionPath?: string) {
     const made: FakeLanguageClient[] = [];
     const factory: ClientFactory = (s, c) => {
         const f = new FakeLanguageClient(s, c, behaviour);
@@ -49,7 +53,10 @@ function setup(behaviour: { fail?: Error; info?: Partial<ServerInfo>; missing?: 
     const installed: unknown[] = [];
     const out = vscode.window.createOutputChannel("zot", { log: true });
     const looked: string[] = [];
-    const client = new ZotClient(out, (c) => (installed.push(c), []), factory, (cmd) => (looked.push(cmd), !behaviour.missing));
+    const client = new ZotClient(out, (c) => (installed.push(c), []), factory, (cmd) => (looked.push(cmd), !behaviour.missing), {
+        extensionPath,
+        version: "0.3.0",
+    });
     const states: string[] = [];
     client.onState((s) => states.push(s));
     let started = 0;
@@ -86,12 +93,120 @@ test("start: runs zot lsp with the settings, advertises zot's capabilities, read
     assert.deepEqual(fake.messages, []);
 });
 
-test("a server of another protocol version gets a warning naming both", async () => {
-    const t = setup({ info: { protocolVersion: PROTOCOL_VERSION + 1 } });
+/** Starts a client against a server whose experimental.zot is info; returns what the user saw. */
+async function startAgainst(info: Partial<ServerInfo>, opts: { noInfo?: boolean; serverPath?: string } = {}) {
+    fake.settings.set("zot.serverPath", opts.serverPath ?? "/opt/zot");
+    const t = setup({ info, noInfo: opts.noInfo });
     await t.client.start();
-    assert.equal(fake.messages.length, 1);
-    assert.equal(fake.messages[0].level, "warn");
-    assert.match(fake.messages[0].message, new RegExp(`protocol version ${PROTOCOL_VERSION + 1}; this extension speaks ${PROTOCOL_VERSION}`));
+    return t;
+}
+
+/** The mismatch was refused: one message, state error, no server left, nothing installed into it. */
+function assertRefused(t: Awaited<ReturnType<typeof startAgainst>>, pattern: RegExp) {
+    assert.equal(fake.messages.length, 1, `one message: ${JSON.stringify(fake.messages)}`);
+    assert.equal(fake.messages[0].level, "error");
+    assert.match(fake.messages[0].message, pattern);
+    assert.deepEqual(t.states, ["starting", "error"]);
+    assert.equal(t.client.problem, fake.messages[0].message);
+    assert.equal(t.made[0].stops, 1, "the server is stopped");
+    assert.equal(t.client.client, undefined);
+    assert.equal(t.started(), 0, "nothing runs on it (no requests, so no MethodNotFound)");
+    assert.throws(() => t.client.running(), (e: Error) => pattern.test(e.message));
+}
+
+test("handshake: a server older than the revision the extension needs is refused with one message naming both versions and the fix", async () => {
+    const t = await startAgainst({ version: "0.2.1", protocol: PROTOCOL_REVISION - 1 });
+    assertRefused(
+        t,
+        new RegExp(
+            `^zot 0\\.2\\.1 \\(/opt/zot\\) implements protocol revision ${PROTOCOL_REVISION - 1}; this extension \\(zot 0\\.3\\.0\\) needs revision ${PROTOCOL_REVISION} or newer\\. Update the zot that "zot\\.serverPath" names\\.$`,
+        ),
+    );
+});
+
+test("handshake: a server from before the handshake (no experimental.zot.protocol) is refused the same way", async () => {
+    const t = await startAgainst({ version: "0.1.0", protocol: undefined }, { serverPath: "zot" });
+    assertRefused(t, /^zot 0\.1\.0 \(zot\) implements an older protocol revision than 11; this extension \(zot 0\.3\.0\) needs revision \d+ or newer\. Update the zot that "zot\.serverPath" names/);
+});
+
+test("handshake: a newer major protocol version asks to update the extension; an older one, zot", async () => {
+    let t = await startAgainst({ version: "2.0.0", protocolVersion: PROTOCOL_VERSION + 1 });
+    assertRefused(t, new RegExp(`zot 2\\.0\\.0 \\(/opt/zot\\) speaks protocol version ${PROTOCOL_VERSION + 1}; this extension \\(zot 0\\.3\\.0\\) speaks ${PROTOCOL_VERSION}\\. Update the zot extension\\.$`));
+    resetFake();
+    t = await startAgainst({ protocolVersion: PROTOCOL_VERSION - 1 });
+    assertRefused(t, /speaks protocol version 0; .* Update the zot that "zot\.serverPath" names/);
+});
+
+test("handshake: a server without experimental.zot is not zot", async () => {
+    const t = await startAgainst({}, { noInfo: true });
+    assertRefused(t, /"\/opt\/zot lsp" is not zot's language server/);
+});
+
+test("handshake: a newer revision of the same major version is fine (revisions only add)", async () => {
+    const t = await startAgainst({ protocol: PROTOCOL_REVISION + 5 });
+    assert.deepEqual(t.states, ["starting", "running"]);
+    assert.deepEqual(fake.messages, []);
+    assert.equal(t.started(), 1);
+});
+
+/** An extension directory with a bin/zot (mode: its permissions). */
+function extensionDir(mode = 0o755): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zot-ext-"));
+    fs.mkdirSync(path.join(dir, "bin"));
+    fs.writeFileSync(path.join(dir, "bin", "zot"), "#!/bin/sh\n", { mode });
+    return dir;
+}
+
+test("which zot: zot.serverPath, else the one bundled in the package, else zot on PATH", async () => {
+    const dir = extensionDir();
+    try {
+        const run = (t: ReturnType<typeof setup>) => (t.made.at(-1)!.server as { run: lc.Executable }).run.command;
+        let t = setup({}, dir);
+        await t.client.start();
+        assert.equal(run(t), path.join(dir, "bin", "zot"), "no setting: the bundled zot");
+        assert.match(t.out.lines.join("\n"), /starting .*bin\/zot lsp \(from bundled with the extension\)/);
+
+        fake.settings.set("zot.serverPath", "/opt/zot");
+        t = setup({}, dir);
+        await t.client.start();
+        assert.equal(run(t), "/opt/zot", "the setting wins over the bundled zot");
+
+        fake.settings.set("zot.serverPath", "");
+        t = setup({}, fs.mkdtempSync(path.join(os.tmpdir(), "zot-universal-")));
+        await t.client.start();
+        assert.equal(run(t), "zot", "the universal package: zot on PATH");
+        assert.match(t.out.lines.join("\n"), /starting zot lsp \(from PATH\)/);
+    } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+});
+
+test("handshake: with a bundled zot, an old zot.serverPath is told it can be cleared", async () => {
+    const dir = extensionDir();
+    try {
+        fake.settings.set("zot.serverPath", "/opt/old/zot");
+        const t = setup({ info: { protocol: 1 } }, dir);
+        await t.client.start();
+        assertRefused(t, /Update the zot that "zot\.serverPath" names, or clear "zot\.serverPath" to use the zot bundled with this extension\.$/);
+    } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+});
+
+test("bundledServer: an executable bin/zot; one that lost its executable bit gets it back; none in the universal package", () => {
+    const dir = extensionDir(0o644);
+    try {
+        const exe = path.join(dir, "bin", "zot");
+        assert.equal(bundledServer(dir, "linux"), exe);
+        assert.equal(fs.statSync(exe).mode & 0o111, 0o111, "made executable");
+        assert.equal(bundledServer(dir, "win32"), undefined, "Windows looks for bin/zot.exe");
+        fs.writeFileSync(path.join(dir, "bin", "zot.exe"), "MZ");
+        assert.equal(bundledServer(dir, "win32"), path.join(dir, "bin", "zot.exe"));
+        assert.equal(bundledServer(path.join(dir, "nowhere"), "linux"), undefined);
+        assert.equal(bundledServer(undefined), undefined);
+    } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
 });
 
 test("the agent's start error (no API key) is the problem, the client still runs", async () => {
