@@ -10,16 +10,15 @@ import (
 )
 
 type params struct {
-	Text    string            `json:"text"`
-	Images  []image           `json:"images"`
-	Ptr     *image            `json:"ptr"`
-	Any     any               `json:"any"`
-	Map     map[string]any    `json:"map"`
-	Strs    map[string]string `json:"strs"`
-	List    []any             `json:"list"`
-	Raw     json.RawMessage   `json:"raw"`
-	N       int               `json:"n"`
-	private string
+	Text   string            `json:"text"`
+	Images []image           `json:"images"`
+	Ptr    *image            `json:"ptr"`
+	Any    any               `json:"any"`
+	Map    map[string]any    `json:"map"`
+	Strs   map[string]string `json:"strs"`
+	List   []any             `json:"list"`
+	Raw    json.RawMessage   `json:"raw"`
+	N      int               `json:"n"`
 }
 
 type image struct {
