@@ -321,10 +321,12 @@ require("fs").writeFileSync(file, JSON.stringify({
   local zlog started
   zlog=$(find "$D/ud/logs" -path '*exthost*' -name '*zot.log' 2>/dev/null | head -1)
   started=$(grep -F -m1 '[client] starting ' "$zlog" 2>/dev/null || true)
-  local want ok=
-  if [ -n "$server" ]; then
-    want="[client] starting $server lsp … (from zot.serverPath)"
-    case $started in *"[client] starting $server lsp "*" (from zot.serverPath)") ok=1 ;; esac
+  local want ok= path=$server
+  # The settings spec's zot.serverPath is the machine settings' wrapper.
+  [ "$spec" = settings ] && path="$D/bin/zot-machine"
+  if [ -n "$path" ]; then
+    want="[client] starting $path lsp … (from zot.serverPath)"
+    case $started in *"[client] starting $path lsp "*" (from zot.serverPath)") ok=1 ;; esac
   else
     want="[client] starting $W/exts/<the extension>/bin/zot lsp … (from bundled with the extension)"
     case $started in *"[client] starting $W/exts/"*"/bin/zot lsp "*" (from bundled with the extension)") ok=1 ;; esac
