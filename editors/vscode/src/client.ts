@@ -15,6 +15,8 @@ export type { ClientState } from "./state";
 export { errorMessage } from "./errors";
 
 /** Restarts allowed within RESTART_WINDOW_MS before zot is left stopped. */
+/** How long a message waits for zot to finish starting (ready). */
+export const START_WAIT_MS = 60_000;
 export const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
@@ -368,6 +370,29 @@ export class ZotClient implements vscode.Disposable {
     async restart(): Promise<void> {
         this.crashes = [];
         await this.start();
+    }
+
+    /** The running client, after the start in progress (a restart from
+     * the settings toast, a crash restart) if there is one: a message sent
+     * while zot restarts goes to the new process instead of failing. Waits
+     * at most START_WAIT_MS; then, or when the start failed, the error the
+     * user can act on. */
+    async ready(): Promise<lc.LanguageClient> {
+        if (this.starting) {
+            await this.starting;
+        }
+        if (this.state === "starting") {
+            await new Promise<void>((resolve) => {
+                const done = () => {
+                    clearTimeout(timer);
+                    sub.dispose();
+                    resolve();
+                };
+                const timer = setTimeout(done, START_WAIT_MS);
+                const sub = this.onState((s) => s !== "starting" && done());
+            });
+        }
+        return this.running();
     }
 
     /** The running client, or an error the user can act on. */

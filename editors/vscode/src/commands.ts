@@ -44,7 +44,7 @@ export async function prompt(ctx: Ctx, text: string, context?: ext.PromptContext
         if (attachments?.length) {
             params.attachments = attachments;
         }
-        const r = await ctx.client.running().sendRequest(ext.prompt, params);
+        const r = await (await ctx.client.ready()).sendRequest(ext.prompt, params);
         started(ctx, r);
         return undefined;
     } catch (e) {
@@ -65,7 +65,7 @@ function started(ctx: Ctx, r: ext.RunStarted): void {
 /** Edit and resend: replaces the user message at index (and drops what followed); returns the error. */
 export async function resend(ctx: Ctx, index: number, text: string, attachments?: ext.Attachment[]): Promise<string | undefined> {
     try {
-        const r = await ctx.client.running().sendRequest(ext.resend, { messageIndex: index, text, attachments: attachments?.length ? attachments : undefined });
+        const r = await (await ctx.client.ready()).sendRequest(ext.resend, { messageIndex: index, text, attachments: attachments?.length ? attachments : undefined });
         ctx.chat.post({ type: "truncate", messageIndex: index });
         started(ctx, r);
         return undefined;
@@ -77,7 +77,7 @@ export async function resend(ctx: Ctx, index: number, text: string, attachments?
 /** Retry the last answer: the last prompt runs again from where it was sent. */
 export async function retry(ctx: Ctx): Promise<void> {
     try {
-        const r = await ctx.client.running().sendRequest(ext.retry);
+        const r = await (await ctx.client.ready()).sendRequest(ext.retry);
         ctx.chat.post({ type: "truncate" });
         started(ctx, r);
     } catch (e) {
@@ -136,7 +136,7 @@ export async function runCommand(ctx: Ctx, name: string, args: string): Promise<
     }
     let r: ext.CommandResult;
     try {
-        r = await ctx.client.running().sendRequest(ext.command, { name, args });
+        r = await (await ctx.client.ready()).sendRequest(ext.command, { name, args });
     } catch (e) {
         return `/${name}: ${errorMessage(e)}`;
     }

@@ -297,3 +297,30 @@ test("restart stops the old client and starts a new one", async () => {
     assert.equal(t.client.client, t.made[1]);
     assert.deepEqual(t.states, ["starting", "running", "stopped", "starting", "running"]);
 });
+
+test("ready: a message sent while zot restarts (the settings toast) goes to the new process", async () => {
+    const t = setup();
+    await t.client.start();
+    const restarting = t.client.restart();
+    assert.throws(() => t.client.running(), "the old process is going: running() alone would fail the message");
+    const c = await t.client.ready();
+    assert.equal(c, t.made[1], "the new client, not an error");
+    await restarting;
+});
+
+test("ready: during a crash restart it waits for the process the language client starts again", async () => {
+    const t = setup();
+    await t.client.start();
+    await t.made[0].options.errorHandler!.closed();
+    assert.equal(t.client.state, "starting");
+    assert.equal(await t.client.ready(), t.made[0]);
+    assert.equal(t.client.state, "running");
+});
+
+test("ready: a start that fails gives its error, not a wait", async () => {
+    const t = setup({ missing: true });
+    await assert.rejects(t.client.ready(), /zot is not running/);
+    const starting = t.client.start();
+    await assert.rejects(t.client.ready(), /no such executable/);
+    await starting;
+});

@@ -40,6 +40,9 @@ export function fakeCtx(answers: Record<string, Answer> = {}) {
                 },
             };
         },
+        async ready() {
+            return client.running();
+        },
         restart: async () => void client.restarts++,
     };
     const ctx = {
