@@ -1,7 +1,6 @@
 package llmtest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,9 +25,6 @@ type Server struct {
 	records []*record
 
 	gates map[string]*gate
-
-	logMu  sync.Mutex
-	reqLog io.Writer // each request body as one JSON line (WithRequestLog)
 
 	ln   net.Listener
 	srv  *http.Server
@@ -63,7 +59,7 @@ func New(script Script) *Server {
 	return s
 }
 
-func start(addr string, script Script, opts ...Option) (*Server, error) {
+func start(addr string, script Script) (*Server, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
@@ -72,34 +68,20 @@ func start(addr string, script Script, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{script: script, ln: ln, done: make(chan struct{})}
-	for _, o := range opts {
-		o(s)
-	}
 	s.url = "http://" + ln.Addr().String()
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go s.srv.Serve(ln) //nolint:errcheck // ends with ErrServerClosed
 	return s, nil
 }
 
-// Option configures Serve.
-type Option func(*Server)
-
-// WithRequestLog writes the body of every model request (POST to a
-// messages or chat completions endpoint) to w as one JSON line, as it
-// arrives: what the model was sent, for tests that drive zot from outside
-// Go (the editors' tests read it).
-func WithRequestLog(w io.Writer) Option {
-	return func(s *Server) { s.reqLog = w }
-}
-
 // Serve runs a server for script on addr ("" or "127.0.0.1:0" for a random
 // port) until ctx is done; ready, if not nil, gets the base URL once the
 // server listens. It returns nil when ctx ends it. This is `zot mock-llm`.
-func Serve(ctx context.Context, addr string, script Script, ready func(url string), opts ...Option) error {
+func Serve(ctx context.Context, addr string, script Script, ready func(url string)) error {
 	if err := script.Validate(); err != nil {
 		return fmt.Errorf("llmtest: %w", err)
 	}
-	s, err := start(addr, script, opts...)
+	s, err := start(addr, script)
 	if err != nil {
 		return fmt.Errorf("llmtest: %w", err)
 	}
@@ -148,21 +130,6 @@ func (s *Server) Requests() []RecordedRequest {
 		out[i] = r.req
 	}
 	return out
-}
-
-// logRequest writes body as one line of the request log (compacted; a body
-// that is not JSON is written as a JSON string).
-func (s *Server) logRequest(body []byte) {
-	var line bytes.Buffer
-	if json.Compact(&line, body) != nil {
-		line.Reset()
-		b, _ := json.Marshal(string(body))
-		line.Write(b)
-	}
-	line.WriteByte('\n')
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	s.reqLog.Write(line.Bytes()) //nolint:errcheck // a test's log; nothing to do about a failed write
 }
 
 // Append adds replies to the end of the script.
@@ -251,10 +218,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Raw: body,
 	}})
 	s.mu.Unlock()
-
-	if s.reqLog != nil && r.Method == http.MethodPost && (kind == apiAnthropic || kind == apiOpenAI) {
-		s.logRequest(body)
-	}
 
 	switch kind {
 	case apiNone:

@@ -196,7 +196,6 @@ func cmdMockLLM(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("zot mock-llm", stderr)
 	script := fs.String("script", "", "script file (JSON; see agent/llmtest)")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address (loopback)")
-	requests := fs.String("requests", "", "append each model request's JSON body to this file, one line each")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return 2
 	}
@@ -209,16 +208,6 @@ func cmdMockLLM(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "zot mock-llm:", err)
 		return 1
 	}
-	var opts []llmtest.Option
-	if *requests != "" {
-		f, err := os.OpenFile(*requests, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			fmt.Fprintln(stderr, "zot mock-llm: --requests:", err)
-			return 1
-		}
-		defer f.Close()
-		opts = append(opts, llmtest.WithRequestLog(f))
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err = llmtest.Serve(ctx, *addr, s, func(url string) {
@@ -226,7 +215,7 @@ func cmdMockLLM(args []string, stdout, stderr io.Writer) int {
 		if f, ok := stdout.(*os.File); ok {
 			f.Sync()
 		}
-	}, opts...)
+	})
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "zot mock-llm:", err)
 		return 1

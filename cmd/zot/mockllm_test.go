@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,15 +55,13 @@ func TestMockLLMBadScriptSaysWhy(t *testing.T) {
 	}
 }
 
-// --requests FILE: each request the model got, one JSON line, as sent (the
+// GET /llmtest/requests: each request the model got, as sent (the
 // editors' tests read what the model was told from it).
-func TestMockLLMRequestsLog(t *testing.T) {
+func TestMockLLMServesRequests(t *testing.T) {
 	e := newEnv(t)
-	dir := t.TempDir()
-	script := filepath.Join(dir, "s.json")
-	log := filepath.Join(dir, "requests.jsonl")
+	script := filepath.Join(t.TempDir(), "s.json")
 	os.WriteFile(script, []byte(`{"replies":[{"text":"one"},{"text":"two"}]}`), 0o644)
-	cmd := e.command("mock-llm", "--script", script, "--requests", log)
+	cmd := e.command("mock-llm", "--script", script)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -78,31 +77,31 @@ func TestMockLLMRequestsLog(t *testing.T) {
 			t.Fatalf("zot -p %s: exit %d: %s", prompt, code, stderr)
 		}
 	}
-	data, err := os.ReadFile(log)
+	resp, err := http.Get(url + "/llmtest/requests")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("want 2 request lines, got %d: %s", len(lines), data)
+	defer resp.Body.Close()
+	var got []struct {
+		Path string         `json:"path"`
+		Body map[string]any `json:"body"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	var bodies []string
+	for _, r := range got {
+		if r.Body["messages"] != nil {
+			b, _ := json.Marshal(r.Body)
+			bodies = append(bodies, string(b))
+		}
+	}
+	if len(bodies) != 2 {
+		t.Fatalf("want 2 model requests, got %d: %+v", len(bodies), got)
 	}
 	for i, want := range []string{"first-prompt", "second-prompt"} {
-		var body map[string]any
-		if err := json.Unmarshal([]byte(lines[i]), &body); err != nil || body["messages"] == nil {
-			t.Fatalf("line %d is not a request body: %v %s", i+1, err, lines[i])
+		if !strings.Contains(bodies[i], want) {
+			t.Fatalf("request %d lacks %q: %s", i+1, want, bodies[i])
 		}
-		if !strings.Contains(lines[i], want) {
-			t.Fatalf("line %d lacks %q: %s", i+1, want, lines[i])
-		}
-	}
-}
-
-func TestMockLLMRequestsLogUnwritable(t *testing.T) {
-	e := newEnv(t)
-	script := filepath.Join(t.TempDir(), "s.json")
-	os.WriteFile(script, []byte(`{"replies":[{"text":"x"}]}`), 0o644)
-	_, stderr, code := e.runZot("mock-llm", "--script", script, "--requests", filepath.Join(t.TempDir(), "no", "such", "dir", "r.jsonl"))
-	if code == 0 || !strings.Contains(stderr, "--requests") {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -77,7 +77,7 @@ for t in "${tests[@]}"; do
   mkdir -p "$dir/ws" "$dir/tmp" "$dir/home" "$dir/xdg/data" "$dir/xdg/state"
   script=$HERE/$name.json
   [ -f "$script" ] || script=$HERE/default.json
-  "$ZOT_BIN" mock-llm --script "$script" --requests "$dir/llm.requests" >"$dir/llm.url" 2>"$dir/llm.err" &
+  "$ZOT_BIN" mock-llm --script "$script" >"$dir/llm.url" 2>"$dir/llm.err" &
   LLM=$!
   url=
   for _ in $(seq 1 200); do
@@ -91,7 +91,7 @@ for t in "${tests[@]}"; do
   (cd "$dir/ws" && env ZOT_HOME="$dir/home" XDG_DATA_HOME="$dir/xdg/data" XDG_STATE_HOME="$dir/xdg/state" ZOT_BIN="$ZOT_BIN" ZOT_TEST_URL="$url" ZOT_TEST_WS="$dir/ws" \
     ZOT_TEST_TMP="$dir/tmp" ZOT_TEST_NVIM="$NVIM" ZOT_TEST_TODO="$dir/todo" ZOT_TEST_LSPEXT="$EXT/lspext" ZOT_TEST_FAKEMCP="$EXT/fakemcp" \
     ZOT_TEST_GATE="$EXT/permission-gate" ZOT_TEST_PLAN="$EXT/plan-mode" ZOT_TEST_CAPEXT="$EXT/capext" \
-    ZOT_TEST_LINT="$EXT/lint-on-write" ZOT_TEST_LLM_REQUESTS="$dir/llm.requests" \
+    ZOT_TEST_LINT="$EXT/lint-on-write" \
     ZOT_TEST_NVIM="$(command -v "$NVIM")" \
     timeout 120 "$NVIM" --headless -u NONE -i NONE -n \
     -c "lua local ok,e=pcall(dofile,'$t'); if not ok then io.stderr:write(tostring(e)..'\n'); vim.cmd('cquit 1') end" \

@@ -16,12 +16,10 @@ H.ok(not run.error, 'run error')
 H.ok(vim.fn.filereadable(H.ws .. '/bad.go') == 1, 'the file was written')
 local text = H.chat_text()
 H.ok(text:find('lint-on-write found problems in bad.go', 1, true), 'the findings in the chat:\n' .. text)
-local f = assert(io.open(os.getenv('ZOT_TEST_LLM_REQUESTS'), 'r'))
 local lines = {}
-for l in f:lines() do
-  lines[#lines + 1] = l
+for _, r in ipairs(H.model_requests()) do
+  lines[#lines + 1] = vim.json.encode(r.body)
 end
-f:close()
 H.eq(2, #lines, 'model requests')
 H.ok(not lines[1]:find('lint-on-write found', 1, true), 'nothing before the write')
 H.ok(lines[2]:find('lint-on-write found problems in bad.go', 1, true), 'the model got the findings: ' .. lines[2])

@@ -230,7 +230,7 @@ JSON
 # (test/e2e/SPEC.e2e.js) in its own code-server, profile and workspace
 # (DIR), against its own scripted LLM (SCRIPT) with the zot extensions
 # EXT... and zot's extra arguments SPEC_ZOT_ARGS (a JSON array);
-# screenshots in ART; it logs each model request to DIR/requests.jsonl. SERVER is zot.serverPath ("": unset, the
+# screenshots in ART (the test reads what the model got from GET /llmtest/requests). SERVER is zot.serverPath ("": unset, the
 # package's own zot runs). Its last line is "N passed, N failed".
 run_spec() {
   local spec=$1 D=$2 SART=$3 script=$4 server=$5
@@ -240,7 +240,7 @@ run_spec() {
   mkdir -p "$D"
   # ---------------------------------------------------------------- the scripted LLM
   cp "$script" "$D/script.json"
-  setsid "$ZOT_BIN" mock-llm --script "$D/script.json" --requests "$D/requests.jsonl" > "$D/mock-llm.url" 2> "$D/mock-llm.log" &
+  setsid "$ZOT_BIN" mock-llm --script "$D/script.json" > "$D/mock-llm.url" 2> "$D/mock-llm.log" &
   PIDS+=($!)
   for _ in $(seq 1 100); do [ -s "$D/mock-llm.url" ] && break; sleep 0.1; done
   LLM_URL=$(head -n1 "$D/mock-llm.url")
@@ -311,7 +311,7 @@ require("fs").writeFileSync(file, JSON.stringify({
   local lspbin=$server
   [ -n "$lspbin" ] || lspbin=$(find "$W/exts" -path '*/bin/zot' -type f | head -1)
   local rc=0
-  CS_URL="http://127.0.0.1:$PORT/?folder=$D/ws" WS="$D/ws" ART="$SART" ZOT_BIN="$lspbin" LLM_URL="$LLM_URL" LLM_REQUESTS="$D/requests.jsonl" \
+  CS_URL="http://127.0.0.1:$PORT/?folder=$D/ws" WS="$D/ws" ART="$SART" ZOT_BIN="$lspbin" LLM_URL="$LLM_URL" \
     timeout 900 node "$HERE/test/e2e/$spec.e2e.js" | tee "$D/spec.out" || rc=$?
   # This spec's code-server (and the zot it started) end before the next.
   kill -- "-$cs" 2>/dev/null || true

@@ -25,6 +25,8 @@ export interface ClientHandle {
     readonly connection: Connection;
     /** The running client, or an error the user can act on. */
     running(): Pick<lc.LanguageClient, "sendRequest">;
+    /** The running client after the start in progress, if any (see ZotClient.ready). */
+    ready(): Promise<Pick<lc.LanguageClient, "sendRequest">>;
     restart(): Promise<void>;
     /** The session to resume after a crash. */
     resumeSession?: string;

@@ -9,7 +9,7 @@
 // own code-server, workspace and scripted LLM (extui-script.json), whose
 // replies the tests below consume in order.
 // Env: CS_URL (code-server URL with ?folder=), WS (the workspace folder),
-// ART (where screenshots go), LLM_REQUESTS (the scripted LLM's request log).
+// ART (where screenshots go), LLM_URL (the scripted LLM).
 
 const { chromium } = require("playwright-core");
 const fs = require("fs");
@@ -174,20 +174,23 @@ test("plan-mode: /plan shows \"plan\" in the status bar; /plan again removes it"
     });
 });
 
-/** The bodies of the requests the scripted model got so far. */
-function modelRequests() {
-    const text = fs.existsSync(process.env.LLM_REQUESTS || "") ? fs.readFileSync(process.env.LLM_REQUESTS, "utf8") : "";
-    return text.split("\n").filter(Boolean);
+/** The bodies (JSON text) of the requests the scripted model got so far (zot mock-llm's GET /llmtest/requests). */
+async function modelRequests() {
+    const r = await fetch(`${process.env.LLM_URL}/llmtest/requests`);
+    if (!r.ok) {
+        throw new Error(`GET /llmtest/requests: ${r.status}`);
+    }
+    return (await r.json()).filter((x) => x.body && x.body.messages).map((x) => JSON.stringify(x.body));
 }
 
 test("lint-on-write: gofmt's findings are in the write's card and reach the model", async () => {
     await ensureChat();
-    const before = modelRequests().length;
+    const before = (await modelRequests()).length;
     await send("write bad.go");
     await waitFor("the findings in the tool card", async () => (await toolResults()).some((t) => t.includes("lint-on-write found problems in bad.go")));
     await waitFor("the model's answer", async () => (await chat.$$eval(".item.assistant", (els) => els.map((e) => e.textContent).join("\n"))).includes("I will fix bad.go."));
     await idle();
-    const sent = modelRequests().slice(before);
+    const sent = (await modelRequests()).slice(before);
     if (sent.length !== 2) {
         throw new Error(`want 2 model requests for this prompt, got ${sent.length}`);
     }
