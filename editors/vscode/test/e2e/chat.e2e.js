@@ -900,7 +900,7 @@ test("a message that cannot be sent (no API key) stays in the input, one error w
     }
 });
 
-test("a window reload brings the last conversation back, scrolled to the end", async () => {
+test("a window reload brings the last conversation back, scrolled to the end, with the input's draft", async () => {
     const chat = await ensureChat();
     await chat.fill("#input", "a half-typed draft");
     await chat.dispatchEvent("#input", "input");
@@ -912,6 +912,7 @@ test("a window reload brings the last conversation back, scrolled to the end", a
     await waitFor("the transcript scrolled to the end", async () =>
         again.$eval("#transcript", (t) => t.scrollHeight - t.scrollTop - t.clientHeight < 40),
     );
+    await waitFor("the draft back in the input", async () => (await again.$eval("#input", (i) => i.value)) === "a half-typed draft");
     await shot("reload.png");
     await again.fill("#input", "");
     await again.dispatchEvent("#input", "input");
