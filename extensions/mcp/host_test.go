@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -188,6 +190,26 @@ func TestEverythingOverStreamableHTTP(t *testing.T) {
 	}
 }
 
+// The legacy HTTP+SSE transport (GET /sse, then POSTs to the endpoint it
+// names), as old servers still speak it.
+func TestEverythingOverLegacySSE(t *testing.T) {
+	url := mcptest.EverythingSSE(t)
+	e := start(t, fmt.Sprintf(`{"mcpServers": {"old": {"type": "sse", "url": %q}}}`, url))
+	st := e.state("old", mcp.StateReady)
+	if st.Transport != "sse" || st.PID != 0 || len(st.Tools) == 0 {
+		t.Fatalf("status %+v", st)
+	}
+	res, _ := run(t, e.tool("mcp__old__echo"), `{"message":"over sse"}`)
+	if res.IsError || !strings.Contains(message.TextOf(res.Content), "over sse") {
+		t.Fatalf("echo: %+v", res)
+	}
+	res, progress := run(t, e.tool("mcp__old__trigger-long-running-operation"), `{"duration": 1, "steps": 3}`)
+	// The last notification may lose the race with the result.
+	if res.IsError || len(progress) < 2 || progress[0] != "1/3" {
+		t.Fatalf("long-running over sse: %+v, progress %q", res, progress)
+	}
+}
+
 func TestAbortEndsTheCallAtOnceAndCancelsOnTheServer(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "cancelled")
 	e := start(t, fmt.Sprintf(`{"mcpServers": {"f": {"command": %q, "env": {"FAKEMCP_CANCELLED": %q}}}}`, mcptest.Fake(t), marker))
@@ -272,6 +294,30 @@ func TestServerHangingInInitialize(t *testing.T) {
 	e := start(t, fmt.Sprintf(`{"mcpServers": {"f": {"command": %q, "env": {"FAKEMCP_MODE": "hang"}}}}`, mcptest.Fake(t)),
 		func(o *mcp.Options) { o.StartTimeout = time.Second; o.RestartBackoff = []time.Duration{} })
 	st := e.state("f", mcp.StateFailed)
+	if !strings.Contains(st.LastError, "no answer to initialize within 1s") {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+// An SSE server that opens its stream and never names its endpoint: the
+// start timeout still ends the connect (the stream's context outlives
+// connect only once connected).
+func TestSSEServerSilentAfterConnect(t *testing.T) {
+	held := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-held:
+		}
+	}))
+	defer srv.Close()
+	defer close(held)
+	e := start(t, fmt.Sprintf(`{"mcpServers": {"old": {"type": "sse", "url": %q}}}`, srv.URL+"/sse"),
+		func(o *mcp.Options) { o.StartTimeout = time.Second; o.RestartBackoff = []time.Duration{} })
+	st := e.state("old", mcp.StateFailed)
 	if !strings.Contains(st.LastError, "no answer to initialize within 1s") {
 		t.Fatalf("status %+v", st)
 	}

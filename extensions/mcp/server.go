@@ -444,7 +444,7 @@ func (s *server) transport() (sdk.Transport, error) {
 	case TransportHTTP, TransportSSE:
 		hc := &http.Client{Transport: headerTransport{headers: s.cfg.Headers, base: http.DefaultTransport}}
 		if s.cfg.Type == TransportSSE {
-			return &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc}, nil
+			return sseTransport{inner: &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc}}, nil
 		}
 		return &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc}, nil
 	}
@@ -463,6 +463,44 @@ func (s *server) transport() (sdk.Transport, error) {
 	}
 	cmd.Stderr = stderr
 	return &stdioTransport{s: s, cmd: cmd, stderr: stderr, inner: &sdk.CommandTransport{Command: cmd, TerminateDuration: stdioTerminate}}, nil
+}
+
+// sseTransport gives the legacy SSE transport's event stream a context
+// that outlives connect. The SDK binds the stream (its GET) to the context
+// Connect gets, and connect's has the start timeout and is cancelled when
+// connect returns, which closed every SSE session as soon as it was up.
+// The timeout still bounds connecting (it cancels the stream then); once
+// connected, the stream ends when the session is closed.
+type sseTransport struct {
+	inner *sdk.SSEClientTransport
+}
+
+func (t sseTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	streamCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := t.inner.Connect(streamCtx)
+	if !stop() && err == nil {
+		// ctx ended as the stream came up: the stream is cancelled.
+		conn.Close()
+		err = ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &closeCancels{Connection: conn, cancel: cancel}, nil
+}
+
+// closeCancels is a connection whose Close also ends its stream's context.
+type closeCancels struct {
+	sdk.Connection
+	cancel context.CancelFunc
+}
+
+func (c *closeCancels) Close() error {
+	err := c.Connection.Close()
+	c.cancel()
+	return err
 }
 
 // stdioTransport records the started process's group (so nothing it

@@ -74,6 +74,20 @@ func Fake(t testing.TB) string {
 // a free loopback port and returns its URL; the test's cleanup stops it.
 func EverythingHTTP(t testing.TB) string {
 	t.Helper()
+	return everything(t, "streamableHttp", "listening on port", "/mcp")
+}
+
+// EverythingSSE starts server-everything's legacy HTTP+SSE transport (the
+// one old servers still speak) the same way and returns its SSE endpoint.
+func EverythingSSE(t testing.TB) string {
+	t.Helper()
+	return everything(t, "sse", "running on port", "/sse")
+}
+
+// everything runs server-everything in mode on a free loopback port until
+// its stderr says ready, and returns the URL of path on it.
+func everything(t testing.TB, mode, ready, path string) string {
+	t.Helper()
 	bin := Bin(t, "mcp-server-everything")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -81,7 +95,7 @@ func EverythingHTTP(t testing.TB) string {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command(bin, "streamableHttp")
+	cmd := exec.Command(bin, mode)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -94,7 +108,7 @@ func EverythingHTTP(t testing.TB) string {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	ready := make(chan struct{})
+	up := make(chan struct{})
 	var seen strings.Builder
 	var mu sync.Mutex
 	go func() {
@@ -104,17 +118,17 @@ func EverythingHTTP(t testing.TB) string {
 			mu.Lock()
 			seen.WriteString(sc.Text() + "\n")
 			mu.Unlock()
-			if strings.Contains(sc.Text(), "listening on port") {
-				once.Do(func() { close(ready) })
+			if strings.Contains(sc.Text(), ready) {
+				once.Do(func() { close(up) })
 			}
 		}
 	}()
 	select {
-	case <-ready:
+	case <-up:
 	case <-time.After(60 * time.Second):
 		mu.Lock()
 		defer mu.Unlock()
-		t.Fatalf("server-everything (streamableHttp) did not start within 60s:\n%s", seen.String())
+		t.Fatalf("server-everything (%s) did not start within 60s:\n%s", mode, seen.String())
 	}
-	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	return fmt.Sprintf("http://127.0.0.1:%d%s", port, path)
 }
