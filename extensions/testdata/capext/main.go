@@ -3,6 +3,7 @@
 //
 //	tool "slow": streams two tool_update lines, then answers "slow done"
 //	tool "ask_then_crash": sends ui_request, then exits 3 without waiting
+//	  for the answer (with {"crash_when": NAME}, once the workspace has NAME)
 //	tool "flood": sends 2000 set_status "n" and then "final"
 //	tool "bad_tools": set_active_tools with an unknown name; returns the error
 //	tool "bad_model": set_model with an unknown model; returns the error
@@ -29,9 +30,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/zot-editors/zot/extensions/sdk"
 	"github.com/zot-editors/zot/extensions/wire"
@@ -64,12 +67,26 @@ func main() {
 		e.Update(ctx, "step 2\n")
 		return sdk.TextResult("slow done")
 	})
-	e.Tool("ask_then_crash", "asks, then dies", nil, func(json.RawMessage) sdk.ToolResult {
+	e.Tool("ask_then_crash", "asks, then dies", nil, func(args json.RawMessage) sdk.ToolResult {
 		// A cancelled ctx: the ui_request is written, the call returns at
 		// once, and the extension dies with the dialog open.
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		e.UI().Confirm(ctx, "Really?", "the extension dies before you answer")
+		// {"crash_when": NAME}: dies only once the workspace has the file
+		// NAME, which a test creates after it saw the question open.
+		var a struct {
+			CrashWhen string `json:"crash_when"`
+		}
+		json.Unmarshal(args, &a)
+		if a.CrashWhen != "" {
+			trigger := filepath.Join(e.Hello().Cwd, a.CrashWhen)
+			for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+				if _, err := os.Stat(trigger); err == nil {
+					break
+				}
+			}
+		}
 		os.Exit(3)
 		return sdk.TextResult("unreachable")
 	})

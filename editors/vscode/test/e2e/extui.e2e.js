@@ -247,7 +247,16 @@ test("MCP servers in the Zot view: a line per server (state, tools, last error);
 
 test("an extension that asks and then dies: its question closes, the run goes on", async () => {
     await ensureChat();
+    fs.rmSync(path.join(ws, "crash-now"), { force: true });
     await send("ask then crash");
+    // capext dies only once the test saw its question (crash_when): the
+    // question must have opened for its closing to mean anything.
+    await waitFor("capext's question open", async () => {
+        const q = await quickInput();
+        return q && q.title.includes("Really?") && q.rows.includes("Yes") ? q : undefined;
+    });
+    await page.screenshot({ path: path.join(art, "ask-then-crash.png") });
+    fs.writeFileSync(path.join(ws, "crash-now"), "");
     await waitFor("the model's answer after the crash", async () => (await chat.$$eval(".item.assistant", (els) => els.map((e) => e.textContent).join("\n"))).includes("Went on after the crash."));
     await idle();
     await waitFor("no question left open (QuickPick or dialog)", async () => (await page.$(QUICK_INPUT)) === null && (await page.$(".monaco-dialog-box")) === null);
