@@ -159,9 +159,8 @@ const hello = () => fs.readFileSync(path.join(ws, "hello.txt"), "utf8");
 
 test("unsaved typing stays unsaved: disk = saved text + zot's edit, editor = typing + zot's edit, still dirty", async () => {
     // VS Code in the browser saves after a delay by default; desktop VS
-    // Code does not, and unsaved typing is what this is about.
-    fs.mkdirSync(path.join(ws, ".vscode"), { recursive: true });
-    fs.writeFileSync(path.join(ws, ".vscode", "settings.json"), JSON.stringify({ "files.autoSave": "off" }));
+    // Code does not, and unsaved typing is what this is about: e2e.sh
+    // turns autosave off in the user's settings before code-server starts.
     await ensureChat();
     await openHello();
     await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
