@@ -134,7 +134,8 @@ export class ReviewManager implements vscode.Disposable {
         void vscode.window.withProgress(
             {
                 location: vscode.ProgressLocation.Notification,
-                title: `zot wants to ${verb} ${shown}${params.tool ? ` (${params.tool})` : ""}.`,
+                // No full stop: VS Code joins title and message with ": ".
+                title: `zot wants to ${verb} ${shown}${params.tool ? ` (${params.tool})` : ""}`,
                 cancellable: true,
             },
             async (progress, cancel) => {

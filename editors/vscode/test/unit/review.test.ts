@@ -49,7 +49,7 @@ test("a review shows the file as it is against zot's editable proposal, and a no
     const proposal = fake.fileSystems.get(PROPOSAL_SCHEME) as vscode.FileSystemProvider;
     assert.equal(Buffer.from(await original.readFile(left)).toString(), "one\n");
     assert.equal(Buffer.from(await proposal.readFile(right)).toString(), "two\n");
-    assert.equal(fake.progress[0].title, "zot wants to change src/a.go (edit).");
+    assert.equal(fake.progress[0].title, "zot wants to change src/a.go (edit)");
     assert.equal(fake.contexts.get("zot.reviewing"), true);
     assert.equal(m.count, 1);
 });
