@@ -664,8 +664,14 @@ test("Stop aborts a long stream; the next prompt still works", async () => {
 test("Zot: Prompt with a selection adds a selection chip to the chat; it reaches the model as context", async () => {
     const chat = await ensureChat();
     await openFile("hello.txt", "hello review (edited)");
-    await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
-    await page.keyboard.press("Control+A");
+    // The status bar says "(N selected)" once the editor has the selection
+    // (a click can land before the editor takes focus).
+    await waitFor("the file selected in the editor", async () => {
+        await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+        await page.keyboard.press("Control+A");
+        await sleep(200);
+        return (await statusItems()).some((t) => /\(\d+ selected\)/.test(t));
+    });
     const before = (await modelRequests()).length;
     await runCommand("Zot: Prompt…");
     // No prompt box, nothing pasted: a chip above the chat's input.
