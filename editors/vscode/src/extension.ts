@@ -23,14 +23,13 @@ import { codeAction, resolveFiles } from "./files";
 import { Attachments } from "./attach";
 import type { PendingChip } from "./webview/protocol";
 import type { Ctx } from "./ctx";
+import { DraftStore } from "./draft";
 import type { HostToChat } from "./webview/protocol";
 
 let zot: Zot | undefined;
 
 /** workspaceState: the session of this workspace's last conversation. */
 const LAST_SESSION = "zot.lastSession";
-/** workspaceState: what was typed in the chat's input and not sent. */
-const DRAFT = "zot.draft";
 
 export function activate(context: vscode.ExtensionContext): Zot {
     zot = new Zot(context);
@@ -91,6 +90,8 @@ export async function deactivate(): Promise<void> {
 /** The running extension; activate() returns it (tests may use it). */
 export class Zot implements Ctx, vscode.Disposable {
     readonly output: vscode.LogOutputChannel;
+    /** The chat input's draft, kept across reloads. */
+    private readonly draft: DraftStore;
     readonly client: ZotClient;
     readonly chat: ChatViewProvider;
     readonly panels: PanelManager;
@@ -103,6 +104,8 @@ export class Zot implements Ctx, vscode.Disposable {
 
     constructor(private readonly context: vscode.ExtensionContext) {
         this.output = vscode.window.createOutputChannel("zot", { log: true });
+        const storage = context.storageUri?.scheme === "file" ? context.storageUri.fsPath : undefined;
+        this.draft = new DraftStore(storage, context.workspaceState, (s) => this.output.appendLine(s));
         const version = (context.extension?.packageJSON as { version?: unknown } | undefined)?.version;
         this.client = new ZotClient(this.output, (c) => installHandlers(c, this), undefined, undefined, {
             extensionPath: context.extensionPath,
@@ -299,7 +302,7 @@ export class Zot implements Ctx, vscode.Disposable {
         }
         out.push({ type: "commands", commands: this.state.commands });
         out.push({ type: "status", status: this.state.chatStatus(this.client.connection) });
-        out.push({ type: "draft", text: this.context.workspaceState.get<string>(DRAFT) ?? "" });
+        out.push({ type: "draft", text: this.draft.get() });
         this.attachments.announceActive();
         return out;
     }
@@ -314,7 +317,7 @@ export class Zot implements Ctx, vscode.Disposable {
             openDiff: (id, name, args) => commands.openCallDiff(this, id, name, args),
             resolveFiles: (paths) => resolveFiles(paths),
             codeAction: (action, code) => (action === "apply" ? commands.applyCode(this, code) : codeAction(action, code)),
-            saveDraft: (text) => void this.context.workspaceState.update(DRAFT, text),
+            saveDraft: (text) => this.draft.set(text),
             abort: () => commands.abort(this),
             setModel: (m) => commands.setModel(this, m),
             setMode: (m) => commands.setMode(this, m),

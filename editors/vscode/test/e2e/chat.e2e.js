@@ -86,6 +86,17 @@ async function editorText() {
     return nbsp(await page.$$eval(".monaco-editor .view-lines", (els) => els.map((e) => e.innerText).join("\n")));
 }
 
+/** The files named name under dir (any depth). */
+function findFiles(dir, name) {
+    const out = [];
+    for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+        if (e.isFile() && e.name === name) {
+            out.push(path.join(e.parentPath ?? e.path, e.name));
+        }
+    }
+    return out;
+}
+
 /** What the scripted model received: its requests' bodies (zot mock-llm's GET /llmtest/requests). */
 async function modelRequests() {
     const r = await fetch(`${process.env.LLM_URL}/llmtest/requests`);
@@ -910,6 +921,9 @@ test("a window reload brings the last conversation back, scrolled to the end, wi
     const chat = await ensureChat();
     await chat.fill("#input", "a half-typed draft");
     await chat.dispatchEvent("#input", "input");
+    // A user pauses before reloading; the test waits until the extension
+    // host has the draft (its file in the workspace storage).
+    await waitFor("the draft kept by the extension host", async () => findFiles(path.join(path.dirname(ws), "ud"), "chat-draft.txt").some((f) => fs.readFileSync(f, "utf8") === "a half-typed draft"));
     await page.reload({ waitUntil: "domcontentloaded", timeout: HANG });
     await page.waitForSelector(".monaco-workbench", { timeout: HANG });
     const again = await ensureChat();
@@ -918,7 +932,19 @@ test("a window reload brings the last conversation back, scrolled to the end, wi
     await waitFor("the transcript scrolled to the end", async () =>
         again.$eval("#transcript", (t) => t.scrollHeight - t.scrollTop - t.clientHeight < 40),
     );
-    await waitFor("the draft back in the input", async () => (await again.$eval("#input", (i) => i.value)) === "a half-typed draft");
+    // Whichever chat frame is live now (VS Code may make the view again).
+    await waitFor("the draft back in the input", async () => {
+        const values = [];
+        for (const f of page.frames()) {
+            if (!f.isDetached() && (await f.$("#zot-chat").catch(() => null))) {
+                values.push(await f.$eval("#input", (i) => i.value));
+            }
+        }
+        if (!values.includes("a half-typed draft")) {
+            throw new Error(`the chat's input holds ${JSON.stringify(values)}`);
+        }
+        return true;
+    });
     await shot("reload.png");
     await again.fill("#input", "");
     await again.dispatchEvent("#input", "input");

@@ -213,6 +213,9 @@ mcpServersEl.addEventListener("click", (e) => {
 
 // ------------------------------------------------------------ messages from the host
 
+/** The user changed the input since this webview loaded (the host's draft no longer applies). */
+let typedSinceLoad = false;
+
 window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
     const m = e.data;
     switch (m.type) {
@@ -254,9 +257,13 @@ window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
             input.focus();
             break;
         case "draft":
-            if (!input.value && m.text) {
+            // The host's draft is the one kept (written as it changed); the
+            // webview's own state, restored at load, can be older (VS Code
+            // persists it later). What the user typed since load wins.
+            if (!typedSinceLoad && input.value !== m.text) {
                 input.value = m.text;
                 autosize();
+                vscode.setState({ draft: input.value });
             }
             break;
         case "files":
@@ -576,6 +583,7 @@ input.addEventListener("keydown", (e) => {
 
 input.addEventListener("click", () => updateCompletions());
 input.addEventListener("input", () => {
+    typedSinceLoad = true;
     complSel = 0;
     updateCompletions();
     autosize();
