@@ -358,9 +358,9 @@ require("fs").writeFileSync(file, JSON.stringify({
 failed_specs=()
 for spec in ${ZOT_E2E_SPECS:-chat extui unsaved settings}; do
   case "$spec" in
-    # chat: zot.serverPath set (as before); ZOT_E2E_BUNDLED=1: no
-    # zot.serverPath and no zot on PATH, the package's own zot (three
-    # tests still fail that way: see docs/decisions.md).
+    # chat: zot.serverPath set; ZOT_E2E_BUNDLED=1 (scripts/test.sh's
+    # default on the newest VS Code): no zot.serverPath and no zot on
+    # PATH, the package's own zot.
     chat) run_spec chat "$W" "$ART" "$HERE/test/e2e/llm-script.json" "$([ "${ZOT_E2E_BUNDLED:-}" = 1 ] || echo "$ZOT_BIN")" "$W/todo" || failed_specs+=(chat) ;;
     # extui: zot.serverPath set, which wins over the bundled zot.
     extui) SPEC_ZOT_ARGS="[\"--mcp-config\", \"$W/mcp.json\"]" run_spec extui "$W/extui" "$ART/extui" "$HERE/test/e2e/extui-script.json" "$ZOT_BIN" \

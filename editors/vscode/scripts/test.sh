@@ -13,7 +13,11 @@
 #   E2E_REPEAT=5 editors/vscode/scripts/test.sh   # (b) five times per version
 #
 # Env: ZOT_E2E_CODE_SERVERS (default "4.100.3 4.139.1": VS Code 1.100, the
-#        oldest we support, and 1.139, the newest that installs here),
+#        oldest we support, and 1.139, the newest that installs here; the
+#        last one's chat spec runs the bundled zot, see ZOT_E2E_BUNDLED),
+#      ZOT_E2E_BUNDLED (default: 1 for the last version only) for every
+#        version: 1 runs the chat spec on the package's own zot, "" on
+#        zot.serverPath,
 #      E2E_REPEAT (default 1): end-to-end runs per version, each with a
 #        fresh profile and workspace; a summary line per run,
 #      and scripts/e2e.sh's (ZOT_BIN, ZOT_E2E_CACHE, ZOT_E2E_KEEP).
@@ -53,14 +57,20 @@ if [ "${1:-}" != "--unit" ]; then
   repeat=${E2E_REPEAT:-1}
   case "$repeat" in '' | *[!0-9]* | 0) echo "E2E_REPEAT must be a positive number, not '$repeat'"; exit 2 ;; esac
   runs=()
-  for cs in ${ZOT_E2E_CODE_SERVERS:-4.100.3 4.139.1}; do
+  versions=(${ZOT_E2E_CODE_SERVERS:-4.100.3 4.139.1})
+  for cs in "${versions[@]}"; do
+    # The chat spec runs the package's own zot (no zot.serverPath, no zot
+    # on PATH) on the newest VS Code, and zot.serverPath (which wins) on
+    # the others; ZOT_E2E_BUNDLED, when set, decides for all.
+    bundled=${ZOT_E2E_BUNDLED-}
+    if [ -z "${ZOT_E2E_BUNDLED+set}" ] && [ "$cs" = "${versions[-1]}" ]; then bundled=1; fi
     for i in $(seq 1 "$repeat"); do
       nth= art=$HERE/test-artifacts/code-server-$cs
       if [ "$repeat" -gt 1 ]; then nth=", run $i of $repeat" art=$art/run-$i; fi
-      echo "== vscode: end-to-end (Chromium + code-server $cs$nth)"
+      echo "== vscode: end-to-end (Chromium + code-server $cs$nth; chat on $([ "$bundled" = 1 ] && echo "the bundled zot" || echo "zot.serverPath"))"
       e2e_out=$(mktemp)
       s=$(date +%s)
-      ZOT_E2E_CODE_SERVER=$cs ZOT_E2E_ART=$art bash scripts/e2e.sh 2>&1 | tee "$e2e_out"
+      ZOT_E2E_CODE_SERVER=$cs ZOT_E2E_ART=$art ZOT_E2E_BUNDLED=$bundled bash scripts/e2e.sh 2>&1 | tee "$e2e_out"
       line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$e2e_out" | tail -1)
       if [ -n "$line" ]; then
         pass=$((pass + $(echo "$line" | cut -d' ' -f1))); fail=$((fail + $(echo "$line" | cut -d' ' -f3)))
