@@ -68,7 +68,7 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 8<<10), max: max} // longer lines accumulate in buf
+	return &lineReader{r: bufio.NewReaderSize(r, 2<<10), max: max} // longer lines accumulate in buf
 }
 
 // next returns the next line without its newline. The slice is valid until

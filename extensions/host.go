@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -266,10 +267,31 @@ func (h *Host) Start(ctx context.Context) error {
 	}
 	if h.o.Background {
 		h.rediscover(h.ctx, true, false)
+		h.returnStartupMemory()
 		return nil
 	}
 	h.rediscover(ctx, true, true)
+	h.returnStartupMemory()
 	return ctx.Err()
+}
+
+// returnStartupMemory gives the start-up's garbage (manifests, hello
+// frames, schemas, trust hashes) back to the OS once every extension has
+// started. An idle host allocates nothing, so no GC would run to free it,
+// and it stayed resident: 2 MiB of the idle RSS at 100 extensions.
+func (h *Host) returnStartupMemory() {
+	h.mu.Lock()
+	none := len(h.slots) == 0
+	h.mu.Unlock()
+	if none {
+		return
+	}
+	h.goBG(func() {
+		h.WaitStarting(h.ctx)
+		if h.ctx.Err() == nil {
+			debug.FreeOSMemory()
+		}
+	})
 }
 
 // Close stops every extension (shutdown, then SIGTERM/SIGKILL within 3 s)
@@ -382,9 +404,11 @@ func (h *Host) Reload(ctx context.Context) error {
 	}
 	if h.o.Background {
 		h.rediscover(h.ctx, true, false)
+		h.returnStartupMemory()
 		return nil
 	}
 	h.rediscover(ctx, true, true)
+	h.returnStartupMemory()
 	return ctx.Err()
 }
 

@@ -536,9 +536,12 @@ func (q *outQueue) close(drain bool) {
 	}
 }
 
+// queueWriters lends each queue a write buffer while it writes a batch: an
+// idle extension (most of them, most of the time) holds none.
+var queueWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 8<<10) }} // larger frames are written through
+
 func (q *outQueue) run() {
 	defer q.w.Close()
-	bw := bufio.NewWriterSize(q.w, 8<<10) // larger frames are written through
 	failed := false
 	for range q.signal {
 		for {
@@ -556,6 +559,8 @@ func (q *outQueue) run() {
 			if failed {
 				continue
 			}
+			bw := queueWriters.Get().(*bufio.Writer)
+			bw.Reset(q.w)
 			for _, it := range items {
 				if _, err := bw.Write(it.b); err != nil {
 					failed = true
@@ -565,6 +570,8 @@ func (q *outQueue) run() {
 			if !failed && bw.Flush() != nil {
 				failed = true
 			}
+			bw.Reset(nil)
+			queueWriters.Put(bw)
 			if failed {
 				go q.p.stdinFailed()
 			}
