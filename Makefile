@@ -17,7 +17,7 @@ CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 COVERDIR    ?= $(CURDIR)/bin/cover
 NVIM_TESTS  := editors/nvim/tests
 
-.PHONY: all build run test test-go test-nvim test-nvim-all test-vscode test-acp lint fuzz cover bench early-ready vet cross release-snapshot vsix demo clean
+.PHONY: all build run test test-go test-nvim test-nvim-all test-vscode test-acp lint fuzz cover bench early-ready vet cross release-snapshot goreleaser vsix demo clean
 
 all: build
 
@@ -37,8 +37,8 @@ demo: build
 # the oldest supported, Debian testing's and the newest, and the builtin
 # transport); VS Code (unit tests in Node, then real code-server + Chromium);
 # every platform compiles and vets (make cross). make release-snapshot is
-# not part of it: installing goreleaser cold took 87 min here (see
-# docs/decisions.md, "Releases").
+# not part of it (installing goreleaser cold fetches ~1.9 GB of modules);
+# .ci/run runs it after make test (see docs/decisions.md, "Releases").
 test: lint cross test-go fuzz test-acp test-nvim-all test-vscode
 
 # The Go suite runs once, with -race: the same tests, and servertest builds
@@ -111,6 +111,10 @@ cross:
 release-snapshot: $(GORELEASER)
 	$(GORELEASER) release --snapshot --clean
 	scripts/check-release.sh dist
+
+# goreleaser alone (CI installs it under a time limit, then runs
+# release-snapshot).
+goreleaser: $(GORELEASER)
 
 # Installed into a temporary directory and moved into place, so an
 # interrupted build never leaves a half-written binary in the cache.

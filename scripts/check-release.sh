@@ -32,7 +32,8 @@ $expected"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for a in "${want[@]}"; do
-  d="$tmp/${a%.*}"; mkdir -p "$d"
+  name=${a%.zip}; name=${name%.tar.gz}
+  d="$tmp/$name"; mkdir -p "$d"
   case $a in
     *.zip) python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$dist/$a" "$d"; bin=zot.exe ;;
     *) tar -xzf "$dist/$a" -C "$d"; bin=zot ;;
@@ -57,7 +58,6 @@ else:
     print('unknown', b[:4].hex())
 PY
 )
-  name=${a%.*}; name=${name%.tar}
   want_kind="$(echo "$name" | awk -F_ '{print $(NF-1), $NF}')"
   [ "$kind" = "$want_kind" ] || fail "$a holds a $kind binary, want $want_kind"
 done
