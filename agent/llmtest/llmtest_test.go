@@ -408,24 +408,11 @@ func TestServeRequestsOverHTTP(t *testing.T) {
 	srv := New(Script{Replies: []Reply{TextReply("one")}})
 	defer srv.Close()
 	post(t, srv.URL()+"/v1/messages", `{"model":"m","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"hello there"}]}`)
-	resp, err := http.Get(srv.URL() + RequestsPath)
+	got, err := FetchRequests(srv.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	var got []struct {
-		Path string         `json:"path"`
-		Body map[string]any `json:"body"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || got[0].Path != "/v1/messages" || !strings.Contains(jsonOf(got[0].Body), "hello there") || len(srv.Requests()) != 1 {
+	if len(got) != 1 || got[0].Path != "/v1/messages" || !strings.Contains(string(got[0].Body), "hello there") || len(srv.Requests()) != 1 {
 		t.Fatalf("requests: %+v (recorded %d)", got, len(srv.Requests()))
 	}
-}
-
-func jsonOf(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }

@@ -203,6 +203,31 @@ func (s *Server) take() (Reply, int, action) {
 // check what the client sent.
 const RequestsPath = "/llmtest/requests"
 
+// ServedRequest is one entry of RequestsPath's answer: the request's path
+// and its body as sent (a JSON string when the body was not JSON).
+type ServedRequest struct {
+	Path string          `json:"path"`
+	Body json.RawMessage `json:"body"`
+}
+
+// FetchRequests asks the server at baseURL, usually in another process
+// (`zot mock-llm`), for the model requests it has received.
+func FetchRequests(baseURL string) ([]ServedRequest, error) {
+	resp, err := http.Get(baseURL + RequestsPath)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", RequestsPath, resp.Status)
+	}
+	var out []ServedRequest
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return nil, fmt.Errorf("GET %s: %w", RequestsPath, err)
+	}
+	return out, nil
+}
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == RequestsPath && r.Method == http.MethodGet {
 		s.serveRequests(w)

@@ -3,12 +3,13 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zot-editors/zot/agent/llmtest"
 )
 
 // The README's no-key run: zot mock-llm serves a script, zot -p talks to it.
@@ -77,23 +78,17 @@ func TestMockLLMServesRequests(t *testing.T) {
 			t.Fatalf("zot -p %s: exit %d: %s", prompt, code, stderr)
 		}
 	}
-	resp, err := http.Get(url + "/llmtest/requests")
+	got, err := llmtest.FetchRequests(url)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var got []struct {
-		Path string         `json:"path"`
-		Body map[string]any `json:"body"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
 		t.Fatal(err)
 	}
 	var bodies []string
 	for _, r := range got {
-		if r.Body["messages"] != nil {
-			b, _ := json.Marshal(r.Body)
-			bodies = append(bodies, string(b))
+		var body struct {
+			Messages json.RawMessage `json:"messages"`
+		}
+		if json.Unmarshal(r.Body, &body) == nil && body.Messages != nil {
+			bodies = append(bodies, string(r.Body))
 		}
 	}
 	if len(bodies) != 2 {
