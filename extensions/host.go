@@ -265,6 +265,12 @@ func (h *Host) Start(ctx context.Context) error {
 			h.watch = w
 		}
 	}
+	return h.rediscoverAll(ctx)
+}
+
+// rediscoverAll (re)loads every extension: in the background, or waited
+// for within ctx; then the start-up's garbage goes back to the OS.
+func (h *Host) rediscoverAll(ctx context.Context) error {
 	if h.o.Background {
 		h.rediscover(h.ctx, true, false)
 		h.returnStartupMemory()
@@ -402,14 +408,7 @@ func (h *Host) Reload(ctx context.Context) error {
 	if h.isClosed() {
 		return errors.New("extensions: host closed")
 	}
-	if h.o.Background {
-		h.rediscover(h.ctx, true, false)
-		h.returnStartupMemory()
-		return nil
-	}
-	h.rediscover(ctx, true, true)
-	h.returnStartupMemory()
-	return ctx.Err()
+	return h.rediscoverAll(ctx)
 }
 
 // Trust records trust for the project-local extension name (with the hash
