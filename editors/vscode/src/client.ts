@@ -14,9 +14,9 @@ import type { ClientState, Connection } from "./state";
 export type { ClientState } from "./state";
 export { errorMessage } from "./errors";
 
-/** Restarts allowed within RESTART_WINDOW_MS before zot is left stopped. */
 /** How long a message waits for zot to finish starting (ready). */
 export const START_WAIT_MS = 60_000;
+/** Restarts allowed within RESTART_WINDOW_MS before zot is left stopped. */
 export const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
