@@ -38,7 +38,7 @@ func BenchmarkDeltas(b *testing.B) {
 	var deltas int
 	var first, done time.Time
 	doneCh := make(chan struct{}, 1)
-	ed.NotifyHook = func(method string, params []byte) bool {
+	ed.SetNotifyHook(func(method string, params []byte) bool {
 		if method != "zot/event" {
 			return true
 		}
@@ -59,7 +59,7 @@ func BenchmarkDeltas(b *testing.B) {
 			doneCh <- struct{}{}
 		}
 		return false
-	}
+	})
 	ed.Initialize(nil)
 
 	var total, firstSum, doneSum time.Duration

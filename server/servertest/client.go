@@ -97,7 +97,7 @@ func (e *Editor) read(r io.Reader) {
 			e.bump()
 			go e.serve(m)
 		case m.Method != "":
-			if e.NotifyHook != nil && !e.NotifyHook(m.Method, m.Params) {
+			if h := e.notifyHook.Load(); h != nil && !(*h)(m.Method, m.Params) {
 				continue
 			}
 			e.mu.Lock()

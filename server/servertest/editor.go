@@ -33,6 +33,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -130,9 +131,9 @@ type Editor struct {
 	// IgnoreRebased answers zot/save as a client that predates its
 	// rebased documents: it neither writes them nor answers them.
 	IgnoreRebased bool
-	// NotifyHook sees every notification first; returning false keeps it
-	// out of the record (benchmarks).
-	NotifyHook func(method string, params []byte) bool
+	// notifyHook: see SetNotifyHook (atomic: the reader goroutine is
+	// already running when a test sets it).
+	notifyHook atomic.Pointer[func(method string, params []byte) bool]
 	// AnswerTimes sends each answer to a server → client request this many
 	// times (a hostile or buggy client; 0 and 1 send it once).
 	AnswerTimes int
@@ -404,4 +405,10 @@ func Ctx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), WaitTimeout)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// SetNotifyHook has fn see every notification first; returning false
+// keeps it out of the record (benchmarks). Safe while the editor runs.
+func (e *Editor) SetNotifyHook(fn func(method string, params []byte) bool) {
+	e.notifyHook.Store(&fn)
 }

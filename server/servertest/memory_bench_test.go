@@ -42,9 +42,9 @@ func memEditor(b *testing.B, llm *llmtest.Server) *servertest.Editor {
 		Args: []string{"--api-key", "k", "--base-url", llm.URL(), "--no-session"}})
 	// Keep only the ends of runs: the benchmarks measure zot, not the
 	// fake editor's record.
-	ed.NotifyHook = func(method string, params []byte) bool {
+	ed.SetNotifyHook(func(method string, params []byte) bool {
 		return method == "zot/event" && len(params) < 200 && strings.Contains(string(params), `"type":"done"`)
-	}
+	})
 	ed.Initialize(nil)
 	return ed
 }

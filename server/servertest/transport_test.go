@@ -65,7 +65,7 @@ func TestStuckEditorDoesNotKeepZotAlive(t *testing.T) {
 	// No progress: workDoneProgress/create would wait for an answer the
 	// stopped editor never sends, and the run would not flood.
 	ed := e.start(func(c *servertest.Config) { c.NoProgress = true })
-	ed.NotifyHook = func(string, []byte) bool { return false } // do not keep the flood
+	ed.SetNotifyHook(func(string, []byte) bool { return false }) // do not keep the flood
 	ed.Prompt("flood the editor")
 	ed.StopReading()
 	// The flood has reached the pipe and nothing drains it: with 30 MB
