@@ -19,7 +19,7 @@ const compactAsk = "Summarise the conversation above for the agent, as instructe
 // holding a model-written summary. The summary call's own usage is counted
 // in the runtime's cost (zot forgets it).
 func (r *Runtime) compact(ctx context.Context, emit func(Event), keepFrom int) error {
-	all := r.Messages()
+	all := r.transcript()
 	if keepFrom > len(all) {
 		keepFrom = len(all)
 	}

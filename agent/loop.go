@@ -158,7 +158,7 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 		system += "\n\n" + r.runSystem
 	}
 	r.mu.Unlock()
-	msgs := r.Messages()
+	msgs := r.transcript()
 	if h := r.runHooks(); h != nil {
 		if m := h.TransformContext(ctx, msgs); m != nil {
 			msgs = m

@@ -534,6 +534,18 @@ func (r *Runtime) Messages() []message.Message {
 	return append([]message.Message(nil), r.messages...)
 }
 
+// transcript returns the transcript as it is now, without copying it: the
+// runtime only ever appends to r.messages or replaces it, never writes a
+// message in place, and the capacity is capped so an append past the view
+// cannot write into it. Each model call reads the whole transcript; a copy
+// per call made the host's CPU per prompt grow with the conversation.
+// Callers must not modify the elements.
+func (r *Runtime) transcript() []message.Message {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.messages[:len(r.messages):len(r.messages)]
+}
+
 func (r *Runtime) messageCount() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()

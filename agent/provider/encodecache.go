@@ -17,6 +17,12 @@ import (
 // by the provider's own per-message encoder; the cache only remembers its
 // output, so new content block kinds need nothing here.
 //
+// The request body is built in the last body's buffer when the transport
+// has given it back: the bytes of the request head and of the messages
+// that are still the same, in the same places, are already there, and only
+// what follows them is written. A growing conversation then costs a model
+// call the bytes of its new messages, not a copy of the whole transcript.
+//
 // Messages are never modified once in the transcript (see
 // message.Message), so the address of a message's content array names it.
 // An entry holds that array, so the address cannot be reused by another
@@ -24,8 +30,12 @@ import (
 type encodeCache struct {
 	mu    sync.Mutex
 	prev  []encodedMessage // the last call's messages, in order
-	spare []encodedMessage // the call before's slice, to reuse
-	free  []byte           // the last request body's buffer, to build the next in
+	spare []encodedMessage // a slice to reuse for the next call's
+	free  []byte           // a request body's buffer, to build the next in
+	// last is the last body built, which prev's end offsets are in, and
+	// open the offset just past its messages array's '[' and lead.
+	last []byte
+	open int
 	// The last request head (the request without its messages) and its
 	// encoding: the system prompt and the tools' schemas rarely change
 	// between calls and cost more to encode than to compare.
@@ -39,11 +49,18 @@ type encodedMessage struct {
 	key     *message.Content  // &content[0]; nil: not cached
 	content []message.Content // the key's array, kept alive
 	role    string
-	raw     []byte
+	raw     []byte // its encoding; nil for a large one (see maxCachedMessage)
+	large   bool   // not kept: only the last body holds its bytes
+	end     int    // the offset just past its bytes in the last body
 }
 
 func (e *encodedMessage) is(m message.Message) bool {
 	return e.key == &m.Content[0] && len(e.content) == len(m.Content) && e.role == m.Role
+}
+
+// reusable: e's encoding is kept and may stand for m.
+func (e *encodedMessage) reusable(m message.Message) bool {
+	return !e.large && e.is(m)
 }
 
 // head encodes p, a provider's request struct without its messages,
@@ -81,16 +98,39 @@ func (c *encodeCache) body(head []byte, lead [][]byte, msgs []message.Message, s
 	if !bytes.HasSuffix(head, []byte(tail)) {
 		return nil, fmt.Errorf("request head does not end with %s", tail)
 	}
-	var prev, next []encodedMessage
+	var prev, spare []encodedMessage
+	var last []byte
+	var open int
 	if c != nil {
 		c.mu.Lock()
-		prev, next, c.prev, c.spare = c.prev, c.spare[:0], nil, nil
+		prev, spare, last, open = c.prev, c.spare, c.last, c.open
+		c.prev, c.spare, c.last = nil, nil, nil
 		c.mu.Unlock()
 	}
 	body := c.takeBuffer()
-	body = append(body, head[:len(head)-len("null}")]...)
-	body = append(body, '[')
-	first := true
+	// The last body's bytes up to the end of message k-1 are kept when this
+	// buffer is the last body's, its head and lead are this call's, and
+	// messages 0…k-1 are the same ones, none of them skip then or now.
+	k := 0
+	opened := len(head) - len("null}") + 1 // the offset past '['
+	if sameArray(body, last) && open >= opened && bytes.HasPrefix(last, head[:opened-1]) && leadIs(last[opened-1:open], lead) {
+		body = last[:open]
+		for k < len(msgs) && k < len(prev) && k != skip && prev[k].key != nil && len(msgs[k].Content) > 0 && prev[k].is(msgs[k]) {
+			body = last[:prev[k].end]
+			k++
+		}
+	} else {
+		body = append(body, head[:len(head)-len("null}")]...)
+		body = append(body, '[')
+		for _, raw := range lead {
+			if len(raw) > 0 && len(body) > opened {
+				body = append(body, ',')
+			}
+			body = append(body, raw...)
+		}
+		open = len(body)
+	}
+	first := len(body) == opened
 	add := func(raw []byte) {
 		if len(raw) == 0 {
 			return
@@ -101,33 +141,38 @@ func (c *encodeCache) body(head []byte, lead [][]byte, msgs []message.Message, s
 		first = false
 		body = append(body, raw...)
 	}
-	for _, raw := range lead {
-		add(raw)
+	// Entries of the last call from position k on, to look up: next reuses
+	// prev's array in place for the kept prefix (no copy of the entries).
+	old, next := prev, spare[:0]
+	if k > 0 {
+		old, next = append(spare[:0], prev[k:]...), prev[:k]
 	}
 	// The transcript usually is the last call's plus new messages at the
 	// end: compare in place, and index the last call's messages only once a
 	// position holds another message (after a compaction, say).
 	var index map[*message.Content]int
-	for i, m := range msgs {
+	for i := k; i < len(msgs); i++ {
+		m := msgs[i]
 		cacheable := c != nil && i != skip && len(m.Content) > 0
 		var e encodedMessage
 		hit := false
 		if cacheable {
 			key := &m.Content[0]
-			inPlace := i < len(prev) && prev[i].key == key
-			if inPlace && prev[i].is(m) {
-				e, hit = prev[i], true
-			} else if !inPlace && (index != nil || i < len(prev) && prev[i].key != nil) {
+			j := i - k // m's position among old
+			inPlace := j < len(old) && old[j].key == key
+			if inPlace && old[j].reusable(m) {
+				e, hit = old[j], true
+			} else if !inPlace && (index != nil || j < len(old) && old[j].key != nil) {
 				if index == nil {
-					index = make(map[*message.Content]int, len(prev))
-					for j, p := range prev {
+					index = make(map[*message.Content]int, len(old))
+					for j, p := range old {
 						if p.key != nil {
 							index[p.key] = j
 						}
 					}
 				}
-				if j, ok := index[key]; ok && prev[j].is(m) {
-					e, hit = prev[j], true
+				if j, ok := index[key]; ok && old[j].reusable(m) {
+					e, hit = old[j], true
 				}
 			}
 		}
@@ -148,7 +193,12 @@ func (c *encodeCache) body(head []byte, lead [][]byte, msgs []message.Message, s
 				first = false
 			}
 			if c != nil {
-				next = append(next, encodedMessage{})
+				e = encodedMessage{}
+				if cacheable { // large: its bytes stay in this body only
+					e = encodedMessage{key: &m.Content[0], content: m.Content, role: m.Role, large: true}
+				}
+				e.end = len(body)
+				next = append(next, e)
 			}
 			continue
 		}
@@ -160,18 +210,55 @@ func (c *encodeCache) body(head []byte, lead [][]byte, msgs []message.Message, s
 			e = encodedMessage{key: &m.Content[0], content: m.Content, role: m.Role, raw: raw}
 		}
 		add(e.raw)
+		e.end = len(body)
 		next = append(next, e)
 	}
 	body = append(body, "]}"...)
 	if c != nil {
-		clear(prev) // let go of messages no longer sent
+		// Let go of messages no longer sent.
+		if len(next) < len(prev) {
+			clear(prev[len(next):]) // prev's array when next is in it
+		}
+		clear(old)
 		c.mu.Lock()
 		if c.prev == nil { // unless a concurrent call stored its own
-			c.prev, c.spare = next, prev[:0]
+			c.prev, c.spare, c.last, c.open = next, old[:0], body, open
 		}
 		c.mu.Unlock()
 	}
 	return body, nil
+}
+
+// sameArray: a and b share their first byte's address (b was built in a).
+func sameArray(a, b []byte) bool {
+	return cap(a) > 0 && cap(b) > 0 && &a[:1][0] == &b[:1][0]
+}
+
+// leadIs reports whether the body bytes after '[' (b, the '[' included) are
+// lead's non-empty entries, comma-separated.
+func leadIs(b []byte, lead [][]byte) bool {
+	if len(b) == 0 || b[0] != '[' {
+		return false
+	}
+	b = b[1:]
+	first := true
+	for _, raw := range lead {
+		if len(raw) == 0 {
+			continue
+		}
+		if !first {
+			if len(b) == 0 || b[0] != ',' {
+				return false
+			}
+			b = b[1:]
+		}
+		first = false
+		if !bytes.HasPrefix(b, raw) {
+			return false
+		}
+		b = b[len(raw):]
+	}
+	return len(b) == 0
 }
 
 // takeBuffer lends the cache's body buffer (empty when it is lent out or
@@ -189,14 +276,16 @@ func (c *encodeCache) takeBuffer() []byte {
 	return b[:0]
 }
 
-// giveBack returns a body buffer once nothing reads it any more.
+// giveBack returns a body buffer once nothing reads it any more. The last
+// body's buffer is kept over any other (its bytes are reused); else the
+// larger.
 func (c *encodeCache) giveBack(b []byte) {
 	if c == nil || cap(b) > maxKeptBody {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if cap(b) > cap(c.free) {
+	if sameArray(b, c.last) || !sameArray(c.free, c.last) && cap(b) > cap(c.free) {
 		c.free = b
 	}
 }

@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -89,5 +90,50 @@ func TestLargeMessagesAreNotCached(t *testing.T) {
 	}
 	if kept == 0 {
 		t.Error("no message is cached")
+	}
+}
+
+// A large message is encoded into each body, except when the body is built
+// in the last one's buffer with the large message in its unchanged part:
+// its bytes are there already.
+func TestLargeMessageKeptInBodyPrefix(t *testing.T) {
+	big := message.Message{Role: message.RoleUser, Content: []message.Content{message.Text(`"` + strings.Repeat("x", maxCachedMessage+1) + `"`)}}
+	small := func(s string) message.Message {
+		return message.Message{Role: message.RoleAssistant, Content: []message.Content{message.Text(`"` + s + `"`)}}
+	}
+	msgs := []message.Message{big, small("a"), small("b"), small("c")}
+	var encoded []int
+	enc := func(dst []byte, i int, m message.Message) ([]byte, error) {
+		encoded = append(encoded, i)
+		return append(dst, m.Content[0].Text...), nil
+	}
+	var c encodeCache
+	head := []byte(`{"messages":null}`)
+	call := func(n int, giveBack bool) {
+		t.Helper()
+		encoded = nil
+		b, err := c.body(head, nil, msgs[:n], -1, enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"messages":[` + big.Content[0].Text
+		for _, m := range msgs[1:n] {
+			want += "," + m.Content[0].Text
+		}
+		if string(b) != want+"]}" {
+			t.Fatalf("%d messages: wrong body", n)
+		}
+		if giveBack {
+			c.giveBack(b)
+		}
+	}
+	call(2, true)
+	call(3, false)
+	if fmt.Sprint(encoded) != "[2]" {
+		t.Fatalf("encoded %v, want [2] (the large message is in the kept bytes)", encoded)
+	}
+	call(4, false)
+	if fmt.Sprint(encoded) != "[0 3]" {
+		t.Fatalf("encoded %v, want [0 3] (the buffer is still lent: the large message again)", encoded)
 	}
 }
