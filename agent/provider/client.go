@@ -51,7 +51,7 @@ type Options struct {
 	IdleTimeout      time.Duration
 }
 
-var defaultHTTPClient = &http.Client{}
+var defaultHTTPClient = &http.Client{Transport: defaultTransport()}
 
 // New builds the client for opts.Provider. It contacts nothing.
 func New(opts Options) (Client, error) {

@@ -357,6 +357,22 @@ func (r *bodyReader) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
+// writeTo writes up to max bytes of the rest of the body to w in one call.
+func (r *bodyReader) writeTo(w io.Writer, max int64) (int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.off >= len(r.s.data) || max <= 0 {
+		return 0, nil
+	}
+	end := len(r.s.data)
+	if int64(end-r.off) > max {
+		end = r.off + int(max)
+	}
+	n, err := w.Write(r.s.data[r.off:end])
+	r.off += n
+	return int64(n), err
+}
+
 func (r *bodyReader) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
