@@ -92,3 +92,39 @@ func TestBodyWrittenWhole(t *testing.T) {
 		t.Fatalf("the server got %d bytes, want 100000", len(got))
 	}
 }
+
+// Over TLS (HTTP/1.1 and HTTP/2) the connection under TLS is ours too:
+// bodies arrive whole.
+func TestBodyOverTLS(t *testing.T) {
+	for _, h2 := range []bool{false, true} {
+		var got []byte
+		var proto string
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got, _ = io.ReadAll(r.Body)
+			proto = r.Proto
+		}))
+		srv.EnableHTTP2 = h2
+		srv.StartTLS()
+		base := http.DefaultTransport.(*http.Transport).Clone()
+		base.TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+		tr := bodyTransport(base)
+		hc := &http.Client{Transport: tr}
+		data := bytes.Repeat([]byte("0123456789abcdef"), 50_000)
+		var c encodeCache
+		body := c.share(append(c.takeBuffer(), data...))
+		resp, err := post(context.Background(), hc, "test", srv.URL, http.Header{}, nil, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		body.done()
+		tr.CloseIdleConnections()
+		srv.Close()
+		if !bytes.Equal(got, data) {
+			t.Fatalf("HTTP/2 %v: the server got %d bytes, want %d", h2, len(got), len(data))
+		}
+		if want := map[bool]string{false: "HTTP/1.1", true: "HTTP/2.0"}[h2]; proto != want {
+			t.Fatalf("protocol %s, want %s", proto, want)
+		}
+	}
+}
