@@ -1,7 +1,7 @@
 // zot/reviewEdit: a diff editor (the file as it is ↔ zot's proposal, which
-// the user may edit) with Accept / Reject in the editor title and a
-// notification. The answer is {decision, text?}: text when the user changed
-// the proposal.
+// the user may edit) with Accept / Reject in the editor title, and a
+// notification with Accept / Reject / Open Diff. The answer is {decision,
+// text?}: text when the user changed the proposal.
 
 import * as vscode from "vscode";
 import * as path from "path";
@@ -10,6 +10,13 @@ import type * as ext from "./lsp_ext";
 export const PROPOSAL_SCHEME = "zot-review";
 export const ORIGINAL_SCHEME = "zot-review-original";
 const CONTEXT_KEY = "zot.reviewing";
+// The notification's buttons.
+const ACCEPT = "Accept";
+const REJECT = "Reject";
+const OPEN_DIFF = "Open Diff";
+
+/** How a review ended: withdrawn when zot stopped waiting (or is gone). */
+type Outcome = "accepted" | "rejected" | "withdrawn";
 
 /** A small in-memory file system: one file per review side. */
 class MemFS implements vscode.FileSystemProvider {
@@ -65,9 +72,12 @@ interface Pending {
     params: ext.ReviewEditParams;
     left: vscode.Uri;
     right: vscode.Uri;
+    /** The diff editor's title. */
+    title: string;
     /** undefined: abandoned (the connection to zot is gone; nothing to answer). */
-    settle: (r: ext.ReviewEditResult | undefined) => void;
+    settle: (r: ext.ReviewEditResult | undefined, how?: Outcome) => void;
     settled: boolean;
+    outcome?: Outcome;
 }
 
 export class ReviewManager implements vscode.Disposable {
@@ -100,13 +110,16 @@ export class ReviewManager implements vscode.Disposable {
         const shown = vscode.workspace.asRelativePath(target, false);
         const verb = params.oldText === "" ? "create" : "change";
 
+        const title = `${base} ↔ zot's proposed ${verb} (editable)`;
+        let p!: Pending;
         const result = new Promise<ext.ReviewEditResult | undefined>((resolve) => {
-            const p: Pending = { id, params, left, right, settled: false, settle: () => undefined };
-            p.settle = (r) => {
+            p = { id, params, left, right, title, settled: false, settle: () => undefined };
+            p.settle = (r, how) => {
                 if (p.settled) {
                     return;
                 }
                 p.settled = true;
+                p.outcome = how ?? (r === undefined ? "withdrawn" : r.decision === "accept" ? "accepted" : "rejected");
                 this.pending.delete(id);
                 if (params.toolCallId) {
                     this.onReviewing(params.toolCallId, false);
@@ -121,33 +134,14 @@ export class ReviewManager implements vscode.Disposable {
             this.onReviewing(params.toolCallId, true);
         }
         // message is only ever the user's own words (zot quotes it to the model).
-        token.onCancellationRequested(() => this.finish(id, { decision: "reject" }));
+        token.onCancellationRequested(() => this.finish(id, { decision: "reject" }, "withdrawn"));
 
-        const title = `${base} ↔ zot's proposed ${verb} (editable)`;
         try {
-            await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false, preserveFocus: false });
+            await this.openDiff(p);
         } catch (e) {
             this.log(`[review] cannot open the diff: ${e instanceof Error ? e.message : String(e)}`);
         }
-        // The notification closes itself when the review is decided
-        // (a message with buttons would linger); its Cancel rejects.
-        void vscode.window.withProgress(
-            {
-                location: vscode.ProgressLocation.Notification,
-                // No full stop: VS Code joins title and message with ": ".
-                title: `zot wants to ${verb} ${shown}${params.tool ? ` (${params.tool})` : ""}`,
-                cancellable: true,
-            },
-            async (progress, cancel) => {
-                progress.report({
-                    message: `Edit the proposal if you like, then choose "Accept Proposed Change" or "Reject Proposed Change" in the diff editor's title bar${
-                        params.toolCallId ? " or Accept / Reject on the change in the Zot chat" : ""
-                    } (Cancel rejects).`,
-                });
-                cancel.onCancellationRequested(() => void this.reject(id));
-                await result;
-            },
-        );
+        void this.notify(p, `zot wants to ${verb} ${shown}${params.tool ? ` (${params.tool})` : ""}`, shown);
         const answer = await result;
         if (answer === undefined) {
             // Abandoned: zot is gone. The language client writes whatever a
@@ -158,6 +152,46 @@ export class ReviewManager implements vscode.Disposable {
             return new Promise<never>(() => undefined);
         }
         return answer;
+    }
+
+    /**
+     * The review's notification, one at a time. A message closes on any
+     * click and an extension cannot close it: it is shown again after
+     * Open Diff (or a Reject taken back with Escape) while the review
+     * waits, and a click after the review was decided elsewhere only says
+     * so. Dismissing it decides nothing: the diff and the chat card still
+     * do.
+     */
+    private async notify(p: Pending, message: string, shown: string): Promise<void> {
+        while (!p.settled) {
+            const choice = await vscode.window.showInformationMessage(message, ACCEPT, REJECT, OPEN_DIFF);
+            if (choice === undefined) {
+                return;
+            }
+            if (p.settled) {
+                vscode.window.setStatusBarMessage(`zot: the change to ${shown} was already ${p.outcome}`, 5000);
+                return;
+            }
+            try {
+                // The diff title's own commands, with this review's uri:
+                // accept takes the user's edits, reject asks why.
+                if (choice === ACCEPT) {
+                    await vscode.commands.executeCommand("zot.review.accept", p.right);
+                } else if (choice === REJECT) {
+                    await vscode.commands.executeCommand("zot.review.reject", p.right);
+                } else {
+                    await this.openDiff(p);
+                }
+            } catch (e) {
+                this.log(`[review] ${choice}: ${e instanceof Error ? e.message : String(e)}`);
+                return;
+            }
+        }
+    }
+
+    /** Opens the review's diff, or shows it again. */
+    private async openDiff(p: Pending): Promise<void> {
+        await vscode.commands.executeCommand("vscode.diff", p.left, p.right, p.title, { preview: false, preserveFocus: false });
     }
 
     /** The proposal side of the review of a tool call, if one waits. */
@@ -174,8 +208,7 @@ export class ReviewManager implements vscode.Disposable {
     async reveal(toolCallId: string): Promise<boolean> {
         for (const p of this.pending.values()) {
             if (p.params.toolCallId === toolCallId) {
-                const base = path.posix.basename(vscode.Uri.parse(p.params.uri).path) || "file";
-                await vscode.commands.executeCommand("vscode.diff", p.left, p.right, `${base} ↔ zot's proposed change (editable)`, { preview: false });
+                await this.openDiff(p);
                 return true;
             }
         }
@@ -217,6 +250,11 @@ export class ReviewManager implements vscode.Disposable {
             if (p) {
                 return p;
             }
+            if (uri) {
+                // A decided review's own button (the notification, or a
+                // reason typed after it was decided): never another review.
+                return undefined;
+            }
         }
         // The diff editor's title actions may not pass a uri; take the latest review.
         const all = [...this.pending.values()];
@@ -255,12 +293,12 @@ export class ReviewManager implements vscode.Disposable {
         await this.finish(p.id, message ? { decision: "reject", message } : { decision: "reject" });
     }
 
-    private async finish(id: string, res: ext.ReviewEditResult | undefined): Promise<void> {
+    private async finish(id: string, res: ext.ReviewEditResult | undefined, how?: Outcome): Promise<void> {
         const p = this.pending.get(id);
         if (!p) {
             return;
         }
-        p.settle(res);
+        p.settle(res, how);
         await this.closeTabs(p);
         this.proposals.delete(p.right);
         this.originals.delete(p.left);

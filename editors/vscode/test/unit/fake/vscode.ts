@@ -257,10 +257,16 @@ function newRecord() {
         /** Documents openTextDocument can open, by uri string. */
         disk: new Map<string, string>(),
         fileSystems: new Map<string, unknown>(),
+        /** Status bar messages (setStatusBarMessage), in order. */
+        statusMessages: [] as string[],
         /** Progress notifications: title and the cancel source of each. */
         progress: [] as { title: string; cancel: CancellationTokenSource; done: Promise<unknown> }[],
         settings: new Map<string, unknown>(),
-        /** Scripted answers to showQuickPick / showInputBox / messages with items, in order. */
+        /**
+         * Scripted answers to showQuickPick / showInputBox / messages with
+         * items, in order. A promise is an answer the test gives later (a
+         * button clicked after something else happened).
+         */
         answers: [] as unknown[],
         /** The items of every showQuickPick, in order. */
         quickPicks: [] as unknown[][],
@@ -351,6 +357,10 @@ export const window = {
         const done = task({ report: () => undefined }, cancel.token);
         fake.progress.push({ title: opts.title ?? "", cancel, done });
         return done;
+    },
+    setStatusBarMessage(text: string, _hide?: unknown): Disposable {
+        fake.statusMessages.push(text);
+        return new Disposable();
     },
     createOutputChannel: (name: string) => outputChannel(name),
     createStatusBarItem: () => ({ text: "", tooltip: "", name: "", command: "", backgroundColor: undefined, show: () => undefined, dispose: () => undefined }),
