@@ -365,6 +365,46 @@ async function visibleAndLabelled(button, name) {
     }
 }
 
+// ------------------------------------------------------------------ notifications
+
+/** A notification toast, by its title ("zot wants to change calc.py (edit)"). */
+function toast(title) {
+    return page.locator(".notifications-toasts .notification-list-item", { hasText: title });
+}
+
+/** A notification's button, by its text. */
+function notificationButton(item, name) {
+    return item.getByRole("button", { name, exact: true });
+}
+
+/** Checks a review notification has its buttons, labelled with text. */
+async function reviewButtonsLabelled(item) {
+    for (const name of ["Accept", "Reject", "Open Diff"]) {
+        await notificationButton(item, name).waitFor({ state: "visible", timeout: HANG });
+    }
+}
+
+/** Clears every notification: a review test finds its own by its title. */
+async function clearNotifications() {
+    await runCommand("Notifications: Clear All Notifications");
+    await waitFor("no review notification", async () => !(await toastText()).includes("zot wants to"));
+}
+
+/**
+ * Clicks a button of a notification in the notification center: a toast
+ * times out into it, so the click is the same whether or not the toast
+ * is still up. The center hides itself when its last notification goes.
+ */
+async function clickInNotificationCenter(title, name) {
+    await runCommand("Notifications: Show Notifications");
+    const item = page.locator(".notifications-center .notification-list-item", { hasText: title });
+    await notificationButton(item, name).click({ timeout: HANG });
+    await waitFor(`the notification "${title}" to close`, async () => (await item.count()) === 0);
+    if (await page.$(".notifications-center.visible")) {
+        await runCommand("Notifications: Hide Notifications", { maxOpens: 3 });
+    }
+}
+
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
 
@@ -465,9 +505,10 @@ test("slash commands: completion, /mode ask; a review: edit the proposal, accept
     await chat.fill("#input", "");
     await setMode(chat, "ask");
 
+    await clearNotifications();
     await send(chat, "change it again");
     await waitFor("the review diff editor", async () => (await page.$$(`${DIFF} .editor.modified .view-lines`)).length > 0);
-    await waitFor("the review notification", async () => (await toastText()).includes("zot wants to change hello.txt"));
+    await reviewButtonsLabelled(toast("zot wants to change hello.txt (edit)"));
     await waitFor("the proposal in the diff", async () => (await proposalText()).includes("hello review"));
     console.log(`     (the review diff is ${await diffLayout()})`);
     // The proposal is editable: change it before accepting.
@@ -480,7 +521,6 @@ test("slash commands: completion, /mode ask; a review: edit the proposal, accept
     await waitFor("the assistant after the review", async () => (await text(chat, ".item.assistant")).includes("Thanks for reviewing."));
     await idle(chat);
     await waitFor("the diff editor to close", async () => (await page.$$(DIFF)).length === 0);
-    await waitFor("the review notification to close", async () => !(await toastText()).includes("zot wants to change"));
     await waitFor("the user's version in the editor", async () => (await editorText()).includes("hello review (edited)"));
     await waitFor("the user's version on disk", async () => fs.readFileSync(path.join(ws, "hello.txt"), "utf8") === "hello review (edited)\n");
     const tool = await chat.$$eval(".item.tool", (els) => els.map((e) => e.querySelector(".tool-result")?.textContent ?? ""));
@@ -764,17 +804,20 @@ const STREAM_DESTROYED = /ERR_STREAM_DESTROYED|write after a stream was destroye
 test("zot lsp crashes during a review: the review closes, zot is restarted and resumes the session", async () => {
     const chat = await ensureChat();
     await setMode(chat, "ask");
+    await clearNotifications();
     await send(chat, "change it, then crash");
     await waitFor("the review diff editor", async () => (await page.$$(`${DIFF} .editor.modified .view-lines`)).length > 0);
     await waitFor("the proposal in the diff", async () => (await proposalText()).includes("hello crash"));
-    await waitFor("the review notification", async () => (await toastText()).includes("zot wants to change hello.txt"));
+    await reviewButtonsLabelled(toast("zot wants to change hello.txt (edit)"));
     const pids = await waitFor("one zot lsp process", async () => {
         const p = zotLspPids();
         return p.length === 1 ? p : undefined;
     });
     process.kill(pids[0], "SIGKILL");
     await waitFor("the review diff to close", async () => (await page.$$(DIFF)).length === 0);
-    await waitFor("the review notification to close", async () => !(await toastText()).includes("zot wants to change"));
+    // VS Code cannot close a message: its Accept now only says what happened.
+    await clickInNotificationCenter("zot wants to change hello.txt (edit)", "Accept");
+    await waitFor("the status bar: withdrawn", async () => (await statusItems()).some((t) => t.includes("zot: the change to hello.txt was already withdrawn")));
     await waitFor("a new zot lsp process", async () => {
         const p = zotLspPids();
         return p.length === 1 && p[0] !== pids[0];
@@ -1039,14 +1082,16 @@ test("Apply on a code block puts the code into the open file (undoable, unsaved)
     }
 });
 
-test("ask mode: the edit card shows the diff and Accept from the card applies it", async () => {
+test("ask mode: the edit card shows the diff and Accept from the card applies it (the notification up)", async () => {
     const chat = await ensureChat();
     await setMode(chat, "ask");
+    await clearNotifications();
     await send(chat, "change calc.py");
     const card = chat.locator(".item.tool", { hasText: "calc.py" }).last();
     const accept = card.locator('.tool-action[data-action="accept"]');
     await waitFor("Accept on the card", async () => (await accept.count()) > 0);
     await waitFor("the review diff editor", async () => (await page.$$(`${DIFF} .editor.modified .view-lines`)).length > 0);
+    await reviewButtonsLabelled(toast("zot wants to change calc.py (edit)"));
     const added = (await card.locator(".diff-add").allTextContents()).join("\n");
     const removed = (await card.locator(".diff-del").allTextContents()).join("\n");
     if (!added.includes("# checked twice") || !removed.includes("# checked")) {
@@ -1064,6 +1109,36 @@ test("ask mode: the edit card shows the diff and Accept from the card applies it
     if ((await card.locator('.tool-action[data-action="accept"]').count()) !== 0) {
         throw new Error("Accept stayed on the card after the review");
     }
+    // The notification stays (VS Code cannot close it); its Reject now
+    // rejects nothing (no reason asked) and says so.
+    await clickInNotificationCenter("zot wants to change calc.py (edit)", "Reject");
+    await waitFor("the status bar: already accepted", async () => (await statusItems()).some((t) => t.includes("zot: the change to calc.py was already accepted")));
+    await waitFor("the change still in the editor", async () => (await editorText()).includes("# checked twice"));
+    await setMode(chat, "auto");
+});
+
+test("ask mode: Open Diff and Accept in the review notification (labelled buttons) apply the edit", async () => {
+    const chat = await ensureChat();
+    await setMode(chat, "ask");
+    await clearNotifications();
+    await send(chat, "change calc.py once more");
+    await waitFor("the review diff editor", async () => (await page.$$(`${DIFF} .editor.modified .view-lines`)).length > 0);
+    await waitFor("the proposal in the diff", async () => (await proposalText()).includes("# checked thrice"));
+    const note = toast("zot wants to change calc.py (edit)");
+    await reviewButtonsLabelled(note);
+    await waitFor("the notification faded in (for the screenshot)", async () => note.evaluate((e) => !!e.closest(".notification-toast.notification-fade-in-done")));
+    await shot("review-notification.png");
+    // Open Diff: the diff, and the notification again (a click closes a message).
+    const first = await note.elementHandle({ timeout: HANG });
+    await notificationButton(note, "Open Diff").click();
+    await waitFor("the clicked notification to close", async () => !(await first.evaluate((e) => e.isConnected)));
+    await waitFor("the review diff in front", async () => (await activeTab()).includes("↔"));
+    await reviewButtonsLabelled(note);
+    await notificationButton(note, "Accept").click();
+    await waitFor("the answer after accepting", async () => (await text(chat, ".item.assistant")).includes("Accepted from the notification."));
+    await idle(chat);
+    await waitFor("the diff editor to close", async () => (await page.$$(DIFF)).length === 0);
+    await waitFor("the change in the editor", async () => (await editorText()).includes("# checked thrice"));
     await setMode(chat, "auto");
 });
 
