@@ -119,21 +119,26 @@ func (c endpoint) stream(ctx context.Context, url string, body *sharedBody, extr
 	defer body.done()
 	resp, err := c.retry.run(ctx, func() (Response, bool, error) {
 		actx, cancel := context.WithCancel(ctx)
-		defer cancel()
 		dog := newWatchdog(cancel, c.firstByte, c.idle)
 		defer dog.timer.Stop()
 		raw, err := post(actx, c.hc, c.provider, url, c.header, extra, body)
 		if err != nil {
+			cancel()
 			if s := dog.stalled(c.provider); s != nil && ctx.Err() == nil {
 				return Response{}, false, s
 			}
 			return Response{}, false, err
 		}
-		defer raw.Body.Close()
 		dog.body = raw.Body
 		onEvent(StreamEvent{Open: true})
 		resp, delivered, err := read(dog, onEvent)
-		if err != nil && ctx.Err() == nil {
+		if err == nil {
+			go drain(raw.Body, cancel)
+			return resp, delivered, nil
+		}
+		raw.Body.Close()
+		cancel()
+		if ctx.Err() == nil {
 			if s := dog.stalled(c.provider); s != nil {
 				return resp, delivered, s
 			}
@@ -146,6 +151,31 @@ func (c endpoint) stream(ctx context.Context, url string, body *sharedBody, extr
 	cost(c.catalog, model, &resp.Usage)
 	return resp, err
 }
+
+// drain reads what is left of a finished stream, then closes it. The end
+// of the answer (message_stop, [DONE]) is often a packet ahead of the end
+// of the HTTP body (the chunked terminator), and net/http closes a
+// connection whose body is closed before its end: every such call made the
+// next one connect again (and, to a provider, shake hands with TLS again:
+// a round trip and milliseconds of CPU). The call has returned by then; a
+// server that keeps the body open past drainWait loses the connection.
+func drain(body io.ReadCloser, cancel context.CancelFunc) {
+	t := time.AfterFunc(drainWait, cancel)
+	io.Copy(io.Discard, io.LimitReader(body, drainLimit))
+	t.Stop()
+	body.Close()
+	cancel()
+	drained()
+}
+
+// drained is called when drain is done (a test's hook).
+var drained = func() {}
+
+// drainWait and drainLimit bound what drain waits for and reads.
+const (
+	drainWait  = 2 * time.Second
+	drainLimit = 64 << 10
+)
 
 // post sends one JSON request and returns the response when it is 2xx.
 // Any other status becomes an *APIError carrying the API's own message and
