@@ -110,13 +110,17 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	defer s.cancel()
 	s.out = newOutWriter(out)
 	pr, pw := io.Pipe()
-	go filterInput(in, pw, s.out, s.logf)
 	s.conn = sdk.NewAgentSideConnection(s, s.out, pr)
 	logw := s.opts.Log
 	if logw == nil {
 		logw = io.Discard
 	}
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	// Input flows only now: the connection's reader starts in its
+	// constructor, and a handler that ran before s.conn was set (a quick
+	// client's session/new, whose commands are announced through s.conn)
+	// raced with the assignment (the race detector caught it under load).
+	go filterInput(in, pw, s.out, s.logf)
 
 	select {
 	case <-s.conn.Done():
