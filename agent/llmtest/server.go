@@ -256,14 +256,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, kind, http.StatusMethodNotAllowed, "llmtest: "+r.URL.Path+" wants POST", nil)
 		return
 	}
-	var meta struct {
-		Model         string `json:"model"`
-		Stream        bool   `json:"stream"`
-		StreamOptions struct {
-			IncludeUsage bool `json:"include_usage"`
-		} `json:"stream_options"`
-	}
-	if err := json.Unmarshal(body, &meta); err != nil {
+	meta, err := requestMeta(body, kind == apiOpenAI)
+	if err != nil {
 		writeError(w, kind, http.StatusBadRequest, "llmtest: request body is not JSON: "+err.Error(), nil)
 		return
 	}
@@ -332,7 +326,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if kind == apiAnthropic {
 		st.anthropic()
 	} else {
-		st.openai(meta.StreamOptions.IncludeUsage)
+		st.openai(meta.IncludeUsage)
 	}
 }
 
