@@ -66,14 +66,7 @@ func TestBodyWrittenWhole(t *testing.T) {
 	hc := &http.Client{Transport: tr}
 
 	data := []byte(strings.Repeat(`{"role":"user","content":"0123456789"},`, 30_000)) // ~1.2 MB
-	var c encodeCache
-	body := c.share(append(c.takeBuffer(), data...))
-	resp, err := post(context.Background(), hc, "test", srv.URL, http.Header{}, nil, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	body.done()
+	postBody(t, hc, srv.URL, data)
 	if !bytes.Equal(got, data) {
 		t.Fatalf("the server got %d bytes, want the %d sent", len(got), len(data))
 	}
@@ -83,7 +76,7 @@ func TestBodyWrittenWhole(t *testing.T) {
 
 	// Someone else's body (not a bodyReader): net/http's own copy.
 	req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(data[:100_000]))
-	resp, err = hc.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,14 +103,7 @@ func TestBodyOverTLS(t *testing.T) {
 		tr := bodyTransport(base)
 		hc := &http.Client{Transport: tr}
 		data := bytes.Repeat([]byte("0123456789abcdef"), 50_000)
-		var c encodeCache
-		body := c.share(append(c.takeBuffer(), data...))
-		resp, err := post(context.Background(), hc, "test", srv.URL, http.Header{}, nil, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		body.done()
+		postBody(t, hc, srv.URL, data)
 		tr.CloseIdleConnections()
 		srv.Close()
 		if !bytes.Equal(got, data) {
@@ -127,4 +113,18 @@ func TestBodyOverTLS(t *testing.T) {
 			t.Fatalf("protocol %s, want %s", proto, want)
 		}
 	}
+}
+
+// postBody posts data as zot posts a request body: a shared body built in
+// an encode cache's buffer.
+func postBody(t *testing.T, hc *http.Client, url string, data []byte) {
+	t.Helper()
+	var c encodeCache
+	body := c.share(append(c.takeBuffer(), data...))
+	defer body.done()
+	resp, err := post(context.Background(), hc, "test", url, http.Header{}, nil, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
 }

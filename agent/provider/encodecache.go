@@ -120,7 +120,7 @@ func (c *encodeCache) body(head []byte, lead [][]byte, msgs []message.Message, s
 			k++
 		}
 	} else {
-		body = append(body, head[:len(head)-len("null}")]...)
+		body = append(body, head[:opened-1]...)
 		body = append(body, '[')
 		for _, raw := range lead {
 			if len(raw) > 0 && len(body) > opened {

@@ -328,6 +328,12 @@ const DIFF = ".monaco-diff-editor";
  * lines are drawn inside the modified editor too, in view zones
  * (.view-lines.line-delete): only the editor's own lines are read.
  */
+/** Waits for the review's diff editor and the proposal side to hold text. */
+async function waitForProposal(text) {
+    await waitFor("the review diff editor", async () => (await page.$$(`${DIFF} .editor.modified .view-lines`)).length > 0);
+    await waitFor("the proposal in the diff", async () => (await proposalText()).includes(text));
+}
+
 async function proposalText() {
     return nbsp(
         await page.$eval(`${DIFF} .editor.modified`, (ed) =>
@@ -560,8 +566,7 @@ test("a review in a narrow window (inline diff): Accept and Reject visible and l
         const chat = await ensureChat();
         await setMode(chat, "ask");
         await send(chat, "propose a change in a narrow window");
-        await waitFor("the review diff editor", async () => (await page.$$(`${DIFF} .editor.modified .view-lines`)).length > 0);
-        await waitFor("the proposal in the diff", async () => (await proposalText()).includes("hello narrow"));
+        await waitForProposal("hello narrow");
         const layout = await diffLayout();
         if (layout !== "inline") {
             throw new Error(`the diff is ${layout} in a 1000px window; this test is about the inline diff`);
@@ -806,8 +811,7 @@ test("zot lsp crashes during a review: the review closes, zot is restarted and r
     await setMode(chat, "ask");
     await clearNotifications();
     await send(chat, "change it, then crash");
-    await waitFor("the review diff editor", async () => (await page.$$(`${DIFF} .editor.modified .view-lines`)).length > 0);
-    await waitFor("the proposal in the diff", async () => (await proposalText()).includes("hello crash"));
+    await waitForProposal("hello crash");
     await reviewButtonsLabelled(toast("zot wants to change hello.txt (edit)"));
     const pids = await waitFor("one zot lsp process", async () => {
         const p = zotLspPids();
@@ -1122,8 +1126,7 @@ test("ask mode: Open Diff and Accept in the review notification (labelled button
     await setMode(chat, "ask");
     await clearNotifications();
     await send(chat, "change calc.py once more");
-    await waitFor("the review diff editor", async () => (await page.$$(`${DIFF} .editor.modified .view-lines`)).length > 0);
-    await waitFor("the proposal in the diff", async () => (await proposalText()).includes("# checked thrice"));
+    await waitForProposal("# checked thrice");
     const note = toast("zot wants to change calc.py (edit)");
     await reviewButtonsLabelled(note);
     await waitFor("the notification faded in (for the screenshot)", async () => note.evaluate((e) => !!e.closest(".notification-toast.notification-fade-in-done")));
