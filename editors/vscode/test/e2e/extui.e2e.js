@@ -266,6 +266,32 @@ test("an extension that asks and then dies: its question closes, the run goes on
     }
 });
 
+/** What a failed test leaves for the reader of CI's output (the logs of
+ * the run are gone with its machine): the chat's last items, the model
+ * requests so far, each zot extension log's last lines. */
+async function failureDump() {
+    const out = [];
+    const items = chat ? await chat.$$eval(".item", (els) => els.slice(-6).map((e) => `${e.className}: ${(e.textContent ?? "").replace(/\s+/g, " ").trim().slice(0, 160)}`)).catch((e) => [`(chat: ${firstLine(e)})`]) : ["(no chat)"];
+    out.push("chat's last items:", ...items.map((l) => "  " + l));
+    const all = await fetch(`${process.env.LLM_URL}/llmtest/requests`).then((r) => r.json()).catch(() => []);
+    const odd = all.filter((x) => !(x.body && x.body.messages) && x.path !== "/v1/models");
+    if (odd.length) {
+        out.push(`requests without messages: ${odd.map((x) => `${x.path} ${JSON.stringify(x.body).slice(0, 200)}`).join(" | ")}`);
+    }
+    const reqs = await modelRequests().catch(() => []);
+    out.push(`model requests so far: ${reqs.length}; the last one ends: ${reqs.length ? reqs[reqs.length - 1].slice(-300) : "-"}`);
+    out.push(`quick input: ${JSON.stringify(await quickInput().catch((e) => firstLine(e)))}`);
+    out.push(`status bar: ${JSON.stringify(await statusItems().catch((e) => firstLine(e)))}`);
+    const toasts = await page.$$eval(".notification-toast, .monaco-dialog-box", (els) => els.map((e) => (e.textContent ?? "").replace(/\s+/g, " ").trim().slice(0, 200))).catch(() => []);
+    out.push(`notifications and dialogs: ${JSON.stringify(toasts)}`);
+    const logs = path.join(ws, "..", "zothome", "logs");
+    for (const f of fs.existsSync(logs) ? fs.readdirSync(logs).sort() : []) {
+        const lines = fs.readFileSync(path.join(logs, f), "utf8").trimEnd().split("\n").slice(-8);
+        out.push(`${f}:`, ...lines.map((l) => "  " + l.slice(0, 240)));
+    }
+    return out.map((l) => "     | " + l).join("\n");
+}
+
 (async () => {
     const browser = await chromium.launch({
         executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -287,6 +313,7 @@ test("an extension that asks and then dies: its question closes, the run goes on
             failed++;
             console.log(`FAIL ${t.name} (${Date.now() - s} ms)\n     ${String(e && e.stack ? e.stack : e).split("\n").slice(0, 4).join("\n     ")}`);
             await page.screenshot({ path: path.join(art, `fail-${tests.indexOf(t) + 1}.png`) }).catch(() => undefined);
+            console.log((await failureDump().catch((e) => `     (no dump: ${firstLine(e)})`)));
             for (let i = 0; i < 3 && (await page.$(QUICK_INPUT)); i++) {
                 await page.keyboard.press("Escape");
                 await sleep(200);
