@@ -48,16 +48,25 @@ async function waitFor(what, fn, timeout = HANG) {
     }
 }
 
-/** The webview frame that holds selector (webviews are nested iframes). */
-async function frameWith(selector, what) {
-    return waitFor(what, async () => {
-        for (const f of page.frames()) {
-            if (!f.isDetached() && (await f.$(selector).catch(() => null))) {
-                return f;
-            }
+/** The frames that hold selector, each with whether it is on screen. */
+async function framesWith(selector) {
+    const out = [];
+    for (const f of page.frames()) {
+        if (!f.isDetached() && (await f.$(selector).catch(() => null))) {
+            const box = await f
+                .frameElement()
+                .then((el) => el.boundingBox())
+                .catch(() => null);
+            out.push({ frame: f, shown: !!box && box.width > 0 && box.height > 0 });
         }
-        return undefined;
-    });
+    }
+    return out;
+}
+
+/** The webview frame on screen that holds selector (webviews are nested
+ * iframes; one VS Code keeps for a view it hid is not the one the user sees). */
+async function frameWith(selector, what) {
+    return waitFor(what, async () => (await framesWith(selector)).find((x) => x.shown)?.frame);
 }
 
 async function statusItems() {
@@ -102,6 +111,10 @@ async function ensureChat() {
     await waitFor("the zot status bar item (the extension active)", async () => (await statusItems()).some((t) => /zot/.test(t)));
     await runCommand("Zot: Focus Chat");
     chat = await frameWith("#zot-chat", "the chat webview");
+    const n = (await framesWith("#zot-chat")).length;
+    if (n > 1) {
+        console.log(`     (${n} chat frames)`);
+    }
     await waitFor("a model in the chat's picker", async () => (await chat.$$eval("#model option", (o) => o.length)) > 0);
     return chat;
 }
@@ -273,6 +286,8 @@ async function failureDump() {
     const out = [];
     const items = chat ? await chat.$$eval(".item", (els) => els.slice(-6).map((e) => `${e.className}: ${(e.textContent ?? "").replace(/\s+/g, " ").trim().slice(0, 160)}`)).catch((e) => [`(chat: ${firstLine(e)})`]) : ["(no chat)"];
     out.push("chat's last items:", ...items.map((l) => "  " + l));
+    const chats = await framesWith("#zot-chat").catch(() => []);
+    out.push(`chat frames: ${chats.length} (${chats.map((x) => (x.frame === chat ? "the test's, " : "") + (x.shown ? "shown" : "hidden")).join("; ")})`);
     const all = await fetch(`${process.env.LLM_URL}/llmtest/requests`).then((r) => r.json()).catch(() => []);
     const odd = all.filter((x) => !(x.body && x.body.messages) && x.path !== "/v1/models");
     if (odd.length) {
