@@ -172,36 +172,59 @@ func rss(pid int) int {
 // conversation grows to 4n messages, and its rusage at exit, minus that of
 // a one-prompt session, is divided by n-1. It reports the figure for a
 // 20-prompt and a 400-prompt session (goal: 400 ≤ 1.2 × 20) and the RSS
-// of the idle process after the 400th prompt. The short sessions are the
-// median of five: a process's start-up varies by a few milliseconds, which
-// is much of 19 prompts' CPU.
-// ZOT_CPUPROFILE=FILE profiles the 400-prompt process.
+// of the idle process after the 400th prompt.
+//
+// A machine's speed drifts by tens of percent over a minute (other
+// processes, frequency scaling), and a process's start-up varies by a few
+// milliseconds, which is much of 19 prompts' CPU. So the sessions run in
+// rounds, a one-, a 20- and a 400-prompt session each, interleaved so a
+// drift weighs on both figures alike; the start-up is the median of every
+// round's one-prompt session, a round's 20-prompt figure the median of
+// three sessions (19 prompts' CPU is a few times a start-up's variance),
+// and each figure the median over the rounds (the ratio too: the median
+// of the rounds' ratios).
+// ZOT_CPUPROFILE=FILE profiles the last 400-prompt process.
 func BenchmarkRPCSessionCPU(b *testing.B) {
-	var cpu1, cpu20, cpu400 time.Duration
-	var rss400 int
-	median := func(n int) time.Duration {
-		var ds []time.Duration
-		for range 5 {
-			d, _ := rpcSession(b, n, false)
-			ds = append(ds, d)
-		}
+	const rounds = 9
+	median := func(ds []float64) float64 {
+		ds = slices.Clone(ds)
 		slices.Sort(ds)
 		return ds[len(ds)/2]
 	}
+	var per20, per400, ratio []float64
+	var rss400 int
 	for b.Loop() {
-		c1, c20 := median(1), median(20)
-		c400, r := rpcSession(b, 400, true)
-		cpu1, cpu20, cpu400 = cpu1+c1, cpu20+c20, cpu400+c400
-		rss400 = max(rss400, r)
+		var c1, c20, c400 [rounds]time.Duration
+		for r := range rounds {
+			c1[r], _ = rpcSession(b, 1, false)
+			c20[r] = median3(func() time.Duration { d, _ := rpcSession(b, 20, false); return d })
+			var kb int
+			c400[r], kb = rpcSession(b, 400, r == rounds-1)
+			rss400 = max(rss400, kb)
+		}
+		var ones []float64
+		for _, d := range c1 {
+			ones = append(ones, float64(d))
+		}
+		start := median(ones)
+		for r := range rounds {
+			p20 := (float64(c20[r]) - start) / 19 / 1e6
+			p400 := (float64(c400[r]) - start) / 399 / 1e6
+			per20, per400, ratio = append(per20, p20), append(per400, p400), append(ratio, p400/p20)
+		}
 	}
-	n := time.Duration(b.N)
-	per20 := float64((cpu20-cpu1)/n) / 19 / 1e6
-	per400 := float64((cpu400-cpu1)/n) / 399 / 1e6
-	b.ReportMetric(per20, "cpu-ms/prompt@20")
-	b.ReportMetric(per400, "cpu-ms/prompt@400")
-	b.ReportMetric(per400/per20, "x-400-vs-20")
+	b.ReportMetric(median(per20), "cpu-ms/prompt@20")
+	b.ReportMetric(median(per400), "cpu-ms/prompt@400")
+	b.ReportMetric(median(ratio), "x-400-vs-20")
 	b.ReportMetric(float64(rss400)/1024, "MB-RSS@400")
 	b.ReportMetric(0, "ns/op")
+}
+
+// min3 is the median of three runs of f.
+func median3(f func() time.Duration) time.Duration {
+	ds := []time.Duration{f(), f(), f()}
+	slices.Sort(ds)
+	return ds[1]
 }
 
 // rpcSession runs one `zot rpc` (session saved, as by default) through n
