@@ -220,7 +220,7 @@ func BenchmarkRPCSessionCPU(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 }
 
-// min3 is the median of three runs of f.
+// median3 is the median of three runs of f.
 func median3(f func() time.Duration) time.Duration {
 	ds := []time.Duration{f(), f(), f()}
 	slices.Sort(ds)
