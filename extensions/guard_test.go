@@ -14,6 +14,7 @@ import (
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/tools"
+	"github.com/zot-editors/zot/extensions/wire"
 )
 
 func bashCall(id, cmd string) agent.ToolCallInfo {
@@ -64,6 +65,62 @@ func TestGuardGivenUpBlocksUntilDisabled(t *testing.T) {
 	if st := statusOf(h, "guard"); st.State != StateDisabled || strings.Contains(st.Reason, GuardBlocked) {
 		t.Fatalf("disabled guard: %+v", st)
 	}
+}
+
+// A tool call made the moment a guard is marked ready, before its start
+// has rebuilt the registry, still goes through the guard: BeforeTool
+// brings the registry up to date instead of reading the one from before
+// the start (where no guard was listed, so the call passed unchecked).
+func TestToolCallRightAfterGuardStartIsGuarded(t *testing.T) {
+	e := newEnv(t)
+	e.global("guard", "-intercept", "tool_call", "-block", "forbidden")
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	h := e.start(func(o *Options) {
+		o.Background = true
+		o.readied = func(name string) {
+			once.Do(func() {
+				close(held)
+				<-release
+			})
+		}
+	})
+	var released sync.Once
+	let := func() { released.Do(func() { close(release) }) }
+	t.Cleanup(let) // before the host's Close, which waits for the start
+	<-held         // the guard is ready; its start has not rebuilt the registry
+	if st := statusOf(h, "guard"); st.State != StateReady || h.Intercepts(wire.EventToolCall) {
+		t.Fatalf("not the moment under test: %+v, guard listed: %v", st, h.Intercepts(wire.EventToolCall))
+	}
+	decided := make(chan agent.ToolDecision, 1)
+	go func() { decided <- h.BeforeTool(context.Background(), bashCall("1", "forbidden")) }()
+	// The call lists the guard, then waits for its start to finish (the
+	// slot's gate) to ask it.
+	select {
+	case d := <-decided:
+		t.Fatalf("a call right after the guard started was decided without it: %+v", d)
+	case <-eventuallyCh(t, func() bool { return h.Intercepts(wire.EventToolCall) }):
+	}
+	let()
+	if d := <-decided; !d.Block || d.Reason != "guard refused: forbidden" {
+		t.Fatalf("want the guard's own refusal: %+v", d)
+	}
+}
+
+// eventuallyCh is closed once cond holds (polled until the test ends).
+func eventuallyCh(t *testing.T, cond func() bool) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		for !cond() {
+			select {
+			case <-t.Context().Done():
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+		close(ch)
+	}()
+	return ch
 }
 
 // A guard whose start fails (here: its exec vanished) blocks as well.

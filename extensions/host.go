@@ -98,6 +98,10 @@ type Options struct {
 	// A tool call or command meanwhile waits for the starting extensions
 	// (AwaitTool, RunCommand, BeforeTool) instead of failing.
 	Background bool
+
+	// readied, when set, is called by a start once its extension is
+	// marked ready and before the registry lists it (tests hold it there).
+	readied func(name string)
 	// Logf receives host-level messages (watcher errors); optional.
 	// Per-extension messages go to $ZOT_HOME/logs/ext-<name>.log.
 	Logf func(format string, args ...any)

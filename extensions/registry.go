@@ -20,6 +20,10 @@ type registry struct {
 	cmdIndex  map[string]cmdEntry // lower-cased name
 	intercept map[string][]*slot  // event → interceptors in load order
 	observe   map[string][]*slot  // event → observers in load order
+	// The slots it was built from and each one's advertised process then
+	// (nil: none), so a reader can tell whether it is still current.
+	slots []*slot
+	advs  []*proc
 }
 
 type cmdEntry struct {
@@ -74,11 +78,14 @@ func (h *Host) rebuild() {
 		cmdIndex:  map[string]cmdEntry{},
 		intercept: map[string][]*slot{},
 		observe:   map[string][]*slot{},
+		slots:     slots,
+		advs:      make([]*proc, len(slots)),
 	}
 	toolOwner := map[string]string{}
-	for _, s := range slots {
+	for i, s := range slots {
 		s.mu.Lock()
 		p, name := s.adv, s.cand.Name
+		r.advs[i] = p
 		var intercepts map[string]bool
 		if p != nil {
 			_, _, _, intercepts = p.regs()
@@ -133,6 +140,29 @@ func (h *Host) rebuild() {
 	}
 	h.reg.Store(r)
 	h.replaySessionStart()
+}
+
+// current reports whether the registry reflects the slots as they are
+// now: the same slots, each advertising the process it was built with. A
+// slot is marked ready before the registry is rebuilt with its process;
+// in between, a reader would see the registry from before the start.
+func (h *Host) current() bool {
+	h.mu.Lock()
+	slots := h.slots
+	h.mu.Unlock()
+	r := h.reg.Load()
+	if len(slots) != len(r.slots) {
+		return false
+	}
+	for i, s := range slots {
+		s.mu.Lock()
+		adv := s.adv
+		s.mu.Unlock()
+		if s != r.slots[i] || adv != r.advs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Tools returns the extension tools for the next model call; pass it as

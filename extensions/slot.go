@@ -342,6 +342,9 @@ func (s *slot) load(ctx context.Context, c Candidate, hash, fp string, user, bat
 		s.state, s.reason = StateReady, ""
 		s.mu.Unlock()
 		s.checkDiedEarly(p)
+		if h.o.readied != nil {
+			h.o.readied(c.Name)
+		}
 	}
 	if !batch {
 		h.rebuild()

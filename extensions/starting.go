@@ -70,13 +70,15 @@ func (h *Host) starting() bool {
 
 // WaitStarting returns once no extension is starting (each one is ready
 // or has failed; a start ends within its hello budget), or ctx ends. It
-// reports whether it had to wait. The registry is current when it returns.
+// reports whether it had to wait. The registry is current when it returns:
+// a start's own rebuild may still be on its way (the slot is ready first),
+// and a guard missing from it would let a tool call pass unchecked.
 func (h *Host) WaitStarting(ctx context.Context) (waited bool) {
 	for {
 		ch := h.settled.wait()
 		if !h.starting() {
-			if waited {
-				h.rebuild() // the last start's rebuild may still be on its way
+			if waited || !h.current() {
+				h.rebuild()
 			}
 			return waited
 		}
