@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -347,14 +348,7 @@ func (r *bodyReader) Read(p []byte) (int, error) {
 // WriteTo writes the rest of the body in one call, as bytes.Reader does:
 // one large write to the connection instead of 32 KB pieces.
 func (r *bodyReader) WriteTo(w io.Writer) (int64, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed || r.off >= len(r.s.data) {
-		return 0, nil
-	}
-	n, err := w.Write(r.s.data[r.off:])
-	r.off += n
-	return int64(n), err
+	return r.writeTo(w, math.MaxInt64)
 }
 
 // writeTo writes up to max bytes of the rest of the body to w in one call.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -186,27 +187,22 @@ func rss(pid int) int {
 // ZOT_CPUPROFILE=FILE profiles the last 400-prompt process.
 func BenchmarkRPCSessionCPU(b *testing.B) {
 	const rounds = 9
-	median := func(ds []float64) float64 {
-		ds = slices.Clone(ds)
-		slices.Sort(ds)
-		return ds[len(ds)/2]
-	}
 	var per20, per400, ratio []float64
 	var rss400 int
 	for b.Loop() {
 		var c1, c20, c400 [rounds]time.Duration
 		for r := range rounds {
 			c1[r], _ = rpcSession(b, 1, false)
-			c20[r] = median3(func() time.Duration { d, _ := rpcSession(b, 20, false); return d })
+			var short [3]time.Duration
+			for i := range short {
+				short[i], _ = rpcSession(b, 20, false)
+			}
+			c20[r] = median(short[:])
 			var kb int
 			c400[r], kb = rpcSession(b, 400, r == rounds-1)
 			rss400 = max(rss400, kb)
 		}
-		var ones []float64
-		for _, d := range c1 {
-			ones = append(ones, float64(d))
-		}
-		start := median(ones)
+		start := float64(median(c1[:]))
 		for r := range rounds {
 			p20 := (float64(c20[r]) - start) / 19 / 1e6
 			p400 := (float64(c400[r]) - start) / 399 / 1e6
@@ -220,11 +216,11 @@ func BenchmarkRPCSessionCPU(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 }
 
-// median3 is the median of three runs of f.
-func median3(f func() time.Duration) time.Duration {
-	ds := []time.Duration{f(), f(), f()}
-	slices.Sort(ds)
-	return ds[1]
+// median is the middle of xs (the upper one of an even count).
+func median[T cmp.Ordered](xs []T) T {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	return xs[len(xs)/2]
 }
 
 // rpcSession runs one `zot rpc` (session saved, as by default) through n

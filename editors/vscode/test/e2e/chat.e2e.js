@@ -374,6 +374,19 @@ async function visibleAndLabelled(button, name) {
 // ------------------------------------------------------------------ notifications
 
 /** A notification toast, by its title ("zot wants to change calc.py (edit)"). */
+/** Ask mode, then prompt: waits for the proposal (with text) in the diff
+ * and for the review notification of file with its three buttons, which
+ * it returns. */
+async function askForChange(chat, prompt, text, file) {
+    await setMode(chat, "ask");
+    await clearNotifications();
+    await send(chat, prompt);
+    await waitForProposal(text);
+    const note = toast(`zot wants to change ${file} (edit)`);
+    await reviewButtonsLabelled(note);
+    return note;
+}
+
 function toast(title) {
     return page.locator(".notifications-toasts .notification-list-item", { hasText: title });
 }
@@ -509,13 +522,7 @@ test("slash commands: completion, /mode ask; a review: edit the proposal, accept
         return t.includes("/mode") && t.includes("/model");
     });
     await chat.fill("#input", "");
-    await setMode(chat, "ask");
-
-    await clearNotifications();
-    await send(chat, "change it again");
-    await waitFor("the review diff editor", async () => (await page.$$(`${DIFF} .editor.modified .view-lines`)).length > 0);
-    await reviewButtonsLabelled(toast("zot wants to change hello.txt (edit)"));
-    await waitFor("the proposal in the diff", async () => (await proposalText()).includes("hello review"));
+    await askForChange(chat, "change it again", "hello review", "hello.txt");
     console.log(`     (the review diff is ${await diffLayout()})`);
     // The proposal is editable: change it before accepting.
     await proposalLine().click();
@@ -808,11 +815,7 @@ const STREAM_DESTROYED = /ERR_STREAM_DESTROYED|write after a stream was destroye
 
 test("zot lsp crashes during a review: the review closes, zot is restarted and resumes the session", async () => {
     const chat = await ensureChat();
-    await setMode(chat, "ask");
-    await clearNotifications();
-    await send(chat, "change it, then crash");
-    await waitForProposal("hello crash");
-    await reviewButtonsLabelled(toast("zot wants to change hello.txt (edit)"));
+    await askForChange(chat, "change it, then crash", "hello crash", "hello.txt");
     const pids = await waitFor("one zot lsp process", async () => {
         const p = zotLspPids();
         return p.length === 1 ? p : undefined;
@@ -1123,12 +1126,7 @@ test("ask mode: the edit card shows the diff and Accept from the card applies it
 
 test("ask mode: Open Diff and Accept in the review notification (labelled buttons) apply the edit", async () => {
     const chat = await ensureChat();
-    await setMode(chat, "ask");
-    await clearNotifications();
-    await send(chat, "change calc.py once more");
-    await waitForProposal("# checked thrice");
-    const note = toast("zot wants to change calc.py (edit)");
-    await reviewButtonsLabelled(note);
+    const note = await askForChange(chat, "change calc.py once more", "# checked thrice", "calc.py");
     await waitFor("the notification faded in (for the screenshot)", async () => note.evaluate((e) => !!e.closest(".notification-toast.notification-fade-in-done")));
     await shot("review-notification.png");
     // Open Diff: the diff, and the notification again (a click closes a message).

@@ -188,12 +188,18 @@ test("plan-mode: /plan shows \"plan\" in the status bar; /plan again removes it"
 });
 
 /** The bodies (JSON text) of the requests the scripted model got so far (zot mock-llm's GET /llmtest/requests). */
-async function modelRequests() {
+async function recordedRequests() {
     const r = await fetch(`${process.env.LLM_URL}/llmtest/requests`);
     if (!r.ok) {
         throw new Error(`GET /llmtest/requests: ${r.status}`);
     }
-    return (await r.json()).filter((x) => x.body && x.body.messages).map((x) => JSON.stringify(x.body));
+    return r.json();
+}
+
+const isModelRequest = (x) => x.body && x.body.messages;
+
+async function modelRequests() {
+    return (await recordedRequests()).filter(isModelRequest).map((x) => JSON.stringify(x.body));
 }
 
 test("lint-on-write: gofmt's findings are in the write's card and reach the model", async () => {
@@ -288,12 +294,12 @@ async function failureDump() {
     out.push("chat's last items:", ...items.map((l) => "  " + l));
     const chats = await framesWith("#zot-chat").catch(() => []);
     out.push(`chat frames: ${chats.length} (${chats.map((x) => (x.frame === chat ? "the test's, " : "") + (x.shown ? "shown" : "hidden")).join("; ")})`);
-    const all = await fetch(`${process.env.LLM_URL}/llmtest/requests`).then((r) => r.json()).catch(() => []);
-    const odd = all.filter((x) => !(x.body && x.body.messages) && x.path !== "/v1/models");
+    const all = await recordedRequests().catch(() => []);
+    const odd = all.filter((x) => !isModelRequest(x) && x.path !== "/v1/models");
     if (odd.length) {
         out.push(`requests without messages: ${odd.map((x) => `${x.path} ${JSON.stringify(x.body).slice(0, 200)}`).join(" | ")}`);
     }
-    const reqs = await modelRequests().catch(() => []);
+    const reqs = all.filter(isModelRequest).map((x) => JSON.stringify(x.body));
     out.push(`model requests so far: ${reqs.length}; the last one ends: ${reqs.length ? reqs[reqs.length - 1].slice(-300) : "-"}`);
     out.push(`quick input: ${JSON.stringify(await quickInput().catch((e) => firstLine(e)))}`);
     out.push(`status bar: ${JSON.stringify(await statusItems().catch((e) => firstLine(e)))}`);
