@@ -64,23 +64,27 @@ function started(ctx: Ctx, r: ext.RunStarted): void {
 
 /** Edit and resend: replaces the user message at index (and drops what followed); returns the error. */
 export async function resend(ctx: Ctx, index: number, text: string, attachments?: ext.Attachment[]): Promise<string | undefined> {
+    // The cut is shown before the request goes: the new run's events may
+    // come before its answer, and must land after the cut.
+    ctx.chat.post({ type: "truncate", messageIndex: index });
     try {
         const r = await (await ctx.client.ready()).sendRequest(ext.resend, { messageIndex: index, text, attachments: attachments?.length ? attachments : undefined });
-        ctx.chat.post({ type: "truncate", messageIndex: index });
         started(ctx, r);
         return undefined;
     } catch (e) {
+        ctx.chat.post({ type: "untruncate" });
         return errorMessage(e);
     }
 }
 
 /** Retry the last answer: the last prompt runs again from where it was sent. */
 export async function retry(ctx: Ctx): Promise<void> {
+    ctx.chat.post({ type: "truncate" }); // before the request, as in resend
     try {
         const r = await (await ctx.client.ready()).sendRequest(ext.retry);
-        ctx.chat.post({ type: "truncate" });
         started(ctx, r);
     } catch (e) {
+        ctx.chat.post({ type: "untruncate" });
         ctx.chat.notice("error", errorMessage(e));
     }
 }

@@ -87,8 +87,15 @@ export type HostToChat =
     | { type: "addChip"; chip: PendingChip }
     /** The active editor's file, offered as a chip the user can toggle (none: no file editor). */
     | { type: "activeFile"; chip?: PendingChip }
-    /** A retry or a resend was accepted: drop that user message (the last one when messageIndex is absent) and what followed. */
+    /**
+     * A retry or a resend is being sent: drop that user message (the last one
+     * when messageIndex is absent) and what followed. Posted before the
+     * request, so the new run's events (which may come before zot's answer)
+     * land after the cut.
+     */
     | { type: "truncate"; messageIndex?: number }
+    /** zot refused the retry or resend: what the last truncate dropped comes back. */
+    | { type: "untruncate" }
     /** A review of a tool call's edit is waiting (pending) or decided. */
     | { type: "review"; toolCallId: string; pending: boolean }
     /** Every extension widget now shown (all of them: replaces the last). */

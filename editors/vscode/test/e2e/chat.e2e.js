@@ -1046,8 +1046,8 @@ test("Retry replaces the last answer; Edit and resend replaces the prompt and wh
     await waitFor("the retried answer", async () => (await text(chat, ".item.assistant")).includes("It adds two numbers (retried)."));
     await idle(chat);
     const answers = (await chat.$$eval(".item.assistant", (els) => els.map((e) => e.textContent))).filter((t) => t.includes("It adds two numbers"));
-    if (answers.length !== 1) {
-        throw new Error(`the old answer is still shown beside the new one: ${JSON.stringify(answers)}`);
+    if (answers.length !== 1 || !answers[0].includes("(retried)")) {
+        throw new Error(`the old answer is still shown, or the retried one is not: ${JSON.stringify(answers)}`);
     }
     const retried = JSON.stringify(requestTexts(await requestNumber(before + 1)));
     if (retried.includes("It adds two numbers.") || !retried.includes("what does this do?") || !retried.includes('<context kind=\\"file\\" label=\\"calc.py\\"')) {

@@ -117,10 +117,19 @@ test("messages: Copy on each, Edit on prompts zot can resend, Retry on the last 
     assert.doesNotMatch(r.html(noIndex), /data-action="edit"/);
 });
 
-test("retry and resend: the server's answer starts a run and the chat drops the replaced messages", async () => {
+test("retry and resend: the chat drops the replaced messages before the request goes; the server's answer starts a run", async () => {
+    // The new run's events may come before zot's answer: the cut must
+    // already be in the chat when the request is sent.
+    const seen: string[] = [];
     const t = fakeCtx({
-        "zot/retry": () => ({ runId: "run-2", queued: false }),
-        "zot/resend": () => ({ runId: "run-3", queued: false }),
+        "zot/retry": () => {
+            seen.push(JSON.stringify(t.posted.at(-1)));
+            return { runId: "run-2", queued: false };
+        },
+        "zot/resend": () => {
+            seen.push(JSON.stringify(t.posted.at(-1)));
+            return { runId: "run-3", queued: false };
+        },
     });
     await commands.retry(t.ctx);
     assert.equal(await commands.send(t.ctx, "better question", undefined, [{ kind: "file", uri: "file:///w/a.go" }], 0), true);
@@ -135,6 +144,54 @@ test("retry and resend: the server's answer starts a run and the chat drops the 
         { type: "truncate", messageIndex: 0 },
         { type: "runStarted", runId: "run-3", queued: false, ahead: undefined },
     ]);
+    assert.deepEqual(seen, ['{"type":"truncate"}', '{"type":"truncate","messageIndex":0}']);
+});
+
+test("retry and resend refused by zot: what was cut comes back, the text goes back into the input", async () => {
+    const t = fakeCtx({
+        "zot/retry": () => {
+            throw new Error("zot/retry: a run is in progress");
+        },
+        "zot/resend": () => {
+            throw new Error("zot/resend: messageIndex 4 is past the conversation's 2 messages");
+        },
+    });
+    await commands.retry(t.ctx);
+    assert.equal(await commands.send(t.ctx, "better question", undefined, undefined, 4), false);
+    assert.deepEqual(
+        t.posted.map((m) => m.type),
+        ["truncate", "untruncate", "truncate", "untruncate", "sendFailed"],
+    );
+    assert.match(t.notices.map((n) => n.text).join("\n"), /a run is in progress/);
+});
+
+test("the chat's cut: a new run's events after it are kept; untruncate puts a refused cut back in place", () => {
+    const s = st.createState();
+    const texts = () => s.items.map((i) => (i.kind === "user" || i.kind === "assistant" ? i.text : i.kind));
+    for (const e of [
+        { type: "user_message", content: [{ type: "text", text: "one" }], time: "", messageIndex: 0 },
+        { type: "assistant_message", content: [{ type: "text", text: "answer one" }], time: "" },
+        { type: "user_message", content: [{ type: "text", text: "two" }], time: "", messageIndex: 2 },
+        { type: "assistant_message", content: [{ type: "text", text: "answer two" }], time: "" },
+        { type: "done" },
+    ]) {
+        st.applyEvent(s, ev(e));
+    }
+    // Resend of message 2: the cut, then the new run's events, then zot's answer.
+    assert.equal(st.truncate(s, 2), true);
+    st.applyEvent(s, ev({ runId: "run-2", type: "user_message", content: [{ type: "text", text: "two, better" }], time: "", messageIndex: 2 }));
+    st.applyEvent(s, ev({ runId: "run-2", type: "assistant_message", content: [{ type: "text", text: "better answer" }], time: "" }));
+    st.applyEvent(s, ev({ runId: "run-2", type: "done" }));
+    st.runStarted(s, "run-2", false);
+    assert.deepEqual(texts(), ["one", "answer one", "two, better", "better answer"]);
+    st.untruncate(s);
+    assert.deepEqual(texts(), ["one", "answer one", "two, better", "better answer"], "an accepted run's cut stays");
+    // Refused: a notice came meanwhile; the cut goes back where it was.
+    assert.equal(st.truncate(s), true);
+    st.addNotice(s, "error", "zot/retry: refused");
+    st.untruncate(s);
+    assert.deepEqual(texts(), ["one", "answer one", "two, better", "better answer", "notice"]);
+    assert.equal(s.byId.get(s.items[2].id), s.items[2]);
 });
 
 test("Zot: Prompt with a selection adds a selection chip to the chat instead of asking", async () => {

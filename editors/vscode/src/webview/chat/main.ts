@@ -287,6 +287,9 @@ window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
         case "truncate":
             st.truncate(state, m.messageIndex);
             break;
+        case "untruncate":
+            st.untruncate(state);
+            break;
         case "review":
             st.setReviewing(state, m.toolCallId, m.pending);
             break;

@@ -66,6 +66,8 @@ export interface ChatState {
     finished: Set<string>;
     /** The streaming assistant item of the current turn. */
     current?: AssistantItem;
+    /** What the last truncate dropped and where, until its run is accepted (untruncate). */
+    cut?: { at: number; items: Item[] };
     status: ChatStatus;
     statusDirty: boolean;
     commands: CommandInfo[];
@@ -150,9 +152,10 @@ export function lastAssistant(s: ChatState): AssistantItem | undefined {
 }
 
 /**
- * A retry or resend was accepted: the user message of that index (the last
+ * A retry or resend is being sent: the user message of that index (the last
  * one without it) and everything after it leave the transcript; the run's
- * user_message shows the prompt again.
+ * user_message shows the prompt again. Kept until the run is accepted, in
+ * case zot refuses (untruncate).
  */
 export function truncate(s: ChatState, messageIndex?: number): boolean {
     let at = -1;
@@ -166,13 +169,30 @@ export function truncate(s: ChatState, messageIndex?: number): boolean {
     if (at < 0) {
         return false;
     }
-    for (const it of s.items.slice(at)) {
+    const dropped = s.items.slice(at);
+    for (const it of dropped) {
         s.byId.delete(it.id);
     }
     s.items = s.items.slice(0, at);
+    s.cut = { at, items: dropped };
     s.current = undefined;
     s.reset = true;
     return true;
+}
+
+/** zot refused the retry or resend: what the last truncate dropped is back where it was. */
+export function untruncate(s: ChatState): void {
+    const cut = s.cut;
+    if (!cut) {
+        return;
+    }
+    s.cut = undefined;
+    const at = Math.min(cut.at, s.items.length);
+    s.items = [...s.items.slice(0, at), ...cut.items, ...s.items.slice(at)];
+    for (const it of cut.items) {
+        s.byId.set(it.id, it);
+    }
+    s.reset = true;
 }
 
 /** A review of a tool call's edit started (pending) or ended. */
@@ -185,6 +205,7 @@ export function setReviewing(s: ChatState, callId: string, pending: boolean): vo
 }
 
 export function clear(s: ChatState): void {
+    s.cut = undefined;
     s.items = [];
     s.byId.clear();
     s.dirty.clear();
@@ -216,6 +237,7 @@ export function setStatus(s: ChatState, st: ChatStatus): void {
 }
 
 export function runStarted(s: ChatState, runId: string, queued: boolean, ahead?: number): void {
+    s.cut = undefined; // a truncate's run was accepted: its cut stays
     if (s.finished.has(runId)) {
         return; // its events (done included) came before the answer
     }
