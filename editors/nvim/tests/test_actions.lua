@@ -109,4 +109,35 @@ H.ok(
 )
 H.ok(text:find('## You\nwrite a better helper\n.-## zot\nBetter helper.'), 'the new one:\n' .. text)
 H.ok(not require('zot.input').bar_text(input):find('editing', 1, true), 'no longer editing')
+
+-- After /compact the messages are renumbered: one from before cannot be
+-- edited (its old index could name another prompt); a new one can.
+vim.cmd('ZotCommand /compact')
+run = H.wait_run(run)
+H.ok(H.chat_text():find('conversation compacted', 1, true), 'compacted:\n' .. H.chat_text())
+vim.cmd('ZotPrompt one more')
+run = H.wait_run(run)
+H.ok(not run.error, 'the prompt after compaction failed: ' .. tostring(run.error))
+local notes_seen = H.capture_notify()
+vim.api.nvim_set_current_win(cwin)
+n = #H.model_requests()
+cursor_on('write a better helper')
+H.keys('ge')
+H.ok(
+  vim.inspect(notes_seen):find('before the conversation was compacted', 1, true),
+  'ge says why not: ' .. vim.inspect(notes_seen)
+)
+H.ok(not require('zot.input').bar_text(input):find('editing', 1, true), 'not editing the old message')
+cursor_on('one more')
+H.keys('ge')
+H.ok(require('zot.input').bar_text(input):find('editing your message', 1, true), 'the new message can be edited')
+vim.api.nvim_buf_set_lines(input.buf, 0, -1, false, { 'one more, edited' })
+H.keys('<C-s>')
+run = H.wait_run(run)
+H.ok(not run.error, 'the resend after compaction failed: ' .. tostring(run.error))
+msgs = H.model_requests()[#H.model_requests()].body.messages
+H.eq(2, #msgs, 'the summary and the edited prompt: ' .. vim.inspect(msgs))
+H.ok(H.last_user_text():find('one more, edited', 1, true), 'the edited text: ' .. H.last_user_text())
+text = H.chat_text()
+H.ok(not text:find('## You\none more\n', 1, true) and text:find('write a better helper', 1, true), 'only the new message was cut:\n' .. text)
 H.done()

@@ -1268,6 +1268,12 @@ function M.on_event(state, ev)
       block(chat, { '**error:** ' .. tostring(ev.message or '') }, false)
     end
   elseif t == 'compact_done' then
+    -- The transcript was renumbered: the messages shown so far cannot be
+    -- named to zot/resend any more (an old index may name another prompt).
+    for _, m in ipairs(chat.user_msgs or {}) do
+      m.index = nil
+      m.compacted = true
+    end
     block(chat, { '_(conversation compacted)_' }, true)
   elseif t == 'done' then
     M.flush(chat)
