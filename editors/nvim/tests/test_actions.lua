@@ -120,7 +120,6 @@ run = H.wait_run(run)
 H.ok(not run.error, 'the prompt after compaction failed: ' .. tostring(run.error))
 local notes_seen = H.capture_notify()
 vim.api.nvim_set_current_win(cwin)
-n = #H.model_requests()
 cursor_on('write a better helper')
 H.keys('ge')
 H.ok(
@@ -139,5 +138,8 @@ msgs = H.model_requests()[#H.model_requests()].body.messages
 H.eq(2, #msgs, 'the summary and the edited prompt: ' .. vim.inspect(msgs))
 H.ok(H.last_user_text():find('one more, edited', 1, true), 'the edited text: ' .. H.last_user_text())
 text = H.chat_text()
-H.ok(not text:find('## You\none more\n', 1, true) and text:find('write a better helper', 1, true), 'only the new message was cut:\n' .. text)
+H.ok(
+  not text:find('## You\none more\n', 1, true) and text:find('write a better helper', 1, true),
+  'only the new message was cut:\n' .. text
+)
 H.done()

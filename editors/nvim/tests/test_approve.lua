@@ -16,8 +16,8 @@ local function choose(title)
   pending = nil
   for i, t in ipairs(p.items) do
     if t == title then
-      -- The editor keeps working while zot waits.
-      H.ok(vim.api.nvim_buf_line_count(0) >= 1, 'editor usable')
+      -- zot waits for the answer (the run goes on only after it).
+      H.ok(not H.chat().last_run.done, 'the run waits for the answer')
       p.cb(t, i)
       return
     end

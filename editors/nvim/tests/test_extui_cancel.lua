@@ -62,7 +62,29 @@ end)
 H.ok(dialog_with('rm -rf kept') == nil, 'no dialog left')
 
 -- 3. A vim.ui.select replacement (a float, as pickers open) that never
--- answers: zot closes its float and leaves insert mode.
+-- answers: zot closes its float and leaves insert mode. (A script cannot
+-- be in insert mode: :startinsert waits for the main loop. So the mode is
+-- what nvim_get_mode says, :startinsert sets it and :stopinsert clears it.)
+local insert = false
+local real_mode, real_cmd = vim.api.nvim_get_mode, vim.cmd
+vim.api.nvim_get_mode = function()
+  return insert and { mode = 'i', blocking = false } or real_mode()
+end
+local function cmd(c, ...)
+  if c == 'startinsert' or c == 'stopinsert' then
+    insert = c == 'startinsert'
+    return
+  end
+  return real_cmd(c, ...)
+end
+vim.cmd = type(real_cmd) == 'table'
+    and setmetatable({}, {
+      __call = function(_, ...)
+        return cmd(...)
+      end,
+      __index = real_cmd,
+    })
+  or cmd
 local answered
 vim.ui.select = function(items, opts, on_choice)
   local b = vim.api.nvim_create_buf(false, true)
@@ -76,6 +98,7 @@ H.wait('the picker', function()
   win = dialog_with('rm -rf kept')
   return win ~= nil
 end)
+H.eq('i', vim.api.nvim_get_mode().mode, 'the picker is in insert mode')
 vim.cmd('ZotAbort')
 H.wait('the picker to close', function()
   return not vim.api.nvim_win_is_valid(win)
@@ -87,8 +110,8 @@ end)
 run = H.chat().last_run
 H.eq('aborted', run.stop, 'stop reason')
 H.ok(vim.api.nvim_get_mode().mode:sub(1, 1) ~= 'i', 'insert mode left')
-answered('Allow once', 1) -- a late answer is ignored
-H.ok(vim.fn.isdirectory(H.ws .. '/kept') == 1, 'the cancelled command never ran')
+vim.api.nvim_get_mode, vim.cmd = real_mode, real_cmd
+answered('Allow once', 1) -- a late answer is ignored (checked below)
 
 -- The next run works (and no late answer ran the command meanwhile).
 vim.cmd('ZotPrompt done?')

@@ -31,7 +31,7 @@ H.ok(bar:find('↑1.2k', 1, true) and bar:find('$', 1, true), 'usage and cost in
 local st = H.state()
 H.ok(vim.lsp.buf_is_attached(vim.fn.bufnr(file), st.id), 'the file buffer is attached')
 -- The prompt carried the file as context.
-H.ok(text:find('Editor context', 1, true), 'context sent:\n' .. text)
+H.ok(text:find('%(Editor context: [^\n]-notes%.txt'), 'context sent, naming the file:\n' .. text)
 
 -- A visual (charwise) selection goes as an attachment: file, range and text.
 vim.api.nvim_set_current_win(vim.fn.win_findbuf(vim.fn.bufnr(file))[1])

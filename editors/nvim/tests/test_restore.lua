@@ -23,13 +23,17 @@ H.eq(0, #vim.fn.win_findbuf(chat.buf), 'closed')
 vim.cmd('ZotChat')
 local input = require('zot.input').get(H.ws, false)
 H.eq(input.buf, vim.api.nvim_get_current_buf(), 'the input has the focus')
+-- The chat scrolled away from its end when it is closed, and a line added
+-- while it is hidden: reopening shows the end, that line.
+vim.api.nvim_win_set_cursor(vim.fn.win_findbuf(chat.buf)[1], { 1, 0 })
 H.keys('ian unfinished<CR>second line<Esc>')
 vim.cmd('ZotChat')
 H.eq(0, #vim.fn.win_findbuf(input.buf), 'closed again')
--- Scroll the chat away from the end while it is hidden: reopening goes back there.
+require('zot.chat').note(H.ws, 'while hidden')
 vim.cmd('ZotChat')
 local cwin = vim.fn.win_findbuf(chat.buf)[1]
 H.eq(vim.api.nvim_buf_line_count(chat.buf), vim.api.nvim_win_get_cursor(cwin)[1], 'the chat is at its end')
+H.eq('> while hidden', vim.trim(H.chat_text()):match('[^\n]*$'), 'the line added while hidden is the last one')
 H.ok(H.chat_text():find('First answer, about the restore.', 1, true), 'the conversation is there:\n' .. H.chat_text())
 H.eq({ 'an unfinished', 'second line' }, vim.api.nvim_buf_get_lines(input.buf, 0, -1, false), 'the draft survived')
 

@@ -54,6 +54,8 @@ end)
 
 -- History (zot/messages, as after a resume) shows the thinking folded too.
 local msgs = client.request_sync(st, 'zot/messages').messages
+require('zot.chat').clear(st.root) -- what follows is the history's drawing
+H.ok(not H.chat_text():find('It holds alpha.', 1, true), 'cleared:\n' .. H.chat_text())
 require('zot.chat').render_messages(st.root, msgs)
 lines = vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false)
 text = table.concat(lines, '\n')

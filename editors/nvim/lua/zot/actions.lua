@@ -163,7 +163,10 @@ function M.edit(chat)
   local row = api.nvim_win_get_cursor(0)[1] - 1
   local m = chat_mod().user_message_at(chat, row)
   if m and m.compacted then
-    util.notify('zot: this message is from before the conversation was compacted; it cannot be edited now', vim.log.levels.WARN)
+    util.notify(
+      'zot: this message is from before the conversation was compacted; it cannot be edited now',
+      vim.log.levels.WARN
+    )
     return
   end
   if not (m and m.index) then
