@@ -288,10 +288,11 @@ require("fs").writeFileSync(file, JSON.stringify({
   # there, not from the user's (1.100 reads either).
   cp "$D/ud/User/settings.json" "$D/ud/Machine/settings.json"
   if [ "$spec" = settings ]; then settings_layout "$D"; fi
-  # unsaved: the user's typing must stay unsaved, and VS Code in the
-  # browser saves after a delay by default. Set before code-server starts
-  # (a workspace setting written by the test may apply after the typing).
-  if [ "$spec" = unsaved ]; then
+  # unsaved and chat: the user's typing (and a code block's Apply) must
+  # stay unsaved, and VS Code in the browser saves after a delay by
+  # default. Set before code-server starts (a workspace setting written by
+  # the test may apply after the typing).
+  if [ "$spec" = unsaved ] || [ "$spec" = chat ]; then
     node -e 'for (const f of process.argv.slice(1)) { const fs = require("fs"); const s = JSON.parse(fs.readFileSync(f, "utf8")); s["files.autoSave"] = "off"; fs.writeFileSync(f, JSON.stringify(s, null, 2)); }' "$D/ud/User/settings.json" "$D/ud/Machine/settings.json"
   fi
 

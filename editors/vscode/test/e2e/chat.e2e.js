@@ -264,6 +264,11 @@ async function openFile(name, contains) {
     }
 }
 
+/** Whether the editor tab of the file name shows unsaved changes. */
+async function tabDirty(name) {
+    return page.$$eval(".tabs-container .tab", (tabs, n) => tabs.some((t) => (t.getAttribute("aria-label") ?? "").startsWith(n) && t.classList.contains("dirty")), name);
+}
+
 async function send(chat, textToSend) {
     await chat.fill("#input", textToSend);
     await chat.press("#input", "Enter");
@@ -473,8 +478,8 @@ test("a prompt streams markdown, shows a tool card, and the edit lands in the op
 
 test("a file name in an answer links to the file (not a web page); clicking opens it at the line", async () => {
     const chat = await ensureChat();
-    await waitFor("file links in the answer", async () => {
-        const links = await text(chat, ".item.assistant a.file-link");
+    await waitFor("file links in the answer (the name alone, and with its line)", async () => {
+        const links = await chat.$$eval(".item.assistant a.file-link", (as) => as.map((a) => a.textContent.trim()));
         return links.includes("hello.txt:1") && links.includes("hello.txt");
     });
     const web = await chat.$$eval(".item a[href]", (as) => as.map((a) => a.getAttribute("href")).filter((h) => /^https?:/i.test(h)));
@@ -494,7 +499,10 @@ test("a code block's Insert puts its code at the editor's cursor", async () => {
     await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
     await page.keyboard.press("Control+End");
     await chat.locator(".item.assistant .code-wrap", { hasText: "Println" }).first().locator('.code-action[data-action="insert"]').click();
-    await waitFor("the code in the editor", async () => (await editorText()).includes('fmt.Println("hi")'));
+    await waitFor("the code in the editor, after the text (the cursor was at the end)", async () => {
+        const t = await editorText();
+        return t.indexOf("hello zot") >= 0 && t.indexOf("hello zot") < t.indexOf('fmt.Println("hi")');
+    });
     // Undone again: the file is the later tests' fixture.
     await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
     await page.keyboard.press("Control+Z");
@@ -606,6 +614,11 @@ test("a review in a narrow window (inline diff): Accept and Reject visible and l
         await idle(chat);
         await waitFor("the diff editor to close", async () => (await page.$$(DIFF)).length === 0);
         await waitFor("the file unchanged on disk", async () => fs.readFileSync(path.join(ws, "hello.txt"), "utf8") === "hello review (edited)\n");
+        // ... and in the editor: the rejected proposal did not land unsaved.
+        await openFile("hello.txt", "hello review (edited)");
+        if ((await editorText()).includes("hello narrow") || (await tabDirty("hello.txt"))) {
+            throw new Error(`the rejected proposal is in the editor: ${await editorText()}`);
+        }
         const tool = await chat.$$eval(".item.tool", (els) => els.map((e) => e.querySelector(".tool-result")?.textContent ?? ""));
         // The model is told "rejected" and the user's words, verbatim, nothing invented.
         const told = tool[tool.length - 1];
@@ -920,6 +933,14 @@ test("a message that cannot be sent (no API key) stays in the input, one error w
     await waitFor("the text back in the input", async () => (await chat.$eval("#input", (i) => i.value)) === "keep this text");
     await shot("send-failed.png");
     const toastsAfterFailure = await toastText();
+    // Checked now: each restart below reloads the transcript, which would
+    // wipe a second error or a stray bubble before a later check saw it.
+    if ((await chat.$$(".item.notice.notice-error")).length !== notices) {
+        throw new Error(`the error was shown again inline: ${await text(chat, ".item.notice.notice-error")}`);
+    }
+    if ((await text(chat, ".item.user")).includes("keep this text")) {
+        throw new Error("the message that was not sent is shown as sent");
+    }
     // The banner's button: the key goes to VS Code's secret storage, zot restarts with it.
     await chat.locator("#banner button", { hasText: "Set API Key" }).click();
     const box = page.locator(`${QUICK_INPUT} input`).first();
@@ -954,10 +975,6 @@ test("a message that cannot be sent (no API key) stays in the input, one error w
     await chat.press("#input", "Enter");
     await waitFor("the kept message sent and answered", async () => (await text(chat, ".item.assistant")).includes("Sent after all."));
     await idle(chat);
-    // By now any second copy of the failure's error would be on screen.
-    if ((await chat.$$(".item.notice.notice-error")).length !== notices) {
-        throw new Error(`the error was shown again inline: ${await text(chat, ".item.notice.notice-error")}`);
-    }
     if (toastsAfterFailure.includes("API key")) {
         throw new Error(`the error was shown again as a toast: ${toastsAfterFailure}`);
     }
@@ -1084,8 +1101,18 @@ test("Apply on a code block puts the code into the open file (undoable, unsaved)
     const apply = chat.locator(".item.assistant", { hasText: "Here it is, checked" }).last().locator('.code-action[data-action="apply"]');
     await apply.click();
     await waitFor("the code in the editor", async () => (await editorText()).includes("return a + b  # checked"));
+    await waitFor("calc.py's tab dirty (the edit not saved)", async () => tabDirty("calc.py"));
     if (fs.readFileSync(path.join(ws, "calc.py"), "utf8") !== CALC) {
         throw new Error("Apply saved the file; the edit should stay in the editor, unsaved");
+    }
+    // One undo takes it back; redo puts it back for the next tests.
+    await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+    await page.keyboard.press("Control+Z");
+    await waitFor("the apply undone", async () => !(await editorText()).includes("# checked") && (await editorText()).includes("return a + b"));
+    await page.keyboard.press("Control+Shift+Z");
+    await waitFor("the apply redone", async () => (await editorText()).includes("return a + b  # checked"));
+    if (fs.readFileSync(path.join(ws, "calc.py"), "utf8") !== CALC) {
+        throw new Error("calc.py was saved after the apply");
     }
 });
 
@@ -1101,7 +1128,7 @@ test("ask mode: the edit card shows the diff and Accept from the card applies it
     await reviewButtonsLabelled(toast("zot wants to change calc.py (edit)"));
     const added = (await card.locator(".diff-add").allTextContents()).join("\n");
     const removed = (await card.locator(".diff-del").allTextContents()).join("\n");
-    if (!added.includes("# checked twice") || !removed.includes("# checked")) {
+    if (!added.includes("# checked twice") || !removed.includes("# checked") || removed.includes("twice")) {
         throw new Error(`the card's diff: +${added} −${removed}`);
     }
     if ((await card.locator('.tool-action[data-action="diff"]').count()) !== 1) {

@@ -155,7 +155,8 @@ test("permission-gate asks in a QuickPick; Allow once → the command runs", asy
     await ensureChat();
     await send("clean up");
     await answerGate("rm -rf gone && echo removed-it", "Allow once");
-    await waitFor("the command's output in the chat", async () => (await toolResults()).some((t) => t.includes("removed-it")));
+    // (The card's args hold the command, "echo removed-it" too: its result only.)
+    await waitFor("the command's output in the chat", async () => (await chat.$$eval(".item.tool .tool-result", (els) => els.map((e) => e.textContent ?? ""))).some((t) => t.includes("removed-it") && !t.includes("echo")));
     await idle();
     if (fs.existsSync(path.join(ws, "gone"))) {
         throw new Error("the allowed command did not remove gone/");
@@ -165,6 +166,7 @@ test("permission-gate asks in a QuickPick; Allow once → the command runs", asy
 test("permission-gate: Deny → the command does not run and the model is told", async () => {
     fs.mkdirSync(path.join(ws, "kept"), { recursive: true });
     await ensureChat();
+    const before = (await modelRequests()).length;
     await send("remove kept");
     await answerGate("rm -rf kept && echo removed-kept", "Deny");
     await waitFor("the denial in the tool card", async () => (await toolResults()).some((t) => t.includes("the user denied running: rm -rf kept")));
@@ -172,6 +174,10 @@ test("permission-gate: Deny → the command does not run and the model is told",
     await idle();
     if (!fs.existsSync(path.join(ws, "kept"))) {
         throw new Error("the denied command ran");
+    }
+    const sent = (await modelRequests()).slice(before);
+    if (sent.length !== 2 || !sent[1].includes("the user denied running: rm -rf kept")) {
+        throw new Error(`the model was not told of the denial (${sent.length} requests): ${sent.map((b) => b.slice(-300)).join(" | ")}`);
     }
 });
 
@@ -257,12 +263,38 @@ test("MCP servers in the Zot view: a line per server (state, tools, last error);
         throw new Error("the section did not open for the failed server");
     }
     await page.screenshot({ path: path.join(art, "mcp.png") });
+    // A restart is a new fakemcp process (the line alone reads the same before and after).
+    const [old] = await waitFor("one fake MCP server process", async () => {
+        const p = fakeMcpPids();
+        return p.length === 1 ? p : undefined;
+    });
     await chat.click('#mcp .mcp-restart[data-name="fake"]');
-    await waitFor("fake restarted and ready again (its line redrawn)", async () => {
+    await waitFor("fake restarted (a new process) and ready again (its line redrawn)", async () => {
+        const p = fakeMcpPids();
         const fake = (await mcpLines()).find((x) => x.name === "fake");
-        return fake && fake.disabled === false && /ready · 4 tools/.test(fake.text);
+        return p.length === 1 && p[0] !== old && fake && fake.disabled === false && /ready · 4 tools/.test(fake.text);
     });
 });
+
+/** The pids of the "fake" MCP server: this spec's fakemcp (e2e.sh builds it beside the workspace's directory), not "broken" (the same binary with FAKEMCP_MODE=exit). */
+function fakeMcpPids() {
+    const bin = path.resolve(ws, "..", "..", "fakemcp");
+    const out = [];
+    for (const d of fs.readdirSync("/proc")) {
+        if (!/^\d+$/.test(d)) {
+            continue;
+        }
+        try {
+            const argv = fs.readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
+            if (argv[0] === bin && !fs.readFileSync(`/proc/${d}/environ`, "utf8").split("\0").includes("FAKEMCP_MODE=exit")) {
+                out.push(Number(d));
+            }
+        } catch {
+            // gone
+        }
+    }
+    return out;
+}
 
 test("an extension that asks and then dies: its question closes, the run goes on", async () => {
     await ensureChat();
