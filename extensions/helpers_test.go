@@ -224,10 +224,14 @@ func recorded(t testing.TB, path string) []wire.Frame {
 	return out
 }
 
-// psList lists running processes' command lines (Linux /proc).
+// psList lists running processes' command lines (Linux /proc). Without
+// /proc it panics: an empty list would pass every "was it killed" check.
 func psList() string {
 	var sb strings.Builder
-	entries, _ := os.ReadDir("/proc")
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		panic("psList needs /proc: " + err.Error())
+	}
 	for _, e := range entries {
 		pid := 0
 		if _, err := fmt.Sscan(e.Name(), &pid); err != nil || !proctest.Alive(pid) {

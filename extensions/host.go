@@ -408,11 +408,31 @@ func (h *Host) Status() []Status {
 // Reload re-reads every manifest and restarts every extension (what
 // /reload-ext does): new directories load, removed ones stop, crash counts
 // reset. Each restart waits for that extension's in-flight calls first.
+// It returns when every extension is back (ready, failed or parked), also
+// with Options.Background — whoever asked for the reload reports what it
+// did — or when ctx ends; the restarts go on then, as they belong to the
+// host, not to the request.
 func (h *Host) Reload(ctx context.Context) error {
 	if h.isClosed() {
 		return errors.New("extensions: host closed")
 	}
-	return h.rediscoverAll(ctx)
+	done := make(chan struct{})
+	h.goBG(func() {
+		defer close(done)
+		h.rediscover(h.ctx, true, true)
+		h.returnStartupMemory()
+	})
+	select {
+	case <-done:
+		if h.isClosed() {
+			return errors.New("extensions: host closed")
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-h.ctx.Done():
+		return errors.New("extensions: host closed")
+	}
 }
 
 // Trust records trust for the project-local extension name (with the hash

@@ -165,12 +165,20 @@ func TestTrustProjectExtensions(t *testing.T) {
 	h2Env := newEnv(t)
 	d2 := h2Env.project("x", "-tools", "echo")
 	c := Discover(h2Env.cwd, h2Env.home, nil)[0]
-	h1, _ := TrustHash(c.Dir, c.Manifest, c.Raw)
-	SetEnabled(d2, false)
+	h1, err := TrustHash(c.Dir, c.Manifest, c.Raw)
+	if err != nil || h1 == "" {
+		t.Fatalf("trust hash: %q, %v", h1, err)
+	}
+	if err := SetEnabled(d2, false); err != nil {
+		t.Fatal(err)
+	}
 	c = Discover(h2Env.cwd, h2Env.home, nil)[0]
-	h2, _ := TrustHash(c.Dir, c.Manifest, c.Raw)
-	if h1 != h2 {
-		t.Fatal("enable/disable changed the trust hash")
+	if c.Manifest.IsEnabled() {
+		t.Fatal("SetEnabled(false) left the manifest enabled")
+	}
+	h2, err := TrustHash(c.Dir, c.Manifest, c.Raw)
+	if err != nil || h1 != h2 {
+		t.Fatalf("enable/disable changed the trust hash: %q → %q (%v)", h1, h2, err)
 	}
 }
 
@@ -186,7 +194,9 @@ func TestAskTrust(t *testing.T) {
 		}
 	})
 	eventually(t, "yes trusted and started", func() bool { return statusOf(h, "yes").State == StateReady })
-	if st := statusOf(h, "no"); st.State != StateUntrusted {
+	// "no" is untrusted before its answer too: wait for the answer's mark.
+	eventually(t, "no declined", func() bool { return strings.Contains(statusOf(h, "no").Reason, "declined when asked") })
+	if st := statusOf(h, "no"); st.State != StateUntrusted || st.PID != 0 || toolNamed(h, "n") != nil {
 		t.Fatalf("no: %+v", st)
 	}
 	got := map[string]bool{}

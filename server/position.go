@@ -103,29 +103,87 @@ func (li *lineIndex) offset(p protocol.Position, enc encoding) int {
 	if l >= len(li.starts) {
 		return len(li.text)
 	}
-	start, end := li.starts[l], li.lineEnd(l)
-	want := int(p.Character)
+	return offsetInLine(li.text, li.starts[l], li.lineEnd(l), int(p.Character), enc)
+}
+
+// offsetOf is newLineIndex(text).offset(p, enc) reading text only up to
+// p's line, without an index of every line: a didChange per keystroke in a
+// large buffer would otherwise build one (an allocation the size of the
+// file's line count) for each change.
+func offsetOf(text string, p protocol.Position, enc encoding) int {
+	start, ok := lineStart(text, int(p.Line))
+	if !ok {
+		return len(text)
+	}
+	end := start + strings.IndexAny(text[start:], "\r\n")
+	if end < start {
+		end = len(text)
+	}
+	return offsetInLine(text, start, end, int(p.Character), enc)
+}
+
+// lineStart is the byte offset of line l's first byte; false when the text
+// has fewer lines.
+func lineStart(text string, l int) (int, bool) {
+	pos := 0
+	if strings.IndexByte(text, '\r') < 0 {
+		// "\n" only: whole blocks are skipped by counting (SIMD) their lines.
+		const block = 4096
+		for line := 0; line < l; {
+			if pos+block < len(text) {
+				if c := strings.Count(text[pos:pos+block], "\n"); line+c < l {
+					line += c
+					pos += block
+					continue
+				}
+			}
+			j := strings.IndexByte(text[pos:], '\n')
+			if j < 0 {
+				return len(text), false
+			}
+			pos += j + 1
+			line++
+		}
+		return pos, true
+	}
+	for line := 0; line < l; line++ {
+		j := strings.IndexAny(text[pos:], "\r\n")
+		if j < 0 {
+			return len(text), false
+		}
+		pos += j + 1
+		if text[pos-1] == '\r' && pos < len(text) && text[pos] == '\n' {
+			pos++
+		}
+	}
+	return pos, true
+}
+
+// offsetInLine is the byte offset of the character'th unit of the line
+// text[start:end]: clamped to the line's end; inside a surrogate pair or a
+// multi-byte rune, the rune's start.
+func offsetInLine(text string, start, end, character int, enc encoding) int {
 	if enc == encUTF8 {
-		off := start + want
+		off := start + character
 		if off > end {
 			off = end
 		}
-		for off > start && off < len(li.text) && !utf8.RuneStart(li.text[off]) {
+		for off > start && off < len(text) && !utf8.RuneStart(text[off]) {
 			off--
 		}
 		return off
 	}
 	units := 0
 	for i := start; i < end; {
-		if units >= want {
+		if units >= character {
 			return i
 		}
-		r, size := utf8.DecodeRuneInString(li.text[i:end])
+		r, size := utf8.DecodeRuneInString(text[i:end])
 		n := 1
 		if enc == encUTF16 && r >= 0x10000 {
 			n = 2
 		}
-		if units+n > want {
+		if units+n > character {
 			return i // inside a surrogate pair: round down
 		}
 		units += n

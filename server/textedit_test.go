@@ -206,6 +206,37 @@ func TestLineIndex(t *testing.T) {
 	}
 }
 
+// offsetOf (didChange's, reading only up to the line) agrees with the
+// line index on random texts: "\n", "\r\n" and lone "\r" endings, multi-
+// byte runes, surrogate pairs, long texts (the block skipping), positions
+// past a line's end and past the last line.
+func TestOffsetOfMatchesLineIndex(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	pieces := []string{"a", "bc", "\n", "\n", "\r\n", "\r", "語", "🙂", "é", "\n\n", strings.Repeat("x", 5000)}
+	for round := range 3000 {
+		var sb strings.Builder
+		for range rng.Intn(60) {
+			sb.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		text := sb.String()
+		if round%3 == 0 {
+			text = strings.ReplaceAll(text, "\r", "") // the "\n"-only path
+		}
+		li := newLineIndex(text)
+		for range 20 {
+			p := protocol.Position{Line: uint32(rng.Intn(len(li.starts) + 2)), Character: uint32(rng.Intn(8))}
+			if rng.Intn(4) == 0 {
+				p.Character = uint32(rng.Intn(6000))
+			}
+			for _, enc := range []encoding{encUTF8, encUTF16, encUTF32} {
+				if got, want := offsetOf(text, p, enc), li.offset(p, enc); got != want {
+					t.Fatalf("text %q, %v %v: offsetOf %d, line index %d", text, p, enc, got, want)
+				}
+			}
+		}
+	}
+}
+
 func BenchmarkOneLineEdit10kLines(b *testing.B) {
 	a, c := bigFile(10000)
 	var payload int

@@ -169,8 +169,7 @@ func (s *Server) didChange(raw json.RawMessage) {
 			text = c.Text
 			continue
 		}
-		li := newLineIndex(text)
-		start, end := li.offset(c.Range.Start, enc), li.offset(c.Range.End, enc)
+		start, end := offsetOf(text, c.Range.Start, enc), offsetOf(text, c.Range.End, enc)
 		if end < start {
 			start, end = end, start
 		}

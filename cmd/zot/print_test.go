@@ -88,13 +88,15 @@ func TestPrintNoAPIKeyNamesTheVariable(t *testing.T) {
 	if !strings.Contains(errOut, "ANTHROPIC_API_KEY") {
 		t.Fatalf("error does not name the variable: %s", errOut)
 	}
-	_, errOut, _ = e.runZot("-p", "hi", "--provider", "openai", "--cwd", e.cwd)
+	_, errOut, code = e.runZot("-p", "hi", "--provider", "openai", "--cwd", e.cwd)
+	if code == 0 {
+		t.Fatal("want a failure without a key (openai)")
+	}
 	if !strings.Contains(errOut, "OPENAI_API_KEY") {
 		t.Fatalf("error does not name the variable: %s", errOut)
 	}
-	if n := len(e.llm.Requests()); n != 0 {
-		t.Fatalf("made %d model calls without a key", n)
-	}
+	// (No base URL is given: a loopback one needs no key. So a model call
+	// would go to the provider, not to e.llm, and cannot be counted here.)
 }
 
 func TestPrintRetriesRateLimit(t *testing.T) {

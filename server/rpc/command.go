@@ -230,11 +230,18 @@ func (s *Server) builtin(ctx context.Context, name, args string, ok func(any), f
 			display("No extensions are loaded (--no-ext).")
 			return
 		}
-		if err := s.opts.Commands.Reload(ctx); err != nil {
-			fail(err)
-			return
-		}
-		display("Reloaded the extensions.")
+		// It waits for the extensions to be back (seconds for a slow one):
+		// off the command loop, as an extension's command, so abort and
+		// ui_response are still read meanwhile.
+		s.cmds.Add(1)
+		go func() {
+			defer s.cmds.Done()
+			if err := s.opts.Commands.Reload(ctx); err != nil {
+				fail(err)
+				return
+			}
+			display("Reloaded the extensions.")
+		}()
 	}
 }
 

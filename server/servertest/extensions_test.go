@@ -233,6 +233,7 @@ func TestHotReloadNotifiesEditor(t *testing.T) {
 	manifest := filepath.Join(e.home, "dev", "lspext", "extension.json")
 	b, _ := os.ReadFile(manifest)
 	os.WriteFile(manifest, []byte(strings.Replace(string(b), `"description": "test extension"`, `"description": "changed"`, 1)), 0o644)
+	var reloaded int
 	ed.Wait("a reload to be announced with a new process", func() bool {
 		notes := ed.Notes("zot/extensions/changed")
 		if len(notes) <= before {
@@ -240,12 +241,17 @@ func TestHotReloadNotifiesEditor(t *testing.T) {
 		}
 		var l extList
 		json.Unmarshal(notes[len(notes)-1].Params, &l)
-		return len(l.Extensions) == 1 && l.Extensions[0].State == "loaded" && l.Extensions[0].PID != pid
+		if len(l.Extensions) != 1 {
+			return false
+		}
+		reloaded = l.Extensions[0].PID
+		return l.Extensions[0].State == "loaded" && reloaded != pid
 	})
+	// On demand: answered when the extension is back, in a new process.
 	var l extList
 	ed.MustCall("zot/extensions/reload", nil, &l)
-	if len(l.Extensions) != 1 || l.Extensions[0].Name != "lspext" {
-		t.Fatalf("zot/extensions/reload: %+v", l)
+	if len(l.Extensions) != 1 || l.Extensions[0].Name != "lspext" || l.Extensions[0].State != "loaded" || l.Extensions[0].PID == reloaded || l.Extensions[0].PID == 0 {
+		t.Fatalf("zot/extensions/reload (the process before it: %d): %+v", reloaded, l)
 	}
 }
 

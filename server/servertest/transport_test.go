@@ -3,6 +3,7 @@ package servertest_test
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -84,7 +85,10 @@ func TestStuckEditorDoesNotKeepZotAlive(t *testing.T) {
 // say.
 func TestChangeBurstUsesBoundedGoroutines(t *testing.T) {
 	const n = 30_000
-	e := newEnv(t)
+	// Read back: the last lines (their numbers show none was dropped), then
+	// after the re-open.
+	e := newEnv(t, llmtest.ToolReply("read", map[string]any{"path": "burst.txt", "offset": n - 2, "limit": 5}), llmtest.TextReply("ok"),
+		llmtest.ToolReply("read", map[string]any{"path": "burst.txt"}), llmtest.TextReply("ok"))
 	ed := e.start(func(c *servertest.Config) { c.Env = append(c.Env, "ZOT_DEBUG_STATS=1") })
 	ed.Open("burst.txt", "")
 	var before struct {
@@ -95,9 +99,11 @@ func TestChangeBurstUsesBoundedGoroutines(t *testing.T) {
 	uri := ed.URI("burst.txt")
 	var sb strings.Builder
 	for i := 1; i <= n; i++ {
+		// Edit i writes line i at the end: applied out of order or dropped,
+		// the lines come out wrong.
 		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didChange", "params": map[string]any{
 			"textDocument":   map[string]any{"uri": uri, "version": i + 1},
-			"contentChanges": []map[string]any{{"range": rangeAt(0, 0), "text": "x"}},
+			"contentChanges": []map[string]any{{"range": rangeAt(i-1, 0), "text": fmt.Sprintf("%d\n", i)}},
 		}})
 		fmt.Fprintf(&sb, "Content-Length: %d\r\n\r\n%s", len(body), body)
 	}
@@ -118,8 +124,19 @@ func TestChangeBurstUsesBoundedGoroutines(t *testing.T) {
 		t.Fatalf("peak of %d goroutines during a burst of %d messages (idle %d, limit %d)", stats.PeakGoroutines, n, before.Goroutines, limit)
 	}
 	t.Logf("goroutines: idle %d, peak %d, after %d; peak queue %d", before.Goroutines, stats.PeakGoroutines, stats.Goroutines, stats.PeakQueued)
+	evs := ed.WaitDone(ed.Prompt("read the end").RunID)
+	got := servertest.ResultText(servertest.Find(evs, "tool_result"))
+	for i := n - 2; i <= n; i++ {
+		if !regexp.MustCompile(fmt.Sprintf(`(?m)^\s*%d\D+%d$`, i, i)).MatchString(got) {
+			t.Fatalf("line %d is not %q after the burst: %s", i, fmt.Sprint(i), got)
+		}
+	}
 	ed.Close("burst.txt") // didClose after the burst: the overlay is consistent
 	ed.Open("burst.txt", "y")
+	evs = ed.WaitDone(ed.Prompt("read it again").RunID)
+	if got := servertest.ResultText(servertest.Find(evs, "tool_result")); !strings.Contains(got, "y") || strings.Contains(got, "30000") {
+		t.Fatalf("after the re-open: %s", got)
+	}
 	if code := ed.Shutdown(); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
