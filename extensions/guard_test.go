@@ -175,6 +175,8 @@ func TestGuardDisabledByFileChangeNeedsConfirmation(t *testing.T) {
 			eventually(t, "status notes the pending disable", func() bool {
 				return strings.Contains(statusOf(h, "guard").Reason, "still guarding until you confirm")
 			})
+			// The note is there before the answer: wait for the decline itself.
+			eventually(t, "the decline handled", func() bool { return strings.Contains(e.logOf("guard"), "the user kept the guard on") })
 			if d := h.BeforeTool(context.Background(), bashCall("2", "forbidden")); !d.Block {
 				t.Fatalf("the guard was disabled by a file change without the user: %+v", statusOf(h, "guard"))
 			}

@@ -485,6 +485,11 @@ func TestGuardDisabledByFileChangeAsksEditor(t *testing.T) {
 	if !strings.Contains(q, `guard extension "lspext"`) || !strings.Contains(q, "Disable the guard/Keep guarding") {
 		t.Fatalf("question: %s", q)
 	}
+	// Until the answer is handled it guards anyway: wait for the decline.
+	ed.Wait("the decline handled", func() bool {
+		b, _ := os.ReadFile(filepath.Join(e.home, "logs", "ext-lspext.log"))
+		return strings.Contains(string(b), "the user kept the guard on")
+	})
 	evs := ed.WaitDone(ed.Prompt("clean up").RunID)
 	res := servertest.Find(evs, "tool_result")
 	if res["is_error"] != true || !strings.Contains(servertest.ResultText(res), "lspext guard: refusing rm -rf") {
