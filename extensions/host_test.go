@@ -368,7 +368,9 @@ func TestPromisedReadyIsNotReadyBySilence(t *testing.T) {
 	}
 }
 
-func TestNotifyLevels(t *testing.T) {
+// A notify an extension sends while running a tool reaches the UI with its
+// extension and level (warn through zot/notify: servertest TestCommands).
+func TestNotifyDuringToolCall(t *testing.T) {
 	e := newEnv(t)
 	e.global("n", "-tools", "echo", "-notify-on-call")
 	h := e.start(nil)
