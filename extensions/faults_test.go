@@ -3,6 +3,7 @@ package extensions
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -228,21 +229,41 @@ func TestFaultGarbageAndHugeLines(t *testing.T) {
 
 func TestFaultFloodDoesNotStallOthers(t *testing.T) {
 	e := newEnv(t)
-	e.global("loud", "-cmds", "flood,panel")
+	hold := filepath.Join(t.TempDir(), "flood-done")
+	e.global("loud", "-cmds", "flood,panel", "-flood-hold", hold)
 	e.global("ok", "-tools", "echo")
 	h := e.start(nil)
 	if _, err := h.RunCommand(context.Background(), "panel", ""); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	res, err := h.RunCommand(context.Background(), "flood", "20000")
-	if err != nil || res.Display != "flooded" {
-		t.Fatalf("flood: %+v %v", res, err)
+	type result struct {
+		res CommandResult
+		err error
 	}
+	flood := make(chan result, 1)
+	go func() {
+		res, err := h.RunCommand(context.Background(), "flood", "20000")
+		flood <- result{res, err}
+	}()
+	// The other extension answers while loud floods and its command is
+	// still running (it answers only once hold exists).
+	eventually(t, "the flood under way", func() bool { return strings.HasPrefix(e.ui.lastRender(), "flood ") })
 	for i := 0; i < 5; i++ {
 		if r := callTool(t, h, "echo", `{"text":"x"}`); resultText(r) != "echo: x" {
 			t.Fatalf("ok during flood: %+v", r)
 		}
+	}
+	select {
+	case r := <-flood:
+		t.Fatalf("the flood command ended before its hold was lifted: %+v", r)
+	default:
+	}
+	if err := os.WriteFile(hold, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-flood; r.err != nil || r.res.Display != "flooded" {
+		t.Fatalf("flood: %+v %v", r.res, r.err)
 	}
 	eventually(t, "flood logged", func() bool { return strings.Contains(e.logOf("loud"), "notify flood: dropped") })
 	// Rate limited: at most the burst plus the rate for the time the flood

@@ -54,6 +54,8 @@ var (
 // extension in "starting" exactly as long as it wants (no sleeps).
 var gate = flag.String("gate", "", "read this file (a fifo) to EOF before hello")
 
+var floodHold = flag.String("flood-hold", "", "flood: answer the command only once this file exists")
+
 var (
 	outMu sync.Mutex
 	out   = bufio.NewWriter(os.Stdout)
@@ -296,6 +298,12 @@ func command(id, name, args string) {
 		for i := 0; i < n; i++ {
 			emit(frame{"type": "notify", "level": "info", "message": fmt.Sprintf("flood %d", i)})
 			emit(frame{"type": "panel_render", "panel_id": "p1", "lines": []string{fmt.Sprintf("flood %d", i)}})
+		}
+		for *floodHold != "" {
+			if _, err := os.Stat(*floodHold); err == nil {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
 		}
 		emit(frame{"type": "command_response", "id": id, "action": "display", "display": "flooded"})
 	case "panel":
