@@ -278,7 +278,9 @@ func TestObserveInOrder(t *testing.T) {
 
 func TestEventQueueDropsOldest(t *testing.T) {
 	e := newEnv(t)
-	e.global("deaf", "-events", "turn_start", "-no-read")
+	dir := t.TempDir()
+	listening, rec := filepath.Join(dir, "listening"), filepath.Join(dir, "record")
+	e.global("deaf", "-events", "turn_start", "-read-after", listening, "-record", rec)
 	e.global("ok", "-tools", "echo")
 	h := e.start(func(o *Options) { o.EventQueue = 8 })
 	done := make(chan struct{})
@@ -296,6 +298,23 @@ func TestEventQueueDropsOldest(t *testing.T) {
 	eventually(t, "drop logged", func() bool { return strings.Contains(e.logOf("deaf"), "dropped the oldest queued event") })
 	if r := callTool(t, h, "echo", `{"text":"still"}`); resultText(r) != "echo: still" {
 		t.Fatalf("other extension: %+v", r)
+	}
+	// Once it reads: what the pipe held, then the queue's 8 — the newest.
+	if err := os.WriteFile(listening, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var steps []int
+	eventually(t, "the last event read", func() bool {
+		steps = steps[:0]
+		for _, f := range recorded(t, rec) {
+			if f.Type == wire.TypeEvent && f.Event == "turn_start" {
+				steps = append(steps, f.Step)
+			}
+		}
+		return len(steps) > 0 && steps[len(steps)-1] == 20000
+	})
+	if len(steps) < 8 || !slices.Equal(steps[len(steps)-8:], []int{19993, 19994, 19995, 19996, 19997, 19998, 19999, 20000}) {
+		t.Fatalf("the queue kept other than the newest 8: ends %v (of %d read)", steps[max(0, len(steps)-12):], len(steps))
 	}
 }
 

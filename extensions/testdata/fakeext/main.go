@@ -56,6 +56,8 @@ var gate = flag.String("gate", "", "read this file (a fifo) to EOF before hello"
 
 var floodHold = flag.String("flood-hold", "", "flood: answer the command only once this file exists")
 
+var readAfter = flag.String("read-after", "", "after ready, read stdin only once this file exists")
+
 var (
 	outMu sync.Mutex
 	out   = bufio.NewWriter(os.Stdout)
@@ -143,6 +145,12 @@ func main() {
 	}
 	if *noRead {
 		time.Sleep(time.Hour)
+	}
+	for *readAfter != "" { // not reading until the file exists
+		if _, err := os.Stat(*readAfter); err == nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	for i := 0; i < *garbage; i++ {
 		switch i % 4 {
