@@ -1,12 +1,13 @@
 package extensions
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
 
 // Schemas in the shapes extensions send: args are checked with messages
-// the model can act on; a schema the validator cannot use still registers.
+// the model can act on.
 func TestToolSchemaValidation(t *testing.T) {
 	cases := []struct {
 		schema, args, want string // want "" = valid
@@ -34,5 +35,23 @@ func TestToolSchemaValidation(t *testing.T) {
 	}
 	if err := (&toolReg{name: "t"}).validateArgs([]byte(`{nope`)); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
 		t.Errorf("bad JSON: %v", err)
+	}
+}
+
+// A schema the validator cannot use (a $ref to nothing) still registers the
+// tool: zot passes schemas to the model unchecked, and existing extensions
+// must run unmodified. Its args are not checked; the extension says so.
+func TestUnusableSchemaStillRegisters(t *testing.T) {
+	e := newEnv(t)
+	e.global("odd", "-tools", "echo", "-schema", `{"type":"object","properties":{"text":{"$ref":"#/$defs/missing"}}}`)
+	h := e.start(nil)
+	if toolNamed(h, "echo") == nil {
+		t.Fatalf("the tool did not register: %+v", statusOf(h, "odd"))
+	}
+	if !slices.ContainsFunc(statusOf(h, "odd").Diagnostics, func(d string) bool { return strings.Contains(d, "schema not usable for validation") }) {
+		t.Fatalf("no diagnostic about the schema: %+v", statusOf(h, "odd"))
+	}
+	if r := callTool(t, h, "echo", `{"text":"x","extra":[1]}`); resultText(r) != "echo: x" {
+		t.Fatalf("the call: %+v", r)
 	}
 }

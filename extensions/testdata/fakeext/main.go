@@ -58,6 +58,8 @@ var floodHold = flag.String("flood-hold", "", "flood: answer the command only on
 
 var readAfter = flag.String("read-after", "", "after ready, read stdin only once this file exists")
 
+var toolSchema = flag.String("schema", `{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer"}},"required":["text"]}`, "the schema of the registered tools")
+
 var (
 	outMu sync.Mutex
 	out   = bufio.NewWriter(os.Stdout)
@@ -127,7 +129,7 @@ func main() {
 			continue
 		}
 		emit(frame{"type": "register_tool", "name": t, "description": "fake " + t,
-			"schema": json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer"}},"required":["text"]}`)})
+			"schema": json.RawMessage(*toolSchema)})
 	}
 	for _, c := range list(*cmdsF) {
 		emit(frame{"type": "register_command", "name": c, "description": "fake /" + c})
