@@ -46,11 +46,15 @@ func cmdLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		revision = n
 	}
+	var newHost server.HostFactory
+	if !c.noExt { // --no-ext: none at all, --ext ones included
+		newHost = server.ExtensionHost(logger.Printf)
+	}
 	srv := server.New(server.Options{
 		NewMCP:  newMCP,
 		Config:  c.config(true),
 		Exts:    c.exts,
-		NewHost: server.ExtensionHost(logger.Printf),
+		NewHost: newHost,
 		Log:     stderr,
 		// zot/debug/stats, for tests and diagnosing a stuck server.
 		DebugStats:     os.Getenv("ZOT_DEBUG_STATS") == "1",

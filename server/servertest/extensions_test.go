@@ -223,6 +223,24 @@ func TestGuardBlocks(t *testing.T) {
 	}
 }
 
+// zot lsp --no-ext runs no extension at all, not even one given with
+// --ext (as zot rpc, zot acp and zot -p do): a reload has no host to ask.
+func TestNoExtRunsNoExtension(t *testing.T) {
+	e := newEnv(t)
+	dir := e.installExt(filepath.Join(e.home, "dev", "lspext"), "lspext")
+	ed := servertest.Start(t, e.config("--ext", dir, "--no-ext"))
+	ed.Initialize(nil)
+	var l extList
+	err := ed.Call("zot/extensions/reload", nil, &l)
+	if err == nil || !strings.Contains(err.Error(), "no extension host is running") {
+		t.Fatalf("zot/extensions/reload with --no-ext: %v, %+v", err, l)
+	}
+	ed.MustCall("zot/extensions", nil, &l)
+	if len(l.Extensions) != 0 {
+		t.Fatalf("extensions with --no-ext: %+v", l.Extensions)
+	}
+}
+
 // Hot reload: a changed manifest reloads the extension and the editor
 // hears zot/extensions/changed; zot/extensions/reload works on demand.
 func TestHotReloadNotifiesEditor(t *testing.T) {
