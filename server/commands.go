@@ -297,6 +297,7 @@ func (s *Server) builtinCommand(ctx context.Context, name, args string) (Command
 		if err := rt.NewSession(); err != nil {
 			return fail(err)
 		}
+		s.sessionChanged()
 		return display("Started a new session.")
 	case "sessions":
 		infos, err := rt.Sessions()
@@ -319,6 +320,7 @@ func (s *Server) builtinCommand(ctx context.Context, name, args string) (Command
 		if err := rt.Resume(which); err != nil {
 			return fail(err)
 		}
+		s.sessionChanged()
 		if n := forkNotice(rt.State()); n != "" {
 			return display("%s", n)
 		}

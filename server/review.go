@@ -31,6 +31,14 @@ func (s *Server) permissionMode() PermissionMode {
 	return s.mode
 }
 
+// sessionChanged forgets what was "always allowed for this session": a new
+// or resumed session is not the one the user allowed it in.
+func (s *Server) sessionChanged() {
+	s.mu.Lock()
+	s.allowBash, s.allowTools = false, nil
+	s.mu.Unlock()
+}
+
 // setMode switches the permission mode; leaving ask forgets "always allow".
 func (s *Server) setMode(m PermissionMode) {
 	s.mu.Lock()

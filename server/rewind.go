@@ -117,6 +117,16 @@ func (s *Server) zotResend(ctx context.Context, p *ResendParams) (RunStarted, er
 	return s.runs.enqueue(r), nil
 }
 
+// notApplied answers an apply that did not happen: a refusal or a rejected
+// review is a result the user reads; a cancelled request is cancelled
+// (RequestCancelled, as every cancelled request), not a rejection.
+func (s *Server) notApplied(ctx context.Context, err error) (ApplyCodeResult, error) {
+	if ctx.Err() != nil {
+		return ApplyCodeResult{}, ctx.Err()
+	}
+	return ApplyCodeResult{Applied: false, Message: err.Error()}, nil
+}
+
 // applyTool names an apply in the review request (no tool call made it).
 const applyTool = "apply"
 
@@ -159,11 +169,11 @@ func (s *Server) zotApplyCode(ctx context.Context, p *ApplyCodeParams) (ApplyCod
 	// zot/abort) be handled meanwhile.
 	release(ctx)
 	if err := s.ws.CheckWrite(ctx, applyTool, path, func() string { return proposed }); err != nil {
-		return ApplyCodeResult{Applied: false, Message: err.Error()}, nil
+		return s.notApplied(ctx, err)
 	}
 	ctx = withCall(ctx, "", applyTool)
 	if err := s.ws.change(ctx, path, cur.text, proposed, existed); err != nil {
-		return ApplyCodeResult{Applied: false, Message: err.Error()}, nil
+		return s.notApplied(ctx, err)
 	}
 	// Left unsaved in the editor, as the user's own edit would be.
 	added, removed := lineDelta(cur.text, proposed)

@@ -39,6 +39,7 @@ func (s *Server) zotSessionResume(ctx context.Context, p *ResumeParams) (Session
 	if err := rt.Resume(p.ID); err != nil {
 		return SessionResult{}, err
 	}
+	s.sessionChanged()
 	st := rt.State()
 	return SessionResult{SessionID: st.SessionID, MessageCount: st.MessageCount, ForkedFrom: st.ForkedFrom, Message: forkNotice(st)}, nil
 }
@@ -59,9 +60,7 @@ func (s *Server) zotSessionNew(ctx context.Context) (SessionResult, error) {
 	if err := rt.NewSession(); err != nil {
 		return SessionResult{}, err
 	}
-	s.mu.Lock()
-	s.allowBash, s.allowTools = false, nil
-	s.mu.Unlock()
+	s.sessionChanged()
 	st := rt.State()
 	return SessionResult{SessionID: st.SessionID, MessageCount: st.MessageCount}, nil
 }

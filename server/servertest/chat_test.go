@@ -324,6 +324,32 @@ func TestApplyCode(t *testing.T) {
 	}
 }
 
+// A zot/applyCode cancelled while its review is open is answered
+// RequestCancelled, like any cancelled request, not as a rejection (whose
+// message spoke of a run that does not exist); nothing is applied.
+func TestApplyCodeCancelledDuringReview(t *testing.T) {
+	e := newEnv(t)
+	ed := e.start(askMode(true))
+	ed.WriteFile("calc.py", "x = 1\n")
+	ed.Open("calc.py", "x = 1\n")
+	release := make(chan struct{})
+	defer close(release)
+	ed.Review = func(servertest.ReviewEdit) servertest.ReviewResult {
+		<-release // the user never decides
+		return servertest.ReviewResult{Decision: "accept"}
+	}
+	ch := ed.CallID("apply-1", "zot/applyCode", map[string]any{"uri": ed.URI("calc.py"), "text": "x = 2"})
+	ed.Wait("the review request", func() bool { return len(ed.Requests("zot/reviewEdit")) == 1 })
+	ed.Notify("$/cancelRequest", map[string]any{"id": "apply-1"})
+	m := ed.Await(ch, "the cancelled apply")
+	if m.Error == nil || m.Error.Code != -32800 {
+		t.Fatalf("want RequestCancelled, got %s (error %+v)", m.Result, m.Error)
+	}
+	if buf, _ := ed.Buffer("calc.py"); buf != "x = 1\n" || len(ed.ApplyEdits()) != 0 {
+		t.Fatalf("a cancelled apply changed the buffer: %q", buf)
+	}
+}
+
 // An MCP server's resources are listed for the `@` picker and, attached,
 // reach the model read through the MCP host.
 func TestMCPResourceAttachment(t *testing.T) {

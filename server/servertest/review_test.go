@@ -156,6 +156,35 @@ func TestBashApproval(t *testing.T) {
 	}
 }
 
+// "Always allow for this session" ends with the session: after /new (the
+// chat's command, as zot/session/new) bash asks again.
+func TestAlwaysAllowEndsWithTheSession(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "echo one"}), llmtest.TextReply("ok"),
+		llmtest.ToolReply("bash", map[string]any{"command": "echo two"}), llmtest.TextReply("ok"))
+	ed := e.start(askMode(true))
+	answers := []string{"Always allow for this session", "Allow once"}
+	var mu sync.Mutex
+	var asked []string
+	ed.Choose = func(msg string, actions []string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, msg)
+		a := answers[0]
+		answers = answers[1:]
+		return a
+	}
+	ed.WaitDone(ed.Prompt("run one").RunID)
+	var r commandResult
+	ed.MustCall("zot/command", map[string]any{"name": "new"}, &r)
+	ed.WaitDone(ed.Prompt("run two").RunID)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 2 || !strings.Contains(asked[1], "echo two") {
+		t.Fatalf("after /new the command was not asked about (asked %d times): %q", len(asked), asked)
+	}
+}
+
 func TestReadonlyMode(t *testing.T) {
 	e := newEnv(t,
 		llmtest.ToolReply("write", map[string]any{"path": "x.txt", "content": "no"}),
