@@ -265,6 +265,12 @@ func (s *Server) extensionsResult() ExtensionsResult {
 		if st := host.Status(); st != nil {
 			res.Extensions = st
 		}
+		// Started in the background: loading until none is starting.
+		for _, x := range res.Extensions {
+			if x.State == extensions.StateStarting {
+				res.Loading = true
+			}
+		}
 	}
 	if herr != nil {
 		res.Error = herr.Error()

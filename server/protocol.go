@@ -367,7 +367,7 @@ type ExtensionStatus struct {
 type ExtensionsResult struct {
 	Extensions []ExtensionStatus `json:"extensions"`
 	Commands   []CommandInfo     `json:"commands"`
-	// Loading: the host is still starting.
+	// Loading: the host or one of its extensions is still starting.
 	Loading bool   `json:"loading,omitempty"`
 	Error   string `json:"error,omitempty"`
 }

@@ -51,6 +51,15 @@ func TestSlowExtensionStartsInBackground(t *testing.T) {
 	ed := servertest.Start(t, e.config("--ext", dir))
 	ed.Initialize(nil)
 	waitExt(ed, "slow", "starting")
+	var l struct {
+		Loading    bool `json:"loading"`
+		Extensions []struct {
+			Name, State string
+		} `json:"extensions"`
+	}
+	if ed.MustCall("zot/extensions", nil, &l); !l.Loading {
+		t.Fatal("zot/extensions: not loading while an extension starts")
+	}
 
 	run := ed.Prompt("use echo")
 	ed.WaitEvent(run.RunID, "tool_call") // the run got this far while the extension starts
@@ -69,6 +78,10 @@ func TestSlowExtensionStartsInBackground(t *testing.T) {
 		t.Fatalf("command of a starting extension: %+v %s", got.Error, got.Result)
 	}
 	waitExt(ed, "slow", "loaded")
+	l.Loading = false // (omitted when false)
+	if ed.MustCall("zot/extensions", nil, &l); l.Loading {
+		t.Fatalf("zot/extensions: still loading with every extension started: %+v", l)
+	}
 }
 
 // hello_ack names the provider and model in zot lsp without --provider or
