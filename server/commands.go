@@ -47,7 +47,8 @@ func init() {
 	}
 }
 
-// commandList is the built-in commands, then the extensions' (sorted).
+// commandList is the built-in commands, then the extensions' (sorted), the
+// MCP servers' prompts and the skills.
 func (s *Server) commandList() []CommandInfo {
 	out := append([]CommandInfo(nil), builtinCommands...)
 	taken := map[string]bool{}
