@@ -64,8 +64,10 @@ func isBuiltin(name string) bool {
 	return false
 }
 
-// command runs /name args. Built-in commands answer at once; an extension
-// command answers when its extension does (the reader goes on meanwhile).
+// command runs /name args. Built-in commands answer at once, but for
+// reload-ext, which answers once the extensions are back; it and an
+// extension command answer off the command loop (the reader goes on
+// meanwhile).
 func (s *Server) command(ctx context.Context, c Command, ok func(any), fail func(error)) {
 	name := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(c.Name), "/"))
 	args := strings.TrimSpace(c.Args)
@@ -143,7 +145,7 @@ func (s *Server) builtin(ctx context.Context, name, args string, ok func(any), f
 		}
 		display("%s", strings.TrimRight(b.String(), "\n"))
 	case "clear":
-		if err := s.rt.Clear(); err != nil {
+		if err := s.clear(); err != nil {
 			fail(err)
 			return
 		}

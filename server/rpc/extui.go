@@ -131,7 +131,9 @@ func (s *Server) SetWidget(ext, key string, lines []string) {
 }
 
 // StartPrompt queues a run with text, as a prompt command would (an
-// extension's send_message while idle).
+// extension's send_message while idle). Once the input has ended (stdin
+// EOF, or Serve stopping) it is refused with an error, which the
+// extension gets as its action's error.
 func (s *Server) StartPrompt(text string) error {
 	if s.outp.Load() == nil {
 		return errors.New("the rpc session is not serving")

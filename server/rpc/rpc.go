@@ -1,9 +1,12 @@
 // Package rpc is the `zot rpc` front: zot's newline-delimited JSON protocol
 // (shared/seeds/001) over stdin/stdout, on the same runtime as every other
 // front. One prompt or compaction runs at a time; later ones queue; abort
-// fires at once; at stdin EOF the running and queued runs finish (so
+// fires at once, on the running run or on the accepted one that has not
+// started yet; at stdin EOF the running and queued runs finish (so
 // `echo '{"type":"prompt",…}' | zot rpc` prints the whole run), then Serve
-// returns.
+// returns. When Serve's context is done (zot rpc: SIGTERM) it stops at
+// once: the running run is aborted, the queued ones are dropped, and
+// Serve returns without waiting for the end of input.
 package rpc
 
 import (
@@ -17,9 +20,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/internal/bigjson"
 	"github.com/zot-editors/zot/internal/lineread"
 )
@@ -84,6 +89,15 @@ type Options struct {
 	Commands CommandHost
 }
 
+// stopGrace bounds how long a stop (SIGTERM, failed auth) waits for the
+// aborted run to end and the output to be flushed: a client that stopped
+// reading cannot keep the process alive.
+const stopGrace = 5 * time.Second
+
+// errInputEnded refuses a run asked for once the input has ended (an
+// extension's send_message while zot finishes or stops).
+var errInputEnded = errors.New("the rpc session's input has ended (stdin closed or zot is stopping): no new run is started")
+
 // Server serves one runtime over one pair of streams.
 type Server struct {
 	rt   *agent.Runtime
@@ -98,29 +112,49 @@ type Server struct {
 	served bool
 	cmds   sync.WaitGroup // extension commands being answered
 
-	jobs    chan job // never full: reserve refuses past MaxQueued
+	// The run queue. mu guards these fields and the jobs' marks; cond
+	// wakes the worker when a job is queued or the input ends.
 	mu      sync.Mutex
-	pending int // queued + running jobs
+	cond    sync.Cond
+	queue   []*job // accepted, not yet taken by the worker
+	current *job   // taken by the worker, until its done is written
+	pending int    // accepted and not ended: reserved + queue + current
+	adding  int    // accepted whose response is being written (not in queue yet)
+	ended   bool   // no new run is accepted (the input ended, or stopping)
+	dropped bool   // stopping: runs not started are dropped
+
+	// stopping tells the reader to handle no more commands; handling is
+	// held while it handles one.
+	stopping atomic.Bool
+	handling sync.Mutex
 
 	dlg  dialogs                // extension dialogs waiting for ui_response (extui.go)
 	outp atomic.Pointer[writer] // s.out for the extension goroutines
 }
 
+// job is one accepted prompt or compaction. aborted and cancel are
+// guarded by Server.mu.
 type job struct {
-	start func(context.Context) (<-chan agent.Event, error)
+	start   func(context.Context) (<-chan agent.Event, error)
+	aborted bool               // an abort named it (before or after it started)
+	cancel  context.CancelFunc // the run's context, once the worker starts it
 }
 
 // New makes a server for rt.
 func New(rt *agent.Runtime, opts Options) *Server {
-	return &Server{rt: rt, opts: opts, jobs: make(chan job, MaxQueued+1)}
+	s := &Server{rt: rt, opts: opts}
+	s.cond.L = &s.mu
+	return s
 }
 
 // ErrUnauthorized ends a session whose first line was not a valid hello.
 var ErrUnauthorized = errors.New("rpc: unauthorized: the first command must be hello with the ZOTCORE_RPC_TOKEN token")
 
 // Serve reads commands from in and writes responses and events to out
-// until in reaches EOF (nil: after the running and queued runs finish) or
-// authentication fails (the running run is aborted).
+// until in reaches EOF (nil: after the running and queued runs finish),
+// authentication fails (the running run is aborted), or ctx is done (nil:
+// the running run is aborted, the queued ones are dropped and Serve
+// returns without waiting for in, whose reader is left blocked).
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.out = newWriter(out)
 	s.outp.Store(s.out)
@@ -131,28 +165,56 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.early, s.served = nil, true
 	s.live.Store(s.out)
 	s.liveMu.Unlock()
-	defer s.out.close()
-	defer s.live.Store(nil)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The runs' context ends only by stop, after the queue was dropped:
+	// were it ctx's child, a run ended by ctx would let the worker take a
+	// queued run before stop drops the queue.
+	runCtx, cancelRuns := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRuns()
+	ctx, cancelCmds := context.WithCancel(ctx)
+	defer cancelCmds()
+	cancel := func() { cancelRuns(); cancelCmds() }
 
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); s.worker(ctx) }()
-	eof := false
-	defer func() {
-		// At EOF the input is over, not the work: zot finishes what was
-		// asked (an abort sent before EOF has already acted). Otherwise
-		// (auth failure, read error) stop the running run.
-		if !eof {
-			s.rt.Cancel()
-			cancel()
+	workerDone := make(chan struct{})
+	go func() { defer close(workerDone); s.worker(runCtx) }()
+	readDone := make(chan error, 1)
+	go func() { readDone <- s.read(ctx, in) }()
+
+	select {
+	case err := <-readDone:
+		if err != nil {
+			// Auth failure, read error: stop the running run.
+			s.stop(cancel, workerDone)
+			return err
 		}
-		s.cmds.Wait() // a command may still queue its prompt
-		close(s.jobs)
-		wg.Wait()
-	}()
+	case <-ctx.Done():
+		s.stop(cancel, workerDone)
+		return nil
+	}
+	// At EOF the input is over, not the work: zot finishes what was asked
+	// (an abort sent before EOF has already acted), unless ctx ends first.
+	cmdsDone := make(chan struct{})
+	go func() { s.cmds.Wait(); close(cmdsDone) }() // a command may still queue its prompt
+	select {
+	case <-cmdsDone:
+	case <-ctx.Done():
+		s.stop(cancel, workerDone)
+		return nil
+	}
+	s.endInput(false)
+	select {
+	case <-workerDone:
+	case <-ctx.Done():
+		s.stop(cancel, workerDone)
+		return nil
+	}
+	s.live.Store(nil)
+	s.out.close()
+	return nil
+}
 
+// read reads and handles commands until EOF (nil), a failed hello or a
+// read error, or until Serve stops (nil).
+func (s *Server) read(ctx context.Context, in io.Reader) error {
 	r := bufio.NewReaderSize(in, 64*1024)
 	authed := s.opts.Token == ""
 	for {
@@ -166,26 +228,15 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			debug.FreeOSMemory()
 		}
 		if len(line) > 0 {
-			c, rest, jerr := decodeCommand(line)
-			if jerr != nil {
-				if !authed {
-					s.reply(Response{Command: "hello", Error: ErrUnauthorized.Error()})
-					return ErrUnauthorized
-				}
-				s.reply(badCommand(rest, jerr))
-			} else if !authed {
-				if c.Type != "hello" || c.Token != s.opts.Token {
-					s.reply(Response{ID: c.ID, Command: c.Type, Error: ErrUnauthorized.Error()})
-					return ErrUnauthorized
-				}
-				authed = true
-				s.handle(ctx, c)
-			} else {
-				s.handle(ctx, c)
+			stopped, herr := s.handleLine(ctx, line, &authed)
+			if stopped {
+				return nil
+			}
+			if herr != nil {
+				return herr
 			}
 		}
 		if err == io.EOF {
-			eof = true
 			return nil
 		}
 		if err != nil {
@@ -196,6 +247,80 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			return err
 		}
 	}
+}
+
+// handleLine handles one line unless Serve is stopping (stopped).
+func (s *Server) handleLine(ctx context.Context, line []byte, authed *bool) (stopped bool, err error) {
+	s.handling.Lock()
+	defer s.handling.Unlock()
+	if s.stopping.Load() {
+		return true, nil
+	}
+	c, rest, jerr := decodeCommand(line)
+	if jerr != nil {
+		if !*authed {
+			s.reply(Response{Command: "hello", Error: ErrUnauthorized.Error()})
+			return false, ErrUnauthorized
+		}
+		s.reply(badCommand(rest, jerr))
+		return false, nil
+	}
+	if !*authed {
+		if c.Type != "hello" || c.Token != s.opts.Token {
+			s.reply(Response{ID: c.ID, Command: c.Type, Error: ErrUnauthorized.Error()})
+			return false, ErrUnauthorized
+		}
+		*authed = true
+	}
+	s.handle(ctx, c)
+	return false, nil
+}
+
+// stop ends Serve at once: no more commands are handled, the running run
+// is aborted, the queued ones are dropped, and what was written is
+// flushed, all within stopGrace (a client that stopped reading, with the
+// output full, holds the steps that write; then Serve returns anyway).
+func (s *Server) stop(cancel func(), workerDone <-chan struct{}) {
+	s.stopping.Store(true)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.endInput(true) // first: the worker must not take a queued run as the running one ends
+		cancel()         // the running run, extension commands, a reload
+		s.rt.Cancel()
+		// A command being handled finishes; after it the reader sees
+		// stopping and handles no more, so no command starts after
+		// cmds.Wait.
+		s.handling.Lock()
+		s.handling.Unlock()
+		s.cmds.Wait()
+		<-workerDone
+		s.live.Store(nil)
+		s.out.close()
+	}()
+	t := time.NewTimer(stopGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		cancel()
+		s.live.Store(nil)
+	}
+}
+
+// endInput accepts no new runs; with drop, the queued ones are dropped
+// (never started, no events).
+func (s *Server) endInput(drop bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended = true
+	if drop {
+		s.dropped = true
+		s.pending -= len(s.queue)
+		clear(s.queue)
+		s.queue = nil
+	}
+	s.cond.Broadcast()
 }
 
 func (s *Server) handle(ctx context.Context, c Command) {
@@ -232,7 +357,7 @@ func (s *Server) handle(ctx context.Context, c Command) {
 	case "compact":
 		s.enqueue(ok, fail, s.rt.Compact)
 	case "abort":
-		s.rt.Cancel()
+		s.abort()
 		ok(nil)
 	case "get_state":
 		ok(s.rt.State())
@@ -244,7 +369,7 @@ func (s *Server) handle(ctx context.Context, c Command) {
 		}
 		ok(map[string]any{"messages": wire})
 	case "clear":
-		if err := s.rt.Clear(); err != nil {
+		if err := s.clear(); err != nil {
 			fail(err)
 			return
 		}
@@ -333,10 +458,15 @@ func startedData(queued bool) map[string]any {
 	return map[string]any{"started": true}
 }
 
-// enqueue queues a run, or refuses it when MaxQueued runs already wait.
-// It never blocks: the channel has room for every reserved run.
+// enqueue queues a run, or refuses it when MaxQueued runs already wait or
+// the input has ended (errInputEnded). It never blocks on the queue.
 func (s *Server) enqueue(ok func(any), fail func(error), start func(context.Context) (<-chan agent.Event, error)) {
 	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		fail(errInputEnded)
+		return
+	}
 	if waiting := s.pending - 1; waiting >= MaxQueued {
 		s.mu.Unlock()
 		fail(fmt.Errorf("queue full (%d waiting): wait for a done event or send abort", waiting))
@@ -344,10 +474,52 @@ func (s *Server) enqueue(ok func(any), fail func(error), start func(context.Cont
 	}
 	queued := s.pending > 0
 	s.pending++
+	s.adding++ // the worker does not finish while a response is being written
 	s.mu.Unlock()
 	// Reply before the run can emit, so the response precedes its events.
 	ok(startedData(queued))
-	s.jobs <- job{start: start}
+	s.mu.Lock()
+	s.adding--
+	if s.dropped {
+		s.pending--
+	} else {
+		s.queue = append(s.queue, &job{start: start})
+	}
+	s.cond.Broadcast()
+	s.mu.Unlock()
+}
+
+// abort aborts the running run, or, when none has started yet, the
+// accepted one that runs next: it is marked, and the worker ends it
+// aborted instead of starting it. Queued runs behind it are kept.
+func (s *Server) abort() {
+	s.mu.Lock()
+	j := s.current
+	if j == nil && len(s.queue) > 0 {
+		j = s.queue[0]
+	}
+	var cancel context.CancelFunc
+	if j != nil {
+		j.aborted = true
+		cancel = j.cancel
+	}
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	s.rt.Cancel()
+}
+
+// clear drops the conversation. It fails as busy from a prompt's
+// acceptance until its done (queued runs and one aborted before it
+// started included), so it never clears under a run about to start.
+func (s *Server) clear() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending > 0 {
+		return agent.ErrBusy
+	}
+	return s.rt.Clear()
 }
 
 // decodeCommand decodes one line. A large string (a 16 MiB prompt) is
@@ -397,24 +569,85 @@ func jsonKind(k string) string {
 	}
 }
 
-// worker runs queued prompts one at a time and streams their events.
+// worker runs queued prompts one at a time and streams their events,
+// until the input has ended and the queue is empty.
 func (s *Server) worker(ctx context.Context) {
-	for j := range s.jobs {
-		if ctx.Err() == nil {
-			ch, err := j.start(ctx)
-			if err != nil {
-				s.out.event(agent.Event{Type: agent.EventError, Message: err.Error()})
-				s.out.event(agent.Event{Type: agent.EventDone})
-			} else {
-				for ev := range ch {
-					s.out.event(ev)
-				}
-			}
+	for {
+		j := s.next()
+		if j == nil {
+			return
 		}
-		s.mu.Lock()
-		s.pending--
-		s.mu.Unlock()
+		s.runJob(ctx, j)
 	}
+}
+
+// next takes the next job, waiting for one; nil once no more will come.
+func (s *Server) next() *job {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.queue) == 0 && (!s.ended || s.adding > 0) {
+		s.cond.Wait()
+	}
+	if len(s.queue) == 0 {
+		return nil
+	}
+	j := s.queue[0]
+	s.queue[0] = nil
+	s.queue = s.queue[1:]
+	s.current = j
+	return j
+}
+
+// runJob runs one job. One aborted before it started (or taken while
+// Serve stops) is not started: it ends as an aborted run does, with
+// turn_end {"stop":"aborted"} and done.
+func (s *Server) runJob(ctx context.Context, j *job) {
+	jctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	aborted := j.aborted || ctx.Err() != nil
+	if !aborted {
+		// From here abort cancels jctx: no window before the runtime has
+		// registered the run (rt.Cancel alone is a no-op until then).
+		j.cancel = cancel
+	}
+	s.mu.Unlock()
+	if aborted {
+		s.out.event(agent.Event{Type: agent.EventTurnEnd, Stop: provider.StopAborted})
+		s.finish(j)
+		return
+	}
+	ch, err := j.start(jctx)
+	if err != nil {
+		s.out.event(agent.Event{Type: agent.EventError, Message: err.Error()})
+		s.finish(j)
+		return
+	}
+	finished := false
+	for ev := range ch {
+		if ev.Type == agent.EventDone && !finished {
+			s.finish(j)
+			finished = true
+			continue
+		}
+		s.out.event(ev)
+	}
+	if !finished {
+		s.finish(j)
+	}
+}
+
+// finish writes j's done and, in the same step, counts it out: a command
+// read after done sees the run over (clear succeeds, abort names the
+// next run, a prompt is not "queued"), one read before sees it running.
+func (s *Server) finish(j *job) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.out.event(agent.Event{Type: agent.EventDone})
+	if s.current == j {
+		s.current = nil
+	}
+	s.pending--
 }
 
 func (s *Server) reply(r Response) {
