@@ -11,6 +11,7 @@ import (
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/internal/proctest"
+	"github.com/zot-editors/zot/internal/testenv"
 )
 
 // rest reads the frames left until zot closes its stdout (it exited), then
@@ -48,8 +49,9 @@ func (p *rpcProc) rest(bound time.Duration) ([]map[string]any, error) {
 }
 
 func needSignals(t *testing.T) {
+	t.Helper()
 	if runtime.GOOS == "windows" {
-		t.Skip("no SIGTERM on Windows")
+		testenv.Skip(t, "no SIGTERM on Windows")
 	}
 }
 

@@ -290,8 +290,10 @@ func (s *Server) stop(cancel func(), workerDone <-chan struct{}) {
 		s.rt.Cancel()
 		// A command being handled finishes; after it the reader sees
 		// stopping and handles no more, so no command starts after
-		// cmds.Wait.
+		// cmds.Wait. (Set again under the lock: once it is held, no
+		// command is being handled.)
 		s.handling.Lock()
+		s.stopping.Store(true)
 		s.handling.Unlock()
 		s.cmds.Wait()
 		<-workerDone
