@@ -142,4 +142,27 @@ H.ok(
   not text:find('## You\none more\n', 1, true) and text:find('write a better helper', 1, true),
   'only the new message was cut:\n' .. text
 )
+-- gr right after a /compact: zot has no prompt to retry (the summary is all
+-- there is) and refuses; what gr cut from the view comes back as it was,
+-- and the messages in it keep what they were (ge still says why not).
+vim.cmd('ZotCommand /compact')
+run = H.wait_run(run)
+local before = H.chat_text()
+local user_msgs = #require('zot.chat').get(H.ws, false).user_msgs
+n = #H.model_requests()
+notes_seen = H.capture_notify()
+vim.api.nvim_set_current_win(cwin)
+H.keys('gr')
+H.wait('the retry refused', function()
+  return vim.inspect(notes_seen):find('no prompt to retry', 1, true) ~= nil
+end)
+H.eq(before, H.chat_text(), 'the chat is back as it was')
+H.eq(user_msgs, #require('zot.chat').get(H.ws, false).user_msgs, 'its messages too')
+H.eq(n, #H.model_requests(), 'nothing was sent to the model')
+cursor_on('one more, edited')
+H.keys('ge')
+H.ok(
+  vim.inspect(notes_seen):find('before the conversation was compacted', 1, true),
+  'ge on a put-back message says why not: ' .. vim.inspect(notes_seen)
+)
 H.done()

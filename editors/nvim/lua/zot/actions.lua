@@ -117,14 +117,14 @@ end
 function M.retry(root)
   local z = require('zot')
   z.with_state({ root = root }, function(state)
-    local last = chat_mod().last_user_message(root)
-    if last and last.index then
-      chat_mod().truncate_at(root, last.index)
-    end
+    -- The last prompt and its answer leave the view before the request
+    -- (the new run's events may come before zot's answer); they come back
+    -- as they were if zot refuses (nothing to retry since a /compact).
+    local cut = chat_mod().truncate_at(root, nil)
     require('zot.client').request(state, P.request.retry, nil, function(err, res)
       if err then
+        chat_mod().untruncate(root, cut)
         util.err('retry: ' .. tostring(err.message or err))
-        z.redraw(state)
         return
       end
       chat_mod().on_started(state, res)

@@ -1021,45 +1021,85 @@ function M.user_message_at(chat, row)
   return found
 end
 
---- Removes the user message with messageIndex index and everything after
---- it from the view (zot/resend and zot/retry cut the conversation there).
+--- Removes a user message and everything after it from the view (zot/retry
+--- and zot/resend cut the conversation there): the one with messageIndex
+--- index, or the last one when index is nil (a retry, which zot always
+--- makes of the last prompt, numbered or not since a compaction). Returns
+--- what was cut, for M.untruncate when zot refuses; nil if nothing was.
 function M.truncate_at(root, index)
   local chat = M.get(root, false)
   if not chat then
-    return
+    return nil
   end
   M.flush(chat)
-  local keep = {}
-  local cut
-  for _, m in ipairs(chat.user_msgs or {}) do
-    if not cut and m.index ~= nil and m.index >= index then
-      cut = msg_row(chat, m)
-    end
-    if cut then
-      pcall(api.nvim_buf_del_extmark, chat.buf, ns, m.extmark)
-    else
-      keep[#keep + 1] = m
+  local msgs = chat.user_msgs or {}
+  local from
+  for i, m in ipairs(msgs) do
+    if index == nil and i == #msgs or index ~= nil and m.index ~= nil and m.index >= index then
+      from = i
+      break
     end
   end
-  chat.user_msgs = keep
+  local cut = from and msg_row(chat, msgs[from])
   if not cut then
-    return
+    return nil
   end
   -- The blank line that separated it from what came before goes too.
   if cut > 0 and api.nvim_buf_get_lines(chat.buf, cut - 1, cut, false)[1] == '' then
     cut = cut - 1
   end
+  local saved = { row = cut, lines = api.nvim_buf_get_lines(chat.buf, cut, -1, false), msgs = {}, tools = {} }
+  local keep = {}
+  for i, m in ipairs(msgs) do
+    if i < from then
+      keep[#keep + 1] = m
+    else
+      saved.msgs[#saved.msgs + 1] = { msg = m, offset = (msg_row(chat, m) or cut) - cut }
+      pcall(api.nvim_buf_del_extmark, chat.buf, ns, m.extmark)
+    end
+  end
+  for id, t in pairs(chat.tools) do
+    local r = tool_row(chat, id)
+    if r and r >= cut then
+      saved.tools[id] = { tool = t, offset = r - cut }
+    end
+  end
+  chat.user_msgs = keep
   modify(chat, function(buf)
     api.nvim_buf_set_lines(buf, cut, -1, false, { '' })
   end)
   chat.tools = {}
+  return saved
 end
 
---- The last user message of the conversation (zot/retry sends it again).
-function M.last_user_message(root)
+--- Puts back what M.truncate_at cut (zot refused the retry or resend):
+--- the lines, the user messages (still editable) and the tool cards, with
+--- their folds.
+function M.untruncate(root, saved)
   local chat = M.get(root, false)
-  local list = chat and chat.user_msgs or {}
-  return list[#list]
+  if not (chat and saved and valid(chat)) then
+    return
+  end
+  local buf = chat.buf
+  local row = math.min(saved.row, api.nvim_buf_line_count(buf) - 1)
+  modify(chat, function()
+    -- The blank line truncate_at left stands for what it cut; anything
+    -- written since (a note) stays after it.
+    local blank = api.nvim_buf_get_lines(buf, row, row + 1, false)[1] == ''
+    api.nvim_buf_set_lines(buf, row, blank and row + 1 or row, false, saved.lines)
+  end)
+  chat.user_msgs = chat.user_msgs or {}
+  for _, s in ipairs(saved.msgs) do
+    s.msg.extmark = api.nvim_buf_set_extmark(buf, ns, row + s.offset, 0, {})
+    table.insert(chat.user_msgs, s.msg)
+  end
+  for id, s in pairs(saved.tools) do
+    s.tool.extmark = api.nvim_buf_set_extmark(buf, ns, row + s.offset, 0, {})
+    chat.tools[id] = s.tool
+  end
+  for _, w in ipairs(windows(chat)) do
+    refold(chat, w)
+  end
 end
 
 -- --------------------------------------------------------- code blocks --

@@ -257,19 +257,18 @@ function M.send(root, text, opts, done)
       params.attachments = atts
     end
     local method = P.request.prompt
+    local cut -- what the resend took from the view
     if opts.resend then
       method = P.request.resend
       params.messageIndex = opts.resend
       -- The message and what follows leave the view now (the new run's
       -- events may come before the answer); back if zot refuses.
-      chat().truncate_at(state.root, opts.resend)
+      cut = chat().truncate_at(state.root, opts.resend)
     end
     local ok = require('zot.client').request(state, method, params, function(err, res)
       if err then
+        chat().untruncate(state.root, cut)
         fail(state, opts.resend and 'edit and resend' or 'prompt', err)
-        if opts.resend then
-          M.redraw(state)
-        end
         return done(false)
       end
       chat().on_started(state, res)
@@ -413,11 +412,6 @@ local function show_transcript(state, note, cb)
       end
     end)
   end)
-end
-
---- Draws the conversation again from zot/messages.
-function M.redraw(state)
-  show_transcript(state, nil)
 end
 
 local function resume_note(res, what)
