@@ -492,3 +492,21 @@ func TestPromptsOfEverything(t *testing.T) {
 		t.Fatalf("simple-prompt: %q, %v", text, err)
 	}
 }
+
+// Restart of a server that fails again answers once that start has failed
+// (restarting, with the server's error), not after the backoff: with an
+// hour's backoff, waiting through it would run into the test's bound.
+func TestRestartOfAFailingServerAnswersAfterItsStart(t *testing.T) {
+	e := start(t, fmt.Sprintf(`{"mcpServers": {"f": {"command": %q, "env": {"FAKEMCP_MODE": "exit"}}}}`, mcptest.Fake(t)),
+		func(o *mcp.Options) { o.RestartBackoff = []time.Duration{time.Hour} })
+	e.state("f", mcp.StateRestarting)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := e.h.Restart(ctx, "f"); err != nil {
+		t.Fatalf("Restart: %v (it waited through the backoff?)", err)
+	}
+	st := e.h.Status()[0]
+	if st.State != mcp.StateRestarting || !strings.Contains(st.LastError, "missing DATABASE_URL") {
+		t.Fatalf("after the restart: %+v; want restarting with the server's error", st)
+	}
+}
