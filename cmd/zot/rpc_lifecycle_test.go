@@ -153,19 +153,23 @@ func TestRPCAbortRightAfterPromptAborts(t *testing.T) {
 }
 
 // clear (and /clear) right behind an accepted prompt fails as busy, as it
-// does while the prompt runs, instead of clearing before the prompt starts;
-// after done it clears.
+// does while the prompt runs, instead of clearing before the prompt starts,
+// and get_state says busy; after done it clears.
 func TestRPCClearRightAfterPromptIsBusy(t *testing.T) {
 	e := newEnv(t, llmtest.Reply{Text: "answer", Gate: "first"})
 	p := e.startRPC(nil)
 	if _, err := p.in.Write([]byte(`{"id":"1","type":"prompt","message":"hi"}` + "\n" +
-		`{"id":"c","type":"clear"}` + "\n" + `{"id":"cc","type":"command","name":"clear"}` + "\n")); err != nil {
+		`{"id":"c","type":"clear"}` + "\n" + `{"id":"cc","type":"command","name":"clear"}` + "\n" +
+		`{"id":"b","type":"get_state"}` + "\n")); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"c", "cc"} {
 		if r := p.response(id); r["success"] != false || !strings.Contains(r["error"].(string), "busy") {
 			t.Fatalf("%s while a prompt is accepted: %v", id, r)
 		}
+	}
+	if st := p.response("b")["data"].(map[string]any); st["busy"] != true {
+		t.Fatalf("get_state while a prompt is accepted: busy %v, but clear says busy", st["busy"])
 	}
 	e.llm.Release("first")
 	p.until(isType("done"))
@@ -174,7 +178,7 @@ func TestRPCClearRightAfterPromptIsBusy(t *testing.T) {
 		t.Fatalf("clear after done: %v", r)
 	}
 	p.send(map[string]any{"id": "s", "type": "get_state"})
-	if n := p.response("s")["data"].(map[string]any)["message_count"]; n != float64(0) {
-		t.Fatalf("message_count after clear = %v", n)
+	if st := p.response("s")["data"].(map[string]any); st["message_count"] != float64(0) || st["busy"] != false {
+		t.Fatalf("get_state after clear: %v; want no messages and not busy", st)
 	}
 }

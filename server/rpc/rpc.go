@@ -362,7 +362,12 @@ func (s *Server) handle(ctx context.Context, c Command) {
 		s.abort()
 		ok(nil)
 	case "get_state":
-		ok(s.rt.State())
+		st := s.rt.State()
+		s.mu.Lock()
+		// Busy as clear sees it: from a run's acceptance to its done.
+		st.Busy = st.Busy || s.pending > 0
+		s.mu.Unlock()
+		ok(st)
 	case "get_messages":
 		msgs := s.rt.Messages()
 		wire := make([]message.WireMessage, 0, len(msgs))
