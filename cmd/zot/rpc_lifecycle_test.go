@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -94,15 +93,7 @@ func TestRPCSIGTERMStopsWithStdinOpen(t *testing.T) {
 // child it started are gone.
 func TestRPCSIGTERMKillsTheRunningTool(t *testing.T) {
 	needSignals(t)
-	e := newEnv(t,
-		llmtest.ToolReply("bash", map[string]any{"command": "sleep 300 & echo $! > child.pid; echo $$ > shell.pid; wait"}),
-		llmtest.TextReply("after the tool"),
-	)
-	p := e.startRPC(nil)
-	p.send(map[string]any{"id": "1", "type": "prompt", "message": "run it"})
-	p.until(isType("tool_call"))
-	child := waitPIDFile(t, filepath.Join(e.cwd, "child.pid"))
-	shell := waitPIDFile(t, filepath.Join(e.cwd, "shell.pid"))
+	_, p, child, shell := runningBash(t, "after the tool")
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -222,15 +222,7 @@ func TestRPCAbortMidStream(t *testing.T) {
 }
 
 func TestRPCAbortMidBashKillsProcessGroup(t *testing.T) {
-	e := newEnv(t,
-		llmtest.ToolReply("bash", map[string]any{"command": "sleep 300 & echo $! > child.pid; echo $$ > shell.pid; wait"}),
-		llmtest.TextReply("after abort"),
-	)
-	p := e.startRPC(nil)
-	p.send(map[string]any{"id": "1", "type": "prompt", "message": "run it"})
-	p.until(isType("tool_call"))
-	child := waitPIDFile(t, filepath.Join(e.cwd, "child.pid"))
-	shell := waitPIDFile(t, filepath.Join(e.cwd, "shell.pid"))
+	_, p, child, shell := runningBash(t, "after abort")
 	p.send(map[string]any{"id": "2", "type": "abort"})
 	frames := p.until(isType("done"))
 	tr := find(frames, "tool_result")
@@ -294,6 +286,21 @@ func TestRPCCompactCountsItsUsage(t *testing.T) {
 	if u["input"].(float64) != 300 || u["output"].(float64) != 30 || st["message_count"].(float64) != 1 {
 		t.Fatalf("state after compaction: %v", st)
 	}
+}
+
+// runningBash starts zot rpc on a prompt whose bash tool starts a
+// background child and waits; it returns once both pids are written, with
+// the tool still running. The model answers after with answer.
+func runningBash(t *testing.T, answer string) (e *env, p *rpcProc, child, shell int) {
+	t.Helper()
+	e = newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "sleep 300 & echo $! > child.pid; echo $$ > shell.pid; wait"}),
+		llmtest.TextReply(answer),
+	)
+	p = e.startRPC(nil)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "run it"})
+	p.until(isType("tool_call"))
+	return e, p, waitPIDFile(t, filepath.Join(e.cwd, "child.pid")), waitPIDFile(t, filepath.Join(e.cwd, "shell.pid"))
 }
 
 func waitPIDFile(t *testing.T, path string) int {
