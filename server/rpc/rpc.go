@@ -192,17 +192,15 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 	// At EOF the input is over, not the work: zot finishes what was asked
 	// (an abort sent before EOF has already acted), unless ctx ends first.
-	cmdsDone := make(chan struct{})
-	go func() { s.cmds.Wait(); close(cmdsDone) }() // a command may still queue its prompt
+	finished := make(chan struct{})
+	go func() {
+		s.cmds.Wait() // a command may still queue its prompt
+		s.endInput(false)
+		<-workerDone
+		close(finished)
+	}()
 	select {
-	case <-cmdsDone:
-	case <-ctx.Done():
-		s.stop(cancel, workerDone)
-		return nil
-	}
-	s.endInput(false)
-	select {
-	case <-workerDone:
+	case <-finished:
 	case <-ctx.Done():
 		s.stop(cancel, workerDone)
 		return nil
@@ -630,18 +628,12 @@ func (s *Server) runJob(ctx context.Context, j *job) {
 		s.finish(j)
 		return
 	}
-	finished := false
 	for ev := range ch {
-		if ev.Type == agent.EventDone && !finished {
-			s.finish(j)
-			finished = true
-			continue
+		if ev.Type != agent.EventDone { // the last event; finish writes it
+			s.out.event(ev)
 		}
-		s.out.event(ev)
 	}
-	if !finished {
-		s.finish(j)
-	}
+	s.finish(j)
 }
 
 // finish writes j's done and, in the same step, counts it out: a command
