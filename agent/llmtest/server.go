@@ -26,6 +26,8 @@ type Server struct {
 
 	gates map[string]*gate
 
+	validator validator // of request bodies
+
 	ln   net.Listener
 	srv  *http.Server
 	url  string
@@ -233,7 +235,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveRequests(w)
 		return
 	}
-	body, err := io.ReadAll(r.Body)
+	body, err := readBody(r)
 	if err != nil {
 		return
 	}
@@ -256,7 +258,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, kind, http.StatusMethodNotAllowed, "llmtest: "+r.URL.Path+" wants POST", nil)
 		return
 	}
-	meta, err := requestMeta(body, kind == apiOpenAI)
+	meta, err := requestMeta(body, kind == apiOpenAI, &s.validator)
 	if err != nil {
 		writeError(w, kind, http.StatusBadRequest, "llmtest: request body is not JSON: "+err.Error(), nil)
 		return
@@ -329,6 +331,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		st.openai(meta.IncludeUsage)
 	}
 }
+
+// readBody reads a request's body in one buffer of its announced length
+// (io.ReadAll grows one through copies: at 0.9 MB, a tenth of a
+// millisecond more before the answer).
+func readBody(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n <= maxPresized {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	return io.ReadAll(r.Body)
+}
+
+// maxPresized: a larger announced length is not trusted with a buffer
+// before its bytes arrive.
+const maxPresized = 64 << 20
 
 func (s *Server) serveRequests(w http.ResponseWriter) {
 	type shown struct {
