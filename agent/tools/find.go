@@ -70,7 +70,7 @@ func (t *findTool) Run(ctx context.Context, call Call) Result {
 
 	var found []string
 	more := false
-	err = walkTree(ctx, t.ws, start, func(e walkEntry) error {
+	err = walkTree(ctx, t.ws, start, true, func(e walkEntry) error {
 		if !globs.match(e.sub) {
 			return nil
 		}

@@ -31,7 +31,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 type ignoreRule struct {
@@ -224,8 +227,12 @@ var errStopWalk = errors.New("stop walk")
 // order, skipping .git and whatever the .gitignore files exclude; ignored
 // directories are not entered, nor are symlinked ones. fn may return
 // fs.SkipDir for a directory or errStopWalk to end the walk. Paths are
-// listed from disk; contents are for the caller to read through ws.
-func walkTree(ctx context.Context, ws Workspace, start string, fn func(walkEntry) error) error {
+// listed from disk; contents are for the caller to read through ws. fn is
+// called from one goroutine, in order. With listAhead, directories are
+// listed ahead of it on the other cores (see readAhead): for a walk that
+// does little else (find; grep's cores are busy reading files, and the
+// extra lister made it slower).
+func walkTree(ctx context.Context, ws Workspace, start string, listAhead bool, fn func(walkEntry) error) error {
 	base := ignoreBase(ws, start)
 	st := loadIgnoreStack(ctx, ws, base, start)
 	relStart, _ := filepath.Rel(base, start)
@@ -237,7 +244,11 @@ func walkTree(ctx context.Context, ws Workspace, start string, fn func(walkEntry
 	if relStart != "" {
 		w.subFrom = len(relStart) + 1
 	}
-	err := w.dir(start, relStart, st, true)
+	if n := runtime.GOMAXPROCS(0) - 1; listAhead && n > 0 {
+		w.ahead = startReadAhead(n)
+		defer w.ahead.stop()
+	}
+	err := w.dir(start, relStart, st, true, nil)
 	if errors.Is(err, errStopWalk) {
 		return nil
 	}
@@ -252,13 +263,21 @@ type walker struct {
 	fn         func(walkEntry) error
 	subFrom    int  // rel[subFrom:] is the path relative to the start
 	shownIsRel bool // base is the workspace root, so rel is what tools show
+	ahead      *readAhead
 }
 
-func (w *walker) dir(dir, rel string, st ignoreStack, top bool) error {
+// dir visits dir's entries; l, if not nil, is its listing read ahead.
+func (w *walker) dir(dir, rel string, st ignoreStack, top bool, l *listing) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(dir)
+	var entries []os.DirEntry
+	var err error
+	if l != nil {
+		entries, err = l.get()
+	} else {
+		entries, err = os.ReadDir(dir)
+	}
 	if err != nil {
 		if top {
 			return err
@@ -277,6 +296,10 @@ func (w *walker) dir(dir, rel string, st ignoreStack, top bool) error {
 	if strings.HasSuffix(dir, string(filepath.Separator)) {
 		prefix = dir
 	}
+	// The entries to visit first, so that the directories among them are
+	// being listed while fn sees the ones before.
+	visit := make([]walkEntry, 0, len(entries))
+	var listings []*listing
 	for _, e := range entries {
 		name := e.Name()
 		if name == ".git" {
@@ -303,6 +326,15 @@ func (w *walker) dir(dir, rel string, st ignoreStack, top bool) error {
 		} else {
 			we.shown = displayPath(w.ws.Root(), we.abs)
 		}
+		if we.isDir && !we.isLink && w.ahead != nil {
+			if listings == nil {
+				listings = make([]*listing, len(entries))
+			}
+			listings[len(visit)] = w.ahead.list(we.abs)
+		}
+		visit = append(visit, we)
+	}
+	for i, we := range visit {
 		err := w.fn(we)
 		if err == fs.SkipDir {
 			continue
@@ -311,10 +343,83 @@ func (w *walker) dir(dir, rel string, st ignoreStack, top bool) error {
 			return err
 		}
 		if we.isDir && !we.isLink {
-			if err := w.dir(we.abs, we.rel, st, false); err != nil {
+			var l *listing
+			if listings != nil {
+				l = listings[i]
+			}
+			if err := w.dir(we.abs, we.rel, st, false, l); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// readAhead lists directories on other goroutines ahead of a walk, which
+// on its own spends most of its time in getdents: a walk's directories are
+// queued as it meets them, in the order it will enter them, and a listing
+// no worker has begun when the walk gets to it is read by the walk itself
+// (it never waits behind the queue). A full queue drops the request.
+type readAhead struct {
+	queue   chan *listing
+	stopped atomic.Bool
+	wg      sync.WaitGroup
+}
+
+// listing is one directory's entries, read by whoever claims it first.
+type listing struct {
+	dir     string
+	claimed atomic.Bool
+	done    chan struct{}
+	entries []os.DirEntry
+	err     error
+}
+
+func startReadAhead(workers int) *readAhead {
+	r := &readAhead{queue: make(chan *listing, 1024)}
+	for range workers {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			for l := range r.queue {
+				if !r.stopped.Load() {
+					l.claim()
+				}
+			}
+		}()
+	}
+	return r
+}
+
+// list queues dir's listing.
+func (r *readAhead) list(dir string) *listing {
+	l := &listing{dir: dir, done: make(chan struct{})}
+	select {
+	case r.queue <- l:
+	default:
+	}
+	return l
+}
+
+// stop ends the workers once they have dropped what the walk left queued
+// (a walk that stopped early); it returns when they are gone.
+func (r *readAhead) stop() {
+	r.stopped.Store(true)
+	close(r.queue)
+	r.wg.Wait()
+}
+
+// claim reads the listing unless someone else has begun to.
+func (l *listing) claim() {
+	if l.claimed.CompareAndSwap(false, true) {
+		l.entries, l.err = os.ReadDir(l.dir)
+		close(l.done)
+	}
+}
+
+// get returns the listing, reading it now if no worker has begun.
+func (l *listing) get() ([]os.DirEntry, error) {
+	l.claim()
+	<-l.done
+	return l.entries, l.err
 }

@@ -2,7 +2,11 @@ package tools
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -104,7 +108,7 @@ func TestWalkTree(t *testing.T) {
 		".hidden":              "",
 	})
 	var got []string
-	err := walkTree(context.Background(), NewDiskWorkspace(dir), dir, func(e walkEntry) error {
+	err := walkTree(context.Background(), NewDiskWorkspace(dir), dir, false, func(e walkEntry) error {
 		p := e.rel
 		if e.isDir {
 			p += "/"
@@ -122,12 +126,63 @@ func TestWalkTree(t *testing.T) {
 
 	// Starting in a subdirectory still applies the root's .gitignore.
 	got = nil
-	walkTree(context.Background(), NewDiskWorkspace(dir), filepath.Join(dir, "src"), func(e walkEntry) error {
+	walkTree(context.Background(), NewDiskWorkspace(dir), filepath.Join(dir, "src"), false, func(e walkEntry) error {
 		got = append(got, e.rel)
 		return nil
 	})
 	if want := []string{"src/.gitignore", "src/gen_keep.go", "src/main.go"}; !slices.Equal(got, want) {
 		t.Fatalf("walk from src: got %q want %q", got, want)
+	}
+}
+
+// A walk that lists directories ahead visits what a plain walk visits, in
+// the same order, through SkipDir and an early stop, and leaves no lister
+// running.
+func TestWalkTreeListAhead(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	dir := t.TempDir()
+	files := map[string]string{".gitignore": "ignored/\n*.tmp\n", "ignored/x.go": ""}
+	for i := range 30 {
+		for j := range 5 {
+			files[fmt.Sprintf("d%02d/e%d/f.go", i, j)] = ""
+			files[fmt.Sprintf("d%02d/e%d/g.tmp", i, j)] = ""
+		}
+		files[fmt.Sprintf("d%02d/top.txt", i)] = ""
+	}
+	files["d07/.gitignore"] = "e3/\n"
+	writeFiles(t, dir, files)
+	if err := os.Symlink(filepath.Join(dir, "d01"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	walk := func(listAhead bool, stopAt string, skip string) []string {
+		var got []string
+		err := walkTree(context.Background(), NewDiskWorkspace(dir), dir, listAhead, func(e walkEntry) error {
+			got = append(got, e.rel)
+			if e.rel == skip {
+				return fs.SkipDir
+			}
+			if e.rel == stopAt {
+				return errStopWalk
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	before := runtime.NumGoroutine()
+	for _, c := range []struct{ stopAt, skip string }{{"", ""}, {"", "d03"}, {"d05/e2/f.go", ""}, {"d00", ""}} {
+		plain, ahead := walk(false, c.stopAt, c.skip), walk(true, c.stopAt, c.skip)
+		if !slices.Equal(plain, ahead) {
+			t.Errorf("stop at %q, skip %q: listed ahead\n%q\nplain\n%q", c.stopAt, c.skip, ahead, plain)
+		}
+		if c.stopAt == "" && c.skip == "" && (len(plain) != 1+1+30*(1+1+5*2)-1 || slices.Contains(plain, "d07/e3/f.go")) {
+			t.Errorf("the walk saw %d entries: %q", len(plain), plain)
+		}
+	}
+	if after := runtime.NumGoroutine(); after != before {
+		t.Errorf("goroutines: %d before the walks, %d after", before, after)
 	}
 }
 
@@ -137,7 +192,7 @@ func TestGitignoreReadThroughWorkspace(t *testing.T) {
 	ws := newOverlay(dir)
 	ws.open(filepath.Join(dir, ".gitignore"), "*.tmp\n") // unsaved edit
 	var got []string
-	walkTree(context.Background(), ws, dir, func(e walkEntry) error {
+	walkTree(context.Background(), ws, dir, false, func(e walkEntry) error {
 		got = append(got, e.rel)
 		return nil
 	})

@@ -169,7 +169,7 @@ func (t *grepTool) Run(ctx context.Context, call Call) Result {
 			send(&grepFile{abs: start, shown: shownStart})
 			return
 		}
-		walkErr = walkTree(ctx, t.ws, start, func(e walkEntry) error {
+		walkErr = walkTree(ctx, t.ws, start, false, func(e walkEntry) error {
 			if e.isDir || !e.searchable() {
 				return nil
 			}
