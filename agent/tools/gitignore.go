@@ -240,13 +240,13 @@ func walkTree(ctx context.Context, ws Workspace, start string, listAhead bool, f
 	if relStart == "." {
 		relStart = ""
 	}
-	w := &walker{ctx: ctx, ws: ws, base: base, fn: fn, subFrom: 0, shownIsRel: base == ws.Root()}
+	w := &walker{ctx: ctx, ws: ws, base: base, fn: fn, subFrom: 0, shownIsRel: base == ws.Root(), list: listDir}
 	if relStart != "" {
 		w.subFrom = len(relStart) + 1
 	}
 	if n := runtime.GOMAXPROCS(0) - 1; listAhead && n > 0 {
-		w.ahead = startReadAhead(n)
-		defer w.ahead.stop()
+		w.ahead = startReadAhead(n, w.list)
+		defer w.ahead.stop(ctx)
 	}
 	err := w.dir(start, relStart, st, true, nil)
 	if errors.Is(err, errStopWalk) {
@@ -264,6 +264,7 @@ type walker struct {
 	subFrom    int  // rel[subFrom:] is the path relative to the start
 	shownIsRel bool // base is the workspace root, so rel is what tools show
 	ahead      *readAhead
+	list       func(string) ([]os.DirEntry, error) // listDir, read once
 }
 
 // dir visits dir's entries; l, if not nil, is its listing read ahead.
@@ -274,9 +275,9 @@ func (w *walker) dir(dir, rel string, st ignoreStack, top bool, l *listing) erro
 	var entries []os.DirEntry
 	var err error
 	if l != nil {
-		entries, err = l.get()
+		entries, err = l.get(w.list)
 	} else {
-		entries, err = os.ReadDir(dir)
+		entries, err = w.list(dir)
 	}
 	if err != nil {
 		if top {
@@ -375,7 +376,7 @@ type listing struct {
 	err     error
 }
 
-func startReadAhead(workers int) *readAhead {
+func startReadAhead(workers int, list func(string) ([]os.DirEntry, error)) *readAhead {
 	r := &readAhead{queue: make(chan *listing, 1024)}
 	for range workers {
 		r.wg.Add(1)
@@ -383,7 +384,7 @@ func startReadAhead(workers int) *readAhead {
 			defer r.wg.Done()
 			for l := range r.queue {
 				if !r.stopped.Load() {
-					l.claim()
+					l.claim(list)
 				}
 			}
 		}()
@@ -401,25 +402,39 @@ func (r *readAhead) list(dir string) *listing {
 	return l
 }
 
-// stop ends the workers once they have dropped what the walk left queued
-// (a walk that stopped early); it returns when they are gone.
-func (r *readAhead) stop() {
+// stop ends the listers once they have dropped what the walk left queued
+// (a walk that stopped early) and returns when they are gone — or when ctx
+// is: a lister stuck in a directory the walk never needed (a hung network
+// mount) must not keep a cancelled tool call from returning; it exits once
+// its read does.
+func (r *readAhead) stop(ctx context.Context) {
 	r.stopped.Store(true)
 	close(r.queue)
-	r.wg.Wait()
+	gone := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(gone)
+	}()
+	select {
+	case <-gone:
+	case <-ctx.Done():
+	}
 }
 
+// listDir lists a directory for a walk (a variable for tests).
+var listDir = os.ReadDir
+
 // claim reads the listing unless someone else has begun to.
-func (l *listing) claim() {
+func (l *listing) claim(list func(string) ([]os.DirEntry, error)) {
 	if l.claimed.CompareAndSwap(false, true) {
-		l.entries, l.err = os.ReadDir(l.dir)
+		l.entries, l.err = list(l.dir)
 		close(l.done)
 	}
 }
 
 // get returns the listing, reading it now if no worker has begun.
-func (l *listing) get() ([]os.DirEntry, error) {
-	l.claim()
+func (l *listing) get(list func(string) ([]os.DirEntry, error)) ([]os.DirEntry, error) {
+	l.claim(list)
 	<-l.done
 	return l.entries, l.err
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestGitignoreRules(t *testing.T) {
@@ -183,6 +184,47 @@ func TestWalkTreeListAhead(t *testing.T) {
 	}
 	if after := runtime.NumGoroutine(); after != before {
 		t.Errorf("goroutines: %d before the walks, %d after", before, after)
+	}
+}
+
+// A cancelled walk returns though a lister is stuck listing a directory
+// the walk never entered (a hung network mount, here a listDir that
+// blocks); the lister ends once its read does.
+func TestWalkTreeCancelledLeavesAStuckLister(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a/x.go": "", "slow/y.go": ""})
+	entered, release := make(chan struct{}), make(chan struct{})
+	defer func(old func(string) ([]os.DirEntry, error)) { listDir = old }(listDir)
+	listDir = func(d string) ([]os.DirEntry, error) {
+		if filepath.Base(d) == "slow" {
+			close(entered)
+			<-release
+		}
+		return os.ReadDir(d)
+	}
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	returned := make(chan error, 1)
+	go func() {
+		returned <- walkTree(ctx, NewDiskWorkspace(dir), dir, true, func(e walkEntry) error {
+			<-entered // a lister is in slow now
+			cancel()
+			return errStopWalk
+		})
+	}()
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("the cancelled walk waited for the stuck lister")
+	}
+	close(release)
+	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before; {
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines: %d before, %d after the lister's read returned", before, runtime.NumGoroutine())
+		}
+		runtime.Gosched()
 	}
 }
 
