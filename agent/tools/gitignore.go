@@ -275,7 +275,7 @@ func (w *walker) dir(dir, rel string, st ignoreStack, top bool, l *listing) erro
 	var entries []os.DirEntry
 	var err error
 	if l != nil {
-		entries, err = l.get(w.list)
+		entries, err = l.get()
 	} else {
 		entries, err = w.list(dir)
 	}
@@ -363,6 +363,7 @@ func (w *walker) dir(dir, rel string, st ignoreStack, top bool, l *listing) erro
 // (it never waits behind the queue). A full queue drops the request.
 type readAhead struct {
 	queue   chan *listing
+	read    func(string) ([]os.DirEntry, error)
 	stopped atomic.Bool
 	wg      sync.WaitGroup
 }
@@ -370,21 +371,22 @@ type readAhead struct {
 // listing is one directory's entries, read by whoever claims it first.
 type listing struct {
 	dir     string
+	read    func(string) ([]os.DirEntry, error)
 	claimed atomic.Bool
 	done    chan struct{}
 	entries []os.DirEntry
 	err     error
 }
 
-func startReadAhead(workers int, list func(string) ([]os.DirEntry, error)) *readAhead {
-	r := &readAhead{queue: make(chan *listing, 1024)}
+func startReadAhead(workers int, read func(string) ([]os.DirEntry, error)) *readAhead {
+	r := &readAhead{queue: make(chan *listing, 1024), read: read}
 	for range workers {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
 			for l := range r.queue {
 				if !r.stopped.Load() {
-					l.claim(list)
+					l.claim()
 				}
 			}
 		}()
@@ -394,7 +396,7 @@ func startReadAhead(workers int, list func(string) ([]os.DirEntry, error)) *read
 
 // list queues dir's listing.
 func (r *readAhead) list(dir string) *listing {
-	l := &listing{dir: dir, done: make(chan struct{})}
+	l := &listing{dir: dir, read: r.read, done: make(chan struct{})}
 	select {
 	case r.queue <- l:
 	default:
@@ -425,16 +427,16 @@ func (r *readAhead) stop(ctx context.Context) {
 var listDir = os.ReadDir
 
 // claim reads the listing unless someone else has begun to.
-func (l *listing) claim(list func(string) ([]os.DirEntry, error)) {
+func (l *listing) claim() {
 	if l.claimed.CompareAndSwap(false, true) {
-		l.entries, l.err = list(l.dir)
+		l.entries, l.err = l.read(l.dir)
 		close(l.done)
 	}
 }
 
 // get returns the listing, reading it now if no worker has begun.
-func (l *listing) get(list func(string) ([]os.DirEntry, error)) ([]os.DirEntry, error) {
-	l.claim(list)
+func (l *listing) get() ([]os.DirEntry, error) {
+	l.claim()
 	<-l.done
 	return l.entries, l.err
 }
