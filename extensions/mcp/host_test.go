@@ -219,19 +219,27 @@ func TestAbortEndsTheCallAtOnceAndCancelsOnTheServer(t *testing.T) {
 	go func() {
 		done <- e.tool("mcp__f__slow").Run(ctx, tools.Call{ID: "x", Args: json.RawMessage(`{}`), Progress: func(string) {}})
 	}()
-	time.Sleep(200 * time.Millisecond) // let the request reach the server
+	// Cancel once the call is on the server: before, there is nothing
+	// there to cancel.
+	awaitMarker(t, marker, "started", "the call never reached the server")
 	cancel()
 	res := <-done
 	if !res.IsError || !strings.Contains(message.TextOf(res.Content), "cancelled") {
 		t.Fatalf("aborted call: %+v", res)
 	}
+	awaitMarker(t, marker, "cancelled", "the server never saw notifications/cancelled")
+}
+
+// awaitMarker waits until the fake server wrote want to path.
+func awaitMarker(t *testing.T, path, want, failure string) {
+	t.Helper()
 	deadline := time.Now().Add(wait)
 	for {
-		if b, _ := os.ReadFile(marker); string(b) == "cancelled" {
-			break
+		if b, _ := os.ReadFile(path); string(b) == want {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the server never saw notifications/cancelled")
+			t.Fatal(failure)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -1,8 +1,9 @@
 // Command fakemcp is a tiny MCP server (the Go SDK's server side) whose
 // faults the host's tests need: FAKEMCP_MODE=exit exits at start,
 // hang never answers initialize, otherwise it serves tools:
-// "crash" (the process dies mid-call), "slow" (sleeps until cancelled,
-// recording notifications/cancelled in FAKEMCP_CANCELLED),
+// "crash" (the process dies mid-call), "slow" (sleeps until cancelled;
+// FAKEMCP_CANCELLED reads "started" once the call arrived, then
+// "cancelled" once notifications/cancelled did),
 // "add_tool" (adds "added", sending tools/list_changed) and "write"
 // (not read-only), and one resource, fake://notes/today (text), for the
 // clients' resource attachments.
@@ -51,6 +52,9 @@ func main() {
 		return nil, nil
 	})
 	add("slow", "runs until cancelled", true, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if f := os.Getenv("FAKEMCP_CANCELLED"); f != "" {
+			os.WriteFile(f, []byte("started"), 0o644)
+		}
 		select {
 		case <-ctx.Done():
 			if f := os.Getenv("FAKEMCP_CANCELLED"); f != "" {
