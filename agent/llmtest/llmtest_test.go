@@ -214,6 +214,30 @@ func TestRecordingAndLoop(t *testing.T) {
 	srv.Append(TextReply("c"))
 }
 
+// After DropBodies a request is still counted, routed and checked; only
+// its body is not kept.
+func TestDropBodies(t *testing.T) {
+	srv := New(Script{Replies: []Reply{TextReply("a")}, Loop: true})
+	defer srv.Close()
+	post(t, srv.URL()+"/v1/messages", anthReq)
+	srv.DropBodies()
+	if resp := post(t, srv.URL()+"/v1/messages", anthReq); resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if resp := post(t, srv.URL()+"/v1/messages", `{"stream":true,"messages":[`); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a broken body after DropBodies: status %d", resp.StatusCode)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || string(reqs[0].Raw) != anthReq || reqs[0].Body["model"] != "claude-x" {
+		t.Fatalf("before DropBodies: %+v", reqs)
+	}
+	for _, r := range reqs[1:] {
+		if r.Raw != nil || r.Body != nil || r.Path != "/v1/messages" || r.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("after DropBodies: %+v", r)
+		}
+	}
+}
+
 func TestParseScript(t *testing.T) {
 	s, err := ParseScript([]byte(`{"loop": true, "replies": [{"text": "hi"}, {"repeat_text": {"text": "x", "count": 3}}, {"tool_calls": [{"name": "ls"}]}]}`))
 	if err != nil || !s.Loop || len(s.Replies) != 3 {

@@ -23,6 +23,8 @@ type Server struct {
 	fails   int // 429s already answered for the current reply
 	served  int // replies consumed (for ids and the exhausted message)
 	records []*record
+	// dropBodies: records keep no body (see DropBodies).
+	dropBodies bool
 
 	gates map[string]*gate
 
@@ -134,6 +136,17 @@ func (s *Server) Requests() []RecordedRequest {
 	return out
 }
 
+// DropBodies makes the requests received from now on recorded without
+// their bodies (Raw and Body nil; method, path and header kept). A
+// benchmark's long session would otherwise hold every body it sent — at
+// 400 prompts some 350 MB, whose allocation in the benchmark's own process
+// slows the answers zot waits for, and the waiting costs zot CPU.
+func (s *Server) DropBodies() {
+	s.mu.Lock()
+	s.dropBodies = true
+	s.mu.Unlock()
+}
+
 // Append adds replies to the end of the script.
 func (s *Server) Append(replies ...Reply) {
 	s.mu.Lock()
@@ -241,8 +254,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	kind := route(r.URL.Path)
 	s.mu.Lock()
+	kept := body
+	if s.dropBodies {
+		kept = nil
+	}
 	s.records = append(s.records, &record{req: RecordedRequest{
-		Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Raw: body,
+		Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Raw: kept,
 	}})
 	s.mu.Unlock()
 
