@@ -378,12 +378,20 @@ type listing struct {
 	err     error
 }
 
+// listersRunning counts the listers that have not finished, of every
+// walk: after a walk returns (not cancelled), none of its are left. Tests
+// read it; the goroutine count cannot tell a lister that has finished
+// from one that has not yet exited.
+var listersRunning atomic.Int64
+
 func startReadAhead(workers int, read func(string) ([]os.DirEntry, error)) *readAhead {
 	r := &readAhead{queue: make(chan *listing, 1024), read: read}
 	for range workers {
 		r.wg.Add(1)
+		listersRunning.Add(1)
 		go func() {
 			defer r.wg.Done()
+			defer listersRunning.Add(-1)
 			for l := range r.queue {
 				if !r.stopped.Load() {
 					l.claim()

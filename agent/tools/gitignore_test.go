@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 func TestGitignoreRules(t *testing.T) {
@@ -172,18 +174,26 @@ func TestWalkTreeListAhead(t *testing.T) {
 		}
 		return got
 	}
-	before := runtime.NumGoroutine()
+	// A cancelled walk of an earlier test may still have a lister ending.
+	for deadline := time.Now().Add(10 * time.Second); listersRunning.Load() != 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d listers of earlier walks never ended", listersRunning.Load())
+		}
+		runtime.Gosched()
+	}
+	// Nothing else of the walks is left either.
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for _, c := range []struct{ stopAt, skip string }{{"", ""}, {"", "d03"}, {"d05/e2/f.go", ""}, {"d00", ""}} {
 		plain, ahead := walk(false, c.stopAt, c.skip), walk(true, c.stopAt, c.skip)
+		if n := listersRunning.Load(); n != 0 {
+			t.Errorf("stop at %q, skip %q: %d listers still running when the walk returned", c.stopAt, c.skip, n)
+		}
 		if !slices.Equal(plain, ahead) {
 			t.Errorf("stop at %q, skip %q: listed ahead\n%q\nplain\n%q", c.stopAt, c.skip, ahead, plain)
 		}
 		if c.stopAt == "" && c.skip == "" && (len(plain) != 1+1+30*(1+1+5*2)-1 || slices.Contains(plain, "d07/e3/f.go")) {
 			t.Errorf("the walk saw %d entries: %q", len(plain), plain)
 		}
-	}
-	if after := runtime.NumGoroutine(); after != before {
-		t.Errorf("goroutines: %d before the walks, %d after", before, after)
 	}
 }
 
@@ -203,7 +213,7 @@ func TestWalkTreeCancelledLeavesAStuckLister(t *testing.T) {
 		}
 		return os.ReadDir(d)
 	}
-	before := runtime.NumGoroutine()
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // the lister ends once its read returns
 	ctx, cancel := context.WithCancel(context.Background())
 	returned := make(chan error, 1)
 	go func() {
@@ -220,12 +230,6 @@ func TestWalkTreeCancelledLeavesAStuckLister(t *testing.T) {
 		t.Fatal("the cancelled walk waited for the stuck lister")
 	}
 	close(release)
-	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before; {
-		if time.Now().After(deadline) {
-			t.Fatalf("goroutines: %d before, %d after the lister's read returned", before, runtime.NumGoroutine())
-		}
-		runtime.Gosched()
-	}
 }
 
 func TestGitignoreReadThroughWorkspace(t *testing.T) {
