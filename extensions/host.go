@@ -45,6 +45,7 @@ import (
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/home"
 	"github.com/zot-editors/zot/extensions/wire"
+	"github.com/zot-editors/zot/internal/ctxwait"
 )
 
 // Options configures a Host. Zero durations take the protocol defaults.
@@ -328,16 +329,8 @@ func (h *Host) Close(ctx context.Context) error {
 			s.shutdown()
 		}()
 	}
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		h.bg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := ctxwait.Wait(ctx, func() { wg.Wait(); h.bg.Wait() }); err != nil {
+		return err
 	}
 	for _, s := range slots {
 		s.log.close()

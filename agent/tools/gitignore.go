@@ -35,6 +35,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/zot-editors/zot/internal/ctxwait"
 )
 
 type ignoreRule struct {
@@ -420,15 +422,7 @@ func (r *readAhead) list(dir string) *listing {
 func (r *readAhead) stop(ctx context.Context) {
 	r.stopped.Store(true)
 	close(r.queue)
-	gone := make(chan struct{})
-	go func() {
-		r.wg.Wait()
-		close(gone)
-	}()
-	select {
-	case <-gone:
-	case <-ctx.Done():
-	}
+	ctxwait.Wait(ctx, r.wg.Wait) //nolint:errcheck // a cancelled walk reports ctx itself
 }
 
 // listDir lists a directory for a walk (a variable for tests).

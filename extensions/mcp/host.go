@@ -27,6 +27,7 @@ import (
 	"github.com/zot-editors/zot/agent/home"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions"
+	"github.com/zot-editors/zot/internal/ctxwait"
 )
 
 // Server states as Status reports them.
@@ -310,17 +311,7 @@ func (h *Host) Close(ctx context.Context) error {
 	for _, s := range ss {
 		s.stop()
 	}
-	done := make(chan struct{})
-	go func() {
-		h.wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return ctxwait.Wait(ctx, h.wg.Wait)
 }
 
 func (h *Host) server(name string) *server {
