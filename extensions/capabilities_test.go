@@ -1,7 +1,6 @@
 package extensions
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -154,8 +153,7 @@ func TestLegacyExtensionGetsZotFrames(t *testing.T) {
 	h.Observe(agent.Lifecycle{Event: "session_start", Reason: "startup"})
 	var lines []string
 	eventually(t, "session_start", func() bool {
-		b, _ := os.ReadFile(rec)
-		b = b[:bytes.LastIndexByte(b, '\n')+1] // whole lines only: the extension may be writing
+		b := readWholeLines(rec)
 		lines = strings.Split(strings.TrimSpace(string(b)), "\n")
 		return strings.Contains(string(b), "session_start")
 	})

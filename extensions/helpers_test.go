@@ -209,11 +209,8 @@ func (u *recUI) count(f func(u *recUI) int) int {
 }
 
 // recorded returns the frames a fakeext with -record file received.
-// The fakeext may be writing as this reads, and a write that spans pages
-// can be seen half done: only lines ended by a newline are whole.
 func recorded(t testing.TB, path string) []wire.Frame {
-	b, _ := os.ReadFile(path)
-	b = b[:bytes.LastIndexByte(b, '\n')+1]
+	b := readWholeLines(path)
 	var out []wire.Frame
 	for _, l := range strings.Split(string(b), "\n") {
 		if strings.TrimSpace(l) == "" {
@@ -226,6 +223,14 @@ func recorded(t testing.TB, path string) []wire.Frame {
 		out = append(out, f)
 	}
 	return out
+}
+
+// readWholeLines reads a file an extension appends lines to, up to its
+// last newline: the extension may be writing as this reads, and a write
+// that spans pages can be seen half done.
+func readWholeLines(path string) []byte {
+	b, _ := os.ReadFile(path)
+	return b[:bytes.LastIndexByte(b, '\n')+1]
 }
 
 // psList lists running processes' command lines (Linux /proc). Without
