@@ -6,18 +6,12 @@ GOTEST  ?= $(GO) test -count=1
 # Pinned: a new staticcheck release adds checks; bump it on purpose.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME    ?= 10s
-# Pinned: the release builds must not change under us. The binary is built
-# once from the Go module proxy and kept under ~/.cache (building it takes
-# minutes; CI reuses it).
-GORELEASER_VERSION ?= v2.16.0
-GORELEASER_DIR     ?= $(HOME)/.cache/zot-goreleaser/$(GORELEASER_VERSION)
-GORELEASER         := $(GORELEASER_DIR)/goreleaser
 # The platforms zot is built and vetted for (make cross, releases).
 CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 COVERDIR    ?= $(CURDIR)/bin/cover
 NVIM_TESTS  := editors/nvim/tests
 
-.PHONY: all build run test test-go test-nvim test-nvim-all test-vscode test-acp lint fuzz cover bench early-ready vet cross release-snapshot goreleaser vsix demo clean
+.PHONY: all build run test print-test-targets test-go test-nvim test-nvim-all test-vscode test-acp lint fuzz cover bench early-ready vet cross release-snapshot vsix demo clean
 
 all: build
 
@@ -36,10 +30,14 @@ demo: build
 # detector; a short run of every fuzz target; Neovim (headless, real nvim:
 # the oldest supported, Debian testing's and the newest, and the builtin
 # transport); VS Code (unit tests in Node, then real code-server + Chromium);
-# every platform compiles and vets (make cross). make release-snapshot is
-# not part of it (installing goreleaser cold fetches ~1.9 GB of modules);
-# .ci/run runs it after make test (see docs/decisions.md, "Releases").
-test: lint cross test-go fuzz test-acp test-nvim-all test-vscode
+# every platform compiles and vets (make cross). .ci/run also runs make
+# release-snapshot (the six release archives, built and checked).
+TEST_TARGETS := lint cross test-go fuzz test-acp test-nvim-all test-vscode
+test: $(TEST_TARGETS)
+
+# .ci/run runs (and times) make test's targets one by one.
+print-test-targets:
+	@echo $(TEST_TARGETS)
 
 # The Go suite runs once, with -race: the same tests, and servertest builds
 # the zot it drives with -race too, so a data race in the server fails them.
@@ -92,36 +90,20 @@ test-vscode: build
 vet:
 	$(GO) vet ./...
 
-# Every platform in CROSS_TARGETS compiles. One target per OS other than
-# Linux (whose amd64 make lint vets) gets go vet, which type-checks every
-# package, tests included; the others build zot itself. (Vetting all six
-# would compile the provider SDKs the tests use as oracles six times: most
-# of CI's time for no code an architecture changes.)
+# Every platform in CROSS_TARGETS compiles; CROSS_VET's are vetted too,
+# tests included (scripts/cross.sh: the provider SDKs the tests use as
+# oracles are compiled for the host only). One target per OS other than
+# Linux, whose amd64 make lint vets.
 CROSS_VET   := darwin/arm64 windows/amd64
 cross:
-	@set -e; for t in $(CROSS_TARGETS); do \
-	  case " $(CROSS_VET) " in \
-	  *" $$t "*) echo "go vet ./... ($$t)"; GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet ./... ;; \
-	  *) echo "go build ./cmd/zot ($$t)"; GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/zot ;; \
-	  esac; \
-	done
+	GO=$(GO) CROSS_TARGETS="$(CROSS_TARGETS)" CROSS_VET="$(CROSS_VET)" scripts/cross.sh
 
 # The release archives for every platform, built offline into dist/ (no
-# publishing), then checked: six archives, checksums.txt, zot version.
-release-snapshot: $(GORELEASER)
-	$(GORELEASER) release --snapshot --clean
+# publishing; scripts/release.sh, go build and tar), then checked: six
+# archives, checksums.txt, zot version.
+release-snapshot:
+	GO=$(GO) scripts/release.sh dist
 	scripts/check-release.sh dist
-
-# goreleaser alone (CI installs it under a time limit, then runs
-# release-snapshot).
-goreleaser: $(GORELEASER)
-
-# Installed into a temporary directory and moved into place, so an
-# interrupted build never leaves a half-written binary in the cache.
-$(GORELEASER):
-	rm -rf $(GORELEASER_DIR).tmp
-	GOBIN=$(GORELEASER_DIR).tmp GOFLAGS= $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
-	mkdir -p $(GORELEASER_DIR) && mv $(GORELEASER_DIR).tmp/goreleaser $(GORELEASER) && rm -rf $(GORELEASER_DIR).tmp
 
 # The VS Code packages for the six platforms, each with its zot inside
 # (bin/zot), into bin/vsix/: make vsix, or one: make vsix VSIX_TARGETS=linux-x64.

@@ -29,7 +29,7 @@ const DevVersion = "0.1.0"
 
 // Version is zot's version, reported by hello, hello_ack and initialize's
 // serverInfo. Release builds set it with
-// -ldflags "-X github.com/zot-editors/zot/agent.Version=…" (.goreleaser.yaml);
+// -ldflags "-X github.com/zot-editors/zot/agent.Version=…" (scripts/release.sh);
 // cmd/zot fills it from the module version for `go install …@vX`.
 var Version = DevVersion
 

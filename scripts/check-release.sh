@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks goreleaser's output (make release-snapshot): one archive per
+# Checks scripts/release.sh's output (make release-snapshot): one archive per
 # platform — linux, darwin, windows × amd64, arm64; zip on Windows — each
 # holding the zot binary for that platform and the README; checksums.txt
 # listing exactly those archives with their true SHA-256; and the Linux

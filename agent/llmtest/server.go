@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zot-editors/zot/agent/llmtest/jsonresume"
 	"github.com/zot-editors/zot/internal/jsonstr"
 )
 
@@ -28,7 +29,7 @@ type Server struct {
 
 	gates map[string]*gate
 
-	validator validator // of request bodies
+	validator jsonresume.Validator // of request bodies
 
 	ln   net.Listener
 	srv  *http.Server

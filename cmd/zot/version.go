@@ -8,7 +8,7 @@ import (
 	"github.com/zot-editors/zot/agent"
 )
 
-// Set by the release build (.goreleaser.yaml) with -ldflags -X: the
+// Set by the release build (scripts/release.sh) with -ldflags -X: the
 // version is agent.Version, these are the commit and the build time.
 var (
 	commit = ""
