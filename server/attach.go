@@ -225,6 +225,7 @@ func (s *Server) attachFile(ctx context.Context, a *Attachment) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %v", shown, err)
 	}
+	s.ws.NoteRead(path, data) // the model is shown it: as the read tool
 	label := a.Label
 	if label == "" {
 		label = filepath.Base(path)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,9 +36,10 @@ type editorWorkspace struct {
 	rules     []tools.WriteRule
 	callID    string // the tool call running now (tools run one at a time)
 	tool      string
-	// known is the text of each open document as the agent last read or
-	// wrote it: the base a write is re-based from when the user typed
-	// since.
+	// known is the text of each file as the agent last read it (the read
+	// tool, a file attached to a prompt) or changed it: what a write or
+	// edit of an open document is judged against, so the user's typing
+	// since is re-based or refused, never overwritten.
 	known map[string]string
 	// pending are documents the agent changed in the editor and the
 	// client has not saved yet (path → uri).
@@ -51,18 +53,32 @@ type editorWorkspace struct {
 	shadow map[string]string
 	// notes tell the model what the user changed in review, per call.
 	notes map[string]string
+	// diskOnly are zot's changes to open documents of a client without
+	// workspace/applyEdit: in the file on disk, not in the editor's buffer
+	// (see writeDisk and bufferView).
+	diskOnly map[string]*diskOnlyChanges
+}
+
+// diskOnlyChanges are zot's changes written to a file whose open buffer
+// does not hold them.
+type diskOnlyChanges struct {
+	edits   []bufferEdit // each on zot's view of the buffer then
+	written string       // the file's text after zot's last write
+	told    bool         // the user was told the buffer lacks them
 }
 
 var (
 	_ tools.Workspace     = (*editorWorkspace)(nil)
 	_ tools.OverlayLister = (*editorWorkspace)(nil)
 	_ tools.WriteGuard    = (*editorWorkspace)(nil)
+	_ tools.ReadNoter     = (*editorWorkspace)(nil)
 )
 
 func newEditorWorkspace(s *Server) *editorWorkspace {
 	wd, _ := os.Getwd()
 	return &editorWorkspace{s: s, root: wd, known: map[string]string{}, pending: map[string]string{},
-		shadow: map[string]string{}, notes: map[string]string{}, edits: map[string][]bufferEdit{}}
+		shadow: map[string]string{}, notes: map[string]string{}, edits: map[string][]bufferEdit{},
+		diskOnly: map[string]*diskOnlyChanges{}}
 }
 
 func (w *editorWorkspace) setRoot(root string, allowDirs []string) {
@@ -156,38 +172,107 @@ func (w *editorWorkspace) takeNote(id string) string {
 	return n
 }
 
-// opened is called on didOpen: the overlay now has the text.
+// opened is called on didOpen: the overlay now has the text, the
+// editor's.
 func (w *editorWorkspace) opened(path string) {
 	w.mu.Lock()
 	delete(w.shadow, path)
+	delete(w.diskOnly, path)
 	w.mu.Unlock()
 }
 
-// saved is called on didSave.
+// closed is called on didClose: reads go to the disk, which holds zot's
+// changes.
+func (w *editorWorkspace) closed(path string) {
+	w.mu.Lock()
+	delete(w.diskOnly, path)
+	w.mu.Unlock()
+}
+
+// saved is called on didSave: the file holds the buffer, which is now
+// what zot reads too.
 func (w *editorWorkspace) saved(path string) {
 	w.mu.Lock()
 	delete(w.pending, path)
 	delete(w.shadow, path)
 	delete(w.edits, path)
+	delete(w.diskOnly, path)
 	w.mu.Unlock()
+}
+
+// NoteRead records what the agent was shown of path: later writes and
+// edits are judged against it.
+func (w *editorWorkspace) NoteRead(path string, data []byte) {
+	w.mu.Lock()
+	w.known[path] = string(data)
+	w.mu.Unlock()
+}
+
+// lastRead is path's text as the agent last read or changed it.
+func (w *editorWorkspace) lastRead(path string) (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	k, ok := w.known[path]
+	return k, ok
+}
+
+// forgetReads is called when the conversation starts over (a new or
+// resumed session, zot/clear): the model no longer has what it read.
+func (w *editorWorkspace) forgetReads() {
+	w.mu.Lock()
+	clear(w.known)
+	w.mu.Unlock()
+}
+
+// bufferView is the open document at path as zot sees it: the editor's
+// buffer, with zot's disk-only changes re-based onto it. A change the
+// buffer took (the editor reloaded the file zot wrote) or that collides
+// with what the user typed since on the same lines is dropped: the
+// buffer, which is what the user will save, decides.
+func (w *editorWorkspace) bufferView(path string) (document, bool) {
+	d, ok := w.s.overlay.get(path)
+	if !ok {
+		return d, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := w.diskOnly[path]
+	if c == nil {
+		return d, true
+	}
+	if d.text == c.written {
+		delete(w.diskOnly, path)
+		return d, true
+	}
+	text := d.text
+	kept := c.edits[:0]
+	for _, e := range c.edits {
+		if t, err := rebase(e.before, e.after, text); err == nil {
+			text = t
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == 0 {
+		delete(w.diskOnly, path)
+	} else {
+		c.edits = kept
+	}
+	d.text = text
+	return d, true
 }
 
 // bufferEdit is one change zot made to a document: its text before and
 // after.
 type bufferEdit struct{ before, after string }
 
-// ReadFile returns the open buffer's text, else what zot last put in an
-// unopened editor document, else the disk.
+// ReadFile returns the open buffer's text (with zot's changes an editor
+// without applyEdit does not hold, see bufferView), else what zot last put
+// in an unopened editor document, else the disk.
 func (w *editorWorkspace) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if d, ok := w.s.overlay.get(path); ok {
-		w.mu.Lock()
-		if w.tool != "write" { // write reads only to see if the file exists
-			w.known[path] = d.text
-		}
-		w.mu.Unlock()
+	if d, ok := w.bufferView(path); ok {
 		return []byte(d.text), nil
 	}
 	w.mu.Lock()
@@ -219,18 +304,36 @@ func (w *editorWorkspace) WriteFile(ctx context.Context, path string, data []byt
 	snap := w.snapshot(path)
 	base := snap.text
 	if snap.open {
-		w.mu.Lock()
-		if k, ok := w.known[path]; ok {
+		if k, ok := w.lastRead(path); ok {
 			base = k
 		}
-		w.mu.Unlock()
 	}
 	return w.change(ctx, path, base, string(data), snap.exists || snap.open)
 }
 
 // EditFile turns oldData → newData into a minimal edit of the buffer.
+// The edit tool found its text in oldData, the buffer as it is now, but
+// the model chose the edit from its last read of the file: when the user
+// changed the lines the edit touches since then, the edit is refused (it
+// would land on their typing); their changes elsewhere stay as they are.
 func (w *editorWorkspace) EditFile(ctx context.Context, path string, oldData, newData []byte) error {
-	return w.change(ctx, path, string(oldData), string(newData), true)
+	old, proposed := string(oldData), string(newData)
+	if read, ok := w.lastRead(path); ok && read != old {
+		if _, open := w.s.overlay.get(path); open {
+			// The user's changes since the read, seen from the buffer:
+			// undoing them must not touch the edit's lines.
+			if _, err := rebase(old, proposed, read); err != nil {
+				return changedInEditor(w.display(path), err)
+			}
+		}
+	}
+	return w.change(ctx, path, old, proposed, true)
+}
+
+// changedInEditor is the refusal of a change that overlaps what the user
+// changed in the editor since the agent read the file.
+func changedInEditor(shown string, err error) error {
+	return fmt.Errorf("%s changed in the editor while you were working: %v. No change was made; read the file again and redo the edit", shown, err)
 }
 
 // Sync makes the disk hold the agent's changes before a process (bash)
@@ -257,7 +360,7 @@ type snap struct {
 }
 
 func (w *editorWorkspace) snapshot(path string) snap {
-	if d, ok := w.s.overlay.get(path); ok {
+	if d, ok := w.bufferView(path); ok {
 		_, err := os.Stat(path)
 		return snap{text: d.text, open: true, exists: err == nil, version: d.version, uri: d.uri}
 	}
@@ -311,14 +414,14 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 			if cur.text != base {
 				target, err = rebase(base, final, cur.text)
 				if err != nil {
-					return fmt.Errorf("%s changed in the editor while you were working: %v. No change was made; read the file again and redo the edit", shown, err)
+					return changedInEditor(shown, err)
 				}
 			}
 		} else if existed {
 			return fmt.Errorf("%s was deleted in the meantime; no change was made", shown)
 		}
 		if target == cur.text && (cur.exists || cur.open) {
-			w.remember(path, cur.open, target)
+			w.remember(ctx, path, target)
 			return nil
 		}
 		applied, reason, err := w.applyInEditor(ctx, path, cur, target)
@@ -334,14 +437,14 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 				// give it a moment, so the next read is not stale.
 				s.overlay.waitChange(ctx, path, cur.version, 2*time.Second)
 			}
-			w.remember(path, cur.open, target)
+			w.remember(ctx, path, target)
 			return nil
 		}
 		if reason == "" {
-			if err := atomicfile.Write(path, []byte(target), 0o644); err != nil {
+			if err := w.writeDisk(path, cur, target); err != nil {
 				return err
 			}
-			w.remember(path, false, target)
+			w.remember(ctx, path, target)
 			return nil
 		}
 		// Refused: most likely the version moved (the user typed) between
@@ -355,12 +458,64 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 	}
 }
 
-func (w *editorWorkspace) remember(path string, open bool, text string) {
-	w.mu.Lock()
-	if open {
-		w.known[path] = text
+// remember records text as what the agent knows of path after its own
+// change. An apply (zot/applyCode) is the user's doing: the model has not
+// seen its result.
+func (w *editorWorkspace) remember(ctx context.Context, path string, text string) {
+	if _, tool := w.callOf(ctx); tool == applyTool {
+		return
 	}
+	w.mu.Lock()
+	w.known[path] = text
 	w.mu.Unlock()
+}
+
+// writeDisk makes the change cur.text → target in the file itself, for a
+// client that cannot take it into its buffer (no workspace/applyEdit, or
+// a new file it cannot create). The rule of zot/save holds: the user's
+// unsaved typing never reaches the disk behind their back. For an open
+// buffer zot's change is replayed onto the file as saved, zot's reads see
+// it re-based onto the buffer (bufferView) until the buffer takes it, and
+// the user is told once that the buffer does not show it. A change on
+// lines the user has not saved cannot be written without them: refused.
+func (w *editorWorkspace) writeDisk(path string, cur snap, target string) error {
+	if !cur.open {
+		return atomicfile.Write(path, []byte(target), 0o644)
+	}
+	shown := w.display(path)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s is open in the editor but was never saved, and this editor cannot take zot's edits into its buffer (it does not support workspace/applyEdit), so writing the file would write the user's unsaved text. No change was made; ask the user to save %s, then read it again and redo the change", shown, shown)
+	}
+	if err != nil {
+		return err
+	}
+	saved := string(b)
+	text, err := rebase(cur.text, target, saved)
+	if err != nil {
+		return fmt.Errorf("%s has unsaved changes in the editor on the lines you are changing (%v), and this editor cannot take zot's edits into its buffer (it does not support workspace/applyEdit), so the change cannot be written to the file without the user's unsaved text. No change was made; ask the user to save %s, then read it again and redo the change", shown, err, shown)
+	}
+	if err := atomicfile.Write(path, []byte(text), 0o644); err != nil {
+		return err
+	}
+	// A buffer without unsaved changes is reloaded by the editor as usual;
+	// one with them cannot be, without losing them: say so, once.
+	w.mu.Lock()
+	c := w.diskOnly[path]
+	if c == nil {
+		c = &diskOnlyChanges{}
+		w.diskOnly[path] = c
+	}
+	c.edits = append(c.edits, bufferEdit{before: cur.text, after: target})
+	c.written = text
+	tell := !c.told && cur.text != saved
+	c.told = c.told || tell
+	w.mu.Unlock()
+	if tell {
+		w.s.showMessage(protocol.MessageTypeWarning, fmt.Sprintf(
+			"zot changed %s on disk; your unsaved changes to it were kept out of the file. This editor does not take zot's edits into the buffer, so the buffer does not show zot's change: reload %s to see it (that discards your unsaved changes), or save to keep your changes (that overwrites zot's). zot itself works on your text with its change.", shown, shown))
+	}
+	return nil
 }
 
 // applyInEditor sends workspace/applyEdit. It reports applied=false with an

@@ -197,6 +197,7 @@ func (s *Server) zotClear(ctx context.Context) (ClearResult, error) {
 	if err := rt.Clear(); err != nil {
 		return ClearResult{}, err
 	}
+	s.ws.forgetReads() // the model no longer has what it read
 	return ClearResult{Cleared: true}, nil
 }
 

@@ -32,11 +32,13 @@ func (s *Server) permissionMode() PermissionMode {
 }
 
 // sessionChanged forgets what was "always allowed for this session": a new
-// or resumed session is not the one the user allowed it in.
+// or resumed session is not the one the user allowed it in; nor has its
+// model read the files this one read.
 func (s *Server) sessionChanged() {
 	s.mu.Lock()
 	s.allowBash, s.allowTools = false, nil
 	s.mu.Unlock()
+	s.ws.forgetReads()
 }
 
 // setMode switches the permission mode; leaving ask forgets "always allow".

@@ -112,6 +112,7 @@ func (s *Server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentPar
 func (s *Server) DidClose(ctx context.Context, p *protocol.DidCloseTextDocumentParams) error {
 	if path := uriPath(string(p.TextDocument.URI)); path != "" {
 		s.overlay.close(path)
+		s.ws.closed(path)
 	}
 	return nil
 }

@@ -71,6 +71,9 @@ func (t *readTool) Run(ctx context.Context, call Call) Result {
 	if err != nil {
 		return fileError(ctx, t.ws.Root(), "read", p, shown, err)
 	}
+	if n, ok := t.ws.(ReadNoter); ok {
+		n.NoteRead(p, data)
+	}
 
 	if mime := imageMIME(data); mime != "" {
 		if len(data) > MaxImageBytes {

@@ -33,6 +33,16 @@ type OverlayLister interface {
 	OverlaidPaths() []string
 }
 
+// ReadNoter is implemented by a Workspace that judges a later write or
+// edit of a file against what the agent last read of it (an editor's
+// buffers, where the user keeps typing while the agent works). The read
+// tool tells it what the agent was shown.
+type ReadNoter interface {
+	// NoteRead records that the agent was shown path as data (the text
+	// ReadFile returned, whole, even when only some lines were shown).
+	NoteRead(path string, data []byte)
+}
+
 // SyncNotice is the error Sync returns when the command can run but the
 // disk does not hold everything read shows (the agent's edits to a file
 // whose unsaved user changes overlap them). Text tells the model which

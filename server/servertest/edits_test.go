@@ -417,3 +417,135 @@ func TestConsecutiveEditsWithLateDidChange(t *testing.T) {
 		t.Fatalf("buffer %q", buf)
 	}
 }
+
+// An edit is judged against the agent's last read of the file, not the
+// buffer as the edit tool finds it: the user typed on line 3 after the
+// read, so an edit of line 3 would land on their typing and is refused
+// (also when it is one of several edits, and when the model saw the file
+// attached to a prompt), while an edit of another line lands next to it.
+// (issue 36)
+func TestEditJudgedAgainstLastRead(t *testing.T) {
+	const text = "line1\nline2\nline3\nline4\n"
+	cases := []struct {
+		name      string
+		attach    bool // the model sees the file attached, not read
+		typeLine  int  // 0-based line the user types at the end of
+		edit      llmtest.Reply
+		want      string
+		refused   bool
+		applyEdit int // workspace/applyEdit requests sent
+	}{
+		{"same line", false, 2, editReply("calc.py", "line3", "line3 MODEL"),
+			"line1\nline2\nline3 TYPED\nline4\n", true, 0},
+		{"same line, file attached", true, 2, editReply("calc.py", "line3", "line3 MODEL"),
+			"line1\nline2\nline3 TYPED\nline4\n", true, 0},
+		{"same line among several edits", false, 2, llmtest.ToolReply("edit", map[string]any{"path": "calc.py", "edits": []map[string]string{
+			{"oldText": "line1", "newText": "LINE1"}, {"oldText": "line3", "newText": "line3 MODEL"}}}),
+			"line1\nline2\nline3 TYPED\nline4\n", true, 0},
+		{"other line", false, 0, editReply("calc.py", "line3", "line3 MODEL"),
+			"line1 TYPED\nline2\nline3 MODEL\nline4\n", false, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			ed := e.start(nil)
+			ed.WriteFile("calc.py", text)
+			ed.Open("calc.py", text)
+			if c.attach {
+				e.llm.Append(llmtest.TextReply("seen it"))
+				var r servertest.RunStarted
+				ed.MustCall("zot/prompt", map[string]any{"text": "look at this", "attachments": []map[string]any{
+					{"kind": "file", "uri": ed.URI("calc.py")}}}, &r)
+				ed.WaitDone(r.RunID)
+			} else {
+				e.llm.Append(llmtest.ToolReply("read", map[string]any{"path": "calc.py"}), llmtest.TextReply("read it"))
+				ed.WaitDone(ed.Prompt("read calc.py").RunID)
+			}
+			// The user types after the agent's read; the edit comes in the
+			// next run, after zot has this didChange (messages are handled
+			// in order).
+			ed.Type("calc.py", c.typeLine, len("lineN"), " TYPED")
+			e.llm.Append(c.edit, llmtest.TextReply("ok"))
+			evs := ed.WaitDone(ed.Prompt("edit line 3").RunID)
+			tr := servertest.Find(evs, "tool_result")
+			got := servertest.ResultText(tr)
+			if c.refused {
+				if tr["is_error"] != true || !strings.Contains(got, "calc.py changed in the editor while you were working") ||
+					!strings.Contains(got, "line 3") {
+					t.Fatalf("tool_result: %v", tr)
+				}
+			} else if tr["is_error"] != false {
+				t.Fatalf("edit failed: %s", got)
+			}
+			if buf, _ := ed.Buffer("calc.py"); buf != c.want {
+				t.Fatalf("buffer %q, want %q", buf, c.want)
+			}
+			if n := len(ed.ApplyEdits()); n != c.applyEdit {
+				t.Fatalf("%d applyEdit requests, want %d", n, c.applyEdit)
+			}
+		})
+	}
+}
+
+// An editor without workspace/applyEdit: zot writes the file itself, but
+// the user's unsaved typing never reaches the disk. zot's change is
+// replayed onto the file as saved; zot's reads see the buffer with its
+// change; the user is told the buffer does not show it. When the editor
+// reloads the file, zot reads the buffer again, without applying its
+// change twice. A change of the user's unsaved lines is refused. (issue 36)
+func TestNoApplyEditKeepsUnsavedTypingOffDisk(t *testing.T) {
+	const disk = "alpha\nbeta\ngamma\n"
+	e := newEnv(t, editReply("f.txt", "gamma", "GAMMA"),
+		llmtest.ToolReply("read", map[string]any{"path": "f.txt"}), llmtest.TextReply("ok"))
+	ed := e.start(func(c *servertest.Config) { c.NoApplyEdit = true })
+	ed.WriteFile("f.txt", disk)
+	ed.Open("f.txt", disk)
+	ed.Type("f.txt", 0, 0, "typed\n") // unsaved
+	evs := ed.WaitDone(ed.Prompt("edit gamma").RunID)
+	var results []servertest.Event
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" {
+			results = append(results, ev)
+		}
+	}
+	if len(results) != 2 || results[0]["is_error"] != false || results[1]["is_error"] != false {
+		t.Fatalf("tool results: %v", results)
+	}
+	if got := ed.ReadFile("f.txt"); got != "alpha\nbeta\nGAMMA\n" {
+		t.Fatalf("disk %q: want the saved text with zot's change only", got)
+	}
+	if got := servertest.ResultText(results[1]); !strings.Contains(got, "1\ttyped\n") || !strings.Contains(got, "4\tGAMMA") {
+		t.Fatalf("read after the edit does not show the typing and zot's change:\n%s", got)
+	}
+	if buf, _ := ed.Buffer("f.txt"); buf != "typed\n"+disk {
+		t.Fatalf("buffer %q", buf)
+	}
+	msg := ed.WaitNote("window/showMessage", func(p json.RawMessage) bool { return strings.Contains(string(p), "zot changed f.txt on disk") })
+	if !strings.Contains(string(msg.Params), "kept out of the file") {
+		t.Fatalf("showMessage: %s", msg.Params)
+	}
+
+	// The model changes a line the user has not saved: that cannot reach
+	// the disk without their text.
+	e.llm.Append(editReply("f.txt", "typed", "typed by the user"), llmtest.TextReply("ok"))
+	evs = ed.WaitDone(ed.Prompt("edit the typed line").RunID)
+	tr := servertest.Find(evs, "tool_result")
+	if tr["is_error"] != true || !strings.Contains(servertest.ResultText(tr), "unsaved changes in the editor on the lines you are changing") {
+		t.Fatalf("tool_result: %v", tr)
+	}
+	if got := ed.ReadFile("f.txt"); got != "alpha\nbeta\nGAMMA\n" {
+		t.Fatalf("disk %q after the refused edit", got)
+	}
+
+	// The editor reloads the file (the user drops the typing): zot reads
+	// the buffer, zot's change once.
+	ed.SetText("f.txt", ed.ReadFile("f.txt"))
+	e.llm.Append(llmtest.ToolReply("read", map[string]any{"path": "f.txt"}), llmtest.TextReply("ok"))
+	evs = ed.WaitDone(ed.Prompt("read again").RunID)
+	if got := servertest.ResultText(servertest.Find(evs, "tool_result")); got != "     1\talpha\n     2\tbeta\n     3\tGAMMA" {
+		t.Fatalf("read after the reload:\n%s", got)
+	}
+	if n := len(ed.Notes("window/showMessage")); n != 1 {
+		t.Fatalf("%d showMessage notifications, want 1", n)
+	}
+}
