@@ -3,6 +3,7 @@
 package acp_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -26,6 +27,9 @@ func (c *client) typeInto(path, text string) {
 	c.buffers[path] = text
 	c.mu.Unlock()
 }
+
+// tail is the end of a model request: the last tool result.
+func tail(s string) string { return s[max(0, len(s)-600):] }
 
 func (c *client) writeRequests() []sdk.WriteTextFileRequest {
 	c.mu.Lock()
@@ -74,7 +78,7 @@ func TestChangeJudgedAgainstLastRead(t *testing.T) {
 			writes := c.writeRequests()
 			if tc.want == "" {
 				if !strings.Contains(result, refusedForTyping) {
-					t.Errorf("the model was not told the change was refused: %s", result)
+					t.Errorf("the model was not told the change was refused: …%s", tail(result))
 				}
 				if len(writes) != 0 {
 					t.Errorf("fs/write_text_file = %s, want none", jsonOf(writes))
@@ -85,7 +89,7 @@ func TestChangeJudgedAgainstLastRead(t *testing.T) {
 				return
 			}
 			if strings.Contains(result, "changed in the editor") {
-				t.Errorf("a change beside the typing was refused: %s", result)
+				t.Errorf("a change beside the typing was refused: …%s", tail(result))
 			}
 			if len(writes) != 1 || writes[0].Content != tc.want {
 				t.Fatalf("fs/write_text_file = %s, want one with %q", jsonOf(writes), tc.want)
@@ -128,7 +132,7 @@ func TestTypingDuringReviewIsKept(t *testing.T) {
 			writes := c.writeRequests()
 			if tc.want == "" {
 				if !strings.Contains(result, refusedForTyping) {
-					t.Errorf("the model was not told the change was refused: %s", result)
+					t.Errorf("the model was not told the change was refused: …%s", tail(result))
 				}
 				if len(writes) != 0 || c.buffer(path) != tc.typed {
 					t.Errorf("fs/write_text_file = %s, buffer %q: the typing was overwritten", jsonOf(writes), c.buffer(path))
@@ -137,6 +141,43 @@ func TestTypingDuringReviewIsKept(t *testing.T) {
 			}
 			if len(writes) != 1 || writes[0].Content != tc.want {
 				t.Fatalf("fs/write_text_file = %s, want one with %q", jsonOf(writes), tc.want)
+			}
+		})
+	}
+}
+
+// A client that serves reads (fs/read_text_file: the unsaved buffer) but
+// not writes gets zot's change in the file on disk: replayed onto the
+// file as saved, so the user's unsaved typing never reaches the disk; a
+// change of unsaved lines is refused.
+func TestReadOnlyClientKeepsUnsavedTypingOffDisk(t *testing.T) {
+	cases := []struct {
+		name     string
+		unsaved  string
+		wantDisk string // calcText when refused
+	}{
+		{"typing on another line", "line1 TYPED\nline2\nline3\nline4\n", "line1\nline2\nline3 MODEL\nline4\n"},
+		{"typing on the changed line", "line1\nline2\nline3 TYPED\nline4\n", calcText},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, llmtest.ToolReply("edit", map[string]any{"path": "calc.py", "edits": []map[string]any{{"oldText": "line3", "newText": "line3 MODEL"}}}),
+				llmtest.TextReply("done"))
+			path := e.write("calc.py", calcText)
+			p := e.start()
+			c, _ := e.connect(p, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true}})
+			c.typeInto(path, tc.unsaved)
+			s := c.newSession(e.root)
+			c.setMode(s.SessionId, "auto")
+			c.mustPrompt(s.SessionId, "change line 3")
+
+			if b, _ := os.ReadFile(path); string(b) != tc.wantDisk {
+				t.Errorf("disk = %q, want %q", b, tc.wantDisk)
+			}
+			result := lastRequest(e)
+			refused := strings.Contains(result, "calc.py has unsaved changes in the editor on the lines you are changing")
+			if refused != (tc.wantDisk == calcText) {
+				t.Errorf("refused = %v; the model was told: …%s", refused, tail(result))
 			}
 		})
 	}

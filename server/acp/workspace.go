@@ -274,10 +274,7 @@ func (w *workspace) change(ctx context.Context, path, oldText, newText string, e
 		w.overlaid[path] = true
 		w.mu.Unlock()
 	} else {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := atomicfile.Write(path, []byte(newText), 0o644); err != nil {
+		if err := w.writeDisk(path, shown, oldText, newText, existed); err != nil {
 			return err
 		}
 	}
@@ -289,6 +286,30 @@ func (w *workspace) change(ctx context.Context, path, oldText, newText string, e
 	w.diffs[id] = append(w.diffs[id], fileDiff{path: path, oldText: oldText, newText: newText, existed: existed})
 	w.mu.Unlock()
 	return nil
+}
+
+// writeDisk makes the change oldText → newText in the file itself, for a
+// client that does not offer fs/write_text_file. When reads come through
+// the client, oldText is the editor's buffer, which may hold unsaved
+// typing: as in zot lsp without workspace/applyEdit, the change is
+// replayed onto the file as saved, so the user's unsaved text never
+// reaches the disk behind their back; a change of lines they have not
+// saved is refused.
+func (w *workspace) writeDisk(path, shown, oldText, newText string, existed bool) error {
+	text := newText
+	if existed && w.fs.ReadTextFile {
+		saved, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if text, err = textdiff.Rebase(oldText, newText, string(saved)); err != nil {
+			return fmt.Errorf("%s has unsaved changes in the editor on the lines you are changing (%v), and this editor cannot take zot's changes into its buffer (it does not offer fs/write_text_file), so the change cannot be written to the file without the user's unsaved text. No change was made; ask the user to save %s, then read it again and redo the change", shown, err, shown)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, []byte(text), 0o644)
 }
 
 // takeDiffs returns and forgets the changes a tool call made.
