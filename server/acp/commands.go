@@ -132,7 +132,6 @@ func (ss *session) runCommand(ctx context.Context, name, args string) (sdk.Promp
 		if err := ss.rt.Clear(); err != nil {
 			return sdk.PromptResponse{}, requestError(err)
 		}
-		ss.ws.forgetReads() // the model no longer has what it read
 		return say("Conversation cleared.")
 	case "compact":
 		ch, err := ss.rt.Compact(ctx)

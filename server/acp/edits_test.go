@@ -54,11 +54,15 @@ func TestChangeJudgedAgainstLastRead(t *testing.T) {
 		change llmtest.Reply
 		typed  string // the buffer after the user typed
 		want   string // the buffer at the end; typed when refused
+		clear  bool   // /clear between the read and the change
 	}{
-		{"edit of the typed line", editLine3, "line1\nline2\nline3 TYPED\nline4\n", ""},
-		{"edit of another line", editLine3, "line1 TYPED\nline2\nline3\nline4\n", "line1 TYPED\nline2\nline3 MODEL\nline4\n"},
-		{"write over the typed line", writeLine3, "line1\nline2\nline3 TYPED\nline4\n", ""},
-		{"write beside the typing", writeLine3, "line0 TYPED\nline1\nline2\nline3\nline4\n", "line0 TYPED\nline1\nline2\nline3 MODEL\nline4\n"},
+		{"edit of the typed line", editLine3, "line1\nline2\nline3 TYPED\nline4\n", "", false},
+		{"edit of another line", editLine3, "line1 TYPED\nline2\nline3\nline4\n", "line1 TYPED\nline2\nline3 MODEL\nline4\n", false},
+		{"write over the typed line", writeLine3, "line1\nline2\nline3 TYPED\nline4\n", "", false},
+		{"write beside the typing", writeLine3, "line0 TYPED\nline1\nline2\nline3\nline4\n", "line0 TYPED\nline1\nline2\nline3 MODEL\nline4\n", false},
+		// The model forgot its read, but the change it makes without
+		// reading again is still kept off the typing.
+		{"write after /clear", writeLine3, "line0 TYPED\nline1\nline2\nline3\nline4\n", "line0 TYPED\nline1\nline2\nline3 MODEL\nline4\n", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,6 +76,9 @@ func TestChangeJudgedAgainstLastRead(t *testing.T) {
 			c.setMode(s.SessionId, "auto")
 			c.mustPrompt(s.SessionId, "read calc.py")
 			c.typeInto(path, tc.typed)
+			if tc.clear {
+				c.mustPrompt(s.SessionId, "/clear")
+			}
 			c.mustPrompt(s.SessionId, "now change line 3")
 
 			result := lastRequest(e)

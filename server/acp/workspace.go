@@ -45,7 +45,9 @@ type workspace struct {
 	// or changed it: what a write or edit is judged against, so the
 	// user's typing since is re-based or refused, never overwritten. A
 	// workspace lives as long as its session: a new or loaded session
-	// starts with none, as its model has read nothing yet.
+	// starts with none, as its model has read nothing yet. /clear keeps
+	// them: a change the model then makes without reading again is still
+	// kept off what the user typed since (re-based, or refused and read).
 	known map[string]string
 }
 
@@ -167,14 +169,6 @@ func (w *workspace) lastRead(path string) (string, bool) {
 	defer w.mu.Unlock()
 	k, ok := w.known[path]
 	return k, ok
-}
-
-// forgetReads is called when the conversation starts over (/clear): the
-// model no longer has what it read.
-func (w *workspace) forgetReads() {
-	w.mu.Lock()
-	clear(w.known)
-	w.mu.Unlock()
 }
 
 // current is path's text now, as the tools see it (the editor's buffer
