@@ -19,6 +19,7 @@ import (
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/internal/atomicfile"
 	"github.com/zot-editors/zot/internal/ospath"
+	"github.com/zot-editors/zot/internal/textdiff"
 )
 
 // editorWorkspace is the tools.Workspace of zot lsp: reads see the
@@ -247,7 +248,7 @@ func (w *editorWorkspace) bufferView(path string) (document, bool) {
 	text := d.text
 	kept := c.edits[:0]
 	for _, e := range c.edits {
-		if t, err := rebase(e.before, e.after, text); err == nil {
+		if t, err := textdiff.Rebase(e.before, e.after, text); err == nil {
 			text = t
 			kept = append(kept, e)
 		}
@@ -322,7 +323,7 @@ func (w *editorWorkspace) EditFile(ctx context.Context, path string, oldData, ne
 		if _, open := w.s.overlay.get(path); open {
 			// The user's changes since the read, seen from the buffer:
 			// undoing them must not touch the edit's lines.
-			if _, err := rebase(old, proposed, read); err != nil {
+			if _, err := textdiff.Rebase(old, proposed, read); err != nil {
 				return changedInEditor(w.display(path), err)
 			}
 		}
@@ -412,7 +413,7 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 				return fmt.Errorf("%s was created in the meantime (the editor or another process wrote it); no change was made. Read it and redo the change", shown)
 			}
 			if cur.text != base {
-				target, err = rebase(base, final, cur.text)
+				target, err = textdiff.Rebase(base, final, cur.text)
 				if err != nil {
 					return changedInEditor(shown, err)
 				}
@@ -491,7 +492,7 @@ func (w *editorWorkspace) writeDisk(path string, cur snap, target string) error 
 		return err
 	}
 	saved := string(b)
-	text, err := rebase(cur.text, target, saved)
+	text, err := textdiff.Rebase(cur.text, target, saved)
 	if err != nil {
 		return fmt.Errorf("%s has unsaved changes in the editor on the lines you are changing (%v), and this editor cannot take zot's edits into its buffer (it does not support workspace/applyEdit), so the change cannot be written to the file without the user's unsaved text. No change was made; ask the user to save %s, then read it again and redo the change", shown, err, shown)
 	}
@@ -538,7 +539,7 @@ func (w *editorWorkspace) applyInEditor(ctx context.Context, path string, cur sn
 	if create {
 		edits = []protocol.TextEdit{{NewText: target}}
 	} else {
-		edits = toTextEdits(cur.text, computeEdits(cur.text, target), enc)
+		edits = toTextEdits(cur.text, textdiff.Compute(cur.text, target), enc)
 	}
 	if caps.documentChanges {
 		var ver *int32
@@ -719,7 +720,7 @@ func (w *editorWorkspace) diskText(path, buffer string, edits []bufferEdit) (tex
 		return text, true, nil
 	}
 	for _, e := range edits {
-		if text, err = rebase(e.before, e.after, text); err != nil {
+		if text, err = textdiff.Rebase(e.before, e.after, text); err != nil {
 			return "", true, err
 		}
 	}
@@ -727,7 +728,7 @@ func (w *editorWorkspace) diskText(path, buffer string, edits []bufferEdit) (tex
 	// first, must not collide with what the user did since.
 	user := buffer
 	for i := len(edits) - 1; i >= 0; i-- {
-		if user, err = rebase(edits[i].after, edits[i].before, user); err != nil {
+		if user, err = textdiff.Rebase(edits[i].after, edits[i].before, user); err != nil {
 			return "", true, err
 		}
 	}
@@ -755,14 +756,14 @@ func (w *editorWorkspace) display(path string) string {
 func userEditNote(shown, proposed, final string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The user reviewed your change to %s and edited it before accepting. What was applied (and is now in the file) differs from your proposal:\n", shown)
-	hunks := lineHunks(proposed, final)
+	hunks := textdiff.LineHunks(proposed, final)
 	for i, h := range hunks {
 		if i == 10 {
 			fmt.Fprintf(&b, "… and %d more changed blocks; read the file.\n", len(hunks)-i)
 			break
 		}
-		lines := linesOf(proposed, h)
-		fmt.Fprintf(&b, "- %s of your version:\n%s  became:\n%s", lineRange(lines), indent(clip(proposed[h.start:h.end])), indent(clip(h.text)))
+		lines := textdiff.LinesOf(proposed, h)
+		fmt.Fprintf(&b, "- %s of your version:\n%s  became:\n%s", textdiff.LineRange(lines), indent(clip(proposed[h.Start:h.End])), indent(clip(h.Text)))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -779,7 +780,7 @@ func indent(s string) string {
 		return "    (nothing)\n"
 	}
 	var b strings.Builder
-	for _, l := range splitLines(s) {
+	for _, l := range textdiff.SplitLines(s) {
 		b.WriteString("    ")
 		b.WriteString(strings.TrimRight(l, "\r\n"))
 		b.WriteString("\n")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/internal/ospath"
+	"github.com/zot-editors/zot/internal/textdiff"
 )
 
 // PermissionMode and its modes are the agent's (one definition for every
@@ -198,10 +199,10 @@ func (s *Server) reviewChange(ctx context.Context, path, oldText, newText string
 
 // lineDelta counts added and removed lines between two texts.
 func lineDelta(a, b string) (added, removed int) {
-	for _, h := range lineHunks(a, b) {
-		old := a[h.start:h.end]
+	for _, h := range textdiff.LineHunks(a, b) {
+		old := a[h.Start:h.End]
 		removed += countLines(old)
-		added += countLines(h.text)
+		added += countLines(h.Text)
 	}
 	return
 }

@@ -9,6 +9,8 @@ import (
 	"unicode/utf16"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/zot-editors/zot/internal/textdiff"
 )
 
 // applyLSP applies LSP TextEdits to text the way an editor does, with an
@@ -65,9 +67,9 @@ func TestComputeEditsRoundTrip(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, enc := range []encoding{encUTF16} {
-			edits := computeEdits(c.a, c.b)
-			if got := applyEdits(c.a, edits); got != c.b {
-				t.Fatalf("applyEdits(%q → %q) = %q (%+v)", c.a, c.b, got, edits)
+			edits := textdiff.Compute(c.a, c.b)
+			if got := textdiff.Apply(c.a, edits); got != c.b {
+				t.Fatalf("Apply(%q → %q) = %q (%+v)", c.a, c.b, got, edits)
 			}
 			if got := applyLSP(t, c.a, toTextEdits(c.a, edits, enc)); got != c.b {
 				t.Fatalf("LSP apply (%q → %q) = %q (%+v)", c.a, c.b, got, toTextEdits(c.a, edits, enc))
@@ -104,13 +106,13 @@ func TestComputeEditsRandom(t *testing.T) {
 			}
 			b = b[:p] + gen(r.Intn(4)) + b[q:]
 		}
-		edits := computeEdits(a, b)
-		if got := applyEdits(a, edits); got != b {
-			t.Fatalf("applyEdits(%q → %q) = %q", a, b, got)
+		edits := textdiff.Compute(a, b)
+		if got := textdiff.Apply(a, edits); got != b {
+			t.Fatalf("Apply(%q → %q) = %q", a, b, got)
 		}
 		for _, e := range edits {
-			if e.start > 0 && e.start < len(a) && a[e.start-1] == '\r' && a[e.start] == '\n' ||
-				e.end > 0 && e.end < len(a) && a[e.end-1] == '\r' && a[e.end] == '\n' {
+			if e.Start > 0 && e.Start < len(a) && a[e.Start-1] == '\r' && a[e.Start] == '\n' ||
+				e.End > 0 && e.End < len(a) && a[e.End-1] == '\r' && a[e.End] == '\n' {
 				t.Fatalf("edit splits a CRLF: %q → %q: %+v", a, b, e)
 			}
 		}
@@ -124,7 +126,7 @@ func TestComputeEditsRandom(t *testing.T) {
 // proportional to the change, not the file.
 func TestOneLineEditIsSmall(t *testing.T) {
 	a, b := bigFile(10000)
-	edits := toTextEdits(a, computeEdits(a, b), encUTF16)
+	edits := toTextEdits(a, textdiff.Compute(a, b), encUTF16)
 	if len(edits) != 1 || edits[0].Range.Start.Line != 5000 || len(edits[0].NewText) > 20 {
 		t.Fatalf("edits: %+v", edits)
 	}
@@ -138,35 +140,6 @@ func bigFile(lines int) (string, string) {
 	a := sb.String()
 	b := strings.Replace(a, "line 5000 of", "line 5000 (changed) of", 1)
 	return a, b
-}
-
-func TestRebase(t *testing.T) {
-	base := "one\ntwo\nthree\nfour\n"
-	cases := []struct {
-		name, mine, theirs, want string
-		conflict                 bool
-	}{
-		{"disjoint", "one\nTWO\nthree\nfour\n", "one\ntwo\nthree\nfour!\n", "one\nTWO\nthree\nfour!\n", false},
-		{"they prepend", "one\ntwo\nTHREE\nfour\n", "zero\none\ntwo\nthree\nfour\n", "zero\none\ntwo\nTHREE\nfour\n", false},
-		{"same line", "one\nTWO\nthree\nfour\n", "one\ntwo?\nthree\nfour\n", "", true},
-		{"same insertion point", "one\nnew\ntwo\nthree\nfour\n", "one\nmine\ntwo\nthree\nfour\n", "", true},
-		{"adjacent lines", "one\nTWO\nthree\nfour\n", "one\ntwo\nthree!\nfour\n", "one\nTWO\nthree!\nfour\n", false},
-		{"theirs unchanged", "x\n", base, "x\n", false},
-	}
-	for _, c := range cases {
-		got, err := rebase(base, c.mine, c.theirs)
-		if c.conflict {
-			if err == nil {
-				t.Errorf("%s: no conflict, got %q", c.name, got)
-			} else if !strings.Contains(err.Error(), "overlaps") {
-				t.Errorf("%s: error %v", c.name, err)
-			}
-			continue
-		}
-		if err != nil || got != c.want {
-			t.Errorf("%s: got %q, %v; want %q", c.name, got, err, c.want)
-		}
-	}
 }
 
 func TestLineIndex(t *testing.T) {
@@ -243,7 +216,7 @@ func BenchmarkOneLineEdit10kLines(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		edits := toTextEdits(a, computeEdits(a, c), encUTF16)
+		edits := toTextEdits(a, textdiff.Compute(a, c), encUTF16)
 		if i == 0 {
 			payload = len(mustJSON(b, edits))
 		}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io/fs"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/internal/atomicfile"
+	"github.com/zot-editors/zot/internal/textdiff"
 )
 
 // workspace is the tools.Workspace of an ACP session. When the client
@@ -24,6 +25,9 @@ import (
 // fs.writeTextFile, write and edit go through fs/write_text_file (the
 // editor shows the change and can undo it). Otherwise the disk. In ask
 // mode every change is first shown as a diff in session/request_permission.
+// A change is judged against the agent's last read of the file: what the
+// user typed since is kept (re-based) or, on the change's lines, the
+// change is refused.
 type workspace struct {
 	ss    *session
 	root  string
@@ -37,6 +41,14 @@ type workspace struct {
 	overlaid map[string]bool
 	// diffs are the changes made per tool call, for its tool_call_update.
 	diffs map[string][]fileDiff
+	// known is each file's text as the agent last read it (the read tool)
+	// or changed it: what a write or edit is judged against, so the
+	// user's typing since is re-based or refused, never overwritten. A
+	// workspace lives as long as its session: a new or loaded session
+	// starts with none, as its model has read nothing yet. /clear keeps
+	// them: a change the model then makes without reading again is still
+	// kept off what the user typed since (re-based, or refused and read).
+	known map[string]string
 }
 
 type fileDiff struct {
@@ -48,10 +60,12 @@ var (
 	_ tools.Workspace     = (*workspace)(nil)
 	_ tools.OverlayLister = (*workspace)(nil)
 	_ tools.WriteGuard    = (*workspace)(nil)
+	_ tools.ReadNoter     = (*workspace)(nil)
 )
 
 func newWorkspace(ss *session, root string, allowDirs []string, caps sdk.FileSystemCapabilities) *workspace {
-	w := &workspace{ss: ss, root: filepath.Clean(root), fs: caps, overlaid: map[string]bool{}, diffs: map[string][]fileDiff{}}
+	w := &workspace{ss: ss, root: filepath.Clean(root), fs: caps, overlaid: map[string]bool{}, diffs: map[string][]fileDiff{},
+		known: map[string]string{}}
 	w.guard = &tools.WritePolicy{Root: w.root, AllowDirs: allowDirs, Ask: w.askWrite}
 	return w
 }
@@ -141,27 +155,84 @@ func (w *workspace) noteOverlaid(path string) {
 	w.mu.Unlock()
 }
 
-// WriteFile replaces (or creates) path with data.
-func (w *workspace) WriteFile(ctx context.Context, path string, data []byte) error {
-	old, err := w.ReadFile(ctx, path)
-	existed := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		old = nil
-	}
-	return w.change(ctx, path, string(old), string(data), existed)
+// NoteRead records what the agent was shown of path: later writes and
+// edits are judged against it.
+func (w *workspace) NoteRead(path string, data []byte) {
+	w.mu.Lock()
+	w.known[path] = string(data)
+	w.mu.Unlock()
 }
 
-// EditFile replaces path's text (as the tool read it) with newData.
+// lastRead is path's text as the agent last read or changed it.
+func (w *workspace) lastRead(path string) (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	k, ok := w.known[path]
+	return k, ok
+}
+
+// current is path's text now, as the tools see it (the editor's buffer
+// when the client serves files). exists is false when there is no file to
+// read.
+func (w *workspace) current(ctx context.Context, path string) (text string, exists bool, err error) {
+	b, err := w.ReadFile(ctx, path)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
+		return "", false, nil // missing (or unreadable): written as new
+	}
+	return string(b), true, nil
+}
+
+// WriteFile replaces (or creates) path with data. data is the whole file
+// as the model made it from its last read: what the user changed since,
+// on other lines, is kept; on the same lines the write is refused.
+func (w *workspace) WriteFile(ctx context.Context, path string, data []byte) error {
+	cur, existed, err := w.current(ctx, path)
+	if err != nil {
+		return err
+	}
+	target := string(data)
+	if read, ok := w.lastRead(path); ok && existed && read != cur {
+		if target, err = textdiff.Rebase(read, target, cur); err != nil {
+			return changedInEditor(w.display(path), err)
+		}
+	}
+	return w.change(ctx, path, cur, target, existed)
+}
+
+// EditFile replaces path's text, as the edit tool just read it (the
+// buffer now), with newData. The model chose the edit from its last read
+// of the file: when the user changed the edit's lines since, the edit is
+// refused (it would land on their typing); their changes elsewhere stay.
 func (w *workspace) EditFile(ctx context.Context, path string, oldData, newData []byte) error {
-	return w.change(ctx, path, string(oldData), string(newData), true)
+	old, proposed := string(oldData), string(newData)
+	if read, ok := w.lastRead(path); ok && read != old {
+		// The user's changes since the read, seen from the buffer: undoing
+		// them must not touch the edit's lines.
+		if _, err := textdiff.Rebase(old, proposed, read); err != nil {
+			return changedInEditor(w.display(path), err)
+		}
+	}
+	return w.change(ctx, path, old, proposed, true)
+}
+
+// changedInEditor is the refusal of a change that overlaps what the user
+// changed in the editor since the agent read the file (zot lsp's words).
+func changedInEditor(shown string, err error) error {
+	return fmt.Errorf("%s changed in the editor while you were working: %v. No change was made; read the file again and redo the edit", shown, err)
 }
 
 // Sync: writes through the client land in the editor, which saves them;
 // zot's own writes are on disk already.
 func (w *workspace) Sync(ctx context.Context) error { return nil }
 
-// change shows the diff (ask mode), then writes through the client or the
-// disk, and keeps the diff for the tool call's update.
+// change shows the diff oldText → newText (ask mode), reads the file again
+// and re-bases the change onto what the user typed meanwhile (a review
+// takes a while; fs/write_text_file replaces the whole buffer), then
+// writes through the client or the disk, and keeps the diff for the tool
+// call's update.
 func (w *workspace) change(ctx context.Context, path, oldText, newText string, existed bool) error {
 	shown := w.display(path)
 	if err := w.ss.reviewEdit(ctx, path, shown, oldText, newText, existed); err != nil {
@@ -169,6 +240,22 @@ func (w *workspace) change(ctx context.Context, path, oldText, newText string, e
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	cur, exists, err := w.current(ctx, path)
+	if err != nil {
+		return err
+	}
+	switch {
+	case existed && !exists:
+		return fmt.Errorf("%s was deleted in the meantime; no change was made", shown)
+	case exists && (!existed || cur != oldText):
+		// A new file's base is empty: text the user put there meanwhile
+		// collides with it unless the file is still empty.
+		target, err := textdiff.Rebase(oldText, newText, cur)
+		if err != nil {
+			return changedInEditor(shown, err)
+		}
+		oldText, newText, existed = cur, target, true
 	}
 	if w.fs.WriteTextFile {
 		if _, err := w.ss.srv.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(w.ss.id), Path: path, Content: newText}); err != nil {
@@ -181,10 +268,7 @@ func (w *workspace) change(ctx context.Context, path, oldText, newText string, e
 		w.overlaid[path] = true
 		w.mu.Unlock()
 	} else {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := atomicfile.Write(path, []byte(newText), 0o644); err != nil {
+		if err := w.writeDisk(path, shown, oldText, newText, existed); err != nil {
 			return err
 		}
 	}
@@ -192,9 +276,34 @@ func (w *workspace) change(ctx context.Context, path, oldText, newText string, e
 	id := w.ss.current
 	w.ss.mu.Unlock()
 	w.mu.Lock()
+	w.known[path] = newText // the agent's own change: its next base
 	w.diffs[id] = append(w.diffs[id], fileDiff{path: path, oldText: oldText, newText: newText, existed: existed})
 	w.mu.Unlock()
 	return nil
+}
+
+// writeDisk makes the change oldText → newText in the file itself, for a
+// client that does not offer fs/write_text_file. When reads come through
+// the client, oldText is the editor's buffer, which may hold unsaved
+// typing: as in zot lsp without workspace/applyEdit, the change is
+// replayed onto the file as saved, so the user's unsaved text never
+// reaches the disk behind their back; a change of lines they have not
+// saved is refused.
+func (w *workspace) writeDisk(path, shown, oldText, newText string, existed bool) error {
+	text := newText
+	if existed && w.fs.ReadTextFile {
+		saved, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if text, err = textdiff.Rebase(oldText, newText, string(saved)); err != nil {
+			return fmt.Errorf("%s has unsaved changes in the editor on the lines you are changing (%v), and this editor cannot take zot's changes into its buffer (it does not offer fs/write_text_file), so the change cannot be written to the file without the user's unsaved text. No change was made; ask the user to save %s, then read it again and redo the change", shown, err, shown)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, []byte(text), 0o644)
 }
 
 // takeDiffs returns and forgets the changes a tool call made.
