@@ -75,6 +75,14 @@ type Options struct {
 	InterceptTimeout time.Duration   // event_intercept_response wait; 5 s
 	ReadyFallback    time.Duration   // silence after hello that counts as ready; 250 ms
 	ToolTimeout      time.Duration   // tool call / command default; 60 s (manifest "timeout" overrides)
+	// StartWait bounds how long a prompt waits for extensions still
+	// starting before its first model call; 2 s ($ZOT_EXT_START_WAIT
+	// overrides the default; docs/decisions.md has the measurements).
+	StartWait time.Duration
+	// DialogTimeout is how long a ui_request without timeout_ms stays
+	// open before it is cancelled; 120 s, SEP's rule
+	// ($ZOT_EXT_DIALOG_TIMEOUT overrides the default).
+	DialogTimeout time.Duration
 	RestartBackoff   []time.Duration // delays before restarts 1..n after crashes; 1 s, 5 s, 25 s
 	Debounce         time.Duration   // file-change debounce; 100 ms
 	EventQueue       int             // one-way events queued per extension; 256
@@ -227,6 +235,8 @@ func NewHost(o Options) *Host {
 	def(&o.InterceptTimeout, 5*time.Second)
 	def(&o.ReadyFallback, 250*time.Millisecond)
 	def(&o.ToolTimeout, 60*time.Second)
+	def(&o.StartWait, envDuration(EnvStartWait, 2*time.Second, o.Logf))
+	def(&o.DialogTimeout, envDuration(EnvDialogTimeout, 120*time.Second, o.Logf))
 	def(&o.Debounce, 100*time.Millisecond)
 	if o.RestartBackoff == nil {
 		o.RestartBackoff = []time.Duration{time.Second, 5 * time.Second, 25 * time.Second}

@@ -57,7 +57,6 @@ type proc struct {
 	readDone  chan struct{}
 
 	stopping      atomic.Bool
-	registering   atomic.Bool // a register_* or subscribe frame arrived
 	promisedReady atomic.Bool // hello.capabilities has "ready"
 	crashHandled  atomic.Bool
 	seq           atomic.Uint64

@@ -186,10 +186,7 @@ var ErrUnknownCommand = errors.New("unknown extension command")
 // once.
 func (h *Host) RunCommand(ctx context.Context, name, args string) (CommandResult, error) {
 	name = strings.TrimPrefix(strings.TrimSpace(name), "/")
-	e, ok := h.reg.Load().cmdIndex[strings.ToLower(name)]
-	if !ok && h.WaitStarting(ctx) { // it may be a command of an extension still starting
-		e, ok = h.reg.Load().cmdIndex[strings.ToLower(name)]
-	}
+	e, ok := h.awaitCommand(ctx, name) // it may be a command of an extension still starting
 	if !ok {
 		return CommandResult{}, fmt.Errorf("%w: /%s", ErrUnknownCommand, name)
 	}

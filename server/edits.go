@@ -694,6 +694,7 @@ func (t *editorTool) Run(ctx context.Context, call tools.Call) tools.Result {
 func (s *Server) withEditorTools(cfg agent.Config) agent.Config {
 	cfg.ExtraTools = s.extraTools
 	cfg.AwaitTool = s.awaitTool
+	cfg.AwaitExtensions = s.awaitExtensions
 	if cfg.NoTools {
 		return cfg
 	}

@@ -45,6 +45,16 @@ type Host interface {
 type startWaiter interface {
 	AwaitTool(ctx context.Context, name string) tools.Tool
 	AwaitCommand(ctx context.Context, name string) bool
+	// AwaitStarting is where a prompt waits, bounded, for the
+	// extensions still starting (agent.Config.AwaitExtensions).
+	AwaitStarting(ctx context.Context)
+}
+
+// awaitExtensions is agent.Config.AwaitExtensions.
+func (s *Server) awaitExtensions(ctx context.Context) {
+	if w, ok := s.waitHost(ctx).(startWaiter); ok {
+		w.AwaitStarting(ctx)
+	}
 }
 
 // awaitTool is agent.Config.AwaitTool.
