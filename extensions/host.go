@@ -71,10 +71,10 @@ type Options struct {
 	// in the extension's Status.Replaces.
 	ReplaceableTools []string
 
-	HelloTimeout     time.Duration   // no hello → killed and failed; 60 s, long enough for a cold `go run .` (manifest "timeout" overrides)
-	InterceptTimeout time.Duration   // event_intercept_response wait; 5 s
-	ReadyFallback    time.Duration   // silence after hello that counts as ready; 250 ms
-	ToolTimeout      time.Duration   // tool call / command default; 60 s (manifest "timeout" overrides)
+	HelloTimeout     time.Duration // no hello → killed and failed; 60 s, long enough for a cold `go run .` (manifest "timeout" overrides)
+	InterceptTimeout time.Duration // event_intercept_response wait; 5 s
+	ReadyFallback    time.Duration // silence after hello that counts as ready; 250 ms
+	ToolTimeout      time.Duration // tool call / command default; 60 s (manifest "timeout" overrides)
 	// StartWait bounds how long a prompt waits for extensions still
 	// starting before its first model call; 2 s ($ZOT_EXT_START_WAIT
 	// overrides the default; docs/decisions.md has the measurements).
@@ -82,11 +82,11 @@ type Options struct {
 	// DialogTimeout is how long a ui_request without timeout_ms stays
 	// open before it is cancelled; 120 s, SEP's rule
 	// ($ZOT_EXT_DIALOG_TIMEOUT overrides the default).
-	DialogTimeout time.Duration
-	RestartBackoff   []time.Duration // delays before restarts 1..n after crashes; 1 s, 5 s, 25 s
-	Debounce         time.Duration   // file-change debounce; 100 ms
-	EventQueue       int             // one-way events queued per extension; 256
-	MaxLineBytes     int             // longest frame line; 16 MiB
+	DialogTimeout  time.Duration
+	RestartBackoff []time.Duration // delays before restarts 1..n after crashes; 1 s, 5 s, 25 s
+	Debounce       time.Duration   // file-change debounce; 100 ms
+	EventQueue     int             // one-way events queued per extension; 256
+	MaxLineBytes   int             // longest frame line; 16 MiB
 
 	// AskTrust is asked (in the background) whether an untrusted
 	// project-local extension may run; true records the trust and starts
