@@ -493,6 +493,9 @@ func (s *slot) startProc(ctx context.Context) (*proc, error) {
 		p.mu.Lock()
 		got := p.gotHello
 		p.mu.Unlock()
+		if errors.Is(p.deadErr, errBadHello) {
+			return fail(fmt.Errorf("%v; fix the extension's first frame (docs/extensions.md, Frames) (log: %s)", p.deadErr, s.log.path))
+		}
 		if !got {
 			return nil, fmt.Errorf("%s before sending hello (log: %s)", p.deadErr, s.log.path)
 		}
