@@ -88,14 +88,16 @@ func (w *editorWorkspace) SetWriteRules(rules ...tools.WriteRule) {
 	w.mu.Unlock()
 }
 
-// Write approval choices (window/showMessageRequest actions).
+// Write approval choices (window/showMessageRequest actions), asked
+// safe answer first: a client that takes the first action as the default,
+// or a user who presses Enter, denies.
 const (
 	AllowWrite = "Allow this write"
 	DenyWrite  = "Deny"
 )
 
 func (w *editorWorkspace) askWrite(ctx context.Context, a tools.WriteApproval) (bool, error) {
-	switch choice := w.s.ask(ctx, protocol.MessageTypeWarning, a.Message(), AllowWrite, DenyWrite); choice {
+	switch choice := w.s.ask(ctx, protocol.MessageTypeWarning, a.Message(), DenyWrite, AllowWrite); choice {
 	case AllowWrite:
 		return true, nil
 	case "":
