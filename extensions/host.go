@@ -9,7 +9,7 @@
 //	h := extensions.NewHost(extensions.Options{Cwd: cwd, Home: home.Dir(), …})
 //	if err := h.Start(ctx); err != nil { … }   // parallel spawn; returns when every extension is ready or failed
 //	defer h.Close(context.Background())
-//	rt, _ := agent.New(agent.Config{Hooks: h, ExtraTools: h.Tools, …})
+//	rt, _ := agent.New(agent.Config{Hooks: h, ExtraTools: h.Tools, AwaitTool: h.AwaitTool, AwaitExtensions: h.AwaitStarting, …})
 //
 // The public surface:
 //
@@ -104,8 +104,11 @@ type Options struct {
 	// Background makes Start return once the extensions are discovered:
 	// they start in the background (state "starting", UI.Changed as each
 	// becomes ready or fails), so a slow one never holds up the session.
-	// A tool call or command meanwhile waits for the starting extensions
-	// (AwaitTool, RunCommand, BeforeTool) instead of failing.
+	// Meanwhile a prompt waits for them at most StartWait (AwaitStarting);
+	// a tool or command not registered yet waits until a starting
+	// extension registers it (AwaitTool, RunCommand); a tool call waits
+	// for starting guards only (BeforeTool). One slow start never holds
+	// another extension's calls.
 	Background bool
 
 	// readied, when set, is called by a start once its extension is

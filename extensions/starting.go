@@ -151,7 +151,7 @@ func (h *Host) AwaitStarting(ctx context.Context) {
 			s.log.printf("still starting after %s: a prompt went on without it", h.o.StartWait)
 		}
 	}
-	h.o.UI.Notify(NoticeSource, "warning", msg)
+	h.o.UI.Notify(NoticeSource, "warn", msg)
 }
 
 // NoticeSource is the extension name of the host's own notices (UI.Notify).

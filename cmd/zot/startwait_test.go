@@ -173,7 +173,7 @@ func TestRPCPromptPastStartBoundNamesLeftOutExtension(t *testing.T) {
 	p.send(map[string]any{"id": "1", "type": "prompt", "message": "hi"})
 	frames := p.until(isType("done"))
 	n := find(frames, "ext_notify")
-	if n == nil || n["extension"] != "zot" || n["level"] != "warning" || !strings.Contains(n["message"].(string), "extension stuck is still starting after 200ms") {
+	if n == nil || n["extension"] != "zot" || n["level"] != "warn" || !strings.Contains(n["message"].(string), "extension stuck is still starting after 200ms") {
 		t.Fatalf("notice: %v\nframes: %v", n, types(frames))
 	}
 	if i, j := slices.IndexFunc(frames, isType("ext_notify")), slices.IndexFunc(frames, isType("turn_start")); i > j {
