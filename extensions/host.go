@@ -196,6 +196,7 @@ type Host struct {
 	regMu  sync.Mutex // serialises registry rebuilds
 	reg    atomic.Pointer[registry]
 	hasher *Hasher // trust hashes, cached in $ZOT_HOME
+	guards *guardBook // extensions known to guard (GuardsFile)
 	// startSem bounds the extensions starting (spawn → ready) at once.
 	startSem chan struct{}
 
@@ -257,6 +258,7 @@ func NewHost(o Options) *Host {
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.reg.Store(&registry{})
 	h.hasher = NewHasher(o.Home)
+	h.guards = loadGuards(o.Home)
 	h.startSem = make(chan struct{}, maxConcurrentStarts)
 	return h
 }

@@ -84,7 +84,7 @@ func (h *Host) rebuild() {
 	toolOwner := map[string]string{}
 	for i, s := range slots {
 		s.mu.Lock()
-		p, name := s.adv, s.cand.Name
+		p, name, dir := s.adv, s.cand.Name, s.cand.Dir
 		r.advs[i] = p
 		var intercepts map[string]bool
 		if p != nil {
@@ -93,6 +93,11 @@ func (h *Host) rebuild() {
 		}
 		guardDown := p == nil && s.guard
 		s.mu.Unlock()
+		if p != nil {
+			if err := h.guards.set(dir, intercepts[wire.EventToolCall]); err != nil {
+				h.logf("extensions: cannot save %s: %v", GuardsFile, err)
+			}
+		}
 		if guardDown {
 			r.intercept[wire.EventToolCall] = append(r.intercept[wire.EventToolCall], s)
 		}

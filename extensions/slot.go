@@ -189,6 +189,10 @@ func (h *Host) rediscover(ctx context.Context, force, wait bool) {
 			s = newSlot(h, key, c)
 			if h.willStart(c, hash) {
 				s.state = StateStarting // from the first Status on, until hello and ready
+				// A guard last time is one until its process says
+				// otherwise: tool calls wait for its start (and are
+				// blocked if it cannot start).
+				s.guard = h.guards.has(c.Dir)
 			}
 		}
 		slots = append(slots, s)
