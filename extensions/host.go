@@ -195,7 +195,7 @@ type Host struct {
 	discMu sync.Mutex // serialises rediscovery
 	regMu  sync.Mutex // serialises registry rebuilds
 	reg    atomic.Pointer[registry]
-	hasher *Hasher // trust hashes, cached in $ZOT_HOME
+	hasher *Hasher    // trust hashes, cached in $ZOT_HOME
 	guards *guardBook // extensions known to guard (GuardsFile)
 	// startSem bounds the extensions starting (spawn → ready) at once.
 	startSem chan struct{}
