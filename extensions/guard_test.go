@@ -291,3 +291,31 @@ func TestKnownGuardIsWaitedForFromTheNextStart(t *testing.T) {
 		t.Fatalf("a known guard that cannot start: %+v", d)
 	}
 }
+
+// A tool call waits for a starting extension that has subscribed to
+// intercept tool_call, and an answer for one that has subscribed to
+// intercept assistant_message (here both: registered, promised ready, held
+// before it): each gets the extension's verdict, not a pass.
+func TestStartingInterceptorsAreWaitedFor(t *testing.T) {
+	e := newEnv(t)
+	gate := filepath.Join(t.TempDir(), "gate")
+	if err := mkfifo(gate); err != nil {
+		testenv.Skip(t, "mkfifo: %v", err)
+	}
+	e.global("g", "-caps", "ready", "-intercept", "tool_call,assistant_message", "-block", "rm -rf", "-replace", "SECRET=[redacted]", "-ready-gate", gate)
+	h := e.start(func(o *Options) { o.Background = true })
+	eventually(t, "the extension registered and held before ready", func() bool {
+		return strings.Contains(e.logOf("g"), "waiting at the ready gate")
+	})
+	tool := make(chan agent.ToolDecision, 1)
+	answer := make(chan agent.AssistantDecision, 1)
+	go func() { tool <- h.BeforeTool(context.Background(), bashCall("1", "rm -rf x")) }()
+	go func() { answer <- h.BeforeAssistantMessage(context.Background(), "the SECRET is out") }()
+	releaseFifo(t, gate) // both were asked while it was starting
+	if d := <-tool; !d.Block || !strings.Contains(d.Reason, "g refused: rm -rf") {
+		t.Fatalf("tool call: %+v", d)
+	}
+	if d := <-answer; d.ReplaceText == nil || *d.ReplaceText != "the [redacted] is out" {
+		t.Fatalf("answer: %+v", d)
+	}
+}

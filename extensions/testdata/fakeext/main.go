@@ -54,6 +54,10 @@ var (
 // extension in "starting" exactly as long as it wants (no sleeps).
 var gate = flag.String("gate", "", "read this file (a fifo) to EOF before hello")
 
+// readyGate: a named pipe read to EOF after the registrations and before
+// ready, so a test holds the extension registered but still starting.
+var readyGate = flag.String("ready-gate", "", "read this file (a fifo) to EOF before ready")
+
 var helloJSON = flag.String("hello-json", "", "send this line as the hello frame")
 
 var floodHold = flag.String("flood-hold", "", "flood: answer the command only once this file exists")
@@ -144,6 +148,12 @@ func main() {
 		emit(frame{"type": "subscribe", "events": list(*eventsF), "intercept": list(*interceptF)})
 	}
 	time.Sleep(*readyDelay)
+	if *readyGate != "" {
+		fmt.Fprintf(os.Stderr, "registered; waiting at the ready gate\n")
+		if _, err := os.ReadFile(*readyGate); err != nil {
+			fmt.Fprintf(os.Stderr, "ready gate: %v\n", err)
+		}
+	}
 	if !*noReady {
 		emit(frame{"type": "ready"})
 	}
