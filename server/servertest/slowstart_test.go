@@ -35,8 +35,9 @@ func fakeExt(t *testing.T) string {
 }
 
 // An extension that has not said hello yet shows as "starting" in the
-// editor, does not hold up a prompt, and its tool and command, used while
-// it starts, wait for it instead of being unknown.
+// editor, holds up a prompt no longer than the start wait (2 s), and its
+// tool and command, used while it starts, wait for it instead of being
+// unknown.
 func TestSlowExtensionStartsInBackground(t *testing.T) {
 	e := newEnv(t,
 		llmtest.ToolReply("echo", map[string]any{"text": "hi"}),
