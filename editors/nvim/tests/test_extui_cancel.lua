@@ -28,7 +28,10 @@ H.wait('the question in a float', function()
   return win ~= nil
 end)
 H.ok(text:find('[permission-gate]', 1, true), 'names the extension: ' .. text)
-H.ok(text:find('1. Deny', 1, true) and text:find('2. Allow once', 1, true), 'numbered options, the safe one first: ' .. text)
+H.ok(
+  text:find('1. Deny', 1, true) and text:find('2. Allow once', 1, true),
+  'numbered options, the safe one first: ' .. text
+)
 H.eq(win, vim.api.nvim_get_current_win(), 'the dialog has the focus')
 H.keys('2')
 local run = H.wait_run()
