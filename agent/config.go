@@ -61,6 +61,11 @@ type Config struct {
 	// it may wait (bounded by that extension's start budget) and return
 	// the tool, or nil for "unknown tool". Optional.
 	AwaitTool func(ctx context.Context, name string) tools.Tool
+	// AwaitExtensions is called at the start of every prompt, before its
+	// input hooks and first model call: the extension host waits there,
+	// bounded, for extensions still starting, so the prompt is offered
+	// their tools and runs their hooks. Optional.
+	AwaitExtensions func(ctx context.Context)
 
 	// Sessions turns on session persistence (off: zot rpc's default), in
 	// the per-workspace directory session.Dir(Home, CWD) under

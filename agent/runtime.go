@@ -371,6 +371,9 @@ func (r *Runtime) PromptWith(ctx context.Context, in PromptInput) (<-chan Event,
 	}
 	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
 		r.refreshSkills()
+		if r.cfg.AwaitExtensions != nil {
+			r.cfg.AwaitExtensions(ctx)
+		}
 		r.mu.Lock()
 		r.runUsage, r.lastStop, r.runSystem = message.Usage{}, "", ""
 		r.mu.Unlock()

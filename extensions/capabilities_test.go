@@ -85,6 +85,43 @@ func TestInterceptTimeoutPausedWhileUserDecides(t *testing.T) {
 	}
 }
 
+// A dialog without timeout_ms that nobody answers (a window the user
+// closed) is cancelled after the default dialog timeout, as if dismissed:
+// the guard that asked gets the cancelled answer, and the run goes on
+// with its verdict.
+func TestDialogWithoutTimeoutIsCancelledByDefault(t *testing.T) {
+	if d := NewHost(Options{}).o.DialogTimeout; d != 120*time.Second {
+		t.Fatalf("default dialog timeout %s, want 120s (SEP's)", d)
+	}
+	e := newEnv(t)
+	installDir(t, e, "permission-gate", examplestest.Build(t, "permission-gate"))
+	ui := &askUI{caps: wire.UICapabilities{Confirm: true, Select: true, Input: true}}
+	closed := make(chan struct{})
+	ui.answer = func(ctx context.Context, req UIRequest) UIAnswer {
+		<-ctx.Done() // nobody answers
+		close(closed)
+		return UIAnswer{Cancelled: true}
+	}
+	h := e.start(func(o *Options) { o.UI = ui; o.DialogTimeout = 300 * time.Millisecond })
+	res := make(chan agent.ToolDecision, 1)
+	go func() {
+		res <- h.BeforeTool(context.Background(), agent.ToolCallInfo{ID: "c1", Name: "bash", Args: json.RawMessage(`{"command":"rm -rf build"}`)})
+	}()
+	var d agent.ToolDecision
+	select {
+	case d = <-res:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the unanswered dialog held the tool call")
+	}
+	<-closed // the front was told to close it
+	if !d.Block || !strings.Contains(d.Reason, "the user did not approve running: rm -rf build") {
+		t.Fatalf("decision %+v", d)
+	}
+	if !strings.Contains(e.logOf("permission-gate"), "no answer within 300ms; cancelled") {
+		t.Fatalf("log:\n%s", e.logOf("permission-gate"))
+	}
+}
+
 // An aborted run closes the dialog its guard opened (the front's Ask sees
 // its ctx end), and the call is blocked.
 func TestAbortClosesDialog(t *testing.T) {

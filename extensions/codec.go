@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 
 	"github.com/zot-editors/zot/extensions/wire"
 )
@@ -32,12 +34,68 @@ func DecodeFrame(line []byte) (wire.Frame, error) {
 	}
 	var f wire.Frame
 	if err := json.Unmarshal(line, &f); err != nil {
-		return wire.Frame{}, fmt.Errorf("invalid JSON frame: %v: %s", err, preview(line))
+		return wire.Frame{}, fmt.Errorf("invalid JSON frame: %w: %s", err, preview(line))
 	}
 	if f.Type == "" {
 		return wire.Frame{}, fmt.Errorf("frame without a type: %s", preview(line))
 	}
 	return f, nil
+}
+
+// errBadHello marks a first frame that is a hello zot cannot read.
+var errBadHello = errors.New("malformed hello")
+
+// badHello reports, for a line that failed to decode (err), whether it is
+// a hello, and then what is wrong with it, naming the field: a hello
+// with, say, "capabilities" as an object is a clear error at once rather
+// than a skipped line and a "no hello" a minute later.
+func badHello(line []byte, err error) error {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(line), &head) != nil || head.Type != wire.TypeHello {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Errorf("%w: %q must be %s, not %s", errBadHello, te.Field, jsonKindOf(te.Type), withArticle(te.Value))
+	}
+	return fmt.Errorf("%w: %v", errBadHello, errors.Unwrap(err))
+}
+
+// jsonKindOf says in JSON's words what a Go type reads.
+func jsonKindOf(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.String {
+			return "an array of strings"
+		}
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return jsonKindOf(t.Elem())
+	}
+	return "of another type"
+}
+
+// withArticle: "object" → "an object" (json.UnmarshalTypeError.Value).
+func withArticle(v string) string {
+	switch {
+	case v == "":
+		return "that"
+	case strings.HasPrefix(v, "number"):
+		return "a " + v
+	case strings.ContainsAny(v[:1], "aeiou"):
+		return "an " + v
+	}
+	return "a " + v
 }
 
 // EncodeFrame renders a frame as one line, newline included.

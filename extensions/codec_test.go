@@ -126,3 +126,23 @@ func FuzzDecodeFrame(f *testing.F) {
 		}
 	})
 }
+
+// badHello names the field of a hello that does not decode, and leaves
+// other frames to the bad-line log.
+func TestBadHelloNamesTheField(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{`{"type":"hello","capabilities":{"tools":true}}`, `malformed hello: "capabilities" must be an array of strings, not an object`},
+		{`{"type":"hello","name":7}`, `malformed hello: "name" must be a string, not a number`},
+		{`{"type":"hello","capabilities":"tools"}`, `malformed hello: "capabilities" must be an array of strings, not a string`},
+		{`{"type":"register_tool","name":7}`, ""},
+	} {
+		_, err := DecodeFrame([]byte(c.line))
+		if err == nil {
+			t.Fatalf("%s decoded", c.line)
+		}
+		got := badHello([]byte(c.line), err)
+		if (got == nil) != (c.want == "") || got != nil && got.Error() != c.want {
+			t.Errorf("%s: %v, want %q", c.line, got, c.want)
+		}
+	}
+}

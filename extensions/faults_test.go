@@ -372,3 +372,20 @@ func TestBackgroundStartCommandWaits(t *testing.T) {
 		t.Fatalf("slow after its command: %+v", st)
 	}
 }
+
+// A first frame that is a hello zot cannot read (capabilities as an
+// object, an easy slip) fails the start at once with an error naming the
+// field, instead of a skipped line and "no hello" when the budget ends.
+func TestMalformedHelloFailsAtOnce(t *testing.T) {
+	e := newEnv(t)
+	e.global("broken", "-tools", "echo", "-hello-json", `{"type":"hello","name":"broken","version":"1.0.0","capabilities":{"tools":true}}`)
+	e.global("fine", "-tools", "echo2")
+	h := e.start(func(o *Options) { o.HelloTimeout = 20 * time.Second })
+	st := statusOf(h, "broken")
+	if st.State != StateFailed || !strings.Contains(st.Reason, `malformed hello: "capabilities" must be an array of strings, not an object`) {
+		t.Fatalf("broken: %+v", st)
+	}
+	if st := statusOf(h, "fine"); st.State != StateReady {
+		t.Fatalf("fine: %+v", st)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions/wire"
+	"github.com/zot-editors/zot/internal/testenv"
 )
 
 func bashCall(id, cmd string) agent.ToolCallInfo {
@@ -247,5 +248,74 @@ func TestAgentWritesIntoExtensionDirsNeedApproval(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(okFile); string(b) != "fine\n" {
 		t.Fatal("the ordinary write did not happen")
+	}
+}
+
+// A guard is known as one from the next start of zot on (GuardsFile),
+// before it has said hello: a tool call made while it starts waits for it
+// and gets its verdict; and if it cannot start, tool calls are blocked
+// rather than run unchecked.
+func TestKnownGuardIsWaitedForFromTheNextStart(t *testing.T) {
+	e := newEnv(t)
+	dir := e.global("g", "-intercept", "tool_call", "-block", "rm -rf")
+	first := e.start(nil)
+	if d := first.BeforeTool(context.Background(), agent.ToolCallInfo{ID: "1", Name: "bash", Args: json.RawMessage(`{"command":"rm -rf x"}`)}); !d.Block {
+		t.Fatal("the guard did not block")
+	}
+	if err := first.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	// The next zot: the guard is held before its hello.
+	gate := filepath.Join(t.TempDir(), "gate")
+	if err := mkfifo(gate); err != nil {
+		testenv.Skip(t, "mkfifo: %v", err)
+	}
+	writeExt(t, dir, "g", nil, "-intercept", "tool_call", "-block", "rm -rf", "-gate", gate)
+	second := e.start(func(o *Options) { o.Background = true })
+	res := make(chan agent.ToolDecision, 1)
+	go func() {
+		res <- second.BeforeTool(context.Background(), agent.ToolCallInfo{ID: "2", Name: "bash", Args: json.RawMessage(`{"command":"rm -rf y"}`)})
+	}()
+	releaseFifo(t, gate) // the call was made while the guard was starting
+	if d := <-res; !d.Block || !strings.Contains(d.Reason, "g refused: rm -rf") {
+		t.Fatalf("a call made while the known guard started: %+v", d)
+	}
+	second.Close(context.Background())
+
+	// A known guard that cannot start blocks tool calls.
+	writeExt(t, dir, "g", map[string]any{"exec": "./missing"})
+	third := e.start(nil)
+	d := third.BeforeTool(context.Background(), agent.ToolCallInfo{ID: "3", Name: "bash", Args: json.RawMessage(`{"command":"ls"}`)})
+	if !d.Block || !strings.Contains(d.Reason, GuardBlocked) {
+		t.Fatalf("a known guard that cannot start: %+v", d)
+	}
+}
+
+// A tool call waits for a starting extension that has subscribed to
+// intercept tool_call, and an answer for one that has subscribed to
+// intercept assistant_message (here both: registered, promised ready, held
+// before it): each gets the extension's verdict, not a pass.
+func TestStartingInterceptorsAreWaitedFor(t *testing.T) {
+	e := newEnv(t)
+	gate := filepath.Join(t.TempDir(), "gate")
+	if err := mkfifo(gate); err != nil {
+		testenv.Skip(t, "mkfifo: %v", err)
+	}
+	e.global("g", "-caps", "ready", "-intercept", "tool_call,assistant_message", "-block", "rm -rf", "-replace", "SECRET=[redacted]", "-ready-gate", gate)
+	h := e.start(func(o *Options) { o.Background = true })
+	eventually(t, "the extension registered and held before ready", func() bool {
+		return strings.Contains(e.logOf("g"), "waiting at the ready gate")
+	})
+	tool := make(chan agent.ToolDecision, 1)
+	answer := make(chan agent.AssistantDecision, 1)
+	go func() { tool <- h.BeforeTool(context.Background(), bashCall("1", "rm -rf x")) }()
+	go func() { answer <- h.BeforeAssistantMessage(context.Background(), "the SECRET is out") }()
+	releaseFifo(t, gate) // both were asked while it was starting
+	if d := <-tool; !d.Block || !strings.Contains(d.Reason, "g refused: rm -rf") {
+		t.Fatalf("tool call: %+v", d)
+	}
+	if d := <-answer; d.ReplaceText == nil || *d.ReplaceText != "the [redacted] is out" {
+		t.Fatalf("answer: %+v", d)
 	}
 }

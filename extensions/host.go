@@ -9,7 +9,7 @@
 //	h := extensions.NewHost(extensions.Options{Cwd: cwd, Home: home.Dir(), …})
 //	if err := h.Start(ctx); err != nil { … }   // parallel spawn; returns when every extension is ready or failed
 //	defer h.Close(context.Background())
-//	rt, _ := agent.New(agent.Config{Hooks: h, ExtraTools: h.Tools, …})
+//	rt, _ := agent.New(agent.Config{Hooks: h, ExtraTools: h.Tools, AwaitTool: h.AwaitTool, AwaitExtensions: h.AwaitStarting, …})
 //
 // The public surface:
 //
@@ -71,14 +71,22 @@ type Options struct {
 	// in the extension's Status.Replaces.
 	ReplaceableTools []string
 
-	HelloTimeout     time.Duration   // no hello → killed and failed; 60 s, long enough for a cold `go run .` (manifest "timeout" overrides)
-	InterceptTimeout time.Duration   // event_intercept_response wait; 5 s
-	ReadyFallback    time.Duration   // silence after hello that counts as ready; 250 ms
-	ToolTimeout      time.Duration   // tool call / command default; 60 s (manifest "timeout" overrides)
-	RestartBackoff   []time.Duration // delays before restarts 1..n after crashes; 1 s, 5 s, 25 s
-	Debounce         time.Duration   // file-change debounce; 100 ms
-	EventQueue       int             // one-way events queued per extension; 256
-	MaxLineBytes     int             // longest frame line; 16 MiB
+	HelloTimeout     time.Duration // no hello → killed and failed; 60 s, long enough for a cold `go run .` (manifest "timeout" overrides)
+	InterceptTimeout time.Duration // event_intercept_response wait; 5 s
+	ReadyFallback    time.Duration // silence after hello that counts as ready; 250 ms
+	ToolTimeout      time.Duration // tool call / command default; 60 s (manifest "timeout" overrides)
+	// StartWait bounds how long a prompt waits for extensions still
+	// starting before its first model call; 2 s ($ZOT_EXT_START_WAIT
+	// overrides the default; docs/decisions.md has the measurements).
+	StartWait time.Duration
+	// DialogTimeout is how long a ui_request without timeout_ms stays
+	// open before it is cancelled; 120 s, SEP's rule
+	// ($ZOT_EXT_DIALOG_TIMEOUT overrides the default).
+	DialogTimeout  time.Duration
+	RestartBackoff []time.Duration // delays before restarts 1..n after crashes; 1 s, 5 s, 25 s
+	Debounce       time.Duration   // file-change debounce; 100 ms
+	EventQueue     int             // one-way events queued per extension; 256
+	MaxLineBytes   int             // longest frame line; 16 MiB
 
 	// AskTrust is asked (in the background) whether an untrusted
 	// project-local extension may run; true records the trust and starts
@@ -96,8 +104,11 @@ type Options struct {
 	// Background makes Start return once the extensions are discovered:
 	// they start in the background (state "starting", UI.Changed as each
 	// becomes ready or fails), so a slow one never holds up the session.
-	// A tool call or command meanwhile waits for the starting extensions
-	// (AwaitTool, RunCommand, BeforeTool) instead of failing.
+	// Meanwhile a prompt waits for them at most StartWait (AwaitStarting);
+	// a tool or command not registered yet waits until a starting
+	// extension registers it (AwaitTool, RunCommand); a tool call waits
+	// for starting guards only (BeforeTool). One slow start never holds
+	// another extension's calls.
 	Background bool
 
 	// readied, when set, is called by a start once its extension is
@@ -184,7 +195,8 @@ type Host struct {
 	discMu sync.Mutex // serialises rediscovery
 	regMu  sync.Mutex // serialises registry rebuilds
 	reg    atomic.Pointer[registry]
-	hasher *Hasher // trust hashes, cached in $ZOT_HOME
+	hasher *Hasher    // trust hashes, cached in $ZOT_HOME
+	guards *guardBook // extensions known to guard (GuardsFile)
 	// startSem bounds the extensions starting (spawn → ready) at once.
 	startSem chan struct{}
 
@@ -227,6 +239,8 @@ func NewHost(o Options) *Host {
 	def(&o.InterceptTimeout, 5*time.Second)
 	def(&o.ReadyFallback, 250*time.Millisecond)
 	def(&o.ToolTimeout, 60*time.Second)
+	def(&o.StartWait, envDuration(EnvStartWait, 2*time.Second, o.Logf))
+	def(&o.DialogTimeout, envDuration(EnvDialogTimeout, 120*time.Second, o.Logf))
 	def(&o.Debounce, 100*time.Millisecond)
 	if o.RestartBackoff == nil {
 		o.RestartBackoff = []time.Duration{time.Second, 5 * time.Second, 25 * time.Second}
@@ -244,6 +258,7 @@ func NewHost(o Options) *Host {
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.reg.Store(&registry{})
 	h.hasher = NewHasher(o.Home)
+	h.guards = loadGuards(o.Home)
 	h.startSem = make(chan struct{}, maxConcurrentStarts)
 	return h
 }

@@ -68,9 +68,11 @@ func (h *Host) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.To
 		args = json.RawMessage("{}")
 	}
 	rewritten := false
-	// An extension still starting may be a guard (tool_call interceptor):
-	// fail closed by waiting for it rather than letting the call slip by.
-	h.WaitStarting(ctx)
+	// A guard (tool_call interceptor) still starting — one that guarded
+	// before, or has subscribed while registering — is waited for rather
+	// than let the call slip by (fail closed). Other starts are not: a
+	// slow extension must not hold every tool call.
+	h.awaitStarts(ctx, nil, startingGuard, nil)
 	if ctx.Err() != nil {
 		return agent.ToolDecision{Block: true, Reason: "aborted while extensions were starting"}
 	}
@@ -145,10 +147,13 @@ func (h *Host) BeforeTurn(ctx context.Context, step int) agent.TurnDecision {
 
 // BeforeAssistantMessage runs the assistant_message interceptors in load
 // order: the first block wins, a non-empty replace_text chains (an empty
-// one passes the text through, as in zot). Unresponsive ones are
-// skipped (fail-open).
+// one passes the text through, as in zot). One still starting is waited
+// for; unresponsive ones are skipped (fail-open).
 func (h *Host) BeforeAssistantMessage(ctx context.Context, text string) agent.AssistantDecision {
 	var replaced *string
+	// An interceptor still starting (a redactor) sees the answer before
+	// the user does: it is waited for, as guards are.
+	h.awaitStarts(ctx, nil, startingRedactor, nil)
 	for _, s := range h.interceptors(wire.EventAssistantMessage) {
 		r, err := s.intercept(ctx, wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventAssistantMessage, Text: text})
 		if errors.Is(err, errNotSubscribed) {

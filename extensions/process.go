@@ -57,7 +57,6 @@ type proc struct {
 	readDone  chan struct{}
 
 	stopping      atomic.Bool
-	registering   atomic.Bool // a register_* or subscribe frame arrived
 	promisedReady atomic.Bool // hello.capabilities has "ready"
 	crashHandled  atomic.Bool
 	seq           atomic.Uint64
@@ -222,6 +221,16 @@ func (p *proc) readLoop() {
 		f, err := DecodeFrame(line)
 		lr.shrink()
 		if err != nil {
+			p.mu.Lock()
+			gotHello := p.gotHello
+			p.mu.Unlock()
+			if herr := badHello(line, err); herr != nil && !gotHello {
+				// The extension meant to say hello and got it wrong:
+				// fail its start now, naming the field (startProc).
+				p.markDead(herr)
+				go p.terminate()
+				continue
+			}
 			p.logBad("skipped: %v", err)
 			continue
 		}

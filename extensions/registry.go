@@ -84,7 +84,7 @@ func (h *Host) rebuild() {
 	toolOwner := map[string]string{}
 	for i, s := range slots {
 		s.mu.Lock()
-		p, name := s.adv, s.cand.Name
+		p, name, dir := s.adv, s.cand.Name, s.cand.Dir
 		r.advs[i] = p
 		var intercepts map[string]bool
 		if p != nil {
@@ -93,6 +93,11 @@ func (h *Host) rebuild() {
 		}
 		guardDown := p == nil && s.guard
 		s.mu.Unlock()
+		if p != nil {
+			if err := h.guards.set(dir, intercepts[wire.EventToolCall]); err != nil {
+				h.logf("extensions: cannot save %s: %v", GuardsFile, err)
+			}
+		}
 		if guardDown {
 			r.intercept[wire.EventToolCall] = append(r.intercept[wire.EventToolCall], s)
 		}
@@ -186,10 +191,7 @@ var ErrUnknownCommand = errors.New("unknown extension command")
 // once.
 func (h *Host) RunCommand(ctx context.Context, name, args string) (CommandResult, error) {
 	name = strings.TrimPrefix(strings.TrimSpace(name), "/")
-	e, ok := h.reg.Load().cmdIndex[strings.ToLower(name)]
-	if !ok && h.WaitStarting(ctx) { // it may be a command of an extension still starting
-		e, ok = h.reg.Load().cmdIndex[strings.ToLower(name)]
-	}
+	e, ok := h.awaitCommand(ctx, name) // it may be a command of an extension still starting
 	if !ok {
 		return CommandResult{}, fmt.Errorf("%w: /%s", ErrUnknownCommand, name)
 	}

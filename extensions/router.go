@@ -50,10 +50,6 @@ func (p *proc) handle(f wire.Frame) {
 	}
 	changed := false
 	switch f.Type {
-	case wire.TypeRegisterCommand, wire.TypeRegisterTool, wire.TypeSubscribe:
-		p.registering.Store(true)
-	}
-	switch f.Type {
 	case wire.TypeHello:
 		p.log.printf("skipped a second hello frame")
 	case wire.TypeRegisterCommand:
@@ -241,6 +237,13 @@ func (p *proc) deliver(f wire.Frame) {
 		p.s.h.panelOpened(p, *f.OpenPanel)
 	}
 	ch <- f
+}
+
+// intercepts reports whether the process subscribed to intercept event.
+func (p *proc) intercepts(event string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.intercept[event]
 }
 
 // toolNamed returns the registration of a tool this process offers.

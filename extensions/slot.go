@@ -48,6 +48,13 @@ type slot struct {
 	// offOK is the fingerprint for which the user confirmed that a guard
 	// disabled by a file change may stop guarding.
 	offOK string
+	// starting is the process between spawn and ready (nil otherwise):
+	// what it has subscribed to so far says whether a tool call or an
+	// answer must wait for it (a guard, a redactor).
+	starting *proc
+	// leftOut: a prompt already went on without this start (the notice
+	// named it); later prompts do not wait for it again.
+	leftOut bool
 }
 
 var openGate = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
@@ -182,6 +189,10 @@ func (h *Host) rediscover(ctx context.Context, force, wait bool) {
 			s = newSlot(h, key, c)
 			if h.willStart(c, hash) {
 				s.state = StateStarting // from the first Status on, until hello and ready
+				// A guard last time is one until its process says
+				// otherwise: tool calls wait for its start (and are
+				// blocked if it cannot start).
+				s.guard = h.guards.has(c.Dir)
 			}
 		}
 		slots = append(slots, s)
@@ -325,7 +336,9 @@ func (s *slot) load(ctx context.Context, c Candidate, hash, fp string, user, bat
 		s.mu.Unlock()
 		old.stop()
 	}
-	s.setState(StateStarting, "")
+	s.mu.Lock()
+	s.state, s.reason, s.leftOut = StateStarting, "", false // a new start: a prompt waits for it again
+	s.mu.Unlock()
 	p, err := s.startProc(ctx)
 	s.mu.Lock()
 	if err != nil {
@@ -438,8 +451,7 @@ func (s *slot) shutdown() {
 // startProc spawns a process and waits for hello and ready: no hello
 // within HelloTimeout kills it; after hello, ready (or ReadyFallback of
 // silence, zot's rule for extensions that never send ready, for one that
-// neither declared "ready" in hello nor started registering; at most
-// HelloTimeout) makes it ready.
+// did not declare "ready" in hello; at most HelloTimeout) makes it ready.
 func (s *slot) startProc(ctx context.Context) (*proc, error) {
 	h := s.h
 	s.mu.Lock()
@@ -458,6 +470,16 @@ func (s *slot) startProc(ctx context.Context) (*proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %s: %v (log: %s)", c.Manifest.Exec, err, s.log.path)
 	}
+	s.mu.Lock()
+	s.starting = p
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.starting == p {
+			s.starting = nil
+		}
+		s.mu.Unlock()
+	}()
 	fail := func(err error) (*proc, error) {
 		p.stopping.Store(true)
 		p.markDead(err)
@@ -475,6 +497,9 @@ func (s *slot) startProc(ctx context.Context) (*proc, error) {
 		p.mu.Lock()
 		got := p.gotHello
 		p.mu.Unlock()
+		if errors.Is(p.deadErr, errBadHello) {
+			return fail(fmt.Errorf("%v; fix the extension's first frame (docs/extensions.md, Frames) (log: %s)", p.deadErr, s.log.path))
+		}
 		if !got {
 			return nil, fmt.Errorf("%s before sending hello (log: %s)", p.deadErr, s.log.path)
 		}
@@ -500,11 +525,14 @@ func (s *slot) startProc(ctx context.Context) (*proc, error) {
 			}
 			silence.Reset(h.o.ReadyFallback)
 		case <-silence.C:
-			// Silence means ready only for an extension that neither
-			// promised ready in hello (our SDK does) nor has started
-			// registering: those will send it (a pause under load is not
-			// the end of their registrations), up to the hello budget.
-			if p.promisedReady.Load() || p.registering.Load() {
+			// Silence means ready unless the extension promised ready in
+			// hello (our SDK does): that one will send it (a pause under
+			// load is not the end of its registrations), up to the hello
+			// budget. One that did not (zot's own clock registers and
+			// never sends ready) must not hold its commands, or anyone's,
+			// for the hello budget: what it registers later still
+			// counts (handle rebuilds the registry).
+			if p.promisedReady.Load() {
 				continue
 			}
 			p.log.printf("no ready frame; ready after %s of silence", h.o.ReadyFallback)

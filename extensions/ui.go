@@ -92,7 +92,8 @@ func (p *proc) onUIRequest(f wire.Frame) {
 		}
 		p.send(r, false)
 	}
-	asker, _ := p.s.h.o.UI.(Asker)
+	h := p.s.h
+	asker, _ := h.o.UI.(Asker)
 	var caps wire.UICapabilities
 	if asker != nil {
 		caps = asker.UICapabilities()
@@ -134,12 +135,17 @@ func (p *proc) onUIRequest(f wire.Frame) {
 	}
 	stopDead := context.AfterFunc(deadContext(p), cancel)
 	defer stopDead()
-	var timedOut <-chan time.Time
-	if f.TimeoutMS > 0 {
-		t := time.NewTimer(time.Duration(f.TimeoutMS) * time.Millisecond)
-		defer t.Stop()
-		timedOut = t.C
+	// Without timeout_ms a dialog still ends: after DialogTimeout (120 s,
+	// SEP's rule) it is cancelled, as if dismissed, so a dialog in a
+	// window the user closed cannot hold the run (or a guard's paused
+	// intercept timeout) for good.
+	wait, ownTimeout := h.o.DialogTimeout, f.TimeoutMS > 0
+	if ownTimeout {
+		wait = time.Duration(f.TimeoutMS) * time.Millisecond
 	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	timedOut := t.C
 	p.dialogOpened()
 	defer p.dialogClosed()
 	ans := make(chan UIAnswer, 1)
@@ -156,8 +162,12 @@ func (p *proc) onUIRequest(f wire.Frame) {
 	case <-timedOut:
 		cancel()
 		<-ans
-		// Timeout: the default, else cancelled (pi's timed dialogs).
-		if f.Default != "" && f.Kind != wire.UIConfirm {
+		// timeout_ms: the default, else cancelled (pi's timed dialogs).
+		// The default timeout: cancelled, the answer to a dismissal.
+		if !ownTimeout {
+			p.log.printf("ui_request %s: no answer within %s; cancelled", f.ID, wait)
+			reply(UIAnswer{Cancelled: true}, "")
+		} else if f.Default != "" && f.Kind != wire.UIConfirm {
 			reply(UIAnswer{Value: f.Default}, "")
 		} else {
 			reply(UIAnswer{Cancelled: true}, "")

@@ -105,14 +105,16 @@ func (w *editorWorkspace) SetWriteRules(rules ...tools.WriteRule) {
 	w.mu.Unlock()
 }
 
-// Write approval choices (window/showMessageRequest actions).
+// Write approval choices (window/showMessageRequest actions), asked
+// safe answer first: a client that takes the first action as the default,
+// or a user who presses Enter, denies.
 const (
 	AllowWrite = "Allow this write"
 	DenyWrite  = "Deny"
 )
 
 func (w *editorWorkspace) askWrite(ctx context.Context, a tools.WriteApproval) (bool, error) {
-	switch choice := w.s.ask(ctx, protocol.MessageTypeWarning, a.Message(), AllowWrite, DenyWrite); choice {
+	switch choice := w.s.ask(ctx, protocol.MessageTypeWarning, a.Message(), DenyWrite, AllowWrite); choice {
 	case AllowWrite:
 		return true, nil
 	case "":
@@ -850,6 +852,7 @@ func (t *editorTool) Run(ctx context.Context, call tools.Call) tools.Result {
 func (s *Server) withEditorTools(cfg agent.Config) agent.Config {
 	cfg.ExtraTools = s.extraTools
 	cfg.AwaitTool = s.awaitTool
+	cfg.AwaitExtensions = s.awaitExtensions
 	if cfg.NoTools {
 		return cfg
 	}

@@ -45,6 +45,16 @@ type Host interface {
 type startWaiter interface {
 	AwaitTool(ctx context.Context, name string) tools.Tool
 	AwaitCommand(ctx context.Context, name string) bool
+	// AwaitStarting is where a prompt waits, bounded, for the
+	// extensions still starting (agent.Config.AwaitExtensions).
+	AwaitStarting(ctx context.Context)
+}
+
+// awaitExtensions is agent.Config.AwaitExtensions.
+func (s *Server) awaitExtensions(ctx context.Context) {
+	if w, ok := s.waitHost(ctx).(startWaiter); ok {
+		w.AwaitStarting(ctx)
+	}
 }
 
 // awaitTool is agent.Config.AwaitTool.
@@ -227,7 +237,7 @@ func (s *Server) askTrust(ctx context.Context, req TrustRequest) bool {
 	if req.Description != "" {
 		msg += " " + req.Description
 	}
-	yes := s.ask(ctx, protocol.MessageTypeWarning, msg, TrustYes, TrustNo) == TrustYes
+	yes := s.ask(ctx, protocol.MessageTypeWarning, msg, TrustNo, TrustYes) == TrustYes
 	if !yes && ctx.Err() == nil {
 		s.mu.Lock()
 		s.trust[key] = true // declined
@@ -240,16 +250,16 @@ func (s *Server) askTrust(ctx context.Context, req TrustRequest) bool {
 // the agent's) may stop guarding.
 func (s *Server) confirmGuardOff(ctx context.Context, name, dir string) bool {
 	msg := fmt.Sprintf("The guard extension %q (%s) was disabled by a change to its manifest. Stop guarding tool calls with it?", name, s.ws.display(dir))
-	return s.ask(ctx, protocol.MessageTypeWarning, msg, GuardOff, GuardKeep) == GuardOff
+	return s.ask(ctx, protocol.MessageTypeWarning, msg, GuardKeep, GuardOff) == GuardOff
 }
 
-// Guard dialog choices.
+// Guard dialog choices, asked safe answer first (Keep guarding).
 const (
 	GuardOff  = "Disable the guard"
 	GuardKeep = "Keep guarding"
 )
 
-// Trust dialog choices.
+// Trust dialog choices, asked safe answer first (Don't run).
 const (
 	TrustYes = "Trust and run"
 	TrustNo  = "Don't run"

@@ -20,7 +20,9 @@ import (
 
 var _ extensions.Asker = hostUI{}
 
-// Fallback confirm choices (window/showMessageRequest).
+// Fallback confirm choices (window/showMessageRequest), asked No first:
+// the default of a question an extension asks (often "allow this?") is
+// the one that lets nothing happen.
 const (
 	UIYes = "Yes"
 	UINo  = "No"
@@ -62,7 +64,7 @@ func (u hostUI) Ask(ctx context.Context, ext string, req extensions.UIRequest) e
 	}
 	switch req.Kind {
 	case wire.UIConfirm:
-		switch s.ask(ctx, protocol.MessageTypeInfo, msg, UIYes, UINo) {
+		switch s.ask(ctx, protocol.MessageTypeInfo, msg, UINo, UIYes) {
 		case UIYes:
 			return extensions.UIAnswer{Confirmed: true}
 		case UINo:

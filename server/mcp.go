@@ -176,7 +176,7 @@ func (s *Server) permitMCP(ctx context.Context, call agent.ToolCallInfo, mode Pe
 		args = string(b)
 	}
 	msg := fmt.Sprintf("%stool %s of the MCP server %s (%s), with the arguments:\n\n%s", MCPApprovalPrefix, t.Remote(), t.Server(), call.Name, args)
-	return s.mcpChoice(ctx, call, s.ask(ctx, protocol.MessageTypeWarning, msg, AllowOnce, AllowSession, Deny)), true
+	return s.mcpChoice(ctx, call, s.ask(ctx, protocol.MessageTypeWarning, msg, Deny, AllowOnce, AllowSession)), true
 }
 
 // mcpChoice turns the answer to an MCP tool approval into a decision.
@@ -211,7 +211,7 @@ func (s *Server) askMCPTrust(ctx context.Context, req MCPTrustRequest) bool {
 	}
 	s.mu.Unlock()
 	msg := fmt.Sprintf("Trust and run the project MCP server %q from %s? It runs with your permissions:\n\n%s", req.Name, s.ws.display(req.File), req.CommandLine)
-	yes := s.ask(ctx, protocol.MessageTypeWarning, msg, TrustYes, TrustNo) == TrustYes
+	yes := s.ask(ctx, protocol.MessageTypeWarning, msg, TrustNo, TrustYes) == TrustYes
 	if !yes && ctx.Err() == nil {
 		s.mu.Lock()
 		s.trust[key] = true

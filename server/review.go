@@ -57,7 +57,8 @@ func (s *Server) setMode(m PermissionMode) {
 // in full.
 const BashApprovalPrefix = "zot wants to run a command:\n\n"
 
-// Bash approval choices (window/showMessageRequest actions).
+// Bash approval choices (window/showMessageRequest actions), asked Deny
+// first: the default of a security question keeps the user safe.
 const (
 	AllowOnce    = "Allow once"
 	AllowSession = "Always allow for this session"
@@ -104,7 +105,7 @@ func (s *Server) permit(ctx context.Context, call agent.ToolCallInfo) agent.Tool
 		// The whole command, never a prefix: padding must not hide a
 		// payload from the user who approves it. Fronts whose dialogs
 		// cannot hold it show it in a document first (docs/protocol.md).
-		choice := s.ask(ctx, protocol.MessageTypeWarning, BashApprovalPrefix+a.Command, AllowOnce, AllowSession, Deny)
+		choice := s.ask(ctx, protocol.MessageTypeWarning, BashApprovalPrefix+a.Command, Deny, AllowOnce, AllowSession)
 		return s.approvalDecision(ctx, choice, "running this command", func() { s.allowBash = true })
 	case every && !allowTool && !(mode == ModeAsk && (call.Name == "write" || call.Name == "edit")):
 		// (In ask mode write and edit are reviewed with their diff.)
@@ -112,7 +113,7 @@ func (s *Server) permit(ctx context.Context, call agent.ToolCallInfo) agent.Tool
 		if args == "" {
 			args = "{}"
 		}
-		choice := s.ask(ctx, protocol.MessageTypeWarning, ToolApprovalPrefix+call.Name+" "+args, AllowOnce, AllowSession, Deny)
+		choice := s.ask(ctx, protocol.MessageTypeWarning, ToolApprovalPrefix+call.Name+" "+args, Deny, AllowOnce, AllowSession)
 		return s.approvalDecision(ctx, choice, "this "+call.Name+" call", func() {
 			if s.allowTools == nil {
 				s.allowTools = map[string]bool{}

@@ -384,3 +384,35 @@ func TestPrintToolResultHooksChain(t *testing.T) {
 		t.Fatalf("want the findings and capext's note in the result the model got: %s", body)
 	}
 }
+
+// A dialog nobody answers (a permission-gate question without timeout_ms)
+// is closed after the default dialog timeout ($ZOT_EXT_DIALOG_TIMEOUT
+// here; 120 s by default) and answered cancelled, as if dismissed: the
+// gate refuses the command and the run goes on to its end.
+func TestRPCUnansweredDialogIsCancelled(t *testing.T) {
+	gate := examplestest.Build(t, "permission-gate")
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "rm -rf keep"}),
+		llmtest.TextReply("went on"),
+	)
+	e.write("keep/x", "x")
+	p := e.startRPC([]string{"ZOT_EXT_DIALOG_TIMEOUT=300ms"}, "--ext", gate)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "clean"})
+	frames := p.until(isType("ext_ui_request"))
+	req := frames[len(frames)-1]
+	frames = p.until(isType("ext_ui_closed")) // never answered
+	if c := frames[len(frames)-1]; c["id"] != req["id"] {
+		t.Fatalf("closed %v, asked %v", c, req)
+	}
+	frames = p.until(isType("done"))
+	tr := find(frames, "tool_result")
+	if tr == nil || tr["is_error"] != true || !strings.Contains(toJSON(tr), "the user did not approve running: rm -rf keep") {
+		t.Fatalf("tool_result: %v\nframes: %v", tr, types(frames))
+	}
+	if am := find(frames, "assistant_message"); am == nil || !strings.Contains(toJSON(am), "went on") {
+		t.Fatalf("the run did not go on: %v", types(frames))
+	}
+	if e.read("keep/x") != "x" {
+		t.Fatal("the unanswered command ran")
+	}
+}

@@ -96,6 +96,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	cfg.Hooks = c.withApproval(host)
 	cfg.ExtraTools = host.Tools
 	cfg.AwaitTool = host.AwaitTool
+	cfg.AwaitExtensions = host.AwaitStarting
 	if mh != nil {
 		cfg.ExtraTools = func() []tools.Tool { return append(host.Tools(), mh.Tools()...) }
 		cfg.AwaitTool = func(ctx context.Context, name string) tools.Tool {

@@ -36,8 +36,8 @@ func (e *env) installGlobalExt(name string, manifest map[string]any) string {
 }
 
 // An extension that has not said hello yet does not hold up zot rpc: the
-// prompt runs, and the model's call of that extension's tool waits for it
-// instead of failing as "unknown tool".
+// prompt runs (after the start wait, 2 s), and the model's call of that
+// extension's tool waits for it instead of failing as "unknown tool".
 func TestRPCSlowExtensionDoesNotBlockAndItsToolWaits(t *testing.T) {
 	e := newEnv(t,
 		llmtest.ToolReply("echo", map[string]any{"text": "hi"}),

@@ -133,7 +133,7 @@ func dialogApprover(front *lateFront) agent.Approver {
 			Kind:    wire.UISelect,
 			Title:   "Run " + call.Name + "?",
 			Message: fmt.Sprintf("zot wants to run the %s tool (--no-yolo asks before every tool call) with:\n%s", call.Name, args),
-			Options: []string{approveOnce, alwaysChoice, approveDeny},
+			Options: []string{approveDeny, approveOnce, alwaysChoice}, // Deny first: the safe default
 		})
 		switch {
 		case !ans.Cancelled && ans.Value == approveOnce:

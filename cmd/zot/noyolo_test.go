@@ -68,6 +68,9 @@ func TestNoYoloRPCAsksThroughDialogs(t *testing.T) {
 		if req["extension"] != "zot" || req["kind"] != "select" || !strings.Contains(toJSON(req["message"]), "touch ") {
 			t.Fatalf("ext_ui_request: %v", req)
 		}
+		if opts, _ := req["options"].([]any); len(opts) == 0 || opts[0] != "Deny" {
+			t.Fatalf("the first option (the default) is not Deny: %v", req["options"])
+		}
 		p.send(map[string]any{"id": "ans-" + toJSON(req["id"]), "type": "ui_response", "ui_id": req["id"], "value": choice})
 		return req
 	}

@@ -257,6 +257,11 @@ func TestAskModeRejection(t *testing.T) {
 	if !kinds[sdk.PermissionOptionKindAllowOnce] || !kinds[sdk.PermissionOptionKindAllowAlways] || !kinds[sdk.PermissionOptionKindRejectOnce] {
 		t.Errorf("options = %s", jsonOf(edit.Options))
 	}
+	// The safe answer first: a client that takes the first option as
+	// the default rejects.
+	if edit.Options[0].Kind != sdk.PermissionOptionKindRejectOnce {
+		t.Errorf("the first option is not the rejection: %s", jsonOf(edit.Options))
+	}
 	if !strings.Contains(jsonOf(perms[1].ToolCall.Content), "touch ran.txt") {
 		t.Errorf("bash permission does not show the command: %s", jsonOf(perms[1].ToolCall))
 	}

@@ -63,11 +63,15 @@ const (
 // (with its diff or command) and allow once / allow always / reject once.
 // always is the label of the "allow always" option, "" to leave it out.
 func (ss *session) askPermission(ctx context.Context, call sdk.ToolCallUpdate, always string) (decision, string) {
-	opts := []sdk.PermissionOption{{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce}}
+	// Reject first: a client that takes the first option as the
+	// default, or a user who presses Enter, refuses.
+	opts := []sdk.PermissionOption{
+		{OptionId: optRejectOnce, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
+		{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
+	}
 	if always != "" {
 		opts = append(opts, sdk.PermissionOption{OptionId: optAllowAlways, Name: always, Kind: sdk.PermissionOptionKindAllowAlways})
 	}
-	opts = append(opts, sdk.PermissionOption{OptionId: optRejectOnce, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce})
 	res, err := ss.srv.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(ss.id), ToolCall: call, Options: opts})
 	if err != nil {
 		if ctx.Err() == nil {

@@ -118,6 +118,7 @@ func (s *Server) openSessionAs(ctx context.Context, cwd, resume, forkPath string
 	cfg.Hooks = hooks{ss}
 	cfg.ExtraTools = ss.extraTools
 	cfg.AwaitTool = ss.awaitTool
+	cfg.AwaitExtensions = ss.awaitExtensions
 	if caps.Terminal {
 		cfg = ss.withTerminalBash(cfg)
 	}
@@ -200,6 +201,14 @@ func (ss *session) extraTools() []tools.Tool {
 		out = append(out, h.Tools()...)
 	}
 	return append(out, ss.mcpTools()...)
+}
+
+// awaitExtensions is agent.Config.AwaitExtensions: a prompt waits,
+// bounded, for the workspace's extensions still starting.
+func (ss *session) awaitExtensions(ctx context.Context) {
+	if h := ss.currentHost(); h != nil {
+		h.AwaitStarting(ctx)
+	}
 }
 
 func (ss *session) awaitTool(ctx context.Context, name string) tools.Tool {

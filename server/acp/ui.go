@@ -95,9 +95,9 @@ func (ss *session) askExtension(ctx context.Context, ext, callID string, req ext
 	var opts []sdk.PermissionOption
 	switch req.Kind {
 	case wire.UIConfirm:
-		opts = []sdk.PermissionOption{
-			{OptionId: optYes, Name: "Yes", Kind: sdk.PermissionOptionKindAllowOnce},
+		opts = []sdk.PermissionOption{ // No first: the safe default
 			{OptionId: optNo, Name: "No", Kind: sdk.PermissionOptionKindRejectOnce},
+			{OptionId: optYes, Name: "Yes", Kind: sdk.PermissionOptionKindAllowOnce},
 		}
 	case wire.UISelect:
 		for i, o := range req.Options {
@@ -252,9 +252,9 @@ func (ss *session) askTrust(ctx context.Context, title, body, refused string) bo
 		sdk.WithStartContent(content)))
 	res, err := ss.srv.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(ss.id),
 		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Title: sdk.Ptr(title), Kind: sdk.Ptr(sdk.ToolKindExecute), Status: sdk.Ptr(sdk.ToolCallStatusPending), Content: content},
-		Options: []sdk.PermissionOption{
-			{OptionId: optTrust, Name: "Trust and run", Kind: sdk.PermissionOptionKindAllowAlways},
+		Options: []sdk.PermissionOption{ // Don't run first: the safe default
 			{OptionId: optDontTrust, Name: "Don't run", Kind: sdk.PermissionOptionKindRejectOnce},
+			{OptionId: optTrust, Name: "Trust and run", Kind: sdk.PermissionOptionKindAllowAlways},
 		},
 		Meta: map[string]any{"zot": map[string]any{"trust": true}}})
 	if err != nil && ctx.Err() == nil {

@@ -86,7 +86,7 @@ func TestExtensionUIRequestAsksPermission(t *testing.T) {
 		for _, o := range r.Options {
 			names = append(names, o.Name)
 		}
-		if got := strings.Join(names, "|"); got != "Allow once|Always allow this command|Deny" {
+		if got := strings.Join(names, "|"); got != "Deny|Allow once|Always allow this command" {
 			t.Errorf("request %d options %q; want one per choice", i, got)
 		}
 		if r.ToolCall.ToolCallId != calls[i] {
@@ -289,8 +289,8 @@ func TestProjectTrustAsked(t *testing.T) {
 				t.Errorf("the trust question %q does not show %q: %s", *r.ToolCall.Title, w, shown)
 			}
 		}
-		if len(r.Options) != 2 || r.Options[0].Kind != sdk.PermissionOptionKindAllowAlways || r.Options[1].Kind != sdk.PermissionOptionKindRejectOnce {
-			t.Errorf("trust options %s; want Trust and run (allow_always), Don't run (reject_once)", jsonOf(r.Options))
+		if len(r.Options) != 2 || r.Options[0].Kind != sdk.PermissionOptionKindRejectOnce || r.Options[1].Kind != sdk.PermissionOptionKindAllowAlways {
+			t.Errorf("trust options %s; want Don't run (reject_once) first, then Trust and run (allow_always)", jsonOf(r.Options))
 		}
 	}
 	c.mustPrompt(s.SessionId, "hi")

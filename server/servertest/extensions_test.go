@@ -292,7 +292,7 @@ func TestUntrustedProjectExtensionAsksOnce(t *testing.T) {
 	if x.Source != "project" {
 		t.Fatalf("status: %+v", x)
 	}
-	if q := <-asked; !strings.Contains(q, `"proj"`) || !strings.Contains(q, "Trust and run/Don't run") {
+	if q := <-asked; !strings.Contains(q, `"proj"`) || !strings.Contains(q, "Don't run/Trust and run") {
 		t.Fatalf("trust question: %s", q)
 	}
 	ed.Shutdown()
@@ -384,7 +384,8 @@ func TestNotifyCapabilitySuppressesShowMessage(t *testing.T) {
 // The agent's write into an extension directory is put to the user even
 // in the default (auto) mode, with the whole new content, in one question
 // that gives every reason (it is outside the workspace, and in $ZOT_HOME):
-// "Deny" leaves the file alone and tells the model; allowing writes it.
+// "Deny", the first answer (the one Enter takes), leaves the file alone
+// and tells the model; allowing writes it.
 func TestAgentWriteIntoExtensionDirAsks(t *testing.T) {
 	e := newEnv(t)
 	dir := filepath.Join(e.home, "dev", "lspext")
@@ -399,13 +400,16 @@ func TestAgentWriteIntoExtensionDirAsks(t *testing.T) {
 		llmtest.TextReply("ok"))
 	var mu sync.Mutex
 	var asked []string
-	answer := "Deny"
+	answer := "" // the first action: what Enter takes
 	cfg := e.config("--ext", dir)
 	ed := servertest.Start(t, cfg)
 	ed.Choose = func(msg string, actions []string) string {
 		mu.Lock()
 		defer mu.Unlock()
 		asked = append(asked, msg+" | "+strings.Join(actions, "/"))
+		if answer == "" {
+			return actions[0]
+		}
 		return answer
 	}
 	ed.Initialize(nil)
@@ -420,7 +424,7 @@ func TestAgentWriteIntoExtensionDirAsks(t *testing.T) {
 		t.Fatalf("asked %d times: %q", len(asked), asked)
 	}
 	q := asked[0]
-	for _, want := range []string{"outside the workspace", "where zot's extensions, trust and settings live", manifest, `"enabled": false`, "Allow this write/Deny"} {
+	for _, want := range []string{"outside the workspace", "where zot's extensions, trust and settings live", manifest, `"enabled": false`, "Deny/Allow this write"} {
 		if !strings.Contains(q, want) {
 			t.Fatalf("question lacks %q: %s", want, q)
 		}
@@ -462,7 +466,7 @@ func TestEditorExtPathInsideWorkspaceAsksTrust(t *testing.T) {
 	ed := servertest.Start(t, cfg)
 	ed.Choose = func(msg string, actions []string) string {
 		asked <- msg
-		return "Don't run"
+		return actions[0] // the default (Enter): the safe answer
 	}
 	ed.Initialize(nil)
 	waitExt(ed, "userext", "loaded")
@@ -481,7 +485,8 @@ func TestEditorExtPathInsideWorkspaceAsksTrust(t *testing.T) {
 }
 
 // A file change that disables a guard (here as the agent's bash could do
-// it) is put to the user; "Keep guarding" keeps it checking tool calls.
+// it) is put to the user; "Keep guarding", the first answer (the one
+// Enter takes), keeps it checking tool calls.
 func TestGuardDisabledByFileChangeAsksEditor(t *testing.T) {
 	e := newEnv(t,
 		llmtest.ToolReply("bash", map[string]any{"command": "rm -rf /tmp/nothing-here"}),
@@ -492,7 +497,7 @@ func TestGuardDisabledByFileChangeAsksEditor(t *testing.T) {
 	ed := servertest.Start(t, e.config("--ext", dir))
 	ed.Choose = func(msg string, actions []string) string {
 		asked <- msg + " | " + strings.Join(actions, "/")
-		return "Keep guarding"
+		return actions[0] // the default (Enter): the safe answer
 	}
 	ed.Initialize(nil)
 	waitExt(ed, "lspext", "loaded")
@@ -500,7 +505,7 @@ func TestGuardDisabledByFileChangeAsksEditor(t *testing.T) {
 	b, _ := os.ReadFile(manifest)
 	os.WriteFile(manifest, []byte(strings.Replace(string(b), "{", "{\n  \"enabled\": false,", 1)), 0o644)
 	q := recvQuestion(t, asked)
-	if !strings.Contains(q, `guard extension "lspext"`) || !strings.Contains(q, "Disable the guard/Keep guarding") {
+	if !strings.Contains(q, `guard extension "lspext"`) || !strings.Contains(q, "Keep guarding/Disable the guard") {
 		t.Fatalf("question: %s", q)
 	}
 	// Until the answer is handled it guards anyway: wait for the decline.

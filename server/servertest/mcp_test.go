@@ -145,7 +145,7 @@ func TestMCPAskModeAsksWithTheWholeArguments(t *testing.T) {
 		t.Fatalf("asked %d times (echo is read-only and must not ask): %q", len(asked), asked)
 	}
 	q := asked[0]
-	for _, want := range []string{server.MCPApprovalPrefix, "toggle-simulated-logging", "everything", long, "Allow once/Always allow for this session/Deny"} {
+	for _, want := range []string{server.MCPApprovalPrefix, "toggle-simulated-logging", "everything", long, "Deny/Allow once/Always allow for this session"} {
 		if !strings.Contains(q, want) {
 			t.Fatalf("the question lacks %.60q:\n%.300s", want, q)
 		}

@@ -124,7 +124,7 @@ func TestBashApproval(t *testing.T) {
 	if len(asked) != 3 {
 		t.Fatalf("asked %d times, want 3 (the fourth is always allowed): %q", len(asked), asked)
 	}
-	if strings.Join(asked[0][1:], "|") != "Allow once|Always allow for this session|Deny" || !strings.Contains(asked[0][0], "echo one") {
+	if strings.Join(asked[0][1:], "|") != "Deny|Allow once|Always allow for this session" || !strings.Contains(asked[0][0], "echo one") {
 		t.Fatalf("dialog: %q", asked[0])
 	}
 	var results []servertest.Event
@@ -324,7 +324,7 @@ func TestWriteOutsideWorkspaceAsks(t *testing.T) {
 	}
 	for i, name := range []string{"denied.txt", "allowed.txt"} {
 		content := []string{"no\n", "yes\n"}[i] // the whole change is shown
-		if !strings.Contains(asked[i], "outside the workspace") || !strings.Contains(asked[i], filepath.Join(outside, name)+"\n\n"+content) || !strings.HasSuffix(asked[i], "[Allow this write|Deny]") {
+		if !strings.Contains(asked[i], "outside the workspace") || !strings.Contains(asked[i], filepath.Join(outside, name)+"\n\n"+content) || !strings.HasSuffix(asked[i], "[Deny|Allow this write]") {
 			t.Fatalf("question %d: %q", i, asked[i])
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -34,8 +35,9 @@ func fakeExt(t *testing.T) string {
 }
 
 // An extension that has not said hello yet shows as "starting" in the
-// editor, does not hold up a prompt, and its tool and command, used while
-// it starts, wait for it instead of being unknown.
+// editor, holds up a prompt no longer than the start wait (2 s), and its
+// tool and command, used while it starts, wait for it instead of being
+// unknown.
 func TestSlowExtensionStartsInBackground(t *testing.T) {
 	e := newEnv(t,
 		llmtest.ToolReply("echo", map[string]any{"text": "hi"}),
@@ -115,4 +117,55 @@ func TestHelloAckNamesDefaultModel(t *testing.T) {
 		}
 	}
 	t.Fatalf("no hello_ack received: %s", b)
+}
+
+// Each extension's command answers without waiting for another's start:
+// zot/command of one that has just registered answers while another is
+// still held before its hello; and one that registers and never sends
+// ready (zot's own clock example) answers after zot's silence rule, not
+// after its hello budget. zot/commands lists both then.
+func TestCommandsDoNotWaitForOtherExtensions(t *testing.T) {
+	e := newEnv(t)
+	clockGate, releaseClock := proctest.Gate(t)
+	helloGate, releaseHello := proctest.Gate(t)
+	ext := func(name string, args ...string) string {
+		dir := filepath.Join(e.home, "dev", name)
+		os.MkdirAll(dir, 0o755)
+		m, _ := json.Marshal(map[string]any{"name": name, "exec": fakeExt(t), "args": append([]string{"-name", name}, args...)})
+		if err := os.WriteFile(filepath.Join(dir, "extension.json"), m, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	clock := ext("clock", "-cmds", "display", "-noready", "-gate", clockGate)
+	hello := ext("hello", "-cmds", "insert", "-gate", helloGate)
+	ed := servertest.Start(t, e.config("--ext", clock, "--ext", hello))
+	ed.Initialize(nil)
+
+	cmd := ed.Go("zot/command", map[string]any{"name": "insert", "args": "x"})
+	ed.MustCall("zot/state", nil, nil) // zot/command has been taken up (ordered dispatch)
+	releaseHello()
+	got := ed.Await(cmd, "zot/command insert")
+	var r commandResult
+	if got.Error != nil || json.Unmarshal(got.Result, &r) != nil || r.Insert != "inserted x" {
+		t.Fatalf("/insert beside a starting extension: %+v %s", got.Error, got.Result)
+	}
+	// The clock was held before its hello all along (its gate opens only
+	// now): /insert did not wait for it.
+	releaseClock()
+	got = ed.Await(ed.Go("zot/command", map[string]any{"name": "display", "args": "y"}), "zot/command display")
+	if got.Error != nil || json.Unmarshal(got.Result, &r) != nil || r.Display != "shown y" {
+		t.Fatalf("/display of an extension that never sends ready: %+v %s", got.Error, got.Result)
+	}
+	var l struct {
+		Commands []struct{ Name string } `json:"commands"`
+	}
+	ed.MustCall("zot/commands", nil, &l)
+	var names []string
+	for _, c := range l.Commands {
+		names = append(names, c.Name)
+	}
+	if !slices.Contains(names, "insert") || !slices.Contains(names, "display") {
+		t.Fatalf("zot/commands: %v", names)
+	}
 }

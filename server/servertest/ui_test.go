@@ -85,7 +85,7 @@ func TestUIRequestFallsBackToShowMessageRequest(t *testing.T) {
 	if res == nil || res["is_error"] != true || !strings.Contains(servertest.ResultText(res), "the user denied") {
 		t.Fatalf("tool_result: %v", res)
 	}
-	if strings.Join(actions, "|") != "Allow once|Always allow this command|Deny" {
+	if strings.Join(actions, "|") != "Deny|Allow once|Always allow this command" {
 		t.Fatalf("showMessageRequest actions: %v", actions)
 	}
 }

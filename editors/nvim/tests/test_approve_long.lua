@@ -43,7 +43,7 @@ vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true),
 H.wait('the full choices', function()
   return pending ~= nil
 end)
-H.eq({ 'Allow once', 'Always allow for this session', 'Deny' }, pending.items, 'after reading it')
+H.eq({ 'Deny', 'Allow once', 'Always allow for this session' }, pending.items, 'after reading it (the safe one first)')
 choose('Deny')
 local run = H.wait_run()
 H.ok(not run.error, 'run error')

@@ -32,7 +32,7 @@ H.ok(
   asked[1].prompt:find('[permission-gate]', 1, true) and asked[1].prompt:find('rm -rf gone', 1, true),
   'the question: ' .. asked[1].prompt
 )
-H.eq({ 'Allow once', 'Always allow this command', 'Deny' }, asked[1].items, 'choices')
+H.eq({ 'Deny', 'Allow once', 'Always allow this command' }, asked[1].items, 'choices (the safe one first)')
 H.ok(vim.fn.isdirectory(H.ws .. '/gone') == 0, 'the allowed command ran')
 H.ok(vim.fn.isdirectory(H.ws .. '/kept') == 1, 'the denied command did not run')
 local text = H.chat_text()

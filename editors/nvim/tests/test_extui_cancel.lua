@@ -20,7 +20,7 @@ local function dialog_with(needle)
   end
 end
 
--- 1. The builtin select: zot's float shows the whole question; "1" allows.
+-- 1. The builtin select: zot's float shows the whole question; "2" allows.
 vim.cmd('ZotPrompt clean up')
 local win, text
 H.wait('the question in a float', function()
@@ -28,9 +28,12 @@ H.wait('the question in a float', function()
   return win ~= nil
 end)
 H.ok(text:find('[permission-gate]', 1, true), 'names the extension: ' .. text)
-H.ok(text:find('1. Allow once', 1, true) and text:find('3. Deny', 1, true), 'numbered options: ' .. text)
+H.ok(
+  text:find('1. Deny', 1, true) and text:find('2. Allow once', 1, true),
+  'numbered options, the safe one first: ' .. text
+)
 H.eq(win, vim.api.nvim_get_current_win(), 'the dialog has the focus')
-H.keys('1')
+H.keys('2')
 local run = H.wait_run()
 H.ok(not vim.api.nvim_win_is_valid(win), 'the dialog closed once answered')
 H.ok(vim.fn.isdirectory(H.ws .. '/gone') == 0, 'the allowed command ran')
@@ -111,7 +114,7 @@ run = H.chat().last_run
 H.eq('aborted', run.stop, 'stop reason')
 H.ok(vim.api.nvim_get_mode().mode:sub(1, 1) ~= 'i', 'insert mode left')
 vim.api.nvim_get_mode, vim.cmd = real_mode, real_cmd
-answered('Allow once', 1) -- a late answer is ignored (checked below)
+answered('Allow once', 2) -- a late answer is ignored (checked below)
 
 -- The next run works (and no late answer ran the command meanwhile).
 vim.cmd('ZotPrompt done?')

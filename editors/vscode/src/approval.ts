@@ -13,8 +13,8 @@ export const showMessageRequest = new lc.RequestType<lc.ShowMessageRequestParams
 
 export const SHOW_FULL = "Show full command";
 const SCHEME = "zot-approval";
-/** The deny action of each question zot asks. */
-const DENY_TITLES = new Set(["Deny", "Don't run", "Reject"]);
+/** The safe action of each question zot asks (zot sends it first). */
+const DENY_TITLES = new Set(["Deny", "Don't run", "Reject", "Keep guarding", "No"]);
 /** What a modal dialog shows in full on every platform. */
 const DIALOG_MAX_CHARS = 1500;
 const DIALOG_MAX_LINES = 25;

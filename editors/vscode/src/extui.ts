@@ -36,8 +36,10 @@ export class ExtensionUI implements vscode.Disposable {
                 // A QuickPick, not a modal: VS Code cannot close a modal
                 // dialog, and zot closes the question when it is moot (the
                 // extension died, the run was aborted, its timeout passed).
+                // No first: the QuickPick's preselected item, taken by
+                // Enter, is the answer that lets nothing happen.
                 const choice = await race(
-                    vscode.window.showQuickPick([YES, NO], { title: prefix + (title || p.message || ""), placeHolder: title ? p.message : undefined, ignoreFocusOut: true }, token),
+                    vscode.window.showQuickPick([NO, YES], { title: prefix + (title || p.message || ""), placeHolder: title ? p.message : undefined, ignoreFocusOut: true }, token),
                 );
                 return choice === YES ? { value: true } : choice === NO ? { value: false } : { cancelled: true };
             }

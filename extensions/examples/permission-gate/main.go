@@ -99,8 +99,9 @@ func (g *gate) check(tool string, args json.RawMessage) sdk.ToolCallDecision {
 		return sdk.ToolCallDecision{Block: true, Reason: fmt.Sprintf("permission-gate: %q needs the user's approval, and this session cannot ask (no UI)", a.Command)}
 	}
 	// The host pauses the intercept timeout while the user decides, and
-	// closes the dialog if the run is aborted.
-	choice, err := g.e.UI().Select(context.Background(), "Allow this command?\n\n"+a.Command, []string{AllowOnce, AllowAlways, Deny})
+	// closes the dialog if the run is aborted. Deny first: the default of
+	// a security question keeps the user safe.
+	choice, err := g.e.UI().Select(context.Background(), "Allow this command?\n\n"+a.Command, []string{Deny, AllowOnce, AllowAlways})
 	switch {
 	case err == nil && choice == AllowOnce:
 		return sdk.ToolCallDecision{}

@@ -54,6 +54,12 @@ var (
 // extension in "starting" exactly as long as it wants (no sleeps).
 var gate = flag.String("gate", "", "read this file (a fifo) to EOF before hello")
 
+// readyGate: a named pipe read to EOF after the registrations and before
+// ready, so a test holds the extension registered but still starting.
+var readyGate = flag.String("ready-gate", "", "read this file (a fifo) to EOF before ready")
+
+var helloJSON = flag.String("hello-json", "", "send this line as the hello frame")
+
 var floodHold = flag.String("flood-hold", "", "flood: answer the command only once this file exists")
 
 var readAfter = flag.String("read-after", "", "after ready, read stdin only once this file exists")
@@ -122,7 +128,11 @@ func main() {
 			fmt.Fprintf(os.Stderr, "gate opened (%d bytes)\n", len(b))
 		}
 	}
-	emit(frame{"type": "hello", "name": *name, "version": "0.1.0", "capabilities": append([]string{"commands", "tools", "panels"}, list(*capsF)...)})
+	if *helloJSON != "" {
+		raw(*helloJSON + "\n")
+	} else {
+		emit(frame{"type": "hello", "name": *name, "version": "0.1.0", "capabilities": append([]string{"commands", "tools", "panels"}, list(*capsF)...)})
+	}
 	time.Sleep(*regDelay)
 	for _, t := range list(*toolsF) {
 		if t == "late" {
@@ -138,6 +148,12 @@ func main() {
 		emit(frame{"type": "subscribe", "events": list(*eventsF), "intercept": list(*interceptF)})
 	}
 	time.Sleep(*readyDelay)
+	if *readyGate != "" {
+		fmt.Fprintf(os.Stderr, "registered; waiting at the ready gate\n")
+		if _, err := os.ReadFile(*readyGate); err != nil {
+			fmt.Fprintf(os.Stderr, "ready gate: %v\n", err)
+		}
+	}
 	if !*noReady {
 		emit(frame{"type": "ready"})
 	}

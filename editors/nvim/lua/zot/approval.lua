@@ -9,7 +9,9 @@ local M = {}
 
 M.SHOW_FULL = 'Show full command'
 
-local deny_titles = { ['Deny'] = true, ["Don't run"] = true, ['Reject'] = true }
+-- The safe action of each question (zot sends it first).
+local deny_titles =
+  { ['Deny'] = true, ["Don't run"] = true, ['Reject'] = true, ['Keep guarding'] = true, ['No'] = true }
 
 local function lines_of(msg)
   local out = {}

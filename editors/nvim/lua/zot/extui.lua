@@ -166,7 +166,8 @@ function M.request(_, params, ctx)
     local before = float_wins()
     local prompt = prompt_of(params)
     if kind == 'confirm' then
-      select(dialog, { M.YES, M.NO }, { prompt = prompt .. ' ' }, function(choice)
+      -- No first: the preselected choice lets nothing happen.
+      select(dialog, { M.NO, M.YES }, { prompt = prompt .. ' ' }, function(choice)
         if choice == nil then
           dialog.answer({ cancelled = true })
         else

@@ -138,7 +138,7 @@ async function answerGate(command, choice) {
         const q = await quickInput();
         return q && q.title.includes("[permission-gate]") && q.title.includes(command) ? q : undefined;
     });
-    const want = ["Allow once", "Always allow this command", "Deny"];
+    const want = ["Deny", "Allow once", "Always allow this command"];
     if (JSON.stringify(q.rows) !== JSON.stringify(want)) {
         throw new Error(`the choices: ${JSON.stringify(q.rows)}`);
     }

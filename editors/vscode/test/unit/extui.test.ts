@@ -6,14 +6,14 @@ import type { HostToChat } from "../../src/webview/protocol";
 
 beforeEach(() => resetFake());
 
-test("zot/ui/request: confirm is a Yes/No QuickPick (closable, unlike a modal), select a QuickPick of the options, input an InputBox", async () => {
+test("zot/ui/request: confirm is a No/Yes QuickPick (closable, unlike a modal; the safe answer first), select a QuickPick of the options, input an InputBox", async () => {
     const ui = new ExtensionUI();
     fake.answers.push("Yes", "No", "Deny", "my text");
     assert.deepEqual(await ui.request({ extension: "gate", kind: "confirm", title: "Allow?", message: "rm -rf build" }), { value: true });
     assert.deepEqual(await ui.request({ extension: "gate", kind: "confirm", title: "Allow?", message: "rm -rf build" }), { value: false });
     assert.deepEqual(fake.quickPicks.slice(0, 2), [
-        ["Yes", "No"],
-        ["Yes", "No"],
+        ["No", "Yes"],
+        ["No", "Yes"],
     ]);
     assert.deepEqual(await ui.request({ extension: "gate", kind: "select", title: "Allow?", options: ["Allow once", "Deny"] }), { value: "Deny" });
     assert.deepEqual(await ui.request({ extension: "x", kind: "input", title: "Name?", default: "d" }), { value: "my text" });
