@@ -427,6 +427,15 @@ func (p *proc) request(ctx context.Context, f wire.Frame, timeout time.Duration,
 		default:
 		}
 		p.forget(f.ID)
+		// The dead extension's open dialogs are closed first (their
+		// context ends with it), so a front sees a dialog closed before
+		// the error moves the run on past it.
+		if w := p.dialogWait(); w != nil {
+			select {
+			case <-w:
+			case <-ctx.Done():
+			}
+		}
 		return wire.Frame{}, p.deadError()
 	case <-tc:
 		rerr = errTimeout
