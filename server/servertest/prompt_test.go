@@ -21,8 +21,9 @@ func TestPromptStreamsEvents(t *testing.T) {
 	}
 	evs := ed.WaitDone(run.RunID)
 	// zot's RPC stream: the tool call streams (tool_use_*) before it is
-	// complete, and turn_end closes the model call before its tool runs.
-	want := "user_message turn_start assistant_start tool_use_start tool_use_args tool_use_end usage assistant_message turn_end tool_call tool_result " +
+	// complete, tool_call names it, and turn_end closes the model call
+	// before its tool runs.
+	want := "user_message turn_start assistant_start tool_use_start tool_use_args tool_use_end usage assistant_message tool_call turn_end tool_result " +
 		"turn_start assistant_start text_delta text_delta text_delta usage assistant_message turn_end done"
 	if got := servertest.Types(evs); got != want {
 		t.Fatalf("events:\n got %s\nwant %s", got, want)
