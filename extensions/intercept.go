@@ -53,10 +53,20 @@ func (s *slot) timeoutErr(parent context.Context, err error) error {
 
 func (h *Host) interceptors(event string) []*slot { return h.reg.Load().intercept[event] }
 
+var _ agent.AnswerInterceptor = (*Host)(nil)
+
 // Intercepts reports whether some extension intercepts event now (a front
 // may have work to do first: zot lsp saves the agent's edits so a
 // tool_result hook finds them on disk).
 func (h *Host) Intercepts(event string) bool { return len(h.interceptors(event)) > 0 }
+
+// InterceptsAssistantMessage reports whether an answer's text may be
+// rewritten or suppressed: some extension intercepts assistant_message, or
+// one is still starting (it may). The runtime holds the answer's deltas
+// meanwhile (agent.AnswerInterceptor).
+func (h *Host) InterceptsAssistantMessage() bool {
+	return h.Intercepts(wire.EventAssistantMessage) || h.starting()
+}
 
 // BeforeTool runs the tool_call interceptors in load order: the first block
 // wins, modified_args chain (each sees the previous rewrite). An
@@ -148,6 +158,9 @@ func (h *Host) BeforeTurn(ctx context.Context, step int) agent.TurnDecision {
 // one passes the text through, as in zot). Unresponsive ones are
 // skipped (fail-open).
 func (h *Host) BeforeAssistantMessage(ctx context.Context, text string) agent.AssistantDecision {
+	// One still starting may redact: its answer was held for it
+	// (InterceptsAssistantMessage), so wait for it as BeforeTool does.
+	h.WaitStarting(ctx)
 	var replaced *string
 	for _, s := range h.interceptors(wire.EventAssistantMessage) {
 		r, err := s.intercept(ctx, wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventAssistantMessage, Text: text})

@@ -265,6 +265,16 @@ func (h hooks) Observe(ev agent.Lifecycle) {
 	}
 }
 
+// InterceptsAssistantMessage: an answer is held while the host starts (its
+// extensions may rewrite it) or while one of them may rewrite it.
+func (h hooks) InterceptsAssistantMessage() bool {
+	if h.s.hostStarting() {
+		return true
+	}
+	i, ok := h.s.currentHost().(agent.AnswerInterceptor)
+	return ok && i.InterceptsAssistantMessage()
+}
+
 func (p *SetPermissionModeParams) validate(method string) error {
 	if _, ok := parseMode(p.Mode); !ok {
 		return fieldError(method, "mode", "must be auto, ask or readonly, not %q", p.Mode)
