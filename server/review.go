@@ -253,7 +253,9 @@ func (h hooks) BeforeTurn(ctx context.Context, step int) agent.TurnDecision {
 }
 
 func (h hooks) BeforeAssistantMessage(ctx context.Context, text string) agent.AssistantDecision {
-	if host := h.s.currentHost(); host != nil {
+	// waitHost: an answer held while the host was being created
+	// (InterceptsAssistantMessage) is judged by its extensions.
+	if host := h.s.waitHost(ctx); host != nil {
 		return host.BeforeAssistantMessage(ctx, text)
 	}
 	return agent.AssistantDecision{}
