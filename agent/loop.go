@@ -183,7 +183,7 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 	}
 	// While an extension may rewrite the answer, its events wait for the
 	// decision (held); otherwise they stream as they come.
-	held := heldAnswer{hold: r.holdsAnswer()}
+	held := heldAnswer{hold: r.holdsAnswer(), still: r.holdsAnswer}
 	var partial []byte
 	resp, err := r.client.Stream(ctx, req, func(ev provider.StreamEvent) {
 		switch {
@@ -327,13 +327,21 @@ func (r *Runtime) holdsAnswer() bool {
 }
 
 // heldAnswer keeps a model call's streamed events (text, thinking, tool
-// call deltas) while hold is set, in order.
+// call deltas) while hold is set, in order. A hold that turns out needless
+// (the extensions that were starting do not intercept assistant_message:
+// still says so at the next event) ends: what was held goes out, and the
+// rest streams.
 type heldAnswer struct {
 	hold   bool
+	still  func() bool
 	events []Event
 }
 
 func (h *heldAnswer) emit(emit func(Event), ev Event) {
+	if h.hold && !h.still() {
+		h.hold = false
+		h.release(emit, nil)
+	}
 	if h.hold {
 		h.events = append(h.events, ev)
 		return
@@ -436,7 +444,7 @@ func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMes
 			break
 		}
 	}
-	if tool == nil && r.cfg.AwaitTool != nil && !r.cfg.NoTools {
+	if tool == nil && r.cfg.AwaitTool != nil {
 		tool = r.cfg.AwaitTool(ctx, name)
 	}
 	if tool == nil {
@@ -452,11 +460,9 @@ func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMes
 
 // toolset is the built-in tools plus the extra (extension) tools current
 // at this model call. On a name clash zot's own tools (tools.Core) win;
-// an extension's ls, grep or find replaces ours.
+// an extension's ls, grep or find replaces ours. --no-tools (NoTools)
+// leaves no built-ins; the extension and MCP tools stay, as in zot and pi.
 func (r *Runtime) toolset() []tools.Tool {
-	if r.cfg.NoTools {
-		return nil
-	}
 	var out []tools.Tool
 	if r.cfg.ExtraTools == nil {
 		out = append([]tools.Tool(nil), r.builtins...)

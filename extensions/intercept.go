@@ -63,9 +63,20 @@ func (h *Host) Intercepts(event string) bool { return len(h.interceptors(event))
 // InterceptsAssistantMessage reports whether an answer's text may be
 // rewritten or suppressed: some extension intercepts assistant_message, or
 // one is still starting (it may). The runtime holds the answer's deltas
-// meanwhile (agent.AnswerInterceptor).
+// meanwhile (agent.AnswerInterceptor) and asks again as they come.
 func (h *Host) InterceptsAssistantMessage() bool {
-	return h.Intercepts(wire.EventAssistantMessage) || h.starting()
+	if h.Intercepts(wire.EventAssistantMessage) {
+		return true
+	}
+	if h.starting() {
+		return true
+	}
+	// A slot is ready before the registry has its process: a registry
+	// from before the start would say "no intercept" too early.
+	if !h.current() {
+		h.rebuild()
+	}
+	return h.Intercepts(wire.EventAssistantMessage)
 }
 
 // BeforeTool runs the tool_call interceptors in load order: the first block
