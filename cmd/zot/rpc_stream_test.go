@@ -80,15 +80,16 @@ func TestRPCUnreachableModel(t *testing.T) {
 	}
 }
 
-// An extension's notify reaches the RPC client as an ext_notify event.
+// An extension's notify reaches the RPC client as an ext_notify event,
+// its level kept (success is one: docs/rpc.md).
 func TestRPCExtNotifyEvent(t *testing.T) {
 	e := newEnv(t, llmtest.ToolReply("echo", map[string]any{"text": "x"}), llmtest.TextReply("ok"))
-	e.installGlobalExt("noisy", map[string]any{"exec": fakeExt(t), "args": []string{"-name", "noisy", "-tools", "echo", "-notify-on-call"}})
+	e.installGlobalExt("noisy", map[string]any{"exec": fakeExt(t), "args": []string{"-name", "noisy", "-tools", "echo", "-notify-on-call", "-notify-level", "success"}})
 	p := e.startRPC(nil)
 	p.send(map[string]any{"id": "1", "type": "prompt", "message": "hi"})
 	frames := p.until(isType("done"))
 	n := find(frames, "ext_notify")
-	if n == nil || n["extension"] != "noisy" || n["level"] != "info" || n["message"] != "calling echo" {
+	if n == nil || n["extension"] != "noisy" || n["level"] != "success" || n["message"] != "calling echo" {
 		t.Fatalf("ext_notify: %v (frames %v)", n, types(frames))
 	}
 }
