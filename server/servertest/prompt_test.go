@@ -274,3 +274,47 @@ func TestProgressCancelAbortsTheRun(t *testing.T) {
 		t.Fatalf("turn_end: %v", te)
 	}
 }
+
+// With several tool calls in one answer (their tool_calls all come before
+// any runs, zot's order), the progress names the call that runs: while
+// the first call's approval is asked, "running bash", not the last call
+// announced.
+func TestProgressNamesTheRunningCallOfSeveral(t *testing.T) {
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{Name: "bash", Args: json.RawMessage(`{"command":"true"}`)},
+			{Name: "ls", Args: json.RawMessage(`{}`)},
+		}},
+		llmtest.TextReply("done"))
+	ed := e.start(askMode(true))
+	latest := func() string {
+		msg := ""
+		for _, m := range ed.Notes("$/progress") {
+			var p struct {
+				Value struct {
+					Kind, Message string
+				} `json:"value"`
+			}
+			json.Unmarshal(m.Params, &p)
+			if p.Value.Kind == "report" {
+				msg = p.Value.Message
+			}
+		}
+		return msg
+	}
+	asked := false
+	ed.Choose = func(msg string, actions []string) string {
+		asked = true
+		// Both tool_calls are out before the question (zot's order).
+		ed.Wait(`the progress "running bash" while bash is asked about`, func() bool { return latest() == "running bash" })
+		return "Allow once"
+	}
+	run := ed.Prompt("run both")
+	evs := ed.WaitDone(run.RunID)
+	if !asked || servertest.Types(evs) == "" {
+		t.Fatalf("bash was not asked about: %s", servertest.Types(evs))
+	}
+	if i, j := strings.Index(servertest.Types(evs), "tool_call tool_call turn_end"), strings.Index(servertest.Types(evs), "tool_result tool_result"); i < 0 || j < i {
+		t.Fatalf("events: %s", servertest.Types(evs))
+	}
+}
