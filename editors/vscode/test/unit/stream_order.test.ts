@@ -30,13 +30,15 @@ test("several tool calls in zot's order: one card each, each finished by its own
     const a = s.byId.get("t-a") as st.ToolItem;
     const b = s.byId.get("t-b") as st.ToolItem;
     assert.ok(a && b, "a card for each call before turn_end");
+    assert.equal(a.status, "running");
+    assert.equal(b.status, "pending", "b waits for a");
     stream(s, [
         { type: "tool_progress", id: "a", text: "…" },
         { type: "tool_result", id: "a", is_error: false, content: [{ type: "text", text: "alpha" }] },
     ]);
     assert.equal(a.status, "done");
     assert.equal(a.result, "alpha");
-    assert.equal(b.status, "running", "b has not run yet");
+    assert.equal(b.status, "running", "b runs once a has its result");
     stream(s, [
         { type: "tool_result", id: "b", is_error: false, content: [{ type: "text", text: "beta" }] },
         { type: "turn_start", step: 2 },
@@ -68,7 +70,7 @@ test("a redacted answer: the chat shows the rewritten text once, no secret", () 
         { type: "turn_end", stop: "end_turn" },
         { type: "done" },
     ]);
-    const texts = s.items.filter((i) => i.kind === "assistant").map((i) => (i as st.AssistantItem).text);
+    const texts = s.items.filter((i) => i.kind === "assistant").map((i) => i.text);
     assert.deepEqual(texts, ["The key is [redacted], keep it."]);
 });
 
@@ -85,7 +87,7 @@ test("a suppressed answer: no text, the reason shown", () => {
         { type: "turn_end", stop: "end_turn" },
         { type: "done" },
     ]);
-    const texts = s.items.filter((i) => i.kind === "assistant").map((i) => (i as st.AssistantItem).text);
+    const texts = s.items.filter((i) => i.kind === "assistant").map((i) => i.text);
     assert.ok(texts.every((t) => t === ""), "no answer text: " + JSON.stringify(texts));
     assert.ok(JSON.stringify(s.items).includes("contains a secret"), "the reason is shown: " + JSON.stringify(s.items));
 });
