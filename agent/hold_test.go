@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -106,3 +107,41 @@ func TestNoInterceptorStreams(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// slowJudge intercepts assistant_message and answers only when the run's
+// context ends, passing the text through (as the host does when an
+// interceptor cannot answer).
+type slowJudge struct {
+	hooks
+	entered chan struct{}
+}
+
+func (h *slowJudge) InterceptsAssistantMessage() bool { return true }
+func (h *slowJudge) BeforeAssistantMessage(ctx context.Context, _ string) agent.AssistantDecision {
+	close(h.entered)
+	<-ctx.Done()
+	return agent.AssistantDecision{}
+}
+
+// An abort while the extensions judge a held answer shows none of its
+// text: the pass-through of an interceptor that could not answer is not a
+// judgement.
+func TestAbortWhileJudgingShowsNoText(t *testing.T) {
+	h := &slowJudge{entered: make(chan struct{})}
+	rt, _ := newRuntime(t, func(c *agent.Config) { c.Hooks = h }, llmtest.Reply{Deltas: []string{"pass", "word: hunter2"}})
+	ch, err := rt.Prompt(context.Background(), "hi", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-h.entered
+	rt.Cancel()
+	evs := drain(t, ch, nil)
+	for _, e := range evs {
+		if b, _ := json.Marshal(e); strings.Contains(string(b), "pass") {
+			t.Fatalf("shown after the abort: %s", b)
+		}
+	}
+	if len(ofType(evs, agent.EventAssistantMessage)) != 1 {
+		t.Fatalf("events: %v", evs)
+	}
+}

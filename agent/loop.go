@@ -229,6 +229,12 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 	r.mu.Unlock()
 	total := r.addUsage(resp.Usage)
 	view := r.judgeAnswer(ctx, assistant)
+	if held.hold && ctx.Err() != nil && view.text == nil {
+		// Aborted while the extensions judged it: the hook may have
+		// passed the text through unjudged, so none of it is shown.
+		none := ""
+		view.content, view.text = withoutText(assistant.Content), &none
+	}
 	held.release(emit, view.text)
 	emit(Event{Type: EventUsage, Usage: resp.Usage, Cumulative: total})
 	r.showAnswer(assistant, view, emit)
