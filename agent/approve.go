@@ -55,3 +55,9 @@ func (a approval) Observe(ev Lifecycle) {
 		a.inner.Observe(ev)
 	}
 }
+
+// InterceptsAssistantMessage passes inner's answer on (AnswerInterceptor).
+func (a approval) InterceptsAssistantMessage() bool {
+	i, ok := a.inner.(AnswerInterceptor)
+	return ok && i.InterceptsAssistantMessage()
+}

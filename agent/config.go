@@ -25,7 +25,7 @@ type Config struct {
 	SystemPrompt       string // replaces the built-in system prompt
 	AppendSystemPrompt string // appended to the system prompt
 	MaxSteps           int    // model calls per prompt; default 50
-	NoTools            bool   // no built-in tools
+	NoTools            bool   // no built-in tools (extension and MCP tools stay)
 	Tools              []string
 	// NoSkills turns skills off (--no-skill): no discovery, no "Available
 	// skills" in the system prompt, no skill tool.

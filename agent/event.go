@@ -33,6 +33,17 @@ const (
 	EventCompactDone      = "compact_done"
 )
 
+// ZotStop is a turn_end stop reason as zot's binary writes it on its RPC
+// and --json streams: "end" for a model that finished (provider.StopEndTurn,
+// which the seed's table, the LSP front and the extension protocol keep);
+// tool_use, length, error and aborted are the same in both.
+func ZotStop(stop string) string {
+	if stop == "end_turn" {
+		return "end"
+	}
+	return stop
+}
+
 // Event is one stream notification of a prompt or compaction. Which fields
 // are meaningful depends on Type; MarshalJSON emits exactly the fields of
 // zot's wire schema for that type.

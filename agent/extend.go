@@ -86,9 +86,6 @@ type ToolInfo struct {
 // ToolInfos lists every tool the runtime knows now, built-in and
 // extension, and whether later model calls are offered it.
 func (r *Runtime) ToolInfos() []ToolInfo {
-	if r.cfg.NoTools {
-		return []ToolInfo{}
-	}
 	r.mu.Lock()
 	active := r.active
 	r.mu.Unlock()

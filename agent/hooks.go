@@ -26,6 +26,16 @@ type Hooks interface {
 	Observe(ev Lifecycle)
 }
 
+// AnswerInterceptor is implemented by hooks that can say, before a model
+// call, whether BeforeAssistantMessage may rewrite or suppress its answer:
+// an extension intercepts assistant_message, or one still starting may.
+// The runtime then holds the answer's streamed events until the decision,
+// so neither the original text nor a prefix of it reaches a front; hooks
+// without it, or answering false, cost nothing (the deltas stream).
+type AnswerInterceptor interface {
+	InterceptsAssistantMessage() bool
+}
+
 // ToolCallInfo names a tool call for the hooks.
 type ToolCallInfo struct {
 	ID   string

@@ -181,6 +181,9 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 			emit(Event{Type: EventAssistantStart})
 		}
 	}
+	// While an extension may rewrite the answer, its events wait for the
+	// decision (held); otherwise they stream as they come.
+	held := heldAnswer{hold: r.holdsAnswer(), still: r.holdsAnswer}
 	var partial []byte
 	resp, err := r.client.Stream(ctx, req, func(ev provider.StreamEvent) {
 		switch {
@@ -189,18 +192,21 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 		case ev.TextDelta != "":
 			startAnswer()
 			partial = append(partial, ev.TextDelta...)
-			emit(Event{Type: EventTextDelta, Delta: ev.TextDelta})
+			held.emit(emit, Event{Type: EventTextDelta, Delta: ev.TextDelta})
 		case ev.ThinkingDelta != "":
 			startAnswer()
-			emit(Event{Type: EventThinkingDelta, Text: ev.ThinkingDelta})
+			held.emit(emit, Event{Type: EventThinkingDelta, Text: ev.ThinkingDelta})
 		case ev.ToolUse != nil:
 			startAnswer()
-			emit(toolUseEvent(*ev.ToolUse))
+			held.emit(emit, toolUseEvent(*ev.ToolUse))
 		}
 	})
 	if err != nil {
+		// Held events of a cut answer are dropped: no extension judged
+		// its text.
 		if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-			// Keep what the user already saw; a partial answer has no tool calls.
+			// Keep the partial text in the transcript (what the user saw,
+			// unless it was held); a partial answer has no tool calls.
 			if len(partial) > 0 {
 				r.appendMessage(message.Message{Role: message.RoleAssistant, Content: []message.Content{message.Text(string(partial))}, Time: now()})
 			}
@@ -222,15 +228,27 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 	r.lastIn = resp.Usage.Input + resp.Usage.CacheRead + resp.Usage.CacheWrite + resp.Usage.Output
 	r.mu.Unlock()
 	total := r.addUsage(resp.Usage)
+	view := r.judgeAnswer(ctx, assistant)
+	if held.hold && ctx.Err() != nil && view.text == nil {
+		// Aborted while the extensions judged it: the hook may have
+		// passed the text through unjudged, so none of it is shown.
+		none := ""
+		view.content, view.text = withoutText(assistant.Content), &none
+	}
+	held.release(emit, view.text)
 	emit(Event{Type: EventUsage, Usage: resp.Usage, Cumulative: total})
-	r.emitAssistant(ctx, assistant, emit)
+	r.showAnswer(assistant, view, emit)
 
-	// turn_end closes the model call (seed 001: "one model call
-	// finished"), before its tool calls run.
+	// As zot sends it: every tool_call of the answer, then turn_end (seed
+	// 001: "one model call finished"), then the calls run and their
+	// tool_results follow.
 	calls := assistant.ToolCalls()
 	if len(calls) == 0 {
 		r.endTurn(emit, resp.Stop, "")
 		return false
+	}
+	for _, c := range calls {
+		emit(Event{Type: EventToolCall, ID: c.ID, Name: c.Name, Args: callArgs(c)})
 	}
 	r.endTurn(emit, provider.StopToolUse, "")
 	results, aborted := r.runTools(ctx, calls, toolset, emit)
@@ -266,27 +284,92 @@ func (r *Runtime) endTurn(emit func(Event), stop, errText string) {
 	}
 }
 
-// emitAssistant shows the assistant's message, after the extensions had
-// their say on its text. The transcript keeps the original either way.
-func (r *Runtime) emitAssistant(ctx context.Context, m message.Message, emit func(Event)) {
-	visible := m.Content
+// answerView is an answer as the user is to see it.
+type answerView struct {
+	content []message.Content // assistant_message's content
+	// text replaces the answer's text deltas (shown once, where the first
+	// was; "" shows none); nil shows them as they streamed.
+	text       *string
+	suppressed bool
+	reason     string // why it was suppressed ("" if not said)
+}
+
+// judgeAnswer lets the extensions have their say on the answer's text
+// (BeforeAssistantMessage). The transcript keeps the original either way.
+func (r *Runtime) judgeAnswer(ctx context.Context, m message.Message) answerView {
+	v := answerView{content: m.Content}
 	text := message.TextOf(m.Content)
 	h := r.cfg.Hooks
-	if h != nil && text != "" {
-		d := h.BeforeAssistantMessage(ctx, text)
-		if d.Block {
-			visible = withoutText(m.Content)
-			if d.Reason != "" {
-				emit(Event{Type: EventError, Message: "assistant message suppressed: " + d.Reason})
+	if h == nil || text == "" {
+		return v
+	}
+	d := h.BeforeAssistantMessage(ctx, text)
+	if d.Block {
+		none := ""
+		v.content, v.text, v.suppressed, v.reason = withoutText(m.Content), &none, true, d.Reason
+	} else if d.ReplaceText != nil {
+		v.content = append([]message.Content{message.Text(*d.ReplaceText)}, withoutText(m.Content)...)
+		v.text = d.ReplaceText
+	}
+	return v
+}
+
+// showAnswer sends the assistant's message as judgeAnswer left it.
+func (r *Runtime) showAnswer(m message.Message, v answerView, emit func(Event)) {
+	if v.suppressed && v.reason != "" {
+		emit(Event{Type: EventError, Message: "assistant message suppressed: " + v.reason})
+	}
+	if h := r.cfg.Hooks; h != nil {
+		h.Observe(Lifecycle{Event: "assistant_message", Text: message.TextOf(v.content)})
+	}
+	emit(Event{Type: EventAssistantMessage, Content: v.content, Time: m.Time})
+}
+
+// holdsAnswer reports whether this model call's answer must be held until
+// the extensions have judged it (AnswerInterceptor).
+func (r *Runtime) holdsAnswer() bool {
+	i, ok := r.cfg.Hooks.(AnswerInterceptor)
+	return ok && i.InterceptsAssistantMessage()
+}
+
+// heldAnswer keeps a model call's streamed events (text, thinking, tool
+// call deltas) while hold is set, in order. A hold that turns out needless
+// (the extensions that were starting do not intercept assistant_message:
+// still says so at the next event) ends: what was held goes out, and the
+// rest streams.
+type heldAnswer struct {
+	hold   bool
+	still  func() bool
+	events []Event
+}
+
+func (h *heldAnswer) emit(emit func(Event), ev Event) {
+	if h.hold && !h.still() {
+		h.hold = false
+		h.release(emit, nil)
+	}
+	if h.hold {
+		h.events = append(h.events, ev)
+		return
+	}
+	emit(ev)
+}
+
+// release sends the held events: the text deltas as text says (answerView.text),
+// the others as they came.
+func (h *heldAnswer) release(emit func(Event), text *string) {
+	shown := false
+	for _, ev := range h.events {
+		if ev.Type == EventTextDelta && text != nil {
+			if !shown && *text != "" {
+				emit(Event{Type: EventTextDelta, Delta: *text})
 			}
-		} else if d.ReplaceText != nil {
-			visible = append([]message.Content{message.Text(*d.ReplaceText)}, withoutText(m.Content)...)
+			shown = true
+			continue
 		}
+		emit(ev)
 	}
-	if h != nil {
-		h.Observe(Lifecycle{Event: "assistant_message", Text: message.TextOf(visible)})
-	}
-	emit(Event{Type: EventAssistantMessage, Content: visible, Time: m.Time})
+	h.events = nil
 }
 
 func withoutText(cs []message.Content) []message.Content {
@@ -299,16 +382,21 @@ func withoutText(cs []message.Content) []message.Content {
 	return out
 }
 
-// runTools executes the calls in order. Every call gets a result, even
-// after an abort, so the transcript never holds an orphaned tool call.
+// callArgs is a tool call's arguments, "{}" when the model sent none.
+func callArgs(c message.Content) json.RawMessage {
+	if len(c.Args) == 0 {
+		return json.RawMessage("{}")
+	}
+	return c.Args
+}
+
+// runTools executes the calls in order; their tool_call events are out
+// already. Every call gets a result, even after an abort, so the
+// transcript never holds an orphaned tool call.
 func (r *Runtime) runTools(ctx context.Context, calls []message.Content, toolset []tools.Tool, emit func(Event)) ([]message.Content, bool) {
 	results := make([]message.Content, 0, len(calls))
 	for _, c := range calls {
-		args := c.Args
-		if len(args) == 0 {
-			args = json.RawMessage("{}")
-		}
-		emit(Event{Type: EventToolCall, ID: c.ID, Name: c.Name, Args: args})
+		args := callArgs(c)
 		var res tools.Result
 		if ctx.Err() != nil {
 			res = tools.ErrorResult("aborted by the user before the tool ran")
@@ -362,7 +450,7 @@ func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMes
 			break
 		}
 	}
-	if tool == nil && r.cfg.AwaitTool != nil && !r.cfg.NoTools {
+	if tool == nil && r.cfg.AwaitTool != nil {
 		tool = r.cfg.AwaitTool(ctx, name)
 	}
 	if tool == nil {
@@ -378,11 +466,9 @@ func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMes
 
 // toolset is the built-in tools plus the extra (extension) tools current
 // at this model call. On a name clash zot's own tools (tools.Core) win;
-// an extension's ls, grep or find replaces ours.
+// an extension's ls, grep or find replaces ours. --no-tools (NoTools)
+// leaves no built-ins; the extension and MCP tools stay, as in zot and pi.
 func (r *Runtime) toolset() []tools.Tool {
-	if r.cfg.NoTools {
-		return nil
-	}
 	var out []tools.Tool
 	if r.cfg.ExtraTools == nil {
 		out = append([]tools.Tool(nil), r.builtins...)

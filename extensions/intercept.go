@@ -53,10 +53,31 @@ func (s *slot) timeoutErr(parent context.Context, err error) error {
 
 func (h *Host) interceptors(event string) []*slot { return h.reg.Load().intercept[event] }
 
+var _ agent.AnswerInterceptor = (*Host)(nil)
+
 // Intercepts reports whether some extension intercepts event now (a front
 // may have work to do first: zot lsp saves the agent's edits so a
 // tool_result hook finds them on disk).
 func (h *Host) Intercepts(event string) bool { return len(h.interceptors(event)) > 0 }
+
+// InterceptsAssistantMessage reports whether an answer's text may be
+// rewritten or suppressed: some extension intercepts assistant_message, or
+// one is still starting (it may). The runtime holds the answer's deltas
+// meanwhile (agent.AnswerInterceptor) and asks again as they come.
+func (h *Host) InterceptsAssistantMessage() bool {
+	if h.Intercepts(wire.EventAssistantMessage) {
+		return true
+	}
+	if h.startingWhere(nil) {
+		return true
+	}
+	// A slot is ready before the registry has its process: a registry
+	// from before the start would say "no intercept" too early.
+	if !h.current() {
+		h.rebuild()
+	}
+	return h.Intercepts(wire.EventAssistantMessage)
+}
 
 // BeforeTool runs the tool_call interceptors in load order: the first block
 // wins, modified_args chain (each sees the previous rewrite). An
@@ -152,7 +173,9 @@ func (h *Host) BeforeTurn(ctx context.Context, step int) agent.TurnDecision {
 func (h *Host) BeforeAssistantMessage(ctx context.Context, text string) agent.AssistantDecision {
 	var replaced *string
 	// An interceptor still starting (a redactor) sees the answer before
-	// the user does: it is waited for, as guards are.
+	// the user does: it is waited for, as guards are (the answer was held
+	// meanwhile, InterceptsAssistantMessage). Other starts are not: one
+	// slow extension never holds every answer.
 	h.awaitStarts(ctx, nil, startingRedactor, nil)
 	for _, s := range h.interceptors(wire.EventAssistantMessage) {
 		r, err := s.intercept(ctx, wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventAssistantMessage, Text: text})

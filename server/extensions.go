@@ -143,6 +143,23 @@ func (s *Server) waitHost(ctx context.Context) Host {
 	return s.currentHost()
 }
 
+// hostStarting reports whether the host is being created (waitHost would
+// wait).
+func (s *Server) hostStarting() bool {
+	s.mu.Lock()
+	started := s.hostStarted
+	s.mu.Unlock()
+	if !started {
+		return false
+	}
+	select {
+	case <-s.hostReady:
+		return false
+	default:
+		return true
+	}
+}
+
 func (s *Server) currentHost() Host {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -454,6 +455,10 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 
 	stop := ""
 	var buf []byte
+	// The announced calls not finished yet, in order: an answer's
+	// tool_calls all come before its calls run (zot's order), so the
+	// progress names the call running now, the first of them.
+	var calls []agent.Event
 	for ev := range ch {
 		if ev.Type == agent.EventDone {
 			// Disk agrees with the buffers before the client hears done.
@@ -484,7 +489,19 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 			close(q.fwdCh)
 			q.fwdCh = make(chan struct{})
 			q.mu.Unlock()
-			prog.report("running " + ev.Name)
+			if calls = append(calls, ev); len(calls) == 1 {
+				prog.report("running " + ev.Name)
+			}
+		case agent.EventToolResult:
+			for i, c := range calls {
+				if c.ID == ev.ID {
+					calls = slices.Delete(calls, i, i+1)
+					break
+				}
+			}
+			if len(calls) > 0 {
+				prog.report("running " + calls[0].Name)
+			}
 		case agent.EventAssistantStart:
 			prog.report("thinking")
 		case agent.EventToolUseStart:

@@ -257,7 +257,9 @@ func (h hooks) BeforeTurn(ctx context.Context, step int) agent.TurnDecision {
 }
 
 func (h hooks) BeforeAssistantMessage(ctx context.Context, text string) agent.AssistantDecision {
-	if host := h.s.currentHost(); host != nil {
+	// waitHost: an answer held while the host was being created
+	// (InterceptsAssistantMessage) is judged by its extensions.
+	if host := h.s.waitHost(ctx); host != nil {
 		return host.BeforeAssistantMessage(ctx, text)
 	}
 	return agent.AssistantDecision{}
@@ -267,6 +269,16 @@ func (h hooks) Observe(ev agent.Lifecycle) {
 	if host := h.s.currentHost(); host != nil {
 		host.Observe(ev)
 	}
+}
+
+// InterceptsAssistantMessage: an answer is held while the host starts (its
+// extensions may rewrite it) or while one of them may rewrite it.
+func (h hooks) InterceptsAssistantMessage() bool {
+	if h.s.hostStarting() {
+		return true
+	}
+	i, ok := h.s.currentHost().(agent.AnswerInterceptor)
+	return ok && i.InterceptsAssistantMessage()
 }
 
 func (p *SetPermissionModeParams) validate(method string) error {

@@ -55,7 +55,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.systemPrompt, "system-prompt", "", "replace the system prompt")
 	fs.Var(&c.appendSystemPrompt, "append-system-prompt", "append to the system prompt (repeatable; each is its own paragraph)")
 	fs.IntVar(&c.maxSteps, "max-steps", 0, "model calls per prompt (default 50; zot's is unlimited, ours bounds a runaway loop)")
-	fs.BoolVar(&c.noTools, "no-tools", false, "disable all tools")
+	fs.BoolVar(&c.noTools, "no-tools", false, "no built-in tools (read, write, edit, bash, skill, ls, grep, find); extension and MCP tools stay")
 	fs.StringVar(&c.tools, "tools", "", "comma-separated allowlist of built-in tools (read,write,edit,bash,ls,grep,find)")
 	fs.Var(&c.exts, "ext", "load an extension directory for this run (repeatable)")
 	fs.Var(&c.exts, "e", "short for --ext")

@@ -80,15 +80,16 @@ func TestRPCUnreachableModel(t *testing.T) {
 	}
 }
 
-// An extension's notify reaches the RPC client as an ext_notify event.
+// An extension's notify reaches the RPC client as an ext_notify event,
+// its level kept (success is one: docs/rpc.md).
 func TestRPCExtNotifyEvent(t *testing.T) {
 	e := newEnv(t, llmtest.ToolReply("echo", map[string]any{"text": "x"}), llmtest.TextReply("ok"))
-	e.installGlobalExt("noisy", map[string]any{"exec": fakeExt(t), "args": []string{"-name", "noisy", "-tools", "echo", "-notify-on-call"}})
+	e.installGlobalExt("noisy", map[string]any{"exec": fakeExt(t), "args": []string{"-name", "noisy", "-tools", "echo", "-notify-on-call", "-notify-level", "success"}})
 	p := e.startRPC(nil)
 	p.send(map[string]any{"id": "1", "type": "prompt", "message": "hi"})
 	frames := p.until(isType("done"))
 	n := find(frames, "ext_notify")
-	if n == nil || n["extension"] != "noisy" || n["level"] != "info" || n["message"] != "calling echo" {
+	if n == nil || n["extension"] != "noisy" || n["level"] != "success" || n["message"] != "calling echo" {
 		t.Fatalf("ext_notify: %v (frames %v)", n, types(frames))
 	}
 }
@@ -148,5 +149,64 @@ func TestRPCCommand(t *testing.T) {
 	p.send(map[string]any{"id": "s", "type": "get_state"})
 	if n := p.response("s")["data"].(map[string]any)["message_count"]; n != float64(0) {
 		t.Fatalf("message_count after /clear = %v", n)
+	}
+}
+
+// Several tool calls in one answer, as zot sends them: every tool_call,
+// then turn_end {"stop":"tool_use"}, then each call's tool_result in the
+// calls' order; the last turn_end says "end" (zot's word, not end_turn),
+// and a reply cut at the output limit says "length".
+func TestRPCSeveralToolCallsInZotsOrder(t *testing.T) {
+	e := newEnv(t,
+		llmtest.Reply{Text: "Reading both.", ToolCalls: []llmtest.ToolCall{
+			{ID: "toolu_a", Name: "read", Args: json.RawMessage(`{"path":"a.txt"}`)},
+			{ID: "toolu_b", Name: "read", Args: json.RawMessage(`{"path":"b.txt"}`)},
+			{ID: "toolu_c", Name: "ls", Args: json.RawMessage(`{}`)},
+		}},
+		llmtest.TextReply("Both read."),
+		llmtest.Reply{Text: "cut sho", Stop: "length"},
+	)
+	e.write("a.txt", "alpha\n")
+	e.write("b.txt", "beta\n")
+	p := e.startRPC(nil)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "read a and b"})
+	frames := p.until(isType("done"))
+	var got []string
+	for _, f := range frames {
+		switch f["type"] {
+		case "tool_call", "tool_result":
+			got = append(got, f["type"].(string)+":"+f["id"].(string))
+		case "turn_end", "turn_start", "assistant_message", "done":
+			s := f["type"].(string)
+			if st, ok := f["stop"].(string); ok {
+				s += ":" + st
+			}
+			got = append(got, s)
+		}
+	}
+	want := "turn_start assistant_message " +
+		"tool_call:toolu_a tool_call:toolu_b tool_call:toolu_c turn_end:tool_use " +
+		"tool_result:toolu_a tool_result:toolu_b tool_result:toolu_c " +
+		"turn_start assistant_message turn_end:end done"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("order:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	for _, f := range frames {
+		if f["type"] == "tool_result" && f["id"] == "toolu_b" && !strings.Contains(toJSON(f["content"]), "beta") {
+			t.Fatalf("b's result: %v", f)
+		}
+	}
+	p.send(map[string]any{"id": "2", "type": "prompt", "message": "more"})
+	if te := find(p.until(isType("done")), "turn_end"); te["stop"] != "length" {
+		t.Fatalf("a reply at the output limit: %v", te)
+	}
+}
+
+// zot -p --json writes turn_end's stop as zot does ("end").
+func TestPrintJSONStopIsZots(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("hi"))
+	out, errOut, code := e.runZot(e.args("-p", "hi", "--json")...)
+	if code != 0 || !strings.Contains(out, `{"type":"turn_end","stop":"end"}`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }

@@ -32,9 +32,9 @@ func TestRPCPromptStreamsEvents(t *testing.T) {
 	p.send(map[string]any{"id": "1", "type": "prompt", "message": "what does a.txt say?"})
 	frames := p.until(isType("done"))
 	got := strings.Join(types(frames), " ")
-	// As zot sends it: the tool call streams (tool_use_*), and turn_end
-	// closes the model call before its tool runs.
-	want := "response user_message turn_start assistant_start tool_use_start tool_use_args tool_use_end usage assistant_message turn_end tool_call tool_result " +
+	// As zot sends it: the tool call streams (tool_use_*), tool_call
+	// names it, and turn_end closes the model call before its tool runs.
+	want := "response user_message turn_start assistant_start tool_use_start tool_use_args tool_use_end usage assistant_message tool_call turn_end tool_result " +
 		"turn_start assistant_start text_delta text_delta text_delta usage assistant_message turn_end done"
 	if got != want {
 		t.Fatalf("frames:\n got %s\nwant %s", got, want)
@@ -69,7 +69,7 @@ func TestRPCPromptStreamsEvents(t *testing.T) {
 			ends = append(ends, f["stop"].(string))
 		}
 	}
-	if strings.Join(ends, ",") != "tool_use,end_turn" {
+	if strings.Join(ends, ",") != "tool_use,end" {
 		t.Fatalf("turn_end stops = %v", ends)
 	}
 

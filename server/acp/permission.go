@@ -283,6 +283,13 @@ func (h hooks) Observe(ev agent.Lifecycle) {
 	}
 }
 
+// InterceptsAssistantMessage passes the host's answer on
+// (agent.AnswerInterceptor).
+func (h hooks) InterceptsAssistantMessage() bool {
+	host := h.ss.currentHost()
+	return host != nil && host.InterceptsAssistantMessage()
+}
+
 // markForwarded records that a tool call's tool_call update went out.
 func (ss *session) markForwarded(id string) {
 	ss.mu.Lock()

@@ -43,7 +43,9 @@ func Run(ctx context.Context, rt *agent.Runtime, prompt string, asJSON bool, std
 	}
 	for ev := range ch {
 		if asJSON {
-			b, _ := json.Marshal(ev)
+			wire := ev
+			wire.Stop = agent.ZotStop(ev.Stop) // as zot's --json writes turn_end
+			b, _ := json.Marshal(wire)
 			out.Write(append(b, '\n'))
 			if len(ch) == 0 {
 				out.Flush()

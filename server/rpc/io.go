@@ -80,6 +80,9 @@ func (w *writer) write(v any) {
 
 func (w *writer) event(ev agent.Event) {
 	switch ev.Type {
+	case agent.EventTurnEnd:
+		ev.Stop = agent.ZotStop(ev.Stop) // zot's "end", not "end_turn"
+		w.send(append(ev.AppendJSON(make([]byte, 0, 96), ""), '\n'))
 	case agent.EventUserMessage, agent.EventAssistantMessage, agent.EventToolResult:
 		// A large text (a 16 MiB prompt) is escaped as it is written.
 		sp := ev.Spliced(nil, "")

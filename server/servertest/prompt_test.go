@@ -21,8 +21,9 @@ func TestPromptStreamsEvents(t *testing.T) {
 	}
 	evs := ed.WaitDone(run.RunID)
 	// zot's RPC stream: the tool call streams (tool_use_*) before it is
-	// complete, and turn_end closes the model call before its tool runs.
-	want := "user_message turn_start assistant_start tool_use_start tool_use_args tool_use_end usage assistant_message turn_end tool_call tool_result " +
+	// complete, tool_call names it, and turn_end closes the model call
+	// before its tool runs.
+	want := "user_message turn_start assistant_start tool_use_start tool_use_args tool_use_end usage assistant_message tool_call turn_end tool_result " +
 		"turn_start assistant_start text_delta text_delta text_delta usage assistant_message turn_end done"
 	if got := servertest.Types(evs); got != want {
 		t.Fatalf("events:\n got %s\nwant %s", got, want)
@@ -271,5 +272,49 @@ func TestProgressCancelAbortsTheRun(t *testing.T) {
 	ed.Notify("window/workDoneProgress/cancel", map[string]any{"token": p.Token})
 	if te := servertest.Find(ed.WaitDone(run.RunID), "turn_end"); te["stop"] != "aborted" {
 		t.Fatalf("turn_end: %v", te)
+	}
+}
+
+// With several tool calls in one answer (their tool_calls all come before
+// any runs, zot's order), the progress names the call that runs: while
+// the first call's approval is asked, "running bash", not the last call
+// announced.
+func TestProgressNamesTheRunningCallOfSeveral(t *testing.T) {
+	e := newEnv(t,
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			{Name: "bash", Args: json.RawMessage(`{"command":"true"}`)},
+			{Name: "ls", Args: json.RawMessage(`{}`)},
+		}},
+		llmtest.TextReply("done"))
+	ed := e.start(askMode(true))
+	latest := func() string {
+		msg := ""
+		for _, m := range ed.Notes("$/progress") {
+			var p struct {
+				Value struct {
+					Kind, Message string
+				} `json:"value"`
+			}
+			json.Unmarshal(m.Params, &p)
+			if p.Value.Kind == "report" {
+				msg = p.Value.Message
+			}
+		}
+		return msg
+	}
+	asked := false
+	ed.Choose = func(msg string, actions []string) string {
+		asked = true
+		// Both tool_calls are out before the question (zot's order).
+		ed.Wait(`the progress "running bash" while bash is asked about`, func() bool { return latest() == "running bash" })
+		return "Allow once"
+	}
+	run := ed.Prompt("run both")
+	evs := ed.WaitDone(run.RunID)
+	if !asked || servertest.Types(evs) == "" {
+		t.Fatalf("bash was not asked about: %s", servertest.Types(evs))
+	}
+	if i, j := strings.Index(servertest.Types(evs), "tool_call tool_call turn_end"), strings.Index(servertest.Types(evs), "tool_result tool_result"); i < 0 || j < i {
+		t.Fatalf("events: %s", servertest.Types(evs))
 	}
 }

@@ -55,6 +55,11 @@ if command -v "$GO" >/dev/null 2>&1; then
     cp "$REPO/extensions/examples/$ex/extension.json" "$EXT/$ex/"
     (cd "$REPO/extensions/examples/$ex" && "$GO" build -o "$EXT/$ex/$ex" .) || echo "warning: building $ex failed" >&2
   done
+  # A redacting extension (test_redact): the host tests' fakeext,
+  # intercepting assistant_message and replacing the secret.
+  mkdir -p "$EXT/redactor"
+  (cd "$REPO" && "$GO" build -o "$EXT/redactor/fakeext" ./extensions/testdata/fakeext) || echo "warning: building fakeext failed" >&2
+  printf '{"name":"redactor","version":"1.0.0","exec":"./fakeext","args":["-name","redactor","-intercept","assistant_message","-replace","SECRET-4242=[redacted]"]}\n' > "$EXT/redactor/extension.json"
   # The Go SDK fake MCP server (test_mcp).
   (cd "$REPO" && "$GO" build -o "$EXT/fakemcp" ./extensions/mcp/testdata/fakemcp) || echo "warning: building fakemcp failed" >&2
 else
@@ -91,7 +96,7 @@ for t in "${tests[@]}"; do
   (cd "$dir/ws" && env ZOT_HOME="$dir/home" XDG_DATA_HOME="$dir/xdg/data" XDG_STATE_HOME="$dir/xdg/state" ZOT_BIN="$ZOT_BIN" ZOT_TEST_URL="$url" ZOT_TEST_WS="$dir/ws" \
     ZOT_TEST_TMP="$dir/tmp" ZOT_TEST_NVIM="$NVIM" ZOT_TEST_TODO="$dir/todo" ZOT_TEST_LSPEXT="$EXT/lspext" ZOT_TEST_FAKEMCP="$EXT/fakemcp" \
     ZOT_TEST_GATE="$EXT/permission-gate" ZOT_TEST_PLAN="$EXT/plan-mode" ZOT_TEST_CAPEXT="$EXT/capext" \
-    ZOT_TEST_LINT="$EXT/lint-on-write" \
+    ZOT_TEST_LINT="$EXT/lint-on-write" ZOT_TEST_REDACTOR="$EXT/redactor" \
     ZOT_TEST_NVIM="$(command -v "$NVIM")" \
     timeout 120 "$NVIM" --headless -u NONE -i NONE -n \
     -c "lua local ok,e=pcall(dofile,'$t'); if not ok then io.stderr:write(tostring(e)..'\n'); vim.cmd('cquit 1') end" \

@@ -46,6 +46,7 @@ var (
 	capsF        = flag.String("caps", "", "capabilities to declare in hello besides commands,tools,panels")
 	lateDelay    = flag.Duration("late-delay", 0, "sleep before registering the late tool")
 	notifyOnCall = flag.Bool("notify-on-call", false, "send a notify before each tool_result")
+	notifyLevel  = flag.String("notify-level", "info", "the level of -notify-on-call's notify")
 	noRead       = flag.Bool("no-read", false, "stop reading stdin after ready")
 	crashAfter   = flag.Duration("crash-after", 200*time.Millisecond, "with -crash-start: delay before exiting")
 )
@@ -266,7 +267,7 @@ func toolCall(id, name string, args json.RawMessage) {
 	}
 	json.Unmarshal(args, &a)
 	if *notifyOnCall {
-		emit(frame{"type": "notify", "level": "info", "message": "calling " + name})
+		emit(frame{"type": "notify", "level": *notifyLevel, "message": "calling " + name})
 	}
 	switch name {
 	case "echo", "late", "grep", "ls", "find", "read": // grep…read: an extension claiming a built-in name

@@ -197,6 +197,7 @@ local function create(root)
     runs = {},
     run_header = {},
     tools = {},
+    calls = {}, -- announced tool calls without a result yet, in order
     usage = nil,
     status = 'idle',
     deltas = 0,
@@ -819,7 +820,29 @@ local function on_tool_call(chat, ev)
   local row = block(chat, lines, false)
   local id = api.nvim_buf_set_extmark(chat.buf, ns, row, 0, {})
   chat.tools[ev.id or ''] = { extmark = id, summary = summary, name = ev.name }
-  set_status(chat, 'running ' .. tostring(ev.name or 'tool'))
+  -- An answer's tool_calls all come before its calls run (zot's order):
+  -- the status names the first unfinished one, the one running.
+  chat.calls = chat.calls or {}
+  table.insert(chat.calls, { id = ev.id or '', name = ev.name })
+  if #chat.calls == 1 then
+    set_status(chat, 'running ' .. tostring(ev.name or 'tool'))
+  end
+end
+
+-- The status after a call's result: the next announced call, else thinking.
+local function call_finished(chat, id)
+  local calls = chat.calls or {}
+  for i, c in ipairs(calls) do
+    if c.id == id then
+      table.remove(calls, i)
+      break
+    end
+  end
+  if calls[1] then
+    set_status(chat, 'running ' .. tostring(calls[1].name or 'tool'))
+  else
+    set_status(chat, 'thinking')
+  end
 end
 
 local function on_tool_progress(chat, ev)
@@ -843,6 +866,7 @@ local function on_tool_result(chat, ev)
   local icon = ok and '✓' or '✗'
   if not (mark and row) then
     block(chat, { icon .. ' tool — ' .. util.truncate(util.first_line(text), 80) }, false)
+    call_finished(chat, ev.id or '')
     return
   end
   local buf = chat.buf
@@ -866,7 +890,7 @@ local function on_tool_result(chat, ev)
   pcall(api.nvim_buf_set_extmark, buf, ns, row, 0, { id = mark.extmark })
   fold(chat, row + 1, after + #details - 1)
   follow(chat, wins)
-  set_status(chat, 'thinking')
+  call_finished(chat, ev.id or '')
 end
 
 -- ------------------------------------------------------------- thinking --
@@ -1318,6 +1342,7 @@ function M.on_event(state, ev)
   elseif t == 'done' then
     M.flush(chat)
     run.done = true
+    chat.calls = {}
     if state.replay then
       return
     end

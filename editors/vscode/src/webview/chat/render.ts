@@ -168,7 +168,9 @@ export function renderTool(t: ToolItem): string {
     const state =
         t.status === "running"
             ? codicon("loading", "codicon-modifier-spin")
-            : t.status === "error"
+            : t.status === "pending"
+              ? codicon("clock")
+              : t.status === "error"
               ? codicon("error")
               : codicon("check");
     const summary = summarizeArgs(t.name, t.args);

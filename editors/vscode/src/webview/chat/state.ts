@@ -23,7 +23,9 @@ export interface AssistantItem {
     thinking: string;
     streaming: boolean;
 }
-export type ToolStatus = "running" | "done" | "error";
+/** pending: announced, waiting for the calls before it (zot announces
+ * every call of an answer before the first runs). */
+export type ToolStatus = "pending" | "running" | "done" | "error";
 export interface ToolItem {
     kind: "tool";
     id: string;
@@ -343,7 +345,10 @@ export function applyEvent(s: ChatState, ev: ZotEvent): void {
         case "tool_call":
             endStreaming(s);
             if (!toolItem(s, ev.id)) {
-                add(s, { kind: "tool", id: "t-" + ev.id, callId: ev.id, name: ev.name, args: ev.args, progress: "", status: "running" });
+                // Calls run in order: one announced while another has not
+                // finished waits for it.
+                const waiting = s.items.some((i) => i.kind === "tool" && (i.status === "running" || i.status === "pending"));
+                add(s, { kind: "tool", id: "t-" + ev.id, callId: ev.id, name: ev.name, args: ev.args, progress: "", status: waiting ? "pending" : "running" });
             }
             break;
         case "tool_progress": {
@@ -363,6 +368,12 @@ export function applyEvent(s: ChatState, ev: ZotEvent): void {
             t.status = ev.is_error ? "error" : "done";
             t.reviewing = false;
             touch(s, t);
+            // The next announced call runs now.
+            const next = s.items.find((i) => i.kind === "tool" && i.status === "pending") as ToolItem | undefined;
+            if (next && !s.items.some((i) => i.kind === "tool" && i.status === "running")) {
+                next.status = "running";
+                touch(s, next);
+            }
             break;
         }
         case "usage":
@@ -412,7 +423,7 @@ function markRunningToolsStopped(s: ChatState): void {
         return; // another run is queued: its tools are not ours
     }
     for (const it of s.items) {
-        if (it.kind === "tool" && it.status === "running") {
+        if (it.kind === "tool" && (it.status === "running" || it.status === "pending")) {
             it.status = "error";
             it.result = it.result ?? "stopped";
             touch(s, it);
