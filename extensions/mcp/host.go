@@ -153,7 +153,12 @@ func (h *Host) startOrAsk(s *server) {
 	case c.NeedsTrust() && !extensions.IsTrusted(h.o.Home, h.o.Cwd, c.TrustKey(), c.TrustHash()):
 		s.setState(StateUntrusted, fmt.Sprintf("project MCP server from %s is not trusted; it would run: %s. Trust it in your editor or with `zot mcp trust %s`", c.File, c.CommandLine(), c.Name))
 		if h.o.AskTrust != nil {
-			h.goBG(func() {
+			// Until the user answers, the server counts as starting for
+			// whoever waits for the tools (a tool call the model makes
+			// meanwhile): their answer decides, not the race.
+			s.setAsking(true)
+			if !h.goBG(func() {
+				defer s.setAsking(false) // after launch: starting by then
 				req := TrustRequest{Name: c.Name, File: c.File, Transport: c.Type, CommandLine: c.CommandLine()}
 				if !h.o.AskTrust(h.ctx, req) {
 					return
@@ -163,7 +168,9 @@ func (h *Host) startOrAsk(s *server) {
 					return
 				}
 				s.launch()
-			})
+			}) {
+				s.setAsking(false)
+			}
 		}
 	default:
 		s.launch()
@@ -223,7 +230,7 @@ func (h *Host) waitSettled(ctx context.Context, ss []*server) error {
 		h.mu.Unlock()
 		busy := false
 		for _, s := range ss {
-			if s.status().State == StateStarting {
+			if s.settling() {
 				busy = true
 			}
 		}

@@ -40,6 +40,7 @@ type server struct {
 
 	mu       sync.Mutex
 	state    string
+	asking   bool // the user is being asked to trust it (AskTrust)
 	lastErr  string
 	exits    int // since the last manual restart or stable run
 	restarts int // in this process, for Status
@@ -74,6 +75,22 @@ func (s *server) setState(state, lastErr string) {
 	}
 	s.mu.Unlock()
 	s.h.changed()
+}
+
+// setAsking marks the trust question open or answered.
+func (s *server) setAsking(on bool) {
+	s.mu.Lock()
+	s.asking = on
+	s.mu.Unlock()
+	s.h.changed()
+}
+
+// settling: starting, or waiting for the user's trust answer (which
+// may start it).
+func (s *server) settling() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == StateStarting || s.asking
 }
 
 func (s *server) status() Status {
