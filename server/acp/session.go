@@ -115,7 +115,7 @@ func (s *Server) openSessionAs(ctx context.Context, cwd, resume, forkPath string
 	// every mode, with or without extensions.
 	cfg.WriteRules = append(slices.Clip(cfg.WriteRules), extensions.ProtectedWriteRule(extensions.ProtectedDirs(cfg.Home, cwd, s.opts.Exts)))
 	cfg.Workspace = ss.ws
-	cfg.Hooks = hooks{ss}
+	cfg.Hooks = ss.hookChain()
 	cfg.ExtraTools = ss.extraTools
 	cfg.AwaitTool = ss.awaitTool
 	if caps.Terminal {

@@ -1,0 +1,150 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/tools"
+)
+
+// recordingHost implements every hook and records which were called.
+type recordingHost struct {
+	mu     sync.Mutex
+	called []string
+}
+
+func (h *recordingHost) rec(name string) {
+	h.mu.Lock()
+	h.called = append(h.called, name)
+	h.mu.Unlock()
+}
+
+func (h *recordingHost) BeforeTool(context.Context, agent.ToolCallInfo) agent.ToolDecision {
+	h.rec("BeforeTool")
+	return agent.ToolDecision{ModifiedArgs: json.RawMessage(`{"rewritten":true}`)}
+}
+func (h *recordingHost) BeforeTurn(context.Context, int) agent.TurnDecision {
+	h.rec("BeforeTurn")
+	return agent.TurnDecision{}
+}
+func (h *recordingHost) BeforeAssistantMessage(context.Context, string) agent.AssistantDecision {
+	h.rec("BeforeAssistantMessage")
+	return agent.AssistantDecision{}
+}
+func (h *recordingHost) Observe(agent.Lifecycle) { h.rec("Observe") }
+func (h *recordingHost) TransformInput(context.Context, string) agent.InputDecision {
+	h.rec("TransformInput")
+	return agent.InputDecision{}
+}
+func (h *recordingHost) BeforeAgentStart(context.Context, string, string) agent.AgentStartDecision {
+	h.rec("BeforeAgentStart")
+	return agent.AgentStartDecision{}
+}
+func (h *recordingHost) TransformContext(context.Context, []message.Message) []message.Message {
+	h.rec("TransformContext")
+	return nil
+}
+func (h *recordingHost) AfterTool(_ context.Context, _ agent.ToolCallInfo, res tools.Result) tools.Result {
+	h.rec("AfterTool")
+	return res
+}
+
+// hookMethods are every method of Hooks and RunHooks, by reflection: a hook
+// added to either interface is in the list without a line here.
+func hookMethods() []reflect.Method {
+	var out []reflect.Method
+	for _, t := range []reflect.Type{reflect.TypeFor[agent.Hooks](), reflect.TypeFor[agent.RunHooks]()} {
+		for i := range t.NumMethod() {
+			out = append(out, t.Method(i))
+		}
+	}
+	return out
+}
+
+// callZero calls the method name of v with zero arguments (a context
+// where one is expected).
+func callZero(v any, name string) {
+	m := reflect.ValueOf(v).MethodByName(name)
+	args := make([]reflect.Value, m.Type().NumIn())
+	for i := range args {
+		t := m.Type().In(i)
+		if t == reflect.TypeFor[context.Context]() {
+			args[i] = reflect.ValueOf(context.Background())
+			continue
+		}
+		args[i] = reflect.Zero(t)
+	}
+	m.Call(args)
+}
+
+// Every hook reaches the host through the chain, with any front's layers on
+// it (none, --no-yolo's approval, a layer that overrides one hook), and the
+// chain implements the whole set: the runtime finds RunHooks by type
+// assertion, so a wrapper without them would switch them off silently.
+func TestHookChainForwardsEveryHook(t *testing.T) {
+	allow := agent.ApprovalLayer(func(context.Context, agent.ToolCallInfo) agent.ToolDecision { return agent.ToolDecision{} })
+	var observedByLayer int
+	observer := agent.HookLayer{Observe: func(ev agent.Lifecycle, next func(agent.Lifecycle)) {
+		observedByLayer++
+		next(ev)
+	}}
+	fronts := map[string][]agent.HookLayer{
+		"no layer":          nil,
+		"approval":          {allow},
+		"approval+observer": {allow, observer},
+		"empty layer":       {{}},
+	}
+	for name, layers := range fronts {
+		t.Run(name, func(t *testing.T) {
+			host := &recordingHost{}
+			var chain agent.Hooks = agent.ChainHooks(agent.StaticHooks(host), layers...)
+			if _, ok := chain.(agent.RunHooks); !ok {
+				t.Fatal("the chain does not implement agent.RunHooks: the runtime would skip the host's input, before_agent_start, context and tool_result hooks")
+			}
+			var want []string
+			for _, m := range hookMethods() {
+				callZero(chain, m.Name)
+				want = append(want, m.Name)
+			}
+			got := append([]string(nil), host.called...)
+			sort.Strings(got)
+			sort.Strings(want)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("the host saw %v through the chain, want every hook %v", got, want)
+			}
+		})
+	}
+	if observedByLayer != 1 {
+		t.Fatalf("the observing layer saw %d events, want 1", observedByLayer)
+	}
+	// No host (--no-ext): every hook answers its zero verdict.
+	chain := agent.ChainHooks(agent.StaticHooks(nil), allow)
+	for _, m := range hookMethods() {
+		callZero(chain, m.Name)
+	}
+}
+
+// Under --no-yolo the guards see a call first and the user is asked about
+// the call as it will run (rewritten by the guard); a refusal wins.
+func TestApprovalLayerAsksAfterTheGuards(t *testing.T) {
+	host := &recordingHost{}
+	var asked []string
+	ask := func(_ context.Context, call agent.ToolCallInfo) agent.ToolDecision {
+		asked = append(asked, string(call.Args))
+		return agent.ToolDecision{Block: true, Reason: "denied"}
+	}
+	chain := agent.ChainHooks(agent.StaticHooks(host), agent.ApprovalLayer(ask))
+	d := chain.BeforeTool(context.Background(), agent.ToolCallInfo{ID: "1", Name: "bash", Args: json.RawMessage(`{}`)})
+	if !d.Block || d.Reason != "denied" {
+		t.Fatalf("decision %+v, want the user's refusal", d)
+	}
+	if len(host.called) != 1 || host.called[0] != "BeforeTool" || len(asked) != 1 || asked[0] != `{"rewritten":true}` {
+		t.Fatalf("host saw %v, the user was asked about %v; want the guard first, then the rewritten call", host.called, asked)
+	}
+}
