@@ -166,7 +166,9 @@ func (c *HookChain) beforeAgentStart(i int) func(context.Context, string, string
 	for ; i < len(c.layers); i++ {
 		if f := c.layers[i].BeforeAgentStart; f != nil {
 			next := c.beforeAgentStart(i + 1)
-			return func(ctx context.Context, prompt, system string) AgentStartDecision { return f(ctx, prompt, system, next) }
+			return func(ctx context.Context, prompt, system string) AgentStartDecision {
+				return f(ctx, prompt, system, next)
+			}
 		}
 	}
 	return func(ctx context.Context, prompt, system string) AgentStartDecision {
@@ -204,7 +206,9 @@ func (c *HookChain) afterTool(i int) func(context.Context, ToolCallInfo, tools.R
 	for ; i < len(c.layers); i++ {
 		if f := c.layers[i].AfterTool; f != nil {
 			next := c.afterTool(i + 1)
-			return func(ctx context.Context, call ToolCallInfo, res tools.Result) tools.Result { return f(ctx, call, res, next) }
+			return func(ctx context.Context, call ToolCallInfo, res tools.Result) tools.Result {
+				return f(ctx, call, res, next)
+			}
 		}
 	}
 	return func(ctx context.Context, call ToolCallInfo, res tools.Result) tools.Result {
