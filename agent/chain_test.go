@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/tools"
 )
@@ -146,5 +148,50 @@ func TestApprovalLayerAsksAfterTheGuards(t *testing.T) {
 	}
 	if len(host.called) != 1 || host.called[0] != "BeforeTool" || len(asked) != 1 || asked[0] != `{"rewritten":true}` {
 		t.Fatalf("host saw %v, the user was asked about %v; want the guard first, then the rewritten call", host.called, asked)
+	}
+}
+
+// extensionTool is a tool an extension provides.
+type extensionTool struct{ ext string }
+
+func (extensionTool) Name() string            { return "weather" }
+func (extensionTool) Description() string     { return "the weather" }
+func (extensionTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (extensionTool) Run(context.Context, tools.Call) tools.Result {
+	return tools.TextResult("Berlin: 16°C, fog")
+}
+func (t extensionTool) Extension() string { return t.ext }
+
+// An extension's tool call and result name the extension (details.extension
+// on the events, the hooks' ToolExtension / Extension); zot's own tools'
+// events do not change.
+func TestToolEventsNameTheExtension(t *testing.T) {
+	h := &lifeHooks{}
+	rt, _ := newRuntime(t, func(c *agent.Config) {
+		c.Hooks = agent.ChainHooks(agent.StaticHooks(h))
+		c.ExtraTools = func() []tools.Tool { return []tools.Tool{extensionTool{ext: "forecast"}} }
+	}, llmtest.ToolReply("weather", map[string]any{"city": "Berlin"}), llmtest.ToolReply("ls", map[string]any{}), llmtest.TextReply("done"))
+	evs := collect(t)(rt.Prompt(context.Background(), "x", nil))
+	var got []string
+	for _, e := range evs {
+		if e.Type == agent.EventToolCall || e.Type == agent.EventToolResult {
+			b, _ := json.Marshal(e)
+			var w struct {
+				Details *struct{ Extension string } `json:"details"`
+			}
+			_ = json.Unmarshal(b, &w)
+			ext := "-"
+			if w.Details != nil {
+				ext = w.Details.Extension
+			}
+			got = append(got, e.Type+":"+ext)
+		}
+	}
+	if want := "tool_call:forecast tool_result:forecast tool_call:- tool_result:-"; strings.Join(got, " ") != want {
+		t.Fatalf("tool events' details.extension: %v, want %s", got, want)
+	}
+	calls := h.find("tool_call")
+	if len(calls) != 2 || calls[0].ToolExtension != "forecast" || calls[1].ToolExtension != "" {
+		t.Fatalf("tool_call lifecycle: %+v", calls)
 	}
 }

@@ -308,7 +308,7 @@ func (r *Runtime) runTools(ctx context.Context, calls []message.Content, toolset
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		emit(Event{Type: EventToolCall, ID: c.ID, Name: c.Name, Args: args})
+		emit(Event{Type: EventToolCall, ID: c.ID, Name: c.Name, Args: args, Extension: toolExtension(c.Name, toolset)})
 		var res tools.Result
 		if ctx.Err() != nil {
 			res = tools.ErrorResult("aborted by the user before the tool ran")
@@ -319,14 +319,14 @@ func (r *Runtime) runTools(ctx context.Context, calls []message.Content, toolset
 			} else if ctx.Err() != nil {
 				res = tools.ErrorResult("aborted by the user: " + message.TextOf(res.Content))
 			} else if h := r.runHooks(); h != nil {
-				res = h.AfterTool(ctx, ToolCallInfo{ID: c.ID, Name: c.Name, Args: args}, res)
+				res = h.AfterTool(ctx, ToolCallInfo{ID: c.ID, Name: c.Name, Args: args, Extension: toolExtension(c.Name, toolset)}, res)
 			}
 		}
 		if res.Content == nil {
 			res.Content = []message.Content{}
 		}
 		res.Content = redactContents(r.redact, res.Content)
-		emit(Event{Type: EventToolResult, ID: c.ID, IsError: res.IsError, Content: res.Content})
+		emit(Event{Type: EventToolResult, ID: c.ID, IsError: res.IsError, Content: res.Content, Extension: toolExtension(c.Name, toolset)})
 		results = append(results, message.Content{Type: message.TypeToolResult, CallID: c.ID, IsError: res.IsError, Content: res.Content})
 	}
 	return results, ctx.Err() != nil
@@ -334,8 +334,9 @@ func (r *Runtime) runTools(ctx context.Context, calls []message.Content, toolset
 
 func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMessage, toolset []tools.Tool, emit func(Event)) tools.Result {
 	if h := r.cfg.Hooks; h != nil {
-		h.Observe(Lifecycle{Event: "tool_call", ToolID: id, ToolName: name, ToolArgs: args})
-		d := h.BeforeTool(ctx, ToolCallInfo{ID: id, Name: name, Args: args})
+		ext := toolExtension(name, toolset)
+		h.Observe(Lifecycle{Event: "tool_call", ToolID: id, ToolName: name, ToolArgs: args, ToolExtension: ext})
+		d := h.BeforeTool(ctx, ToolCallInfo{ID: id, Name: name, Args: args, Extension: ext})
 		if d.Block {
 			reason := d.Reason
 			if reason == "" {
@@ -374,6 +375,22 @@ func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMes
 	return tool.Run(ctx, tools.Call{ID: id, Args: args, Progress: func(text string) {
 		emit(Event{Type: EventToolProgress, ID: id, Text: text})
 	}})
+}
+
+// toolExtension names the extension providing the tool called name in the
+// model call's toolset ("" for zot's own tools and names it was not
+// offered). The set is the one the model saw: asking ExtraTools again
+// would rebuild the extensions' list for every event.
+func toolExtension(name string, toolset []tools.Tool) string {
+	for _, t := range toolset {
+		if t.Name() == name {
+			if e, ok := t.(interface{ Extension() string }); ok {
+				return e.Extension()
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // toolset is the built-in tools plus the extra (extension) tools current

@@ -411,12 +411,9 @@ func (r *Runtime) PromptWith(ctx context.Context, in PromptInput) (<-chan Event,
 // lifecycle as Prompt; the last event before done is compact_done.
 func (r *Runtime) Compact(ctx context.Context) (<-chan Event, error) {
 	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
-		r.observe(Lifecycle{Event: "compact_start"})
-		err := r.compact(ctx, emit, r.messageCount())
-		if err != nil {
+		if err := r.compact(ctx, emit, r.messageCount()); err != nil {
 			emit(errorEvent(err))
 		}
-		r.observe(Lifecycle{Event: "compact_end"})
 	})
 }
 

@@ -204,11 +204,28 @@ func (h *Host) Observe(ev agent.Lifecycle) {
 	if err != nil {
 		return
 	}
+	// An extension that negotiated the additions also learns whose tool
+	// a tool_call is; others get zot's frame byte for byte.
+	bExt := b
+	if ev.Event == wire.EventToolCall && ev.ToolExtension != "" {
+		f.Details = &wire.ToolDetails{Extension: ev.ToolExtension}
+		if bExt, err = EncodeFrame(f); err != nil {
+			return
+		}
+	}
 	for _, s := range subs {
 		s.mu.Lock()
 		p := s.cur
 		s.mu.Unlock()
-		if p != nil {
+		if p == nil {
+			continue
+		}
+		p.mu.Lock()
+		extended := p.extended
+		p.mu.Unlock()
+		if extended {
+			p.out.push(bExt, true)
+		} else {
 			p.out.push(b, true)
 		}
 	}
@@ -403,6 +420,9 @@ func (h *Host) AfterTool(ctx context.Context, call agent.ToolCallInfo, res tools
 		args = json.RawMessage("{}")
 	}
 	f := wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventToolResult, ToolID: call.ID, ToolName: call.Name, ToolArgs: args, Content: blocks(res), IsError: res.IsError}
+	if call.Extension != "" {
+		f.Details = &wire.ToolDetails{Extension: call.Extension}
+	}
 	h.interceptChain(ctx, &f, func(s *slot, r wire.Frame) bool {
 		if len(r.Content) > 0 {
 			res = tools.Result{Content: convertBlocks(r.Content, r.IsError), IsError: r.IsError}

@@ -259,10 +259,14 @@ func (ss *session) waitIdle(d time.Duration) {
 	}
 }
 
-// close stops the session's own MCP servers, lets go of the workspace's
-// hosts (the last session stops them) and closes the runtime.
+// close stops the session's own MCP servers, closes the runtime and lets
+// go of the workspace's hosts (the last session stops them): the runtime
+// first, so its session_shutdown reaches the extensions while they run.
 func (ss *session) close() {
 	ss.closeMCP()
+	if ss.rt != nil {
+		ss.rt.Close()
+	}
 	ss.mu.Lock()
 	w := ss.hosts
 	released := ss.released
@@ -270,9 +274,6 @@ func (ss *session) close() {
 	ss.mu.Unlock()
 	if w != nil && !released {
 		ss.srv.releaseHosts(w)
-	}
-	if ss.rt != nil {
-		ss.rt.Close()
 	}
 }
 
