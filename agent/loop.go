@@ -313,13 +313,16 @@ func (r *Runtime) runTools(ctx context.Context, calls []message.Content, toolset
 		if ctx.Err() != nil {
 			res = tools.ErrorResult("aborted by the user before the tool ran")
 		} else {
-			res = r.runTool(ctx, c.ID, c.Name, args, toolset, emit)
+			// ran: the args the tool ran with (a guard may rewrite them);
+			// the tool_result hooks see those.
+			var ran json.RawMessage
+			res, ran = r.runTool(ctx, c.ID, c.Name, args, toolset, emit)
 			if ctx.Err() != nil && !res.IsError {
 				// The tool finished despite the abort; keep its result.
 			} else if ctx.Err() != nil {
 				res = tools.ErrorResult("aborted by the user: " + message.TextOf(res.Content))
 			} else if h := r.runHooks(); h != nil {
-				res = h.AfterTool(ctx, ToolCallInfo{ID: c.ID, Name: c.Name, Args: args, Extension: toolExtension(c.Name, toolset)}, res)
+				res = h.AfterTool(ctx, ToolCallInfo{ID: c.ID, Name: c.Name, Args: ran, Extension: toolExtension(c.Name, toolset)}, res)
 			}
 		}
 		if res.Content == nil {
@@ -332,7 +335,7 @@ func (r *Runtime) runTools(ctx context.Context, calls []message.Content, toolset
 	return results, ctx.Err() != nil
 }
 
-func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMessage, toolset []tools.Tool, emit func(Event)) tools.Result {
+func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMessage, toolset []tools.Tool, emit func(Event)) (tools.Result, json.RawMessage) {
 	if h := r.cfg.Hooks; h != nil {
 		ext := toolExtension(name, toolset)
 		h.Observe(Lifecycle{Event: "tool_call", ToolID: id, ToolName: name, ToolArgs: args, ToolExtension: ext})
@@ -342,7 +345,7 @@ func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMes
 			if reason == "" {
 				reason = "blocked by an extension"
 			}
-			return tools.ErrorResult(reason)
+			return tools.ErrorResult(reason), args
 		}
 		if len(d.ModifiedArgs) > 0 {
 			args = d.ModifiedArgs
@@ -367,14 +370,14 @@ func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMes
 		tool = r.cfg.AwaitTool(ctx, name)
 	}
 	if tool == nil {
-		return tools.ErrorResult(fmt.Sprintf("unknown tool %q; available tools: %s", name, names(toolset)))
+		return tools.ErrorResult(fmt.Sprintf("unknown tool %q; available tools: %s", name, names(toolset))), args
 	}
 	if !json.Valid(args) {
-		return tools.ErrorResult(fmt.Sprintf("the arguments for %s are not valid JSON; send a JSON object matching the tool's schema", name))
+		return tools.ErrorResult(fmt.Sprintf("the arguments for %s are not valid JSON; send a JSON object matching the tool's schema", name)), args
 	}
 	return tool.Run(ctx, tools.Call{ID: id, Args: args, Progress: func(text string) {
 		emit(Event{Type: EventToolProgress, ID: id, Text: text})
-	}})
+	}}), args
 }
 
 // toolExtension names the extension providing the tool called name in the

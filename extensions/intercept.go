@@ -32,9 +32,13 @@ func (s *slot) intercept(ctx context.Context, f wire.Frame) (wire.Frame, error) 
 	defer p.end()
 	p.mu.Lock()
 	sub := p.intercept[f.Event]
+	extended := p.extended
 	p.mu.Unlock()
 	if !sub {
 		return wire.Frame{}, errNotSubscribed
+	}
+	if !extended {
+		f.Details = nil // zot's frame byte for byte: no attribution
 	}
 	cancel() // the acquire budget is spent; the answer has its own
 	r, err := s.interceptWait(ctx, p, f)
@@ -75,7 +79,11 @@ func (h *Host) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.To
 		return agent.ToolDecision{Block: true, Reason: "aborted while extensions were starting"}
 	}
 	for _, s := range h.interceptors(wire.EventToolCall) {
-		r, err := s.intercept(ctx, wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventToolCall, ToolID: call.ID, ToolName: call.Name, ToolArgs: args})
+		f := wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventToolCall, ToolID: call.ID, ToolName: call.Name, ToolArgs: args}
+		if call.Extension != "" {
+			f.Details = &wire.ToolDetails{Extension: call.Extension}
+		}
+		r, err := s.intercept(ctx, f)
 		if errors.Is(err, errNotSubscribed) {
 			continue
 		}
