@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -319,15 +320,22 @@ func recordedFrames(t *testing.T, path string) []map[string]any {
 // is registered (its hooks run) from then on.
 func waitSessionStart(t *testing.T, rec string, stderr func() string) {
 	t.Helper()
+	waitFrame(t, rec, "session_start", stderr)
+}
+
+// waitFrame waits until the extension has received an event named name,
+// or a frame of that type.
+func waitFrame(t *testing.T, rec, name string, stderr func() string) {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		for _, f := range recordedFrames(t, rec) {
-			if f["type"] == "event" && f["event"] == "session_start" {
+			if f["type"] == name || f["type"] == "event" && f["event"] == name {
 				return
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the extension never got session_start\nstderr: %s", stderr())
+			t.Fatalf("the extension never got %s\nstderr: %s", name, stderr())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -500,4 +508,105 @@ func (e *env) contractACP(t *testing.T, rec string, f contractFront, flags []str
 	p.client.mu.Lock()
 	defer p.client.mu.Unlock()
 	return slices.Clone(p.client.asked)
+}
+
+// session_shutdown reaches the extension on every way out of every front,
+// before the host shuts it down: the editor's shutdown and exit, the end
+// of input, SIGTERM, the ACP client closing its (last) session.
+func TestSessionShutdownOnEveryExitPath(t *testing.T) {
+	hookext := testenv.GoBuild(t, filepath.Dir(zotBin), "github.com/zot-editors/zot/extensions/testdata/hookext")
+	cases := []struct {
+		name string
+		exit func(t *testing.T, e *env, rec string)
+	}{
+		{"zot lsp: shutdown and exit", func(t *testing.T, e *env, rec string) {
+			ed := e.startContractLSP(t, rec, nil)
+			ed.Shutdown()
+		}},
+		{"zot lsp: end of input", func(t *testing.T, e *env, rec string) {
+			ed := e.startContractLSP(t, rec, nil)
+			ed.CloseStdin()
+			ed.WaitExit()
+		}},
+		{"zot lsp: SIGTERM", func(t *testing.T, e *env, rec string) {
+			ed := e.startContractLSP(t, rec, nil)
+			syscall.Kill(ed.PID(), syscall.SIGTERM)
+			ed.WaitExit()
+		}},
+		{"zot rpc: end of input", func(t *testing.T, e *env, rec string) {
+			p := e.startRPC(nil)
+			waitSessionStart(t, rec, p.errb.String)
+			p.in.Close()
+			p.rest(60 * time.Second)
+		}},
+		{"zot rpc: SIGTERM", func(t *testing.T, e *env, rec string) {
+			p := e.startRPC(nil)
+			waitSessionStart(t, rec, p.errb.String)
+			p.cmd.Process.Signal(syscall.SIGTERM)
+			p.rest(60 * time.Second)
+		}},
+		{"zot -p: the answer printed", func(t *testing.T, e *env, rec string) {
+			if _, errOut, code := e.runZot(e.args("-p", "hi")...); code != 0 {
+				t.Fatalf("zot -p: exit %d: %s", code, errOut)
+			}
+		}},
+		{"zot acp: the client closes the last session", func(t *testing.T, e *env, rec string) {
+			p, s := e.startContractACP(t, rec)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			if _, err := p.conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: s}); err != nil {
+				t.Fatalf("session/close: %v", err)
+			}
+			// The last session of the workspace: its host is gone once
+			// the extension has its shutdown; the record is whole then.
+			waitFrame(t, rec, "shutdown", p.stderr.String)
+			p.exit(t)
+		}},
+		{"zot acp: end of input", func(t *testing.T, e *env, rec string) {
+			p, _ := e.startContractACP(t, rec)
+			p.exit(t)
+		}},
+		{"zot acp: SIGTERM", func(t *testing.T, e *env, rec string) {
+			p, _ := e.startContractACP(t, rec)
+			p.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-p.done:
+			case <-time.After(60 * time.Second):
+				t.Fatalf("zot acp did not exit on SIGTERM\nstderr: %s", p.stderr.String())
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, llmtest.TextReply("hello"))
+			rec := filepath.Join(t.TempDir(), "rec")
+			e.installGlobalExt("hookext", map[string]any{"exec": hookext, "args": []string{"-record", rec}})
+			c.exit(t, e, rec)
+			run := contractRun{frames: recordedFrames(t, rec)}
+			row := contractRows[slices.IndexFunc(contractRows, func(r contractRow) bool { return r.name == "session_shutdown" })]
+			if got, want := row.got(run), row.want(contractFront{}); got != want {
+				t.Fatalf("session_shutdown: got %s, want %s\nframes: %s", got, want, toJSON(run.frames))
+			}
+		})
+	}
+}
+
+func (e *env) startContractLSP(t *testing.T, rec string, flags []string) *servertest.Editor {
+	ed := servertest.Start(t, servertest.Config{Bin: zotBin, Args: append([]string{"--api-key", "test-key", "--base-url", e.llm.URL()}, flags...),
+		Env: e.environ(), Root: e.cwd})
+	ed.Initialize(nil)
+	waitSessionStart(t, rec, ed.Stderr)
+	return ed
+}
+
+func (e *env) startContractACP(t *testing.T, rec string) (*acpProc, sdk.SessionId) {
+	p := e.startACP(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := p.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.cwd, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v\nstderr: %s", err, p.stderr.String())
+	}
+	waitSessionStart(t, rec, p.stderr.String)
+	return p, s.SessionId
 }
