@@ -3,6 +3,8 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -193,5 +195,66 @@ func TestToolEventsNameTheExtension(t *testing.T) {
 	calls := h.find("tool_call")
 	if len(calls) != 2 || calls[0].ToolExtension != "forecast" || calls[1].ToolExtension != "" {
 		t.Fatalf("tool_call lifecycle: %+v", calls)
+	}
+}
+
+// A resumed session brings back the model it was written with (another
+// model of the provider), and the hooks hear model_select after its
+// session_start; a model asked for by name at start wins over the
+// session's, until a later resume.
+func TestResumeRestoresTheSessionsModel(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(home, "models.json"), []byte(`[{"id":"tiny","provider":"anthropic","context_window":1000,"max_output":100},
+		{"id":"tiny2","provider":"anthropic","context_window":1000,"max_output":100}]`), 0o644)
+	srv := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{llmtest.TextReply("one")}})
+	defer srv.Close()
+	cfg := agent.Config{APIKey: "k", BaseURL: srv.URL(), CWD: cwd, Home: home, Sessions: true, Model: "tiny2"}
+	rt1, err := agent.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t)(rt1.Prompt(context.Background(), "first", nil))
+	id := rt1.State().SessionID
+	rt1.Close()
+
+	selects := func(h *lifeHooks) string {
+		var out []string
+		for _, l := range h.life {
+			if l.Event == "session_start" || l.Event == "model_select" {
+				out = append(out, l.Event+":"+l.Reason+l.PreviousModel+">"+l.Model)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	// Resumed at start, no model asked for: the session's comes back.
+	h := &lifeHooks{}
+	cfg.Model, cfg.Resume, cfg.Hooks = "", id, h
+	rt2, err := agent.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt2.ObserveSessionStart("resume")
+	if rt2.Model().ID != "tiny2" || !strings.HasPrefix(selects(h), "session_start:resume> model_select:") || !strings.HasSuffix(selects(h), ">tiny2") {
+		t.Fatalf("resumed at start: model %s, events %s", rt2.Model().ID, selects(h))
+	}
+	rt2.Close()
+
+	// --model tiny at start wins; /resume later restores the session's.
+	h = &lifeHooks{}
+	cfg.Model, cfg.Hooks = "tiny", h
+	rt3, err := agent.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt3.Close()
+	rt3.ObserveSessionStart("resume")
+	if rt3.Model().ID != "tiny" || selects(h) != "session_start:resume>" {
+		t.Fatalf("--model at start: model %s, events %s", rt3.Model().ID, selects(h))
+	}
+	if err := rt3.Resume(id); err != nil {
+		t.Fatal(err)
+	}
+	if rt3.Model().ID != "tiny2" || selects(h) != "session_start:resume> session_start:resume> model_select:tiny>tiny2" {
+		t.Fatalf("/resume: model %s, events %s", rt3.Model().ID, selects(h))
 	}
 }

@@ -475,6 +475,7 @@ func (r *Runtime) observeSessionStart() {
 	r.mu.Unlock()
 	if first && r.cfg.Hooks != nil {
 		r.cfg.Hooks.Observe(Lifecycle{Event: "session_start", Reason: "startup"})
+		r.observeRestoredModel()
 	}
 }
 

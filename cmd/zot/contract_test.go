@@ -610,3 +610,85 @@ func (e *env) startContractACP(t *testing.T, rec string) (*acpProc, sdk.SessionI
 	waitSessionStart(t, rec, p.stderr.String)
 	return p, s.SessionId
 }
+
+// zot acp's session_start says how the session came to be, when the
+// client opens it (not at its first prompt): new, load, resume; a loaded
+// or resumed session restores the model it was written with, and the
+// extensions running then hear model_select (one that starts later finds
+// the model in hello_ack).
+func TestACPSessionStartReasonsAndRestoredModel(t *testing.T) {
+	hookext := testenv.GoBuild(t, filepath.Dir(zotBin), "github.com/zot-editors/zot/extensions/testdata/hookext")
+	e := newEnv(t, llmtest.TextReply("saved"))
+	os.WriteFile(filepath.Join(e.home, "models.json"), []byte(`[{"id":"tiny2","provider":"anthropic","context_window":1000,"max_output":100}]`), 0o644)
+	// A saved session written with tiny2.
+	if _, errOut, code := e.runZot(e.args("--no-ext", "--model", "tiny2", "-p", "hi")...); code != 0 {
+		t.Fatalf("zot -p: exit %d: %s", code, errOut)
+	}
+	rec := filepath.Join(t.TempDir(), "rec")
+	e.installGlobalExt("hookext", map[string]any{"exec": hookext, "args": []string{"-record", rec}})
+	p := e.startACP(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	list, err := p.conn.ListSessions(ctx, sdk.ListSessionsRequest{Cwd: &e.cwd})
+	if err != nil || len(list.Sessions) != 1 {
+		t.Fatalf("session/list: %v %v", list, err)
+	}
+	id := list.Sessions[0].SessionId
+	starts := func(n int) []map[string]any {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			got := contractRun{frames: recordedFrames(t, rec)}.events("session_start")
+			if len(got) >= n {
+				return got
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d session_start events, want %d\nstderr: %s", len(got), n, p.stderr.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	closeSession := func(s sdk.SessionId) {
+		if _, err := p.conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: s}); err != nil {
+			t.Fatalf("session/close: %v", err)
+		}
+	}
+	// A session of the workspace stays open: its extensions run while
+	// the saved one is loaded and resumed.
+	s, err := p.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.cwd, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	starts(1)
+	if _, err := p.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: e.cwd, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	starts(2)
+	closeSession(id)
+	if _, err := p.conn.ResumeSession(ctx, sdk.ResumeSessionRequest{SessionId: id, Cwd: e.cwd, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/resume: %v", err)
+	}
+	starts(3)
+	closeSession(id)
+	closeSession(s.SessionId)
+	p.exit(t)
+	run := contractRun{frames: recordedFrames(t, rec)}
+	var got []string
+	for _, f := range run.frames {
+		if f["type"] != "event" {
+			continue
+		}
+		switch f["event"] {
+		case "session_start":
+			got = append(got, "session_start "+fmt.Sprint(f["reason"]))
+		case "model_select":
+			got = append(got, "model_select "+fmt.Sprint(f["model"]))
+		}
+	}
+	if want := "session_start new,session_start load,model_select tiny2,session_start resume,model_select tiny2"; strings.Join(got, ",") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, ","), want)
+	}
+	if n := len(e.llm.Requests()); n != 1 {
+		t.Fatalf("%d model requests: session_start must not wait for a prompt", n)
+	}
+}
