@@ -75,7 +75,7 @@ type Runtime struct {
 	cancel    context.CancelFunc
 	closed    bool
 	sess      *session.Writer
-	started   bool   // session_start observed
+	started   bool // session_start observed
 	// restoredFrom is the model a resumed session's own replaced, until
 	// model_select tells the hooks (after session_start).
 	restoredFrom string
