@@ -345,15 +345,25 @@ func (e *env) contractRPC(t *testing.T, rec string, flags []string) []string {
 	p := e.startRPC(nil, flags...)
 	waitSessionStart(t, rec, p.errb.String)
 	p.send(map[string]any{"id": "1", "type": "prompt", "message": contractPrompt})
-	var asked []string
+	var asked, attributed []string
 	for {
 		frames := p.until(func(m map[string]any) bool { return m["type"] == "done" || m["type"] == "ext_ui_request" })
+		for _, f := range frames {
+			if f["type"] == "tool_call" || f["type"] == "tool_result" {
+				attributed = append(attributed, fmt.Sprintf("%s:%s", f["type"], toJSON(f["details"])))
+			}
+		}
 		last := frames[len(frames)-1]
 		if last["type"] == "done" {
 			break
 		}
 		asked = append(asked, toJSON(last))
 		p.send(map[string]any{"id": "ui", "type": "ui_response", "ui_id": last["id"], "value": "Allow once"})
+	}
+	// The RPC events name the extension of an extension's tool (seed
+	// 000's tool result attribution), and nothing for zot's own.
+	if got, want := strings.Join(attributed, " "), `tool_call:{"extension":"hookext"} tool_result:{"extension":"hookext"} tool_call:null tool_result:null`; got != want {
+		t.Errorf("tool events' details over zot rpc:\n got %s\nwant %s", got, want)
 	}
 	p.send(map[string]any{"id": "m", "type": "set_model", "model": "tiny2"})
 	if r := p.response("m"); r["success"] != true {
