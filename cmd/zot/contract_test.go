@@ -530,16 +530,16 @@ func TestSessionShutdownOnEveryExitPath(t *testing.T) {
 		exit func(t *testing.T, e *env, rec string)
 	}{
 		{"zot lsp: shutdown and exit", func(t *testing.T, e *env, rec string) {
-			ed := e.startContractLSP(t, rec, nil)
+			ed := e.startContractLSP(t, rec)
 			ed.Shutdown()
 		}},
 		{"zot lsp: end of input", func(t *testing.T, e *env, rec string) {
-			ed := e.startContractLSP(t, rec, nil)
+			ed := e.startContractLSP(t, rec)
 			ed.CloseStdin()
 			ed.WaitExit()
 		}},
 		{"zot lsp: SIGTERM", func(t *testing.T, e *env, rec string) {
-			ed := e.startContractLSP(t, rec, nil)
+			ed := e.startContractLSP(t, rec)
 			syscall.Kill(ed.PID(), syscall.SIGTERM)
 			ed.WaitExit()
 		}},
@@ -601,8 +601,8 @@ func TestSessionShutdownOnEveryExitPath(t *testing.T) {
 	}
 }
 
-func (e *env) startContractLSP(t *testing.T, rec string, flags []string) *servertest.Editor {
-	ed := servertest.Start(t, servertest.Config{Bin: zotBin, Args: append([]string{"--api-key", "test-key", "--base-url", e.llm.URL()}, flags...),
+func (e *env) startContractLSP(t *testing.T, rec string) *servertest.Editor {
+	ed := servertest.Start(t, servertest.Config{Bin: zotBin, Args: []string{"--api-key", "test-key", "--base-url", e.llm.URL()},
 		Env: e.environ(), Root: e.cwd})
 	ed.Initialize(nil)
 	waitSessionStart(t, rec, ed.Stderr)
