@@ -228,14 +228,15 @@ func (h *Host) Observe(ev agent.Lifecycle) {
 		if p == nil {
 			continue
 		}
-		p.mu.Lock()
-		extended := p.extended
-		p.mu.Unlock()
-		if extended {
-			p.out.push(bExt, true)
-		} else {
-			p.out.push(b, true)
+		out := b
+		if len(bExt) != len(b) {
+			p.mu.Lock()
+			if p.extended {
+				out = bExt
+			}
+			p.mu.Unlock()
 		}
+		p.out.push(out, true)
 	}
 }
 
