@@ -17,8 +17,11 @@ const compactAsk = "Summarise the conversation above for the agent, as instructe
 
 // compact replaces messages[:keepFrom] with one synthetic user message
 // holding a model-written summary. The summary call's own usage is counted
-// in the runtime's cost (zot forgets it).
+// in the runtime's cost (zot forgets it). The hooks hear compact_start and
+// compact_end around it, for /compact and automatic compaction alike.
 func (r *Runtime) compact(ctx context.Context, emit func(Event), keepFrom int) error {
+	r.observe(Lifecycle{Event: "compact_start"})
+	defer r.observe(Lifecycle{Event: "compact_end"})
 	all := r.transcript()
 	if keepFrom > len(all) {
 		keepFrom = len(all)

@@ -48,22 +48,26 @@ func ZotStop(stop string) string {
 // are meaningful depends on Type; MarshalJSON emits exactly the fields of
 // zot's wire schema for that type.
 type Event struct {
-	Type       string
-	Step       int               // turn_start
-	Content    []message.Content // user_message, assistant_message, tool_result
-	Time       time.Time         // user_message, assistant_message
-	Delta      string            // text_delta, tool_use_args (a piece of the raw argument JSON)
-	ID         string            // tool_use_*, tool_call, tool_progress, tool_result
-	Name       string            // tool_use_start, tool_call
-	Args       json.RawMessage   // tool_call
-	Text       string            // tool_progress, thinking_delta
-	IsError    bool              // tool_result
-	Usage      message.Usage     // usage: this call
-	Cumulative message.Usage     // usage: the runtime's total
-	Stop       string            // turn_end
-	Error      string            // turn_end (optional)
-	Message    string            // error
-	Summary    string            // compact_done
+	Type    string
+	Step    int               // turn_start
+	Content []message.Content // user_message, assistant_message, tool_result
+	Time    time.Time         // user_message, assistant_message
+	Delta   string            // text_delta, tool_use_args (a piece of the raw argument JSON)
+	ID      string            // tool_use_*, tool_call, tool_progress, tool_result
+	Name    string            // tool_use_start, tool_call
+	Args    json.RawMessage   // tool_call
+	Text    string            // tool_progress, thinking_delta
+	IsError bool              // tool_result
+	// Extension names the extension providing the tool (tool_call,
+	// tool_result; "" for zot's own): sent as details.extension, seed
+	// 000's tool result attribution.
+	Extension  string
+	Usage      message.Usage // usage: this call
+	Cumulative message.Usage // usage: the runtime's total
+	Stop       string        // turn_end
+	Error      string        // turn_end (optional)
+	Message    string        // error
+	Summary    string        // compact_done
 	// Index is a user_message's position in the transcript (Messages);
 	// the LSP front sends it as messageIndex (zot/resend).
 	Index int
@@ -178,6 +182,19 @@ func appendError(b []byte, err error) []byte {
 
 // Wire returns the event as a map in zot's wire schema, so fronts can add
 // their own fields (the LSP front adds runId).
+// ToolDetails is a tool event's details: the extension providing the tool.
+type ToolDetails struct {
+	Extension string `json:"extension"`
+}
+
+// addDetails attributes an extension's tool call or result; zot's own
+// tools' events are unchanged.
+func addDetails(m map[string]any, ext string) {
+	if ext != "" {
+		m["details"] = ToolDetails{Extension: ext}
+	}
+}
+
 func (e Event) Wire() map[string]any {
 	m := map[string]any{"type": e.Type}
 	switch e.Type {
@@ -196,6 +213,7 @@ func (e Event) Wire() map[string]any {
 			args = json.RawMessage("{}")
 		}
 		m["id"], m["name"], m["args"] = e.ID, e.Name, args
+		addDetails(m, e.Extension)
 	case EventToolProgress:
 		m["id"], m["text"] = e.ID, e.Text
 	case EventToolUseStart:
@@ -206,6 +224,7 @@ func (e Event) Wire() map[string]any {
 		m["id"] = e.ID
 	case EventToolResult:
 		m["id"], m["is_error"], m["content"] = e.ID, e.IsError, message.ToWire(e.Content)
+		addDetails(m, e.Extension)
 	case EventUsage:
 		m["input"] = e.Usage.Input
 		m["output"] = e.Usage.Output

@@ -194,6 +194,7 @@ func (r *Runtime) ObserveSessionStart(reason string) {
 	if r.cfg.Hooks != nil {
 		r.cfg.Hooks.Observe(Lifecycle{Event: "session_start", Reason: reason})
 	}
+	r.observeRestoredModel()
 }
 
 func (r *Runtime) runHooks() RunHooks {

@@ -41,6 +41,9 @@ type ToolCallInfo struct {
 	ID   string
 	Name string
 	Args json.RawMessage
+	// Extension names the extension providing the tool ("" for zot's
+	// own, or one not known yet): seed 000's tool result attribution.
+	Extension string
 }
 
 // ToolDecision is a BeforeTool verdict. The zero value allows unchanged.
@@ -75,9 +78,12 @@ type Lifecycle struct {
 	ToolID   string          // tool_call
 	ToolName string          // tool_call
 	ToolArgs json.RawMessage // tool_call
-	Text     string          // assistant_message
-	Reason   string          // session_start: startup | new | resume
-	Usage    *message.Usage  // agent_end: this run's usage
+	// ToolExtension is the extension providing the tool (tool_call; ""
+	// for zot's own).
+	ToolExtension string
+	Text          string         // assistant_message
+	Reason        string         // session_start: startup | new | resume
+	Usage         *message.Usage // agent_end: this run's usage
 	// model_select
 	Provider, Model, PreviousModel string
 }

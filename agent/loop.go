@@ -248,7 +248,7 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 		return false
 	}
 	for _, c := range calls {
-		emit(Event{Type: EventToolCall, ID: c.ID, Name: c.Name, Args: callArgs(c)})
+		emit(Event{Type: EventToolCall, ID: c.ID, Name: c.Name, Args: callArgs(c), Extension: toolExtension(c.Name, toolset)})
 	}
 	r.endTurn(emit, provider.StopToolUse, "")
 	results, aborted := r.runTools(ctx, calls, toolset, emit)
@@ -401,35 +401,39 @@ func (r *Runtime) runTools(ctx context.Context, calls []message.Content, toolset
 		if ctx.Err() != nil {
 			res = tools.ErrorResult("aborted by the user before the tool ran")
 		} else {
-			res = r.runTool(ctx, c.ID, c.Name, args, toolset, emit)
+			// ran: the args the tool ran with (a guard may rewrite them);
+			// the tool_result hooks see those.
+			var ran json.RawMessage
+			res, ran = r.runTool(ctx, c.ID, c.Name, args, toolset, emit)
 			if ctx.Err() != nil && !res.IsError {
 				// The tool finished despite the abort; keep its result.
 			} else if ctx.Err() != nil {
 				res = tools.ErrorResult("aborted by the user: " + message.TextOf(res.Content))
 			} else if h := r.runHooks(); h != nil {
-				res = h.AfterTool(ctx, ToolCallInfo{ID: c.ID, Name: c.Name, Args: args}, res)
+				res = h.AfterTool(ctx, ToolCallInfo{ID: c.ID, Name: c.Name, Args: ran, Extension: toolExtension(c.Name, toolset)}, res)
 			}
 		}
 		if res.Content == nil {
 			res.Content = []message.Content{}
 		}
 		res.Content = redactContents(r.redact, res.Content)
-		emit(Event{Type: EventToolResult, ID: c.ID, IsError: res.IsError, Content: res.Content})
+		emit(Event{Type: EventToolResult, ID: c.ID, IsError: res.IsError, Content: res.Content, Extension: toolExtension(c.Name, toolset)})
 		results = append(results, message.Content{Type: message.TypeToolResult, CallID: c.ID, IsError: res.IsError, Content: res.Content})
 	}
 	return results, ctx.Err() != nil
 }
 
-func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMessage, toolset []tools.Tool, emit func(Event)) tools.Result {
+func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMessage, toolset []tools.Tool, emit func(Event)) (tools.Result, json.RawMessage) {
 	if h := r.cfg.Hooks; h != nil {
-		h.Observe(Lifecycle{Event: "tool_call", ToolID: id, ToolName: name, ToolArgs: args})
-		d := h.BeforeTool(ctx, ToolCallInfo{ID: id, Name: name, Args: args})
+		ext := toolExtension(name, toolset)
+		h.Observe(Lifecycle{Event: "tool_call", ToolID: id, ToolName: name, ToolArgs: args, ToolExtension: ext})
+		d := h.BeforeTool(ctx, ToolCallInfo{ID: id, Name: name, Args: args, Extension: ext})
 		if d.Block {
 			reason := d.Reason
 			if reason == "" {
 				reason = "blocked by an extension"
 			}
-			return tools.ErrorResult(reason)
+			return tools.ErrorResult(reason), args
 		}
 		if len(d.ModifiedArgs) > 0 {
 			args = d.ModifiedArgs
@@ -454,14 +458,30 @@ func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMes
 		tool = r.cfg.AwaitTool(ctx, name)
 	}
 	if tool == nil {
-		return tools.ErrorResult(fmt.Sprintf("unknown tool %q; available tools: %s", name, names(toolset)))
+		return tools.ErrorResult(fmt.Sprintf("unknown tool %q; available tools: %s", name, names(toolset))), args
 	}
 	if !json.Valid(args) {
-		return tools.ErrorResult(fmt.Sprintf("the arguments for %s are not valid JSON; send a JSON object matching the tool's schema", name))
+		return tools.ErrorResult(fmt.Sprintf("the arguments for %s are not valid JSON; send a JSON object matching the tool's schema", name)), args
 	}
 	return tool.Run(ctx, tools.Call{ID: id, Args: args, Progress: func(text string) {
 		emit(Event{Type: EventToolProgress, ID: id, Text: text})
-	}})
+	}}), args
+}
+
+// toolExtension names the extension providing the tool called name in the
+// model call's toolset ("" for zot's own tools and names it was not
+// offered). The set is the one the model saw: asking ExtraTools again
+// would rebuild the extensions' list for every event.
+func toolExtension(name string, toolset []tools.Tool) string {
+	for _, t := range toolset {
+		if t.Name() == name {
+			if e, ok := t.(interface{ Extension() string }); ok {
+				return e.Extension()
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // toolset is the built-in tools plus the extra (extension) tools current
@@ -541,6 +561,7 @@ func (r *Runtime) observeSessionStart() {
 	r.mu.Unlock()
 	if first && r.cfg.Hooks != nil {
 		r.cfg.Hooks.Observe(Lifecycle{Event: "session_start", Reason: "startup"})
+		r.observeRestoredModel()
 	}
 }
 

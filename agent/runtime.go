@@ -75,7 +75,13 @@ type Runtime struct {
 	cancel    context.CancelFunc
 	closed    bool
 	sess      *session.Writer
-	started   bool   // session_start observed
+	started   bool // session_start observed
+	// restoredFrom is the model a resumed session's own replaced, until
+	// model_select tells the hooks (after session_start).
+	restoredFrom string
+	// keepModel: the model was asked for by name (--model); a session
+	// resumed at start keeps it rather than restore its own.
+	keepModel bool
 	forked    string // the locked session the current one was copied from
 	lastIn    int    // input tokens of the last model call, for auto-compaction
 	compacts  int
@@ -155,7 +161,7 @@ func New(cfg Config) (*Runtime, error) {
 	if err := cat.CheckReasoning(model, level); err != nil {
 		return nil, err
 	}
-	r := &Runtime{cfg: cfg, catalog: cat, model: model, reasoning: level}
+	r := &Runtime{cfg: cfg, catalog: cat, model: model, reasoning: level, keepModel: cfg.Model != ""}
 	r.client = cfg.Client
 	r.redact = secrets.NewRedactor(cfg.APIKey)
 	if r.client == nil {
@@ -218,7 +224,40 @@ func New(cfg Config) (*Runtime, error) {
 			return nil, err
 		}
 	}
+	// A session resumed later (/resume) brings its own model back.
+	r.keepModel = false
 	return r, nil
+}
+
+// restoreModel switches to the model a resumed session was written with,
+// when it is another model of this provider that the catalogue knows
+// (and that takes the reasoning level in effect); the hooks hear
+// model_select once the session has started. Caller holds r.mu, or r is
+// not shared yet.
+func (r *Runtime) restoreModel(l *session.Loaded) {
+	if r.keepModel || l.Model == "" || l.Model == r.model.ID || l.Provider != "" && l.Provider != r.cfg.Provider {
+		return
+	}
+	m, err := r.catalog.Resolve(r.cfg.Provider, l.Model, r.cfg.BaseURL)
+	if err != nil || r.catalog.CheckReasoning(m, r.reasoning) != nil {
+		return
+	}
+	if r.restoredFrom == "" {
+		r.restoredFrom = r.model.ID
+	}
+	r.model = m
+}
+
+// observeRestoredModel sends model_select for a model restoreModel
+// switched to, after the session's session_start.
+func (r *Runtime) observeRestoredModel() {
+	r.mu.Lock()
+	prev, cur := r.restoredFrom, r.model.ID
+	r.restoredFrom = ""
+	r.mu.Unlock()
+	if prev != "" && prev != cur {
+		r.observe(Lifecycle{Event: "model_select", Provider: r.cfg.Provider, Model: cur, PreviousModel: prev})
+	}
 }
 
 func (r *Runtime) openSession(resume string) error {
@@ -247,6 +286,7 @@ func (r *Runtime) continuePath(path string) error {
 	if err != nil {
 		return err
 	}
+	r.restoreModel(l)
 	return r.forkSession(l, session.Dir(r.cfg.Home, r.cfg.CWD))
 }
 
@@ -267,6 +307,7 @@ func (r *Runtime) resumePath(path string) error {
 	if err != nil {
 		return err
 	}
+	r.restoreModel(l)
 	r.forked = ""
 	var w *session.Writer
 	if l.Legacy {
@@ -414,12 +455,9 @@ func (r *Runtime) PromptWith(ctx context.Context, in PromptInput) (<-chan Event,
 // lifecycle as Prompt; the last event before done is compact_done.
 func (r *Runtime) Compact(ctx context.Context) (<-chan Event, error) {
 	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
-		r.observe(Lifecycle{Event: "compact_start"})
-		err := r.compact(ctx, emit, r.messageCount())
-		if err != nil {
+		if err := r.compact(ctx, emit, r.messageCount()); err != nil {
 			emit(errorEvent(err))
 		}
-		r.observe(Lifecycle{Event: "compact_end"})
 	})
 }
 

@@ -197,7 +197,8 @@ func TestBusyAndMaxSteps(t *testing.T) {
 func TestAutoCompactionAt85Percent(t *testing.T) {
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, "models.json"), []byte(`[{"id":"tiny","provider":"anthropic","context_window":1000,"max_output":100}]`), 0o644)
-	rt, srv := newRuntime(t, func(c *agent.Config) { c.Home, c.Model = home, "tiny" },
+	h := &lifeHooks{}
+	rt, srv := newRuntime(t, func(c *agent.Config) { c.Home, c.Model, c.Hooks = home, "tiny", h },
 		llmtest.Reply{Text: "first", Usage: &llmtest.Usage{Input: 900, Output: 10}},
 		llmtest.Reply{Text: "SUMMARY-TEXT", Usage: &llmtest.Usage{Input: 50, Output: 5}},
 		llmtest.Reply{Text: "second", Usage: &llmtest.Usage{Input: 60, Output: 5}},
@@ -213,6 +214,10 @@ func TestAutoCompactionAt85Percent(t *testing.T) {
 	}
 	if c := rt.Cost(); c.Input != 1010 || c.Output != 20 {
 		t.Fatalf("cost lost the compaction: %+v", c)
+	}
+	// Extensions hear automatic compaction as they hear /compact.
+	if len(h.find("compact_start")) != 1 || len(h.find("compact_end")) != 1 {
+		t.Fatalf("automatic compaction: compact_start ×%d, compact_end ×%d, want one each", len(h.find("compact_start")), len(h.find("compact_end")))
 	}
 }
 

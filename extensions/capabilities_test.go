@@ -181,25 +181,30 @@ func TestJunkHookAnswersPassThrough(t *testing.T) {
 }
 
 // An extension that does not ask for the additions gets zot's hello_ack
-// byte for byte (no host_capabilities) and session_start without reason.
+// byte for byte (no host_capabilities), session_start without reason and
+// an extension tool's tool_call event without details.
 func TestLegacyExtensionGetsZotFrames(t *testing.T) {
 	e := newEnv(t)
 	rec := filepath.Join(t.TempDir(), "rec")
-	e.global("legacy", "-events", "session_start", "-record", rec)
+	e.global("legacy", "-events", "session_start,tool_call", "-record", rec)
 	h := e.start(func(o *Options) { o.UI = &askUI{caps: wire.UICapabilities{Confirm: true}} })
 	h.Observe(agent.Lifecycle{Event: "session_start", Reason: "startup"})
+	h.Observe(agent.Lifecycle{Event: "tool_call", ToolID: "t1", ToolName: "weather", ToolArgs: json.RawMessage(`{}`), ToolExtension: "forecast"})
 	var lines []string
-	eventually(t, "session_start", func() bool {
+	eventually(t, "tool_call", func() bool {
 		b := readWholeLines(rec)
 		lines = strings.Split(strings.TrimSpace(string(b)), "\n")
-		return strings.Contains(string(b), "session_start")
+		return strings.Contains(string(b), `"tool_call"`)
 	})
 	for _, l := range lines {
-		if strings.Contains(l, "host_capabilities") || strings.Contains(l, `"reason"`) {
+		if strings.Contains(l, "host_capabilities") || strings.Contains(l, `"reason"`) || strings.Contains(l, `"details"`) {
 			t.Fatalf("a legacy extension got an addition: %s", l)
 		}
 		if strings.Contains(l, "session_start") && l != `{"type":"event","event":"session_start"}` {
 			t.Fatalf("session_start: %s", l)
+		}
+		if strings.Contains(l, "tool_call") && l != `{"type":"event","event":"tool_call","tool_id":"t1","tool_name":"weather","tool_args":{}}` {
+			t.Fatalf("tool_call: %s", l)
 		}
 	}
 }

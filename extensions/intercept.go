@@ -32,9 +32,13 @@ func (s *slot) intercept(ctx context.Context, f wire.Frame) (wire.Frame, error) 
 	defer p.end()
 	p.mu.Lock()
 	sub := p.intercept[f.Event]
+	extended := p.extended
 	p.mu.Unlock()
 	if !sub {
 		return wire.Frame{}, errNotSubscribed
+	}
+	if !extended {
+		f.Details = nil // zot's frame byte for byte: no attribution
 	}
 	cancel() // the acquire budget is spent; the answer has its own
 	r, err := s.interceptWait(ctx, p, f)
@@ -98,7 +102,11 @@ func (h *Host) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.To
 		return agent.ToolDecision{Block: true, Reason: "aborted while extensions were starting"}
 	}
 	for _, s := range h.interceptors(wire.EventToolCall) {
-		r, err := s.intercept(ctx, wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventToolCall, ToolID: call.ID, ToolName: call.Name, ToolArgs: args})
+		f := wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventToolCall, ToolID: call.ID, ToolName: call.Name, ToolArgs: args}
+		if call.Extension != "" {
+			f.Details = &wire.ToolDetails{Extension: call.Extension}
+		}
+		r, err := s.intercept(ctx, f)
 		if errors.Is(err, errNotSubscribed) {
 			continue
 		}
@@ -232,13 +240,31 @@ func (h *Host) Observe(ev agent.Lifecycle) {
 	if err != nil {
 		return
 	}
+	// An extension that negotiated the additions also learns whose tool
+	// a tool_call is; others get zot's frame byte for byte.
+	bExt := b
+	if ev.Event == wire.EventToolCall && ev.ToolExtension != "" {
+		f.Details = &wire.ToolDetails{Extension: ev.ToolExtension}
+		if bExt, err = EncodeFrame(f); err != nil {
+			return
+		}
+	}
 	for _, s := range subs {
 		s.mu.Lock()
 		p := s.cur
 		s.mu.Unlock()
-		if p != nil {
-			p.out.push(b, true)
+		if p == nil {
+			continue
 		}
+		out := b
+		if len(bExt) != len(b) {
+			p.mu.Lock()
+			if p.extended {
+				out = bExt
+			}
+			p.mu.Unlock()
+		}
+		p.out.push(out, true)
 	}
 }
 
@@ -431,6 +457,9 @@ func (h *Host) AfterTool(ctx context.Context, call agent.ToolCallInfo, res tools
 		args = json.RawMessage("{}")
 	}
 	f := wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventToolResult, ToolID: call.ID, ToolName: call.Name, ToolArgs: args, Content: blocks(res), IsError: res.IsError}
+	if call.Extension != "" {
+		f.Details = &wire.ToolDetails{Extension: call.Extension}
+	}
 	h.interceptChain(ctx, &f, func(s *slot, r wire.Frame) bool {
 		if len(r.Content) > 0 {
 			res = tools.Result{Content: convertBlocks(r.Content, r.IsError), IsError: r.IsError}

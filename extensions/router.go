@@ -301,3 +301,10 @@ func (t *toolReg) validateArgs(args json.RawMessage) error {
 	}
 	return nil
 }
+
+// ObservableEvents are the event names an extension may subscribe to
+// (the intercept-only hooks included), InterceptableEvents those it may
+// intercept: the conformance matrix's rows come from them, so an event
+// added here without a row fails it.
+func ObservableEvents() []string    { return slices.Clone(observable) }
+func InterceptableEvents() []string { return slices.Clone(interceptable) }

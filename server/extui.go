@@ -6,7 +6,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/zot-editors/zot/agent"
-	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions"
 	"github.com/zot-editors/zot/extensions/wire"
@@ -124,51 +123,15 @@ func (u extUI) SetWidget(ext, key string, lines []string) {
 	}
 }
 
-// The runtime's RunHooks go to the host's, when it has them.
-var _ agent.RunHooks = hooks{}
-
-func (h hooks) runHooks() agent.RunHooks {
-	if host := h.s.currentHost(); host != nil {
-		if rh, ok := host.(agent.RunHooks); ok {
-			return rh
+// afterTool is zot lsp's layer on the tool_result hooks: write and edit
+// change the editor's buffers; an extension is a process that reads the
+// disk (lint-on-write runs a linter on the file): save them first, as
+// before bash.
+func (s *Server) afterTool(ctx context.Context, call agent.ToolCallInfo, res tools.Result, next func(context.Context, agent.ToolCallInfo, tools.Result) tools.Result) tools.Result {
+	if ic, ok := s.currentHost().(interface{ Intercepts(string) bool }); ok && ic.Intercepts(wire.EventToolResult) && (call.Name == "write" || call.Name == "edit") {
+		if err := s.ws.Sync(ctx); err != nil {
+			s.logf("saving the agent's edits before the tool_result hooks: %v", err)
 		}
 	}
-	return nil
-}
-
-func (h hooks) TransformInput(ctx context.Context, text string) agent.InputDecision {
-	if rh := h.runHooks(); rh != nil {
-		return rh.TransformInput(ctx, text)
-	}
-	return agent.InputDecision{}
-}
-
-func (h hooks) BeforeAgentStart(ctx context.Context, prompt, system string) agent.AgentStartDecision {
-	if rh := h.runHooks(); rh != nil {
-		return rh.BeforeAgentStart(ctx, prompt, system)
-	}
-	return agent.AgentStartDecision{}
-}
-
-func (h hooks) TransformContext(ctx context.Context, msgs []message.Message) []message.Message {
-	if rh := h.runHooks(); rh != nil {
-		return rh.TransformContext(ctx, msgs)
-	}
-	return nil
-}
-
-func (h hooks) AfterTool(ctx context.Context, call agent.ToolCallInfo, res tools.Result) tools.Result {
-	rh := h.runHooks()
-	if rh == nil {
-		return res
-	}
-	// write and edit change the editor's buffers; an extension is a
-	// process that reads the disk (lint-on-write runs a linter on the
-	// file): save them first, as before bash.
-	if ic, ok := rh.(interface{ Intercepts(string) bool }); ok && ic.Intercepts(wire.EventToolResult) && (call.Name == "write" || call.Name == "edit") {
-		if err := h.s.ws.Sync(ctx); err != nil {
-			h.s.logf("saving the agent's edits before the tool_result hooks: %v", err)
-		}
-	}
-	return rh.AfterTool(ctx, call, res)
+	return next(ctx, call, res)
 }

@@ -234,7 +234,7 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 	cfg.AddDirs = addDirs
 	s.ws.setRoot(cwd, addDirs)
 	cfg.Workspace = s.ws
-	cfg.Hooks = hooks{s}
+	cfg.Hooks = s.hookChain()
 	cfg.Warn = func(msg string) {
 		s.logf("%s", msg)
 		s.showMessage(protocol.MessageTypeWarning, "zot: "+msg)

@@ -219,66 +219,53 @@ func countLines(s string) int {
 	return n
 }
 
-// hooks is the agent.Hooks the runtime sees: it orders the editor's view
-// (tool_call is on the wire before any dialog about it), consults the
-// extensions, then applies the permission mode.
-type hooks struct{ s *Server }
+// hookChain is the agent.Hooks the runtime sees: the extension host (the
+// current one: it starts after initialized and is replaced on restart)
+// under zot lsp's layer, which orders the editor's view (tool_call is on
+// the wire before any dialog about it), lets the host's guards see the
+// call, then applies the permission mode; and saves the agent's edits
+// before tool_result hooks read the disk. Every other hook reaches the
+// host through the chain.
+func (s *Server) hookChain() agent.Hooks {
+	return agent.ChainHooks(func() agent.Hooks {
+		if h := s.currentHost(); h != nil {
+			return h
+		}
+		return nil // not a typed nil: no host yet
+	}, agent.HookLayer{BeforeTool: s.beforeTool, AfterTool: s.afterTool,
+		BeforeAssistantMessage: s.beforeAssistantMessage, InterceptsAssistantMessage: s.interceptsAnswer})
+}
 
-var _ agent.Hooks = hooks{}
-
-func (h hooks) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.ToolDecision {
-	s := h.s
+func (s *Server) beforeTool(ctx context.Context, call agent.ToolCallInfo, next func(context.Context, agent.ToolCallInfo) agent.ToolDecision) agent.ToolDecision {
 	s.runs.waitForwarded(ctx, call.ID, 5*time.Second)
 	s.ws.beginCall(call.ID, call.Name)
-	var modified json.RawMessage
 	// waitHost: the host's interceptors (guards) see every call, even
 	// one made while the host is being created.
-	if host := s.waitHost(ctx); host != nil {
-		d := host.BeforeTool(ctx, call)
-		if d.Block {
-			return d
-		}
-		if len(d.ModifiedArgs) > 0 {
-			modified = d.ModifiedArgs
-			call.Args = d.ModifiedArgs
-		}
-	}
-	if d := s.permit(ctx, call); d.Block {
+	s.waitHost(ctx)
+	d := next(ctx, call)
+	if d.Block {
 		return d
 	}
-	return agent.ToolDecision{ModifiedArgs: modified}
+	if len(d.ModifiedArgs) > 0 {
+		call.Args = d.ModifiedArgs
+	}
+	if p := s.permit(ctx, call); p.Block {
+		return p
+	}
+	return agent.ToolDecision{ModifiedArgs: d.ModifiedArgs}
 }
 
-func (h hooks) BeforeTurn(ctx context.Context, step int) agent.TurnDecision {
-	if host := h.s.currentHost(); host != nil {
-		return host.BeforeTurn(ctx, step)
-	}
-	return agent.TurnDecision{}
+// interceptsAnswer: an answer is held while the host is being created
+// (its extensions may rewrite it), else as the host says.
+func (s *Server) interceptsAnswer(next func() bool) bool {
+	return s.hostStarting() || next()
 }
 
-func (h hooks) BeforeAssistantMessage(ctx context.Context, text string) agent.AssistantDecision {
-	// waitHost: an answer held while the host was being created
-	// (InterceptsAssistantMessage) is judged by its extensions.
-	if host := h.s.waitHost(ctx); host != nil {
-		return host.BeforeAssistantMessage(ctx, text)
-	}
-	return agent.AssistantDecision{}
-}
-
-func (h hooks) Observe(ev agent.Lifecycle) {
-	if host := h.s.currentHost(); host != nil {
-		host.Observe(ev)
-	}
-}
-
-// InterceptsAssistantMessage: an answer is held while the host starts (its
-// extensions may rewrite it) or while one of them may rewrite it.
-func (h hooks) InterceptsAssistantMessage() bool {
-	if h.s.hostStarting() {
-		return true
-	}
-	i, ok := h.s.currentHost().(agent.AnswerInterceptor)
-	return ok && i.InterceptsAssistantMessage()
+// beforeAssistantMessage: an answer held while the host was being created
+// (interceptsAnswer) is judged by its extensions.
+func (s *Server) beforeAssistantMessage(ctx context.Context, text string, next func(context.Context, string) agent.AssistantDecision) agent.AssistantDecision {
+	s.waitHost(ctx)
+	return next(ctx, text)
 }
 
 func (p *SetPermissionModeParams) validate(method string) error {

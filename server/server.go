@@ -240,9 +240,18 @@ func (s *Server) teardown() {
 		}
 	}
 	s.closeMCP()
+	// The runtime first: closing it sends session_shutdown through the
+	// hook chain to the extensions, which must still be up to hear it.
 	s.mu.Lock()
-	host, rt := s.host, s.rt
-	s.host, s.rt = nil, nil
+	rt := s.rt
+	s.rt = nil
+	s.mu.Unlock()
+	if rt != nil {
+		rt.Close()
+	}
+	s.mu.Lock()
+	host := s.host
+	s.host = nil
 	s.mu.Unlock()
 	if host != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -250,9 +259,6 @@ func (s *Server) teardown() {
 			s.logf("extensions: shutdown: %v", err)
 		}
 		cancel()
-	}
-	if rt != nil {
-		rt.Close()
 	}
 }
 

@@ -73,7 +73,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 		cfg.Warn = func(msg string) { fmt.Fprintln(stderr, "zot: "+msg) }
 	}
 	if c.noExt {
-		cfg.Hooks = c.withApproval(nil)
+		cfg.Hooks = c.hookChain(nil)
 		waitMCP()
 		if mh != nil {
 			cfg.ExtraTools, cfg.AwaitTool = mh.Tools, mh.AwaitTool
@@ -93,7 +93,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 		ExtPaths: c.exts, BuiltinTools: tools.Core, ReplaceableTools: tools.Replaceable, UI: ui, Watch: watch, Background: watch,
 	})
 	ui.status = host.Status
-	cfg.Hooks = c.withApproval(host)
+	cfg.Hooks = c.hookChain(host)
 	cfg.ExtraTools = host.Tools
 	cfg.AwaitTool = host.AwaitTool
 	cfg.AwaitExtensions = host.AwaitStarting

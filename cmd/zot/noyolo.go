@@ -15,13 +15,15 @@ import (
 	"github.com/zot-editors/zot/extensions/wire"
 )
 
-// withApproval joins --no-yolo's question to inner (the extension host or
-// nil): the guards see a call first, then the user is asked.
-func (c *common) withApproval(inner agent.Hooks) agent.Hooks {
-	if c.approve == nil {
-		return inner
+// hookChain is the runtime's hooks: the extension host (nil: none) under
+// --no-yolo's question, when asked for. The guards see a call first, then
+// the user is asked; every other hook reaches the host through the chain.
+func (c *common) hookChain(host agent.Hooks) agent.Hooks {
+	var layers []agent.HookLayer
+	if c.approve != nil {
+		layers = append(layers, agent.ApprovalLayer(c.approve))
 	}
-	return agent.WithApproval(inner, c.approve)
+	return agent.ChainHooks(agent.StaticHooks(host), layers...)
 }
 
 // refuseApprover refuses every tool call, telling the model why (a front

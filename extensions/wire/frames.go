@@ -249,6 +249,16 @@ type Frame struct {
 	Messages json.RawMessage `json:"messages,omitempty"`
 	// input intercept response: the prompt was handled (Display shown)
 	Handled bool `json:"handled,omitempty"`
+	// event tool_call and the tool_result intercept of an extension's
+	// tool: the extension providing it (seed 000's tool result
+	// attribution, "surfaces extension name in details").
+	Details *ToolDetails `json:"details,omitempty"`
+}
+
+// ToolDetails attributes a tool call or result to the extension whose
+// tool it is.
+type ToolDetails struct {
+	Extension string `json:"extension"`
 }
 
 // HostCapabilities is hello_ack.host_capabilities: what this front

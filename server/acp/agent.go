@@ -140,6 +140,7 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
+	ss.rt.ObserveSessionStart("new")
 	ss.announceAfterNew()
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modeState(), Models: ss.modelState(), ConfigOptions: ss.configOptions()}, nil
 }
@@ -147,9 +148,12 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 // LoadSession reopens a saved session and replays its conversation as
 // session/update notifications before answering.
 func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
-	ss, err := s.reopen(ctx, string(p.SessionId), p.Cwd, p.McpServers)
+	ss, opened, err := s.reopen(ctx, string(p.SessionId), p.Cwd, p.McpServers)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
+	}
+	if opened {
+		ss.rt.ObserveSessionStart("load")
 	}
 	ss.replay(ctx)
 	ss.announce()
@@ -158,33 +162,38 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 
 // ResumeSession reopens a saved session without replaying it.
 func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	ss, err := s.reopen(ctx, string(p.SessionId), p.Cwd, p.McpServers)
+	ss, opened, err := s.reopen(ctx, string(p.SessionId), p.Cwd, p.McpServers)
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
+	}
+	if opened {
+		ss.rt.ObserveSessionStart("resume")
 	}
 	ss.announce()
 	return sdk.ResumeSessionResponse{Modes: ss.modeState(), Models: ss.modelState(), ConfigOptions: ss.configOptions()}, nil
 }
 
-func (s *Server) reopen(ctx context.Context, id, cwdParam string, mcp []sdk.McpServer) (*session, error) {
+// reopen opens the saved session id; opened is false when it was open on
+// this connection already (the same conversation, nothing started).
+func (s *Server) reopen(ctx context.Context, id, cwdParam string, mcp []sdk.McpServer) (ss *session, opened bool, err error) {
 	cwd, err := checkCwd(cwdParam)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if id == "" {
-		return nil, fieldError("sessionId", "is required: an id from session/list")
+		return nil, false, fieldError("sessionId", "is required: an id from session/list")
 	}
 	if ss := s.session(id); ss != nil {
-		// Already open on this connection: the same conversation.
-		return ss, nil
+		return ss, false, nil
 	}
 	if !s.opts.Config.Sessions {
-		return nil, fieldError("sessionId", "cannot be loaded: zot acp runs with --no-session, so no session is saved or read")
+		return nil, false, fieldError("sessionId", "cannot be loaded: zot acp runs with --no-session, so no session is saved or read")
 	}
 	if _, err := zsession.FindWorkspace(s.home(), cwd, id); err != nil {
-		return nil, fieldError("sessionId", "%v (in %s; session/list names the saved ones)", err, cwd)
+		return nil, false, fieldError("sessionId", "%v (in %s; session/list names the saved ones)", err, cwd)
 	}
-	return s.openSession(ctx, cwd, id, mcp)
+	ss, err = s.openSession(ctx, cwd, id, mcp)
+	return ss, err == nil, err
 }
 
 // ListSessions lists the saved sessions of cwd (default: the process's
@@ -336,6 +345,8 @@ func (s *Server) UnstableForkSession(ctx context.Context, p sdk.UnstableForkSess
 		ss.mode = src.permissionMode()
 		ss.mu.Unlock()
 	}
+	// A copy of a conversation: it goes on, as a resumed one does.
+	ss.rt.ObserveSessionStart("resume")
 	ss.announceAfterNew()
 	resp := sdk.UnstableForkSessionResponse{SessionId: sdk.SessionId(ss.id), Modes: ss.modeState()}
 	if resp.Models, err = convertJSON[*sdk.UnstableSessionModelState](ss.modelState()); err != nil {

@@ -231,63 +231,38 @@ func (ss *session) askWrite(ctx context.Context, path, question string) bool {
 	return d == allowed || d == allowedAlways
 }
 
-// hooks is the agent.Hooks the runtime sees: it orders the client's view
-// (the tool_call is out before any permission request about it),
-// consults the extensions, then applies the permission mode.
-type hooks struct{ ss *session }
+// hookChain is the agent.Hooks the runtime sees: the session's extension
+// host under zot acp's layer, which orders the client's view (the
+// tool_call is out before any permission request about it), lets the
+// host's guards see the call, then applies the permission mode. Every
+// other hook reaches the host through the chain.
+func (ss *session) hookChain() agent.Hooks {
+	return agent.ChainHooks(func() agent.Hooks {
+		if h := ss.currentHost(); h != nil {
+			return h
+		}
+		return nil // not a typed nil: no host
+	}, agent.HookLayer{BeforeTool: ss.beforeTool})
+}
 
-var _ agent.Hooks = hooks{}
-
-func (h hooks) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.ToolDecision {
-	ss := h.ss
+func (ss *session) beforeTool(ctx context.Context, call agent.ToolCallInfo, next func(context.Context, agent.ToolCallInfo) agent.ToolDecision) agent.ToolDecision {
 	ss.waitForwarded(ctx, call.ID, 5*time.Second)
 	ss.mu.Lock()
 	ss.current = call.ID
 	ss.mu.Unlock()
-	var modified json.RawMessage
-	if host := ss.currentHost(); host != nil {
-		// A question the extension asks meanwhile is about this call.
-		d := host.BeforeTool(withOrigin(ctx, ss, call.ID), call)
-		if d.Block {
-			return d
-		}
-		if len(d.ModifiedArgs) > 0 {
-			modified = d.ModifiedArgs
-			call.Args = d.ModifiedArgs
-		}
-	}
-	if d := ss.permit(ctx, call); d.Block {
+	// A question the extension asks meanwhile is about this call.
+	d := next(withOrigin(ctx, ss, call.ID), call)
+	if d.Block {
 		return d
 	}
+	if len(d.ModifiedArgs) > 0 {
+		call.Args = d.ModifiedArgs
+	}
+	if p := ss.permit(ctx, call); p.Block {
+		return p
+	}
 	ss.update(sdk.UpdateToolCall(sdk.ToolCallId(call.ID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
-	return agent.ToolDecision{ModifiedArgs: modified}
-}
-
-func (h hooks) BeforeTurn(ctx context.Context, step int) agent.TurnDecision {
-	if host := h.ss.currentHost(); host != nil {
-		return host.BeforeTurn(ctx, step)
-	}
-	return agent.TurnDecision{}
-}
-
-func (h hooks) BeforeAssistantMessage(ctx context.Context, text string) agent.AssistantDecision {
-	if host := h.ss.currentHost(); host != nil {
-		return host.BeforeAssistantMessage(ctx, text)
-	}
-	return agent.AssistantDecision{}
-}
-
-func (h hooks) Observe(ev agent.Lifecycle) {
-	if host := h.ss.currentHost(); host != nil {
-		host.Observe(ev)
-	}
-}
-
-// InterceptsAssistantMessage passes the host's answer on
-// (agent.AnswerInterceptor).
-func (h hooks) InterceptsAssistantMessage() bool {
-	host := h.ss.currentHost()
-	return host != nil && host.InterceptsAssistantMessage()
+	return agent.ToolDecision{ModifiedArgs: d.ModifiedArgs}
 }
 
 // markForwarded records that a tool call's tool_call update went out.

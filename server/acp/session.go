@@ -115,7 +115,7 @@ func (s *Server) openSessionAs(ctx context.Context, cwd, resume, forkPath string
 	// every mode, with or without extensions.
 	cfg.WriteRules = append(slices.Clip(cfg.WriteRules), extensions.ProtectedWriteRule(extensions.ProtectedDirs(cfg.Home, cwd, s.opts.Exts)))
 	cfg.Workspace = ss.ws
-	cfg.Hooks = hooks{ss}
+	cfg.Hooks = ss.hookChain()
 	cfg.ExtraTools = ss.extraTools
 	cfg.AwaitTool = ss.awaitTool
 	cfg.AwaitExtensions = ss.awaitExtensions
@@ -268,10 +268,14 @@ func (ss *session) waitIdle(d time.Duration) {
 	}
 }
 
-// close stops the session's own MCP servers, lets go of the workspace's
-// hosts (the last session stops them) and closes the runtime.
+// close stops the session's own MCP servers, closes the runtime and lets
+// go of the workspace's hosts (the last session stops them): the runtime
+// first, so its session_shutdown reaches the extensions while they run.
 func (ss *session) close() {
 	ss.closeMCP()
+	if ss.rt != nil {
+		ss.rt.Close()
+	}
 	ss.mu.Lock()
 	w := ss.hosts
 	released := ss.released
@@ -279,9 +283,6 @@ func (ss *session) close() {
 	ss.mu.Unlock()
 	if w != nil && !released {
 		ss.srv.releaseHosts(w)
-	}
-	if ss.rt != nil {
-		ss.rt.Close()
 	}
 }
 
