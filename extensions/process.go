@@ -63,6 +63,7 @@ type proc struct {
 	seq           atomic.Uint64
 	badLines      atomic.Int64
 	hugeLines     atomic.Int64
+	wholeLogged   atomic.Int64 // bytes of cut UI texts logged whole (logWhole)
 
 	mu        sync.Mutex
 	hello     wire.Frame
