@@ -2,6 +2,10 @@ package childproc
 
 import "os/exec"
 
+// SupervisorName is the supervisor's argv[0] (Linux): what ps shows for
+// it, and how a test that lists zot's children tells it apart.
+const SupervisorName = "zot (supervisor)"
+
 // Start starts cmd so that it dies with zot, however zot ends (see Tie).
 // Use it instead of cmd.Start for every process zot starts.
 func Start(cmd *exec.Cmd) error { return StartWith(cmd, cmd.Start) }

@@ -103,7 +103,7 @@ func startSupervisor() {
 	}
 	defer r.Close()
 	cmd := exec.Command("/proc/self/exe") // this binary, even if replaced on disk since
-	cmd.Args = []string{"zot (supervisor)"}
+	cmd.Args = []string{SupervisorName}
 	cmd.Env = append(os.Environ(), supervisorEnv+"="+strconv.Itoa(unix.Getpgrp()))
 	cmd.Stdin = r // stdout and stderr: /dev/null, so it holds none of zot's pipes
 	// Its own session: a signal to zot's process group or terminal does
