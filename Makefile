@@ -112,8 +112,9 @@ vsix:
 	GO=$(GO) OUT=$(CURDIR)/bin/vsix editors/vscode/scripts/package-vsix.sh $(VSIX_TARGETS)
 
 # Every benchmark (speed and memory targets are checked here, not in tests),
-# then a summary of the search tools against ripgrep and of zot's host CPU
-# per prompt. The output is kept in bin/bench.txt.
+# then a summary of the search tools against ripgrep, of zot's host CPU
+# per prompt and of a didChange burst's growth. The output is kept in
+# bin/bench.txt.
 bench: build
 	bash -o pipefail -c '$(GO) test -p 1 -run "^$$" -bench . ./... | tee bin/bench.txt'
 	@awk -f scripts/bench-summary.awk bin/bench.txt

@@ -207,18 +207,22 @@ func TestFaultGarbageAndHugeLines(t *testing.T) {
 			t.Errorf("log lacks %q", want)
 		}
 	}
-	// A 15 MB line is a legal frame.
+	// A 15 MB line is a legal frame; its notify reaches the front cut
+	// (MaxNotifyBytes), and the log whole.
 	eventually(t, "big notify delivered", func() bool {
 		return e.ui.count(func(u *recUI) int {
 			n := 0
 			for _, m := range u.notifies {
-				if strings.HasPrefix(m, "big|info|xxxx") && len(m) > 15000000 {
+				if strings.HasPrefix(m, "big|info|xxxx") && len(m) <= len("big|info|")+MaxNotifyBytes && strings.HasSuffix(m, truncatedMark("big")) {
 					n++
 				}
 			}
 			return n
 		}) == 1
 	})
+	if !strings.Contains(e.logOf("big"), "notify of 15000000 bytes was cut for the front; the whole text:\n"+strings.Repeat("x", 15000000)+"\n") {
+		t.Errorf("the log of big lacks the whole notify")
+	}
 	eventually(t, "notify after the huge line", func() bool {
 		return e.ui.count(func(u *recUI) int { return len(u.notifies) }) >= 3
 	})

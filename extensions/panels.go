@@ -169,6 +169,10 @@ type uiItem struct {
 	view  wire.PanelView
 	frame wire.Frame
 	id    string
+	// admitted, when set, runs once a notify passed the flood limit,
+	// before it is queued (the log gets a cut text whole before the
+	// front shows the cut one).
+	admitted func()
 }
 
 const (
@@ -194,6 +198,8 @@ func newUIQueue(h *Host, p *proc) *uiQueue {
 	return &uiQueue{h: h, p: p, signal: make(chan struct{}, 1), tokens: notifyBurst, last: time.Now()}
 }
 
+// push queues it unless the queue is closed or it is a notify over the
+// flood limit.
 func (q *uiQueue) push(it uiItem) {
 	q.mu.Lock()
 	if q.closed && it.kind != uiClose {
@@ -215,6 +221,16 @@ func (q *uiQueue) push(it uiItem) {
 			return
 		}
 		q.tokens--
+		if it.admitted != nil {
+			q.mu.Unlock()
+			it.admitted()
+			it.admitted = nil
+			q.mu.Lock()
+			if q.closed {
+				q.mu.Unlock()
+				return
+			}
+		}
 	case uiStatus, uiWidget:
 		// Last value wins: replace a queued update of the same key.
 		for i := len(q.items) - 1; i >= 0; i-- {
@@ -256,7 +272,13 @@ func (q *uiQueue) notify(level, msg string) {
 	default:
 		level = wire.LevelInfo
 	}
-	q.push(uiItem{kind: uiNotify, level: level, msg: msg})
+	// Cut before it is queued: the queue holds only what the front gets.
+	it := uiItem{kind: uiNotify, level: level, msg: msg}
+	if shown, cut := clipText(msg, MaxNotifyBytes, q.p.name); cut {
+		it.msg = shown
+		it.admitted = func() { q.p.logWhole("notify", msg) }
+	}
+	q.push(it)
 }
 
 func (q *uiQueue) open(v wire.PanelView) { q.push(uiItem{kind: uiOpen, view: v}) }

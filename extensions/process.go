@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zot-editors/zot/extensions/wire"
+	"github.com/zot-editors/zot/internal/childproc"
 )
 
 // Process timings fixed by the protocol.
@@ -36,6 +37,7 @@ type proc struct {
 	dir     string
 	log     *extLog
 	cmd     *exec.Cmd
+	group   *childproc.Group // Windows: its Job Object
 	pid     int
 	pidfd   int // -1 when the platform has none
 	stdout  *os.File
@@ -62,6 +64,7 @@ type proc struct {
 	seq           atomic.Uint64
 	badLines      atomic.Int64
 	hugeLines     atomic.Int64
+	wholeLogged   atomic.Int64 // bytes of cut UI texts logged whole (logWhole)
 
 	mu        sync.Mutex
 	hello     wire.Frame
@@ -118,9 +121,11 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 		cmd.Dir = c.Dir
 		cmd.Env = extensionEnv(os.Environ(), c.Manifest.Env)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
-		setProcGroup(cmd)
+		// Its own process group (a Job Object on Windows), so stopping it
+		// also stops whatever it spawned (a shell script's children).
+		childproc.Prepare(cmd)
 		pidfd = requestPidfd(cmd)
-		err = cmd.Start()
+		err = childproc.Start(cmd) // dies with zot, even a killed one
 		// A freshly rebuilt binary can still be open for writing for a
 		// moment (ETXTBSY); retry briefly instead of failing the reload.
 		if err == nil || !errors.Is(err, syscall.ETXTBSY) || attempt >= 20 {
@@ -130,6 +135,14 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 	}
 	inR.Close()
 	outW.Close()
+	var group *childproc.Group
+	if err == nil {
+		// Windows: the process starts suspended and runs once it is in
+		// its job (a failure kills it). Unix: the group it leads.
+		if group, err = childproc.Attach(cmd); err != nil {
+			_ = cmd.Wait()
+		}
+	}
 	if err != nil {
 		inW.Close()
 		outR.Close()
@@ -141,6 +154,7 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 		dir:       c.Dir,
 		log:       s.log,
 		cmd:       cmd,
+		group:     group,
 		pid:       cmd.Process.Pid,
 		pidfd:     *pidfd,
 		stdout:    outR,
@@ -178,6 +192,7 @@ func (p *proc) waitLoop() {
 	p.exitErr = err
 	close(p.exited)
 	killGroup(p.pid, syscall.SIGKILL) // whatever it left behind
+	p.group.Release()                 // Windows: closing the job ends what is left in it
 	select {
 	case <-p.readDone:
 	case <-time.After(exitDrainWait):

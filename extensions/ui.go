@@ -143,14 +143,27 @@ func (p *proc) onUIRequest(f wire.Frame) {
 	if ownTimeout {
 		wait = time.Duration(f.TimeoutMS) * time.Millisecond
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	timedOut := t.C
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	timedOut := timer.C
+	req := UIRequest{Kind: f.Kind, Title: f.Title, Message: f.Message, Options: f.Options, Placeholder: f.Placeholder, Default: f.Default}
+	// The texts shown are capped; options and default are values the
+	// answer carries back, bounded by the request's limit only.
+	for _, t := range []struct {
+		field string
+		text  *string
+		limit int
+	}{{"title", &req.Title, MaxLabelBytes}, {"message", &req.Message, MaxDialogTextBytes}, {"placeholder", &req.Placeholder, MaxLabelBytes}} {
+		if shown, cut := clipText(*t.text, t.limit, p.name); cut {
+			p.logWhole("ui_request "+f.ID+" "+t.field, *t.text)
+			*t.text = shown
+		}
+	}
 	p.dialogOpened()
 	defer p.dialogClosed()
 	ans := make(chan UIAnswer, 1)
 	go func() {
-		ans <- asker.Ask(ctx, p.name, UIRequest{Kind: f.Kind, Title: f.Title, Message: f.Message, Options: f.Options, Placeholder: f.Placeholder, Default: f.Default})
+		ans <- asker.Ask(ctx, p.name, req)
 	}()
 	select {
 	case a := <-ans:
@@ -263,16 +276,23 @@ func (p *proc) onSetStatus(f wire.Frame) {
 	if !p.viewOK(f, func(c wire.UICapabilities) bool { return c.Status }, len(f.Text)) {
 		return
 	}
-	p.ui.push(uiItem{kind: uiStatus, id: f.Key, msg: f.Text})
+	text, cut := clipText(f.Text, MaxLabelBytes, p.name)
+	if cut {
+		p.logWhole(fmt.Sprintf("set_status %q", f.Key), f.Text)
+	}
+	p.ui.push(uiItem{kind: uiStatus, id: f.Key, msg: text})
 }
 
 func (p *proc) onSetWidget(f wire.Frame) {
 	if !p.viewOK(f, func(c wire.UICapabilities) bool { return c.Widget }, len(strings.Join(f.Lines, "\n"))) {
 		return
 	}
-	lines := f.Lines
+	lines, cut := clipWidget(f.Lines, p.name)
 	if len(lines) == 0 {
 		lines = nil
+	}
+	if cut {
+		p.logWhole(fmt.Sprintf("set_widget %q (%d lines)", f.Key, len(f.Lines)), strings.Join(f.Lines, "\n"))
 	}
 	p.ui.push(uiItem{kind: uiWidget, id: f.Key, view: wire.PanelView{Lines: lines}})
 }

@@ -1,5 +1,6 @@
 # Summarises `go test -bench` output (make bench): the search tools against
-# ripgrep and zot's host CPU per prompt, with the goals from README.md.
+# ripgrep, zot's host CPU per prompt and the growth of a didChange burst,
+# with the goals from README.md.
 function metric(name,   i) {
 	for (i = 3; i < NF; i++) if ($(i+1) == name) return $i
 	return ""
@@ -23,9 +24,13 @@ function metric(name,   i) {
 			metric("startup-x-N1"), metric("host-cpu-x-N1"), metric("idle-rss-x-N1"), metric("reload-x-N1"))
 	ext[++ne] = line
 }
+/^BenchmarkChangeBurstGrowth/ {
+	burst = sprintf("  50k keystrokes %s ms, 100k %s ms (%sx; goal <= 2.5x)", metric("ms@50k"), metric("ms@100k"), metric("x-100k-vs-50k"))
+}
 END {
 	print "\n== summary =="
 	if (ne) { print "extension host at scale (zot rpc, N global extensions):"; for (i = 1; i <= ne; i++) print ext[i] }
 	if (ns) { print "search tools vs ripgrep (same matches):"; for (i = 1; i <= ns; i++) print search[i] }
 	if (cpu != "") { print "zot rpc, process rusage:"; print cpu }
+	if (burst != "") { print "zot lsp, a burst of incremental didChange:"; print burst }
 }

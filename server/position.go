@@ -111,15 +111,25 @@ func (li *lineIndex) offset(p protocol.Position, enc encoding) int {
 // large buffer would otherwise build one (an allocation the size of the
 // file's line count) for each change.
 func offsetOf(text string, p protocol.Position, enc encoding) int {
-	start, ok := lineStart(text, int(p.Line))
+	off, _, _ := offsetFrom(text, 0, 0, p, enc)
+	return off
+}
+
+// offsetFrom is offsetOf counting lines from from, the first byte of line
+// fromLine (a known line start no later than p's line), so that only the
+// text between them is read. It also returns the start of p's line; ok is
+// false when the text has fewer lines (off is then len(text)).
+func offsetFrom(text string, from, fromLine int, p protocol.Position, enc encoding) (off, start int, ok bool) {
+	start, ok = lineStart(text[from:], int(p.Line)-fromLine)
+	start += from
 	if !ok {
-		return len(text)
+		return len(text), start, false
 	}
 	end := start + strings.IndexAny(text[start:], "\r\n")
 	if end < start {
 		end = len(text)
 	}
-	return offsetInLine(text, start, end, int(p.Character), enc)
+	return offsetInLine(text, start, end, int(p.Character), enc), start, true
 }
 
 // lineStart is the byte offset of line l's first byte; false when the text

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+	"unsafe"
 
 	"go.lsp.dev/protocol"
 )
@@ -16,6 +17,9 @@ type document struct {
 	version int32
 	text    string
 	lang    string
+	// typing holds the text instead of text while incremental changes
+	// arrive; get turns it back into text. Only the overlay sees it.
+	typing *typingBuffer
 }
 
 // overlay holds the open documents, keyed by file path, so the tools read
@@ -37,6 +41,10 @@ func (o *overlay) get(path string) (document, bool) {
 	d, ok := o.docs[path]
 	if !ok {
 		return document{}, false
+	}
+	if d.typing != nil {
+		d.text = string(d.typing.b)
+		d.typing = nil
 	}
 	return *d, true
 }
@@ -164,19 +172,83 @@ func (s *Server) didChange(raw json.RawMessage) {
 		s.logf("didChange for %s, which is not open", p.TextDocument.URI)
 		return
 	}
-	text := d.text
 	for _, c := range p.ContentChanges {
 		if c.Range == nil {
-			text = c.Text
+			d.text, d.typing = c.Text, nil
 			continue
 		}
-		start, end := offsetOf(text, c.Range.Start, enc), offsetOf(text, c.Range.End, enc)
-		if end < start {
-			start, end = end, start
+		if d.typing == nil {
+			d.typing = newTypingBuffer(d.text)
+			d.text = ""
 		}
-		text = text[:start] + c.Text + text[end:]
+		d.typing.apply(c.Range.Start, c.Range.End, c.Text, enc)
 	}
-	d.text = text
 	d.version = p.TextDocument.Version
 	o.bump()
+}
+
+// typingBuffer is a document's text while incremental changes arrive, so
+// that a change costs in proportion to what it touches, not to the
+// buffer's size: the text is a byte slice with room to grow (typing at the
+// end copies nothing; elsewhere the tail moves), and the start of the line
+// last changed is kept, so finding the next change's line reads only the
+// lines in between. Rebuilding the text as a string for every change, and
+// counting its lines from the top, made a burst of keystrokes quadratic
+// (issue 36: 100k changes took 3.6× the time of 50k).
+type typingBuffer struct {
+	b []byte
+	// hintOff is the first byte of line hintLine. Changes at or after it
+	// leave it so, except one that makes a "\r" before it and a "\n" at
+	// it a single line break (checked after each change).
+	hintLine, hintOff int
+}
+
+func newTypingBuffer(text string) *typingBuffer {
+	b := make([]byte, len(text), len(text)+len(text)/4+64)
+	copy(b, text)
+	return &typingBuffer{b: b}
+}
+
+// offset is the byte offset of p and the start of its line (ok false when
+// the text has fewer lines), counting lines from the hint when p's line
+// is not above it.
+func (t *typingBuffer) offset(text string, p protocol.Position, enc encoding) (off, lineStart int, ok bool) {
+	if int(p.Line) >= t.hintLine {
+		return offsetFrom(text, t.hintOff, t.hintLine, p, enc)
+	}
+	return offsetFrom(text, 0, 0, p, enc)
+}
+
+// apply replaces the range from..to with s, as didChange does.
+func (t *typingBuffer) apply(from, to protocol.Position, s string, enc encoding) {
+	// A read-only view of the bytes, valid until they change below.
+	text := unsafe.String(unsafe.SliceData(t.b), len(t.b))
+	start, line, ok := t.offset(text, from, enc)
+	end, endLine, endOK := t.offset(text, to, enc)
+	startLine := int(from.Line)
+	if end < start {
+		start, end = end, start
+		line, ok, startLine = endLine, endOK, int(to.Line)
+	}
+	if ok {
+		t.hintLine, t.hintOff = startLine, line
+	} else if start < t.hintOff {
+		t.hintLine, t.hintOff = 0, 0
+	}
+	n := len(t.b) - (end - start) + len(s)
+	if n > cap(t.b) {
+		grown := make([]byte, n, n+n/2)
+		copy(grown, t.b[:start])
+		copy(grown[start+len(s):], t.b[end:])
+		t.b = grown
+	} else {
+		old := t.b
+		t.b = t.b[:max(n, len(old))]
+		copy(t.b[start+len(s):], old[end:]) // memmove
+		t.b = t.b[:n]
+	}
+	copy(t.b[start:], s)
+	if h := t.hintOff; h > 0 && h < len(t.b) && t.b[h-1] == '\r' && t.b[h] == '\n' {
+		t.hintLine, t.hintOff = 0, 0
+	}
 }

@@ -125,7 +125,7 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 	// Don't wait forever for pipes held open by background children.
 	cmd.WaitDelay = killGrace
 
-	if err := cmd.Start(); err != nil {
+	if err := childproc.Start(cmd); err != nil {
 		return ErrorResult(fmt.Sprintf("Could not start %s: %v", t.shell.path, err))
 	}
 	group, err := childproc.Attach(cmd)

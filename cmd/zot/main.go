@@ -28,12 +28,14 @@ import (
 )
 
 func main() {
+	// First: descendants that escape their process group come back to
+	// zot, and none outlives even a killed zot (an old kernel without
+	// subreapers: groups only). In zot's supervisor process Init runs the
+	// supervisor and does not return.
+	_ = childproc.Init()
 	// A `go install …@vX` build reports vX everywhere (initialize, hello).
 	agent.Version, _, _ = buildVersion()
 	stop := startProfile()
-	// Descendants that escape their process group come back to zot, so
-	// none outlives it (an old kernel without subreapers: groups only).
-	_ = childproc.Init()
 	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	childproc.Cleanup()
 	stop()

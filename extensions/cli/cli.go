@@ -35,6 +35,7 @@ import (
 	"github.com/zot-editors/zot/agent/home"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions"
+	"github.com/zot-editors/zot/internal/childproc"
 )
 
 // Config is where Run looks; Run fills it from the process.
@@ -432,7 +433,11 @@ func (c Config) install(w, errw io.Writer, src string) (err error) {
 	if isGitURL(src) {
 		cmd := exec.Command("git", "clone", "--depth", "1", "--", src, tree)
 		cmd.Stdout, cmd.Stderr = errw, errw
-		if err := cmd.Run(); err != nil {
+		err := childproc.Start(cmd)
+		if err == nil {
+			err = cmd.Wait()
+		}
+		if err != nil {
 			return fmt.Errorf("git clone %s: %v", src, err)
 		}
 	} else {

@@ -530,7 +530,13 @@ type stdioTransport struct {
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	conn, err := t.inner.Connect(ctx)
+	// The SDK starts the command in Connect: started where childproc
+	// starts every child, so it dies with zot, even a killed one.
+	var conn sdk.Connection
+	err := childproc.StartWith(t.cmd, func() (err error) {
+		conn, err = t.inner.Connect(ctx)
+		return err
+	})
 	t.stderr.Close() // the child has its own copy
 	if err != nil {
 		return nil, err

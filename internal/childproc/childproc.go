@@ -6,7 +6,9 @@
 // Linux zot is also a child subreaper, so descendants that escaped their
 // group (setsid, double fork) are re-parented to zot and killed by Cleanup
 // at exit. On Windows a job's processes die with its last handle, so they
-// die with zot even when zot is killed.
+// die with zot even when zot is killed. On Linux that is covered too: every
+// child is started with Start (a parent-death signal), and a supervisor
+// ends their descendants once zot is gone (supervise_linux.go).
 package childproc
 
 import (

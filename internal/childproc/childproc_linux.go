@@ -10,12 +10,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Init makes zot a child subreaper: orphaned descendants are re-parented
-// to zot instead of init, so Cleanup still finds them.
-func Init() error {
-	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-}
-
 // killDescendants SIGKILLs every process below this one, found through
 // /proc (a process that escaped with setsid is still a descendant, thanks
 // to the subreaper).

@@ -2,8 +2,15 @@
 
 package childproc
 
-// Init does nothing where there is no subreaper: only tracked process
-// groups are cleaned up.
+import "os/exec"
+
+// Init does nothing where there is no subreaper and no parent-death
+// signal: only tracked process groups (job objects on Windows) are cleaned
+// up.
 func Init() error { return nil }
 
 func killDescendants() {}
+
+func tie(*exec.Cmd) {}
+
+func onStarterThread(start func() error) error { return start() }

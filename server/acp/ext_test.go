@@ -16,6 +16,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/internal/childproc"
 	"github.com/zot-editors/zot/internal/proctest"
 	"github.com/zot-editors/zot/internal/testenv"
 )
@@ -117,7 +118,15 @@ func TestExtensionCommandsNoticesPanels(t *testing.T) {
 	}
 }
 
-// children are the pids whose parent is pid (Linux /proc).
+// isSupervisor tells zot's supervisor (internal/childproc), a child of
+// zot that is none of its extensions, from the others.
+func isSupervisor(pid int) bool {
+	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	return strings.HasPrefix(string(b), childproc.SupervisorName+"\x00")
+}
+
+// children are the pids whose parent is pid (Linux /proc), zot's
+// supervisor left out.
 func children(pid int) []int {
 	var out []int
 	dirs, _ := os.ReadDir("/proc")
@@ -133,7 +142,7 @@ func children(pid int) []int {
 		// pid (comm) state ppid …; comm may hold spaces.
 		s := string(b)
 		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) && !isSupervisor(n) {
 			out = append(out, n)
 		}
 	}

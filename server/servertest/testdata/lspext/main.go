@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -40,6 +41,19 @@ func main() {
 	e.Command("warn", "send a warning notification", func(args string) sdk.Response {
 		e.Notify("warn", "careful: "+args)
 		return sdk.Noop()
+	})
+	e.Command("huge", "send texts over the host's caps", func(args string) sdk.Response {
+		// issue 36: a 10 MB notify, a 100 KiB status, a widget of 200
+		// lines of 2 KiB, a confirm with a 100 KiB message.
+		e.Notify("info", hugeText("notify", 10<<20))
+		e.SetStatus("big", hugeText("status", 100<<10))
+		lines := make([]string, 200)
+		for i := range lines {
+			lines[i] = hugeText(fmt.Sprintf("line%d", i), 2<<10)
+		}
+		e.UI().SetWidget("big", lines)
+		ok, err := e.UI().Confirm(context.Background(), hugeText("title", 4<<10), hugeText("message", 100<<10))
+		return sdk.Display(fmt.Sprintf("confirmed: %v %v", ok, err))
 	})
 	e.Command("oops", "fail", func(args string) sdk.Response { return sdk.Error("it went wrong") })
 	e.Command("slow", "take a while", func(args string) sdk.Response {
@@ -81,4 +95,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// hugeText is n bytes: "<tag>-begin ", x's, " <tag>-end" (the tests build
+// the same).
+func hugeText(tag string, n int) string {
+	head, tail := tag+"-begin ", " "+tag+"-end"
+	return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
 }
