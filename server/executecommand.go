@@ -272,8 +272,14 @@ func (s *Server) removeInstruction(ctx context.Context, path string, in *Instruc
 		}
 		applied, reason, err := w.applyInEditor(ctx, path, cur, target)
 		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			// Some clients answer a stale version with an error, not
+			// applied=false (eglot, whose didChange waits for an idle
+			// moment): retry once the buffer's change has arrived.
 			s.logf("removing the instruction line of %s: %v", w.display(path), err)
-			return
+			reason = err.Error()
 		}
 		if applied {
 			s.barrier(ctx, 5*time.Second)
@@ -285,9 +291,10 @@ func (s *Server) removeInstruction(ctx context.Context, path string, in *Instruc
 			}
 			return
 		}
-		// The user typed meanwhile: let the overlay catch up and retry.
+		// The buffer moved (the user typed, or its last change has not
+		// arrived yet): let the overlay catch up and retry.
 		s.barrier(ctx, 5*time.Second)
-		s.overlay.waitChange(ctx, path, cur.version, time.Second)
+		s.overlay.waitChange(ctx, path, cur.version, 2*time.Second)
 	}
 }
 

@@ -62,6 +62,20 @@ vim.lsp.handlers['$/progress'] = function(err, result, ctx, config)
   return progress(err, result, ctx, config)
 end
 
+--- Waits until n runs have ended ($/progress end: zot sends it after
+--- everything a run does, the end-of-run saves included).
+function H.wait_runs_ended(n)
+  H.wait(n .. ' runs to end', function()
+    local ends = 0
+    for _, p in ipairs(H.progress) do
+      if p.kind == 'end' then
+        ends = ends + 1
+      end
+    end
+    return ends >= n
+  end)
+end
+
 function H.message_with(text)
   for _, m in ipairs(H.messages) do
     if m:find(text, 1, true) then

@@ -43,6 +43,7 @@ end)
 H.wait('the answer', function()
   return H.message_with('zot: Fixed the sign.') ~= nil
 end)
+H.wait_runs_ended(1)
 local reqs = H.model_requests()
 local told = vim.json.encode(reqs[1].body)
 H.ok(told:find('add(1, 2) returned -1, expected 3', 1, true) and told:find('pytest', 1, true), 'the prompt names the diagnostic: ' .. told)
@@ -55,6 +56,7 @@ H.run_action('zot: run this instruction')
 H.wait('the instruction done', function()
   return H.message_with('zot: Made it iterative.') ~= nil
 end)
+H.wait_runs_ended(2)
 H.eq({
   'def add(a, b):',
   '    return a + b',

@@ -98,7 +98,7 @@ for t in "${tests[@]}"; do
       ;;
     eglot_*)
       ver=$("$EMACS" --version | head -1)
-      run "$name ($ver)" "$script" "$EMACS" --batch -Q -l "$t"
+      run "$name ($ver)" "$script" "$EMACS" --batch -q -l "$t"
       ;;
   esac
 done
