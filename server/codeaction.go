@@ -252,7 +252,7 @@ var instructionRe = regexp.MustCompile(`^\s*(?://+|#+|--+|;+|%+|/\*+|<!--|\(\*)\
 
 // instructionOf is the instruction of a line, "" when it is not one.
 func instructionOf(line string) string {
-	if !strings.Contains(strings.ToLower(line), "zot:") {
+	if nextZot(line, 0) < 0 {
 		return ""
 	}
 	m := instructionRe.FindStringSubmatch(line)
@@ -384,27 +384,54 @@ func (s *Server) documentText(path string) (string, bool) {
 }
 
 // instructionLines finds the instruction lines among lines first..last
-// of text. Only those lines are looked at: listing stays fast in a large
-// file.
+// of text. Only those lines are looked at, and only the ones with a
+// "zot:" in them are parsed: listing stays fast in a large file.
 func instructionLines(text string, first, last int) []InstructionLine {
-	off, ok := lineStart(text, first)
+	from, ok := lineStart(text, first)
 	if !ok {
 		return nil
 	}
+	to, ok := lineStart(text, last+1)
+	if !ok {
+		to = len(text)
+	}
+	chunk := text[from:to]
 	var out []InstructionLine
-	for l := first; l <= last && off <= len(text); l++ {
-		end := strings.IndexByte(text[off:], '\n')
-		next := off + end + 1
+	line, counted := first, 0 // line is the line of chunk[counted]
+	for i := nextZot(chunk, 0); i >= 0; {
+		start := strings.LastIndexByte(chunk[:i], '\n') + 1
+		end := strings.IndexByte(chunk[i:], '\n')
 		if end < 0 {
-			end, next = len(text)-off, len(text)+1
+			end = len(chunk)
+		} else {
+			end += i
 		}
-		line := strings.TrimSuffix(text[off:off+end], "\r")
-		if do := instructionOf(line); do != "" {
-			out = append(out, InstructionLine{Line: l, Text: line, Do: do})
+		line += strings.Count(chunk[counted:start], "\n")
+		counted = start
+		text := strings.TrimSuffix(chunk[start:end], "\r")
+		if do := instructionOf(text); do != "" {
+			out = append(out, InstructionLine{Line: line, Text: text, Do: do})
 		}
-		off = next
+		i = nextZot(chunk, end)
 	}
 	return out
+}
+
+// nextZot is the index of the next "zot:" (any case) in s from i, -1 if
+// none: a scan for ':' (fast) and a look behind it, without allocating.
+func nextZot(s string, i int) int {
+	for i < len(s) {
+		j := strings.IndexByte(s[i:], ':')
+		if j < 0 {
+			return -1
+		}
+		c := i + j
+		if c >= 3 && strings.EqualFold(s[c-3:c], "zot") {
+			return c - 3
+		}
+		i = c + 1
+	}
+	return -1
 }
 
 // savesAtRunEnd: the end of a run saves the buffers zot changed only for a

@@ -33,6 +33,10 @@ func TestInstructionLinesOnlyInRange(t *testing.T) {
 	if got := instructionLines(text, 0, 0); len(got) != 1 || got[0].Text != "# zot: one" {
 		t.Fatalf("a CRLF line: %+v", got)
 	}
+	mixed := "a := 1 // zot: not whole // zot: x\n\n# Zot: yes\nzot:zot:\n"
+	if got := instructionLines(mixed, 0, 4); len(got) != 1 || got[0].Line != 2 || got[0].Do != "yes" {
+		t.Fatalf("mixed: %+v", got)
+	}
 	if got := instructionLines(text, 9, 12); got != nil {
 		t.Fatalf("past the end: %+v", got)
 	}
