@@ -64,10 +64,11 @@ and never idles, so the test plays the user who stopped typing."
 (with-temp-file zt-file (insert zt-orig))
 (find-file zt-file)
 (python-mode)
-;; The user's configuration: zot lsp for Python buffers.
+;; The user's configuration (README's form): zot lsp for Python buffers.
 (add-to-list 'eglot-server-programs
-             `(python-mode ,(getenv "ZOT_BIN") "lsp" "--api-key" "test-key"
-                           "--base-url" ,zt-url "--no-session"))
+             `((python-mode) . (,(getenv "ZOT_BIN") "lsp" "--api-key" "test-key"
+                                "--base-url" ,zt-url "--no-session"
+                                :initializationOptions (:permissionMode "auto"))))
 (call-interactively #'eglot)
 (zt-wait "eglot to connect" (lambda () (eglot-current-server)))
 (setq zt-server (eglot-current-server))

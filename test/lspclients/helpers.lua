@@ -8,6 +8,7 @@ H.url = assert(os.getenv('ZOT_TEST_URL'), 'ZOT_TEST_URL')
 H.ws = assert(os.getenv('ZOT_TEST_WS'), 'ZOT_TEST_WS')
 vim.o.swapfile = false
 vim.o.hidden = true
+vim.cmd('filetype on') -- -u NONE: the filetype a config's filetypes match
 vim.cmd('cd ' .. vim.fn.fnameescape(H.ws))
 
 function H.ok(cond, msg)
@@ -84,21 +85,28 @@ function H.message_with(text)
   end
 end
 
---- Starts `zot lsp` with vim.lsp.start on the current buffer, the way a
---- user's config does, and waits until it is attached and initialized.
-function H.start()
-  local id = vim.lsp.start({
-    name = 'zot',
-    cmd = { H.bin, 'lsp', '--api-key', 'test-key', '--base-url', H.url, '--no-session' },
-    root_dir = H.ws,
-  })
-  H.ok(id, 'vim.lsp.start gave no client')
+--- Opens file with `zot lsp` started the way the README's configuration
+--- does (0.11+: vim.lsp.config + vim.lsp.enable, before the file is
+--- opened, as in init.lua; 0.10: vim.lsp.start) and waits until it is
+--- attached and initialized.
+function H.start(file)
+  local cmd = { H.bin, 'lsp', '--api-key', 'test-key', '--base-url', H.url, '--no-session' }
+  if vim.lsp.config then
+    vim.fn.mkdir(H.ws .. '/.git', 'p') -- the root marker
+    vim.lsp.config('zot', { cmd = cmd, filetypes = { 'python' }, root_markers = { '.git' } })
+    vim.lsp.enable('zot')
+    vim.cmd('edit ' .. vim.fn.fnameescape(file))
+  else
+    vim.cmd('edit ' .. vim.fn.fnameescape(file))
+    H.ok(vim.lsp.start({ name = 'zot', cmd = cmd, root_dir = H.ws }), 'vim.lsp.start gave no client')
+  end
+  local c
   H.wait('zot lsp to attach', function()
-    local c = vim.lsp.get_client_by_id(id)
-    return c ~= nil and (c.server_capabilities or {}).codeActionProvider ~= nil and vim.lsp.buf_is_attached(0, id)
+    c = vim.lsp.get_clients({ bufnr = 0, name = 'zot' })[1]
+    return c ~= nil and (c.server_capabilities or {}).codeActionProvider ~= nil
   end)
-  H.client = vim.lsp.get_client_by_id(id)
-  return H.client
+  H.client = c
+  return c
 end
 
 --- The titles vim.lsp.buf.code_action lists (nothing is applied).

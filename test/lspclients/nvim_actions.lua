@@ -16,8 +16,7 @@ local orig = table.concat({
   '',
 }, '\n')
 H.write('calc.py', orig)
-vim.cmd('edit calc.py')
-H.start()
+H.start('calc.py')
 
 -- A diagnostic as another server (a test runner) reports it.
 local diag = {

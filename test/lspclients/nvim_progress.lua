@@ -4,8 +4,7 @@
 -- is a markdown transcript that window/showDocument opens.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
 H.write('calc.py', 'def add(a, b):\n    return a + b\n')
-vim.cmd('edit calc.py')
-H.start()
+H.start('calc.py')
 
 -- The model hangs: only the cancel can end this run.
 H.run_action('zot: explain')
