@@ -320,3 +320,34 @@ func TestCodeActionProgressCancel(t *testing.T) {
 	}
 	ed.WaitNote("window/showMessage", func(p json.RawMessage) bool { return strings.Contains(string(p), "zot: refactor: aborted") })
 }
+
+// In ask mode a plain client (no zot/reviewEdit) is asked with
+// window/showMessageRequest, naming the file and the size of the change;
+// a rejected edit leaves the buffer and the instruction line as they were.
+func TestCodeActionAskModeAsksWithTheFile(t *testing.T) {
+	for _, choice := range []string{"Apply", "Reject"} {
+		t.Run(choice, func(t *testing.T) {
+			e := newEnv(t, editReply("calc.py", "return a - b", "return a + b"), llmtest.TextReply("Done."))
+			ed := e.start(plainEditor(askMode(false)))
+			var asked []string
+			ed.Choose = func(msg string, actions []string) string {
+				asked = append(asked, msg+" "+strings.Join(actions, "|"))
+				return choice
+			}
+			text := "def add(a, b):\n    # zot: fix the sign\n    return a - b\n"
+			ed.Open("calc.py", text)
+			acts := listActions(t, ed, "calc.py", lspRange(1, 0, 1, 0), nil)
+			ed.WaitDone(runAction(t, ed, actionNamed(t, acts, "zot: run this instruction")).RunID)
+			if len(asked) != 1 || asked[0] != "zot wants to change calc.py (+1 −1 lines). Apply the change? Apply|Reject" {
+				t.Fatalf("asked: %q", asked)
+			}
+			want := "def add(a, b):\n    return a + b\n"
+			if choice == "Reject" {
+				want = text
+			}
+			if buf, _ := ed.Buffer("calc.py"); buf != want {
+				t.Fatalf("buffer = %q", buf)
+			}
+		})
+	}
+}
