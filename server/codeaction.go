@@ -50,6 +50,10 @@ var builtinActions = []struct{ action, title, kind string }{
 	{actionRefactor, "zot: refactor", kindRewrite},
 }
 
+// triggerAutomatic is CodeActionTriggerKind.Automatic: the editor asks on
+// its own (VS Code's light bulb as the cursor moves), not the user.
+const triggerAutomatic = 2
+
 // maxFixActions bounds the "fix this" actions of one request: a file with
 // a thousand warnings on one selection gets a list a user can read.
 const maxFixActions = 20
@@ -64,6 +68,7 @@ type codeActionParams struct {
 	Context struct {
 		Diagnostics []json.RawMessage `json:"diagnostics"`
 		Only        []string          `json:"only"`
+		TriggerKind int               `json:"triggerKind"`
 	} `json:"context"`
 }
 
@@ -315,6 +320,14 @@ func (s *Server) codeAction(ctx context.Context, p *codeActionParams) ([]CodeAct
 		a := base
 		a.Action, a.Diagnostic = actionFix, &d
 		add("zot: fix this: "+firstLine(d.Message), kindQuickFix, []json.RawMessage{raw}, a)
+	}
+	if p.Context.TriggerKind == triggerAutomatic {
+		// Only what is about this place: the actions offered everywhere
+		// would light the bulb on every line.
+		if acts == nil {
+			acts = []CodeAction{}
+		}
+		return acts, nil
 	}
 	for _, b := range builtinActions {
 		a := base

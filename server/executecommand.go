@@ -103,7 +103,12 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 		go s.followAction(ctx, r.id, &a, text, ch, out)
 		return out, nil
 	}
-	return s.runs.enqueue(r), nil
+	started := s.runs.enqueue(r)
+	if started.Queued {
+		// A plain client sees nothing of a run until it starts.
+		s.showMessage(protocol.MessageTypeInfo, fmt.Sprintf("%s: queued behind %d run(s)", a.Title, started.Ahead))
+	}
+	return started, nil
 }
 
 // Prompts of the built-in actions; the editor context (file, selection or

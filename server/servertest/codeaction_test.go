@@ -134,6 +134,12 @@ func TestCodeActionsListedWithoutTheModel(t *testing.T) {
 	if got := strings.Join(titles(only), "|"); got != "zot: fix this: f is unused" {
 		t.Fatalf("only quickfix: %s", got)
 	}
+	// Asked by the editor on its own (a light bulb), only what is about
+	// this place.
+	auto := listActions(t, ed, "main.go", lspRange(2, 3, 3, 0), map[string]any{"diagnostics": []any{diag}, "triggerKind": 2})
+	if got := strings.Join(titles(auto), "|"); got != "zot: run this instruction|zot: fix this: f is unused" {
+		t.Fatalf("automatic trigger: %s", got)
+	}
 	// Off the instruction line, none is offered.
 	if acts := listActions(t, ed, "main.go", lspRange(3, 0, 3, 0), nil); strings.Contains(strings.Join(titles(acts), "|"), "instruction") {
 		t.Fatalf("instruction offered off its line: %q", titles(acts))
@@ -350,4 +356,28 @@ func TestCodeActionAskModeAsksWithTheFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A second action waits behind the first and says so; zot.abort ends the
+// first, and the second runs.
+func TestCodeActionQueuedAndAbort(t *testing.T) {
+	e := newEnv(t, llmtest.Reply{Hang: true}, llmtest.TextReply("Second."))
+	ed := e.start(plainEditor())
+	ed.Open("a.txt", "hello\n")
+	acts := listActions(t, ed, "a.txt", lspRange(0, 0, 0, 0), nil)
+	first := runAction(t, ed, actionNamed(t, acts, "zot: explain"))
+	ed.WaitEvent(first.RunID, "assistant_start")
+	second := runAction(t, ed, actionNamed(t, acts, "zot: document"))
+	if !second.Queued {
+		t.Fatalf("second run not queued: %+v", second)
+	}
+	ed.WaitNote("window/showMessage", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), "zot: document: queued behind 1 run(s)")
+	})
+	ed.MustCall("workspace/executeCommand", map[string]any{"command": "zot.abort"}, nil)
+	if te := servertest.Find(ed.WaitDone(first.RunID), "turn_end"); te["stop"] != "aborted" {
+		t.Fatalf("first turn_end: %v", te)
+	}
+	ed.WaitDone(second.RunID)
+	ed.WaitNote("window/showMessage", func(p json.RawMessage) bool { return strings.Contains(string(p), "zot: Second.") })
 }
