@@ -381,3 +381,31 @@ func TestCodeActionQueuedAndAbort(t *testing.T) {
 	ed.WaitDone(second.RunID)
 	ed.WaitNote("window/showMessage", func(p json.RawMessage) bool { return strings.Contains(string(p), "zot: Second.") })
 }
+
+// $ZOT_HOME/code-actions.json adds actions in every workspace; a file that
+// is not valid is a warning naming it, and its actions are not offered.
+func TestHomeCodeActions(t *testing.T) {
+	t.Run("valid", func(t *testing.T) {
+		e := newEnv(t)
+		os.WriteFile(filepath.Join(e.home, "code-actions.json"), []byte(`[{"title": "zot: to English", "prompt": "Translate {{selection}}", "kind": "refactor.rewrite.zot"}]`), 0o644)
+		ed := e.start(plainEditor())
+		ed.Open("a.txt", "hallo\n")
+		a := actionNamed(t, listActions(t, ed, "a.txt", lspRange(0, 0, 0, 5), nil), "zot: to English")
+		if a.Kind != "refactor.rewrite.zot" {
+			t.Fatalf("kind: %q", a.Kind)
+		}
+	})
+	t.Run("invalid", func(t *testing.T) {
+		e := newEnv(t)
+		path := filepath.Join(e.home, "code-actions.json")
+		os.WriteFile(path, []byte(`[{"title": "zot: no prompt"}]`), 0o644)
+		ed := e.start(plainEditor())
+		ed.WaitNote("window/showMessage", func(p json.RawMessage) bool {
+			return strings.Contains(string(p), jsonEscape(path)) && strings.Contains(string(p), `[0].prompt\" is required`)
+		})
+		ed.Open("a.txt", "hallo\n")
+		if got := strings.Join(titles(listActions(t, ed, "a.txt", lspRange(0, 0, 0, 0), nil)), "|"); strings.Contains(got, "no prompt") {
+			t.Fatalf("an invalid action is offered: %s", got)
+		}
+	})
+}
