@@ -11,7 +11,7 @@ CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 COVERDIR    ?= $(CURDIR)/bin/cover
 NVIM_TESTS  := editors/nvim/tests
 
-.PHONY: all build run test print-test-targets test-go test-nvim test-nvim-all test-vscode test-acp lint fuzz cover bench early-ready vet cross release-snapshot vsix demo clean
+.PHONY: all build run test print-test-targets test-go test-nvim test-nvim-all test-lsp-clients test-vscode test-acp lint fuzz cover bench early-ready vet cross release-snapshot vsix demo clean
 
 all: build
 
@@ -32,7 +32,7 @@ demo: build
 # transport); VS Code (unit tests in Node, then real code-server + Chromium);
 # every platform compiles and vets (make cross). .ci/run also runs make
 # release-snapshot (the six release archives, built and checked).
-TEST_TARGETS := lint cross test-go fuzz test-acp test-nvim-all test-vscode
+TEST_TARGETS := lint cross test-go fuzz test-acp test-nvim-all test-lsp-clients test-vscode
 test: $(TEST_TARGETS)
 
 # .ci/run runs (and times) make test's targets one by one.
@@ -78,6 +78,13 @@ test-nvim-all: test-nvim
 	n=$$($(NVIM_TESTS)/install-nvim.sh trixie) && NVIM=$$n ZOT_BIN=$(CURDIR)/$(BIN) $(NVIM_TESTS)/run.sh
 	n=$$($(NVIM_TESTS)/install-nvim.sh unstable) && NVIM=$$n ZOT_BIN=$(CURDIR)/$(BIN) $(NVIM_TESTS)/run.sh
 	n=$$($(NVIM_TESTS)/install-nvim.sh unstable) && NVIM=$$n ZOT_TEST_TRANSPORT=builtin ZOT_BIN=$(CURDIR)/$(BIN) $(NVIM_TESTS)/run.sh
+
+# Editors nobody here wrote, as plain LSP clients of the real zot lsp,
+# headless (test/lspclients): Neovim's built-in client without zot's
+# plugin, on 0.10.x and the newest (install-nvim.sh), and Emacs eglot
+# (Debian's emacs-nox + elpa-eglot).
+test-lsp-clients: build
+	ZOT_BIN=$(CURDIR)/$(BIN) test/lspclients/run.sh
 
 # An independent ACP client: the official TypeScript SDK drives the real
 # `zot acp` (test/acp; npm ci there once, as .ci/run does).

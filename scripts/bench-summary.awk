@@ -27,8 +27,13 @@ function metric(name,   i) {
 /^BenchmarkChangeBurstGrowth/ {
 	burst = sprintf("  50k keystrokes %s ms, 100k %s ms (%sx; goal <= 2.5x)", metric("ms@50k"), metric("ms@100k"), metric("x-100k-vs-50k"))
 }
+/^BenchmarkCodeActionList\// {
+	name = $1; sub(/-[0-9]+$/, "", name); sub(/^BenchmarkCodeActionList\//, "", name)
+	actions[++na] = sprintf("  %-14s %8s ms mean  %8s ms p99  (goal <= 5 ms)", name, metric("ms/op"), metric("p99-ms"))
+}
 END {
 	print "\n== summary =="
+	if (na) { print "code action list, 10,000-line buffer (zot lsp round trip):"; for (i = 1; i <= na; i++) print actions[i] }
 	if (ne) { print "extension host at scale (zot rpc, N global extensions):"; for (i = 1; i <= ne; i++) print ext[i] }
 	if (ns) { print "search tools vs ripgrep (same matches):"; for (i = 1; i <= ns; i++) print search[i] }
 	if (cpu != "") { print "zot rpc, process rusage:"; print cpu }

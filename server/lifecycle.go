@@ -72,6 +72,8 @@ type InitOptions struct {
 	// need trust, like project servers).
 	NoMCP     bool     `json:"noMcp"`
 	MCPConfig []string `json:"mcpConfig"`
+	// CodeActions are the project's own code actions (codeaction.go).
+	CodeActions []ProjectAction `json:"codeActions"`
 }
 
 // clientZot is capabilities.experimental.zot: what the client implements
@@ -114,7 +116,10 @@ type ServerInfo struct {
 type ServerCapabilities struct {
 	PositionEncoding string          `json:"positionEncoding"`
 	TextDocumentSync TextSyncOptions `json:"textDocumentSync"`
-	Experimental     struct {
+	// The standard tier (codeaction.go): code actions run as commands.
+	CodeActionProvider     *CodeActionOptions     `json:"codeActionProvider,omitempty"`
+	ExecuteCommandProvider *ExecuteCommandOptions `json:"executeCommandProvider,omitempty"`
+	Experimental           struct {
 		Zot ZotInfo `json:"zot"`
 	} `json:"experimental"`
 }
@@ -163,6 +168,9 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 		if err := decodeParams(method, p.InitializationOptions, &opts); err != nil {
 			return nil, prefixField(err, "initializationOptions")
 		}
+	}
+	if err := validateProjectActions(method, "initializationOptions.codeActions", opts.CodeActions); err != nil {
+		return nil, err
 	}
 	mode := ModeAuto
 	if opts.PermissionMode != "" {
@@ -247,11 +255,18 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 		return nil, fieldError(method, "initializationOptions.mcpConfig", "%v", err)
 	}
 
+	plain, plainWarn := readPlainCaps(raw, opts.CodeActions, cfg.Home)
+	if plainWarn != "" {
+		s.logf("%s", plainWarn)
+		defer s.showMessage(protocol.MessageTypeWarning, plainWarn)
+	}
+
 	rt, err := s.opts.NewRuntime(cfg)
 
 	s.mu.Lock()
 	s.caps, s.enc, s.cwd, s.cfg, s.exts, s.editorExts, s.mode = caps, enc, cwd, cfg, exts, editorExts, mode
 	s.noMCP, s.mcpConfigs = opts.NoMCP, mcpConfigs
+	s.plain = plain
 	if err != nil {
 		s.rtErr = err
 		s.logf("the agent cannot start: %v", err)
@@ -270,6 +285,7 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 	res.Capabilities.TextDocumentSync.Save = &struct {
 		IncludeText bool `json:"includeText"`
 	}{}
+	standardCapabilities(&res.Capabilities, plain)
 	res.Capabilities.Experimental.Zot = s.info()
 	return res, nil
 }

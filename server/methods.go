@@ -195,6 +195,9 @@ var lspMethods = newMethodTable(
 	notification(protocol.MethodTextDocumentDidClose, (*Server).DidClose),
 	notification(protocol.MethodTextDocumentDidSave, (*Server).DidSave),
 	notification(protocol.MethodWorkDoneProgressCancel, (*Server).WorkDoneProgressCancel),
+	request(protocol.MethodTextDocumentCodeAction, (*Server).codeAction),
+	request(methodCodeActionResolve, (*Server).codeActionResolve),
+	request(methodExecuteCommand, (*Server).executeCommand),
 )
 
 // standard serves lspMethods; it ends the handler chain.
@@ -206,9 +209,9 @@ func (s *Server) standard(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		}
 		return reply(ctx, nil, nil)
 	}
-	_, err := h.serve(s, ctx, req.Params())
+	res, err := h.serve(s, ctx, req.Params())
 	if err != nil {
 		s.logf("%s: %v", req.Method(), err)
 	}
-	return reply(ctx, nil, err)
+	return reply(ctx, res, err)
 }

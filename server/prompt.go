@@ -462,11 +462,13 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 	for ev := range ch {
 		if ev.Type == agent.EventDone {
 			// Disk agrees with the buffers before the client hears done.
-			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			if _, err := s.ws.flushSaves(sctx); err != nil {
-				s.sendEvent(agent.Event{Type: agent.EventError, Message: err.Error()}, r.id)
+			if s.savesAtRunEnd() {
+				sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				if _, err := s.ws.flushSaves(sctx); err != nil {
+					s.sendEvent(agent.Event{Type: agent.EventError, Message: err.Error()}, r.id)
+				}
+				cancel()
 			}
-			cancel()
 			// A client that hears done sees nothing running.
 			q.mu.Lock()
 			q.current = nil

@@ -140,6 +140,8 @@ type Server struct {
 	noMCP      bool            // initializationOptions.noMcp
 	mcpConfigs []string        // initializationOptions.mcpConfig
 	allowMCP   map[string]bool // MCP tools "always allowed for this session" in ask mode
+	// plain is what the client has of the standard tier (codeaction.go).
+	plain plainCaps
 	// progressToken maps live work-done progress tokens to their run.
 	progressToken map[string]string
 	editorTools   []tools.Tool

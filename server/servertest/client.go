@@ -192,6 +192,8 @@ func (e *Editor) serve(m Message) {
 		}
 	case "window/workDoneProgress/create":
 		result = nil
+	case "window/showDocument":
+		result = map[string]any{"success": e.cfg.ShowDocument}
 	case "zot/reviewEdit":
 		var p ReviewEdit
 		json.Unmarshal(m.Params, &p)

@@ -63,6 +63,14 @@ type Config struct {
 	ZotNotify         bool // experimental.zot.notify: shows zot/notify itself
 	ZotUI             bool // experimental.zot.ui: answers zot/ui/request (Editor.UI)
 	PositionEncodings []string
+	// Plain is an editor that knows nothing of zot: no experimental.zot.
+	Plain bool
+	// ShowDocument: window.showDocument.support (answered success, and
+	// recorded).
+	ShowDocument bool
+	// CodeActionResolve: textDocument.codeAction.resolveSupport with these
+	// properties (nil: none).
+	CodeActionResolve []string
 
 	// Stderr receives zot's stderr (nil: the test log on failure).
 	Stderr io.Writer
@@ -344,6 +352,16 @@ func (e *Editor) Initialize(result any) {
 	}
 	if e.cfg.PositionEncodings != nil {
 		caps["general"] = map[string]any{"positionEncodings": e.cfg.PositionEncodings}
+	}
+	if e.cfg.Plain {
+		delete(caps, "experimental")
+	}
+	if e.cfg.ShowDocument {
+		caps["window"].(map[string]any)["showDocument"] = map[string]any{"support": true}
+	}
+	if e.cfg.CodeActionResolve != nil {
+		caps["textDocument"] = map[string]any{"codeAction": map[string]any{
+			"resolveSupport": map[string]any{"properties": e.cfg.CodeActionResolve}}}
 	}
 	params := map[string]any{
 		"processId":        os.Getpid(),
