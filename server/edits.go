@@ -397,7 +397,7 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 		return err
 	}
 	if final != proposed || s.permissionMode() == ModeAsk {
-		s.barrier(ctx, 5*time.Second) // typing during the review
+		s.barrier(ctx) // typing during the review
 	}
 	if id, tool := w.callOf(ctx); final != proposed && tool != applyTool {
 		w.mu.Lock()
@@ -434,7 +434,7 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 		if applied {
 			// The client sent didOpen/didChange for the edit before its
 			// answer: let them land so the next read sees the result.
-			s.barrier(ctx, 5*time.Second)
+			s.barrier(ctx)
 			if cur.open {
 				// A client that answers before sending its didChange:
 				// give it a moment, so the next read is not stale.
@@ -456,7 +456,7 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 		if attempt+1 >= maxEditAttempts || !cur.open {
 			return fmt.Errorf("the editor did not apply the change to %s: %s. No change was made", shown, reason)
 		}
-		s.barrier(ctx, 5*time.Second)
+		s.barrier(ctx)
 		s.overlay.waitChange(ctx, path, cur.version, time.Second)
 	}
 }

@@ -287,7 +287,7 @@ func (s *Server) removeInstruction(ctx context.Context, path string, in *Instruc
 			reason = err.Error()
 		}
 		if applied {
-			s.barrier(ctx, 5*time.Second)
+			s.barrier(ctx)
 			return
 		}
 		if reason == "" {
@@ -298,7 +298,7 @@ func (s *Server) removeInstruction(ctx context.Context, path string, in *Instruc
 		}
 		// The buffer moved (the user typed, or its last change has not
 		// arrived yet): let the overlay catch up and retry.
-		s.barrier(ctx, 5*time.Second)
+		s.barrier(ctx)
 		s.overlay.waitChange(ctx, path, cur.version, 2*time.Second)
 	}
 }

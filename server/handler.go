@@ -70,13 +70,18 @@ type inFlight struct{ replied atomic.Bool }
 
 type inFlightKey struct{}
 
+// barrierWait bounds a barrier: a client that stopped reading must not
+// hold a run for long.
+const barrierWait = 5 * time.Second
+
 // barrier waits until every message the client sent before now has been
 // handled (bounded by max). After a call to the client returns, this
 // makes the buffer changes the client sent before its answer (didOpen and
 // didChange of an applied edit, the user's typing during a review) visible
 // in the overlay: jsonrpc2 hands answers over at once but handles
-// notifications in order, behind the requests before them.
-func (s *Server) barrier(ctx context.Context, max time.Duration) {
+// notifications in order, behind the requests before them. It waits at
+// most barrierWait.
+func (s *Server) barrier(ctx context.Context) {
 	target := s.arrived.Load()
 	if m, ok := ctx.Value(inFlightKey{}).(*inFlight); ok && !m.replied.Load() {
 		// Called while handling a request (zot/applyCode): that request
@@ -84,7 +89,7 @@ func (s *Server) barrier(ctx context.Context, max time.Duration) {
 		// the barrier, so it is not waited for.
 		target--
 	}
-	t := time.NewTimer(max)
+	t := time.NewTimer(barrierWait)
 	defer t.Stop()
 	for {
 		s.procMu.Lock()
@@ -98,7 +103,7 @@ func (s *Server) barrier(ctx context.Context, max time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.logf("barrier: messages still unhandled after %v", max)
+			s.logf("barrier: messages still unhandled after %v", barrierWait)
 			return
 		}
 	}
