@@ -39,6 +39,7 @@ const (
 	actionDocument    = "document"
 	actionRefactor    = "refactor"
 	actionProject     = "project"
+	actionSkill       = "skill"
 )
 
 // builtinActions are offered on every range, in this order, after the
@@ -127,6 +128,8 @@ type ActionArgs struct {
 	Instruction *InstructionLine `json:"instruction,omitempty"`
 	// Prompt is a project action's prompt template.
 	Prompt string `json:"prompt,omitempty"`
+	// Skill names the skill a skill action runs on the code.
+	Skill string `json:"skill,omitempty"`
 }
 
 // InstructionLine is a `zot: …` comment line in the buffer.
@@ -343,11 +346,28 @@ func (s *Server) codeAction(ctx context.Context, p *codeActionParams) ([]CodeAct
 		}
 		add(pa.Title, kind, nil, a)
 	}
+	// The skills: each runs on the selection (or the code at the cursor)
+	// as /skill:<name> does on the prompt. Extension commands are not
+	// offered: nothing in zot's register_command says that a command takes
+	// a selection.
+	if rt, err := s.runtime(); err == nil {
+		for i, sk := range rt.Skills() {
+			if i == maxSkillActions {
+				break
+			}
+			a := base
+			a.Action, a.Skill = actionSkill, sk.Name
+			add("zot: skill "+sk.Name, kindRewrite, nil, a)
+		}
+	}
 	if acts == nil {
 		acts = []CodeAction{}
 	}
 	return acts, nil
 }
+
+// maxSkillActions bounds the skills listed as actions.
+const maxSkillActions = 30
 
 // codeActionResolve fills in the command of an action listed without it.
 func (s *Server) codeActionResolve(ctx context.Context, a *CodeAction) (CodeAction, error) {

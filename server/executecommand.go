@@ -11,6 +11,7 @@ import (
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/skills"
 )
 
 // methodExecuteCommand is workspace/executeCommand.
@@ -55,9 +56,13 @@ func (a *ActionArgs) validate(method, field string) error {
 		if strings.TrimSpace(a.Prompt) == "" {
 			return fieldError(method, field+".prompt", "is required for a project action")
 		}
+	case actionSkill:
+		if strings.TrimSpace(a.Skill) == "" {
+			return fieldError(method, field+".skill", "is required for a skill action: the skill's name")
+		}
 	case actionExplain, actionTests, actionDocument, actionRefactor:
 	default:
-		return fieldError(method, field+".action", "must be fix, instruction, explain, tests, document, refactor or project, not %q", a.Action)
+		return fieldError(method, field+".action", "must be fix, instruction, explain, tests, document, refactor, project or skill, not %q", a.Action)
 	}
 	if uriPath(a.URI) == "" {
 		return fieldError(method, field+".uri", "must be a file: URI, not %q", a.URI)
@@ -87,6 +92,17 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 		a.Title = "zot: " + a.Action
 	}
 	text, pctx := s.actionPrompt(&a)
+	if a.Action == actionSkill {
+		rt, err := s.runtime()
+		if err != nil {
+			return nil, err
+		}
+		sk, ok := rt.Skill(a.Skill)
+		if !ok {
+			return nil, fieldError(methodExecuteCommand, "arguments[0].skill", "names no skill (%q); the skills changed since the list: ask for the code actions again", a.Skill)
+		}
+		text = skills.Prompt(sk, "") + cursorNote(a.Range.Start == a.Range.End)
+	}
 	r, err := s.promptRun(ctx, methodExecuteCommand, &PromptParams{Text: text, Context: pctx}, -1)
 	if err != nil {
 		return nil, err
@@ -158,6 +174,8 @@ func (s *Server) actionPrompt(a *ActionArgs) (string, *PromptContext) {
 		return promptDocument + cursorNote(empty), pctx
 	case actionRefactor:
 		return promptRefactor + cursorNote(empty), pctx
+	case actionSkill:
+		return "", pctx // the skill's body, read when it runs (executeCommand)
 	}
 	return s.expandTemplate(a), nil
 }

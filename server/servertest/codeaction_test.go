@@ -112,6 +112,7 @@ func TestCodeActionsListedWithoutTheModel(t *testing.T) {
 	}
 	cfg := e.config()
 	cfg.Plain = true
+	cfg.Env = append(cfg.Env, "HOME="+t.TempDir()) // no skills of the user's: the list is exact
 	cfg.InitOptions = map[string]any{"codeActions": []map[string]string{{"title": "zot: translate comments", "prompt": "Translate the comments of {{selection}} in {{file}}"}}}
 	ed := servertest.Start(t, cfg)
 	ed.Initialize(&init)
@@ -408,4 +409,41 @@ func TestHomeCodeActions(t *testing.T) {
 			t.Fatalf("an invalid action is offered: %s", got)
 		}
 	})
+}
+
+// A skill is a code action: it runs on the selection with the skill's
+// instructions as the prompt (listing still needs no model call); a
+// skill that is gone by the time the action runs is an error naming it.
+func TestSkillCodeAction(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("Reviewed."))
+	dir := filepath.Join(e.root, ".zot", "skills", "review")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: review\ndescription: Review code for bugs\n---\nReview this code for off-by-one bugs.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ed := e.start(plainEditor())
+	src := "def last(xs):\n    return xs[len(xs)]\n"
+	ed.Open("calc.py", src)
+	acts := listActions(t, ed, "calc.py", lspRange(1, 0, 1, 22), nil)
+	a := actionNamed(t, acts, "zot: skill review")
+	if n := modelPosts(e.llm); n != 0 {
+		t.Fatalf("listing made %d model requests", n)
+	}
+	run := runAction(t, ed, a)
+	ed.WaitDone(run.RunID)
+	body := string(e.llm.Requests()[0].Raw)
+	for _, want := range []string{"Review this code for off-by-one bugs.", "calc.py", "return xs[len(xs)]"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("the prompt lacks %q:\n%s", want, body)
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	err := ed.Call("workspace/executeCommand", map[string]any{"command": a.Command.Command, "arguments": a.Command.Arguments}, nil)
+	if err == nil || !strings.Contains(err.Message, `names no skill ("review")`) {
+		t.Fatalf("a skill gone since the list: %v", err)
+	}
 }

@@ -176,6 +176,11 @@ for ex in todo permission-gate plan-mode lint-on-write; do
   cp "$REPO/extensions/examples/$ex/extension.json" "$W/$ex/"
   (cd "$REPO/extensions/examples/$ex" && go build -o "$W/$ex/$ex" .)
 done
+# redactor: the host tests' fakeext as an assistant_message intercept that
+# rewrites SECRET-4242 (the extui spec's last test).
+mkdir -p "$W/redactor"
+(cd "$REPO" && go build -o "$W/redactor/fakeext" ./extensions/testdata/fakeext)
+printf '{"name":"redactor","version":"1.0.0","exec":"./fakeext","args":["-name","redactor","-intercept","assistant_message","-replace","SECRET-4242=[redacted]"]}\n' > "$W/redactor/extension.json"
 # capext (extensions/testdata): its widget tool sets a widget.
 mkdir -p "$W/capext"
 (cd "$REPO" && go build -o "$W/capext/capext" ./extensions/testdata/capext)
@@ -365,7 +370,7 @@ for spec in ${ZOT_E2E_SPECS:-chat extui unsaved settings}; do
     chat) run_spec chat "$W" "$ART" "$HERE/test/e2e/llm-script.json" "$([ "${ZOT_E2E_BUNDLED:-}" = 1 ] || echo "$ZOT_BIN")" "$W/todo" || failed_specs+=(chat) ;;
     # extui: zot.serverPath set, which wins over the bundled zot.
     extui) SPEC_ZOT_ARGS="[\"--mcp-config\", \"$W/mcp.json\"]" run_spec extui "$W/extui" "$ART/extui" "$HERE/test/e2e/extui-script.json" "$ZOT_BIN" \
-      "$W/permission-gate" "$W/plan-mode" "$W/lint-on-write" "$W/capext" || failed_specs+=(extui) ;;
+      "$W/permission-gate" "$W/plan-mode" "$W/lint-on-write" "$W/capext" "$W/redactor" || failed_specs+=(extui) ;;
     unsaved) run_spec unsaved "$W/unsaved" "$ART/unsaved" "$HERE/test/e2e/unsaved-script.json" "$ZOT_BIN" || failed_specs+=(unsaved) ;;
     settings) run_spec settings "$W/settings" "$ART/settings" "$HERE/test/e2e/settings-script.json" "$ZOT_BIN" "$W/todo" || failed_specs+=(settings) ;;
     *) echo "e2e: unknown spec $spec (chat, extui, unsaved, settings)" >&2; exit 1 ;;

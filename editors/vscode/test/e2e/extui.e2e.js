@@ -4,7 +4,9 @@
 // lint-on-write (a tool_result hook: its findings reach the model), the
 // test extension capext (zot/ui/widget: lines above the chat's input, gone
 // when the extension stops), and the MCP servers' lines in the Zot view
-// (fakemcp ready, one that exits at start failed; restart).
+// (fakemcp ready, one that exits at start failed; restart), and a
+// redacting extension (an assistant_message intercept: the chat shows only
+// its rewritten text).
 // scripts/e2e.sh runs it (ZOT_E2E_SPECS=extui for this spec alone) in its
 // own code-server, workspace and scripted LLM (extui-script.json), whose
 // replies the tests below consume in order.
@@ -314,6 +316,37 @@ test("an extension that asks and then dies: its question closes, the run goes on
     const card = (await toolResults()).find((t) => t.includes("ask_then_crash"));
     if (!card || /unknown tool|not found/i.test(card)) {
         throw new Error(`capext's tool did not run (it restarted after the reload?): ${card}`);
+    }
+});
+
+test("a redacting extension: the chat shows only the rewritten answer, never the secret, not even while it streams", async () => {
+    await ensureChat();
+    // Everything the chat ever shows, from now on: a MutationObserver in
+    // the webview records each text that appears (a delta drawn and
+    // replaced later would be seen here, not only in the final DOM).
+    await chat.evaluate(() => {
+        const seen = [];
+        window.__zotSeen = seen;
+        new MutationObserver((muts) => {
+            for (const m of muts) {
+                for (const n of m.addedNodes) {
+                    seen.push(n.textContent ?? "");
+                }
+                if (m.type === "characterData") {
+                    seen.push(m.target.textContent ?? "");
+                }
+            }
+        }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await send("what is the key?");
+    await waitFor("the rewritten answer", async () => (await chat.$$eval(".item.assistant", (els) => els.map((e) => e.textContent).join("\n"))).includes("The key is [redacted], keep it."));
+    await idle();
+    const shown = await chat.$$eval(".item", (els) => els.map((e) => e.textContent ?? "").join("\n"));
+    const seen = await chat.evaluate(() => window.__zotSeen.join("\n"));
+    for (const [what, text] of [["the chat", shown], ["what the chat ever drew", seen]]) {
+        if (text.includes("SEC")) {
+            throw new Error(`${what} showed (a prefix of) the secret: ${text.slice(0, 400)}`);
+        }
     }
 });
 
