@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/zot-editors/zot/agent/home"
+	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/internal/atomicfile"
 	"github.com/zot-editors/zot/internal/ospath"
 )
@@ -74,6 +75,44 @@ func (s *Server) showAnswer(ctx context.Context, runID string, a *ActionArgs, pr
 		s.logf("window/showDocument %s: success=%v err=%v", path, res.Success, err)
 	}
 	s.showMessage(protocol.MessageTypeInfo, "zot: "+clipAnswer(answer)+"\n\nThe whole answer: "+path)
+}
+
+// showProposal writes the unified diff of a proposed change to a file
+// under $ZOT_HOME/transcripts and opens it with window/showDocument, for a
+// client without zot/reviewEdit that announced showDocument; it returns
+// the file's path, "" when nothing was shown.
+func (s *Server) showProposal(ctx context.Context, path, oldText, newText string) string {
+	s.mu.Lock()
+	canShow, zotHome := s.plain.showDocument, s.cfg.Home
+	s.mu.Unlock()
+	if !canShow {
+		return ""
+	}
+	if zotHome == "" {
+		zotHome = home.Dir()
+	}
+	dir := filepath.Join(zotHome, transcriptsDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		s.logf("showing the proposal: %v", err)
+		return ""
+	}
+	shown := s.ws.display(path)
+	out := filepath.Join(dir, fmt.Sprintf("%s-%s.diff", time.Now().UTC().Format("20060102-150405.000"), filepath.Base(path)))
+	text := "--- " + shown + "\n+++ " + shown + " (zot's proposal)\n" + tools.UnifiedDiff(oldText, newText, 3)
+	if err := atomicfile.Write(out, []byte(text), 0o600); err != nil {
+		s.logf("showing the proposal: %v", err)
+		return ""
+	}
+	var res struct {
+		Success bool `json:"success"`
+	}
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err := s.call(sctx, "window/showDocument", map[string]any{"uri": ospath.ToURI(out), "takeFocus": true}, &res)
+	cancel()
+	if err != nil || !res.Success {
+		s.logf("window/showDocument %s: success=%v err=%v", out, res.Success, err)
+	}
+	return out
 }
 
 // clipAnswer is the beginning of a long answer.

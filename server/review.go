@@ -185,6 +185,11 @@ func (s *Server) reviewChange(ctx context.Context, path, oldText, newText string
 	if oldText == "" {
 		msg = fmt.Sprintf("zot wants to create %s (%d lines). Create it?", shown, added)
 	}
+	// A plain client that can open documents sees the whole change first:
+	// the user approves what they can read, not a line count.
+	if diff := s.showProposal(ctx, path, oldText, newText); diff != "" {
+		msg += " (The whole change is open: " + diff + ")"
+	}
 	switch choice := s.ask(ctx, protocol.MessageTypeInfo, msg, ReviewApply, ReviewReject); choice {
 	case ReviewApply:
 		return newText, nil

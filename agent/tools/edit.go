@@ -403,6 +403,13 @@ func lineEndAfter(s string, pos, n int) int {
 	return e
 }
 
+// UnifiedDiff is the whole unified diff of a → b (hunks with ctx lines of
+// context, no length limit), as the edit tool renders it.
+func UnifiedDiff(a, b string, ctx int) string {
+	d, _, _ := unifiedDiff(a, b, ctx, math.MaxInt)
+	return d
+}
+
 // unifiedDiff renders a line diff of a and b as unified hunks.
 func unifiedDiff(a, b string, ctx, maxLines int) (string, int, int) {
 	return renderDiff([]diffWindow{{a, b, 1, 1}}, ctx, maxLines)

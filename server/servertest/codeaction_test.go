@@ -447,3 +447,38 @@ func TestSkillCodeAction(t *testing.T) {
 		t.Fatalf("a skill gone since the list: %v", err)
 	}
 }
+
+// In ask mode a plain client that can open documents is shown the whole
+// change (a unified diff, opened with window/showDocument) before it is
+// asked; the question names the file it opened.
+func TestCodeActionAskModeShowsTheWholeChange(t *testing.T) {
+	e := newEnv(t, editReply("calc.py", "return a - b", "return a + b"), llmtest.TextReply("Done."))
+	var asked []string
+	ed := e.start(plainEditor(askMode(false), func(c *servertest.Config) { c.ShowDocument = true }))
+	ed.Choose = func(msg string, actions []string) string {
+		asked = append(asked, msg)
+		return "Reject"
+	}
+	text := "def add(a, b):\n    # zot: fix the sign\n    return a - b\n"
+	ed.Open("calc.py", text)
+	acts := listActions(t, ed, "calc.py", lspRange(1, 0, 1, 0), nil)
+	ed.WaitDone(runAction(t, ed, actionNamed(t, acts, "zot: run this instruction")).RunID)
+	files, _ := filepath.Glob(filepath.Join(e.home, "transcripts", "*.diff"))
+	if len(files) != 1 {
+		t.Fatalf("proposal files: %v", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	if d := string(b); !strings.Contains(d, "-    return a - b") || !strings.Contains(d, "+    return a + b") || !strings.HasPrefix(d, "--- calc.py\n+++ calc.py (zot's proposal)\n") {
+		t.Fatalf("the proposal:\n%s", d)
+	}
+	docs := ed.Requests("window/showDocument")
+	if len(docs) != 1 || !strings.Contains(string(docs[0].Params), string(uri.File(files[0]))) {
+		t.Fatalf("showDocument: %v", docs)
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], "The whole change is open: "+files[0]) {
+		t.Fatalf("asked: %q", asked)
+	}
+	if buf, _ := ed.Buffer("calc.py"); buf != text {
+		t.Fatalf("rejected, yet the buffer changed: %q", buf)
+	}
+}
