@@ -88,6 +88,9 @@ type clientZot struct {
 	// UI: the client answers zot/ui/request and shows zot/ui/status and
 	// zot/ui/widget (extensions' dialogs, status items and widgets).
 	UI bool `json:"ui"`
+	// declared: the client sent experimental.zot at all (one of zot's own
+	// clients, which use the zot/* tier).
+	declared bool
 }
 
 // clientCaps is what the server needs to know about the client.
@@ -187,6 +190,7 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 		}
 		if json.Unmarshal(p.Capabilities.Experimental, &ex) == nil && len(ex.Zot) > 0 {
 			_ = json.Unmarshal(ex.Zot, &zc)
+			zc.declared = true
 		}
 	}
 	caps := clientCaps{
@@ -285,7 +289,13 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 	res.Capabilities.TextDocumentSync.Save = &struct {
 		IncludeText bool `json:"includeText"`
 	}{}
-	standardCapabilities(&res.Capabilities, plain)
+	// The standard tier (code actions, commands) is for editors that know
+	// nothing of zot: zot's own clients have the zot/* tier, and a
+	// language client registers each announced command as an editor
+	// command (VS Code's would clash with the extension's own zot.abort).
+	if !caps.zot.declared {
+		standardCapabilities(&res.Capabilities, plain)
+	}
 	res.Capabilities.Experimental.Zot = s.info()
 	return res, nil
 }

@@ -482,3 +482,23 @@ func TestCodeActionAskModeShowsTheWholeChange(t *testing.T) {
 		t.Fatalf("rejected, yet the buffer changed: %q", buf)
 	}
 }
+
+// zot's own clients (experimental.zot) are not offered the standard tier:
+// a language client registers every announced command as an editor
+// command, and VS Code's extension has its own zot.abort.
+func TestStandardTierOnlyForPlainClients(t *testing.T) {
+	e := newEnv(t)
+	ed := servertest.Start(t, e.config())
+	var init struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	ed.Initialize(&init)
+	for _, k := range []string{"codeActionProvider", "executeCommandProvider"} {
+		if v, ok := init.Capabilities[k]; ok {
+			t.Errorf("zot's own client was offered %s: %s", k, v)
+		}
+	}
+	if _, ok := init.Capabilities["experimental"]; !ok {
+		t.Fatalf("no experimental.zot in %v", init.Capabilities)
+	}
+}
