@@ -200,7 +200,9 @@ test("zot acp with the official TypeScript SDK", async (t) => {
       assert.equal(res.stopReason, "end_turn");
       assert.equal(c.permissions.length, 1);
       const p = c.permissions[0];
-      assert.deepEqual(p.options.map((o) => o.kind), ["allow_once", "allow_always", "reject_once"]);
+      // The safe answer first (a client that takes the first option as the
+      // default rejects).
+      assert.deepEqual(p.options.map((o) => o.kind), ["reject_once", "allow_once", "allow_always"]);
       const diff = p.toolCall.content.find((x) => x.type === "diff");
       assert.equal(diff.newText, "hello rejected buffer\n");
       assert.equal(c.buffers.get(notes), "hello edited buffer\n");
