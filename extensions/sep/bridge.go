@@ -37,8 +37,9 @@ type Config struct {
 	Logf func(format string, args ...any)
 	// PingInterval is the idle time before a ping; 0 disables pings.
 	PingInterval time.Duration
-	// Trace, when set, receives every line the host sends the extension;
-	// it is closed when the bridge ends.
+	// Trace, when set, receives every message of the session, one line
+	// each: {"to":"ext"|"host","msg":…}. It is closed when the bridge
+	// ends.
 	Trace io.WriteCloser
 	// Trusted is initialize's workspace.trusted.
 	Trusted bool
@@ -56,6 +57,7 @@ type Bridge struct {
 
 	childMu sync.Mutex // serialises lines to the child
 	hostMu  sync.Mutex // serialises frames to the host
+	traceMu sync.Mutex
 
 	mu        sync.Mutex
 	nextID    int64
@@ -126,11 +128,27 @@ func (b *Bridge) Run() {
 	b.doneOnce.Do(func() { close(b.done) })
 	b.c.HostOut.Close()
 	<-hostDone
+	b.traceMu.Lock()
 	if b.c.Trace != nil {
-		b.childMu.Lock()
 		b.c.Trace.Close()
 		b.c.Trace = nil
-		b.childMu.Unlock()
+	}
+	b.traceMu.Unlock()
+}
+
+// trace records one message of the session (Config.Trace).
+func (b *Bridge) trace(to string, line []byte) {
+	b.traceMu.Lock()
+	defer b.traceMu.Unlock()
+	if b.c.Trace == nil {
+		return
+	}
+	rec, err := json.Marshal(struct {
+		To  string          `json:"to"`
+		Msg json.RawMessage `json:"msg"`
+	}{to, json.RawMessage(strings.TrimSpace(string(line)))})
+	if err == nil {
+		_, _ = b.c.Trace.Write(append(rec, '\n'))
 	}
 }
 
@@ -352,11 +370,9 @@ func (b *Bridge) reply(id json.RawMessage, result any, e *Error) {
 func (b *Bridge) toChild(m Message) {
 	line, _ := json.Marshal(m)
 	line = append(line, '\n')
+	b.trace("ext", line)
 	b.childMu.Lock()
 	defer b.childMu.Unlock()
-	if b.c.Trace != nil {
-		_, _ = b.c.Trace.Write(line)
-	}
 	_, _ = b.c.ChildIn.Write(line)
 }
 
@@ -386,6 +402,7 @@ func (b *Bridge) childLoop() {
 					b.reply(json.RawMessage("null"), nil, derr)
 				}
 			} else {
+				b.trace("host", line)
 				b.fromChild(m)
 			}
 		}
