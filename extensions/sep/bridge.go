@@ -55,9 +55,20 @@ type Config struct {
 type Bridge struct {
 	c Config
 
-	childMu sync.Mutex // serialises lines to the child
 	hostMu  sync.Mutex // serialises frames to the host
 	traceMu sync.Mutex
+
+	// The queue of lines to the child: requests and replies are never
+	// dropped; past MaxQueuedEvents observe events the oldest is shed and
+	// an events_lost marker goes out before the next line (SEP).
+	qMu          sync.Mutex
+	qCond        *sync.Cond
+	queue        []outLine
+	queuedEvents int
+	lost         int
+	qClosed      bool
+	writerDone   chan struct{}
+	subs         map[string]bool // subscribed events (SEP names)
 
 	mu        sync.Mutex
 	nextID    int64
@@ -76,6 +87,15 @@ type Bridge struct {
 	active    time.Time             // last line from the child
 	done      chan struct{}
 	doneOnce  sync.Once
+}
+
+// MaxQueuedEvents bounds the observe events waiting for a slow
+// extension (SEP: 1024).
+const MaxQueuedEvents = 1024
+
+type outLine struct {
+	b     []byte
+	event bool
 }
 
 type pendingCall struct {
@@ -99,15 +119,19 @@ func New(c Config) *Bridge {
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
 	}
-	return &Bridge{
-		c:         c,
-		pending:   map[int64]pendingCall{},
-		toolRPC:   map[string]int64{},
-		hostCalls: map[string]hostCall{},
-		tokens:    map[string]string{},
-		done:      make(chan struct{}),
-		active:    time.Now(),
+	b := &Bridge{
+		c:          c,
+		writerDone: make(chan struct{}),
+		subs:       map[string]bool{},
+		pending:    map[int64]pendingCall{},
+		toolRPC:    map[string]int64{},
+		hostCalls:  map[string]hostCall{},
+		tokens:     map[string]string{},
+		done:       make(chan struct{}),
+		active:     time.Now(),
 	}
+	b.qCond = sync.NewCond(&b.qMu)
+	return b
 }
 
 // Run pumps both directions until the child's stdout closes. It first
@@ -117,6 +141,7 @@ func (b *Bridge) Run() {
 	b.toHost(wire.Frame{Type: wire.TypeHello, Name: b.c.Name, Version: b.c.Manifest.Version,
 		Capabilities: []string{wire.CapUI, wire.CapHooks, wire.CapActions, wire.CapReady}})
 	hostDone := make(chan struct{})
+	go b.writeLoop()
 	go func() {
 		defer close(hostDone)
 		b.hostLoop()
@@ -128,6 +153,7 @@ func (b *Bridge) Run() {
 	b.doneOnce.Do(func() { close(b.done) })
 	b.c.HostOut.Close()
 	<-hostDone
+	<-b.writerDone
 	b.traceMu.Lock()
 	if b.c.Trace != nil {
 		b.c.Trace.Close()
@@ -155,7 +181,12 @@ func (b *Bridge) trace(to string, line []byte) {
 // ---- host → extension ----
 
 func (b *Bridge) hostLoop() {
-	defer b.c.ChildIn.Close()
+	defer func() { // the writer drains what is queued, then closes stdin
+		b.qMu.Lock()
+		b.qClosed = true
+		b.qCond.Signal()
+		b.qMu.Unlock()
+	}()
 	r := bufio.NewReaderSize(b.c.HostIn, 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
@@ -286,7 +317,7 @@ func (b *Bridge) event(f wire.Frame) {
 	b.seq++
 	seq := b.seq
 	b.mu.Unlock()
-	b.notify("event", map[string]any{"event": EventName(f.Event), "seq": seq, "context": b.context("event"), "payload": payload})
+	b.send("event", map[string]any{"event": EventName(f.Event), "seq": seq, "context": b.context("event"), "payload": payload}, true)
 }
 
 // framePayload is a host frame's fields without type and event.
@@ -352,9 +383,11 @@ func (b *Bridge) call(method string, pc pendingCall, params any) int64 {
 	return id
 }
 
-func (b *Bridge) notify(method string, params any) {
+func (b *Bridge) notify(method string, params any) { b.send(method, params, false) }
+
+func (b *Bridge) send(method string, params any, event bool) {
 	raw, _ := json.Marshal(params)
-	b.toChild(Message{JSONRPC: "2.0", Method: method, Params: raw})
+	b.enqueue(Message{JSONRPC: "2.0", Method: method, Params: raw}, event)
 }
 
 func (b *Bridge) reply(id json.RawMessage, result any, e *Error) {
@@ -367,13 +400,67 @@ func (b *Bridge) reply(id json.RawMessage, result any, e *Error) {
 	b.toChild(m)
 }
 
-func (b *Bridge) toChild(m Message) {
+func (b *Bridge) toChild(m Message) { b.enqueue(m, false) }
+
+// enqueue queues a line for the child; an observe event past the cap
+// sheds the oldest queued event.
+func (b *Bridge) enqueue(m Message, event bool) {
 	line, _ := json.Marshal(m)
-	line = append(line, '\n')
-	b.trace("ext", line)
-	b.childMu.Lock()
-	defer b.childMu.Unlock()
-	_, _ = b.c.ChildIn.Write(line)
+	b.qMu.Lock()
+	defer b.qMu.Unlock()
+	if b.qClosed {
+		return
+	}
+	if event {
+		if b.queuedEvents >= MaxQueuedEvents {
+			for i, l := range b.queue {
+				if l.event {
+					b.queue = append(b.queue[:i], b.queue[i+1:]...)
+					b.queuedEvents--
+					b.lost++
+					break
+				}
+			}
+		}
+		b.queuedEvents++
+	}
+	b.queue = append(b.queue, outLine{append(line, '\n'), event})
+	b.qCond.Signal()
+}
+
+// writeLoop writes queued lines to the child in order, an events_lost
+// marker (no seq: the gap is the signal) first after a shed.
+func (b *Bridge) writeLoop() {
+	defer close(b.writerDone)
+	defer b.c.ChildIn.Close()
+	for {
+		b.qMu.Lock()
+		for len(b.queue) == 0 && !b.qClosed {
+			b.qCond.Wait()
+		}
+		if len(b.queue) == 0 {
+			b.qMu.Unlock()
+			return
+		}
+		lost := b.lost
+		b.lost = 0
+		var next outLine
+		if lost == 0 {
+			next = b.queue[0]
+			b.queue = b.queue[1:]
+			if next.event {
+				b.queuedEvents--
+			}
+		}
+		b.qMu.Unlock()
+		if lost > 0 {
+			raw, _ := json.Marshal(map[string]any{"event": "events_lost", "context": b.context("event"), "payload": map[string]int{"lost": lost}})
+			line, _ := json.Marshal(Message{JSONRPC: "2.0", Method: "event", Params: raw})
+			next = outLine{b: append(line, '\n')}
+		}
+		b.trace("ext", next.b)
+		_, _ = b.c.ChildIn.Write(next.b)
+	}
 }
 
 func (b *Bridge) toHost(f wire.Frame) {
@@ -608,6 +695,11 @@ func (b *Bridge) register(r registrations, first bool) {
 	}
 	hooks := append(slices.Clone(r.Hooks), b.c.Manifest.Events()...)
 	events := slices.Clone(r.Subscriptions)
+	b.mu.Lock()
+	for _, e := range append(slices.Clone(events), b.c.Manifest.Events()...) {
+		b.subs[e] = true
+	}
+	b.mu.Unlock()
 	if first && len(r.Hooks) == 0 {
 		hooks = append(hooks, defaultHooks...)
 	}
@@ -736,8 +828,18 @@ func (b *Bridge) serve(m Message) *Error {
 }
 
 // BusEvent delivers another extension's bus/publish.
+// SEP delivers it as an event named bus/event, to subscribers only.
 func (b *Bridge) BusEvent(from, topic string, payload json.RawMessage) {
-	b.notify("bus/event", map[string]any{"topic": topic, "payload": payload, "from": from})
+	b.mu.Lock()
+	sub := b.subs["bus/event"]
+	b.seq++
+	seq := b.seq
+	b.mu.Unlock()
+	if !sub {
+		return
+	}
+	b.send("event", map[string]any{"event": "bus/event", "seq": seq, "context": b.context("event"),
+		"payload": map[string]any{"from": from, "topic": topic, "payload": payload}}, true)
 }
 
 // session serves session/*: command tier only.

@@ -203,3 +203,41 @@ func TestHookOutcomes(t *testing.T) {
 		t.Errorf("input modify: %+v", f)
 	}
 }
+
+// A slow extension sheds the oldest observe events past the cap and is
+// told how many with events_lost (no seq); every event is either
+// delivered or counted, and requests are never shed.
+func TestBridgeEventsLost(t *testing.T) {
+	r := newRig(t, Manifest{})
+	r.handshake("1", wire.UICapabilities{})
+	for i := 0; i < 3; i++ {
+		r.hostFrame() // register_tool, subscribe, ready
+	}
+	const n = MaxQueuedEvents + 500
+	ev, _ := json.Marshal(wire.Frame{Type: wire.TypeEvent, Event: wire.EventTurnStart})
+	for i := 0; i < n; i++ { // the extension reads nothing meanwhile
+		r.toBridge(r.hostW, string(ev))
+	}
+	call, _ := json.Marshal(wire.Frame{Type: wire.TypeToolCall, ID: "c1", Name: "t", Args: json.RawMessage(`{}`)})
+	r.toBridge(r.hostW, string(call))
+	delivered, lost, markers := 0, 0, 0
+	for {
+		m := r.extMsg()
+		if m["method"] == "tool/execute" {
+			break
+		}
+		p := m["params"].(map[string]any)
+		if p["event"] == "events_lost" {
+			markers++
+			lost += int(p["payload"].(map[string]any)["lost"].(float64))
+			if _, has := p["seq"]; has {
+				t.Fatalf("events_lost with a seq: %v", p)
+			}
+			continue
+		}
+		delivered++
+	}
+	if markers == 0 || lost == 0 || delivered+lost != n || delivered > MaxQueuedEvents+1 {
+		t.Fatalf("delivered %d, lost %d in %d markers; want all %d accounted for and at most %d delivered", delivered, lost, markers, n, MaxQueuedEvents+1)
+	}
+}

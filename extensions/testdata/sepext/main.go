@@ -152,9 +152,16 @@ func handle(m msg) {
 		os.Exit(0)
 	case "$/cancel":
 		cancelled.Store(string(p.ID), true)
-	case "bus/event":
-		note("bus %s from %s %s", p.Topic, p.From, p.Payload)
 	case "event":
+		if p.Event == "bus/event" { // another extension's bus/publish
+			var b struct {
+				From    string          `json:"from"`
+				Topic   string          `json:"topic"`
+				Payload json.RawMessage `json:"payload"`
+			}
+			_ = json.Unmarshal(p.Payload, &b)
+			note("bus %s from %s %s", b.Topic, b.From, b.Payload)
+		}
 		if p.Event == "turn_start" && os.Getenv("SEPEXT_EVENTMUTATE") == "1" {
 			r := request("session/send_message", map[string]any{"context": p.Context, "text": "from an event"})
 			if r.Error != nil {
