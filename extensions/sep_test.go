@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -234,5 +235,50 @@ func TestSEPMissedPingsRestart(t *testing.T) {
 	eventually(t, "a restart after missed pings", func() bool { return countNoted(out, "deaf started") >= 2 })
 	if !strings.Contains(e.logOf("deaf"), "no answer to two pings") {
 		t.Fatalf("log:\n%s", e.logOf("deaf"))
+	}
+}
+
+// toolActions is a front's Actions with a fixed tool list; it records
+// what set_active_tools asked for.
+type toolActions struct {
+	fakeActions
+	mu     sync.Mutex
+	active []string
+}
+
+func (a *toolActions) Tools() []wire.ToolInfo {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []wire.ToolInfo
+	for _, n := range []string{"read", "bash", "nar_say"} {
+		on := a.active == nil || slices.Contains(a.active, n)
+		out = append(out, wire.ToolInfo{Name: n, Active: on})
+	}
+	return out
+}
+
+func (a *toolActions) SetActiveTools(names []string) error {
+	a.mu.Lock()
+	a.active = names
+	a.mu.Unlock()
+	return nil
+}
+
+// tools/set_active is clamped to the tools that exist here: a name the
+// user did not enable is dropped, never added.
+func TestSEPSetActiveClamped(t *testing.T) {
+	e := newEnv(t)
+	writeSEP(t, filepath.Join(GlobalRoot(e.home), "nar"), "nar", filepath.Join(e.home, "notes"), nil, "")
+	h := e.start(nil)
+	act := &toolActions{}
+	h.SetActions(act)
+	r := callTool(t, h, "nar_narrow", `{}`)
+	if resultText(r) != `active: {"active":["read","nar_say"]}` {
+		t.Fatalf("result %q", resultText(r))
+	}
+	act.mu.Lock()
+	defer act.mu.Unlock()
+	if strings.Join(act.active, ",") != "read,nar_say" {
+		t.Fatalf("set_active_tools got %v", act.active)
 	}
 }

@@ -107,7 +107,8 @@ type pendingCall struct {
 type hostCall struct {
 	id     json.RawMessage // the extension's request id
 	method string
-	kind   string // ui/request kind
+	kind   string   // ui/request kind; "clamp" for tools/set_active's get_tools
+	names  []string // tools/set_active: the names asked for
 }
 
 // maxTokens bounds remembered context tokens (event tokens are issued
@@ -792,7 +793,14 @@ func (b *Bridge) serve(m Message) *Error {
 		if json.Unmarshal(m.Params, &p) != nil || p.Tools == nil {
 			return Errorf(CodeInvalidParams, "tools/set_active needs {tools: [names]}")
 		}
-		b.toHostCall(m, "", wire.Frame{Type: wire.TypeSetActiveTools, Names: p.Tools})
+		if len(p.Tools) == 0 {
+			// zot reads an empty active set as "all tools": refuse rather
+			// than widen.
+			return Errorf(CodeInvalidParams, "tools/set_active needs at least one tool name (zot cannot turn every tool off)")
+		}
+		// Clamp first: ask which tools exist (the user's --tools and
+		// settings already narrowed them), then set the intersection.
+		b.toHostCall(m, "clamp", wire.Frame{Type: wire.TypeGetTools}, p.Tools...)
 	case "session/send_message", "session/send_user_message", "session/append_entry", "session/set_model", "session/state":
 		return b.session(m)
 	case "kv/get", "kv/set", "kv/delete", "kv/list":
@@ -984,12 +992,12 @@ func (b *Bridge) uiRequest(m Message) *Error {
 
 // toHostCall sends the host a frame that gets an answer, remembering
 // which extension request it answers.
-func (b *Bridge) toHostCall(m Message, kind string, f wire.Frame) {
+func (b *Bridge) toHostCall(m Message, kind string, f wire.Frame, names ...string) {
 	b.mu.Lock()
 	b.nextID++
 	f.ID = "sep-" + strconv.FormatInt(b.nextID, 10)
-	if m.IsRequest() {
-		b.hostCalls[f.ID] = hostCall{id: m.ID, method: m.Method, kind: kind}
+	if m.IsRequest() || kind == "clamp" {
+		b.hostCalls[f.ID] = hostCall{id: m.ID, method: m.Method, kind: kind, names: names}
 	}
 	b.mu.Unlock()
 	b.toHost(f)
@@ -1039,6 +1047,26 @@ func (b *Bridge) hostAnswered(f wire.Frame) {
 		}
 		b.reply(hc.id, res, nil)
 	case "tools/set_active":
+		if hc.kind == "clamp" {
+			known := map[string]bool{}
+			for _, t := range f.Tools {
+				known[t.Name] = true
+			}
+			var keep []string
+			for _, n := range hc.names {
+				if known[n] {
+					keep = append(keep, n)
+				}
+			}
+			if len(keep) == 0 {
+				if len(hc.id) > 0 {
+					b.reply(hc.id, nil, Errorf(CodeInvalidParams, "none of %v is an enabled tool here", hc.names))
+				}
+				return
+			}
+			b.toHostCall(Message{ID: hc.id, Method: hc.method}, "", wire.Frame{Type: wire.TypeSetActiveTools, Names: keep})
+			return
+		}
 		active := []string{}
 		for _, t := range f.Tools {
 			if t.Active {

@@ -136,6 +136,7 @@ func handle(m msg) {
 						"parameters": map[string]any{"type": "object", "properties": map[string]any{"value": map[string]any{"type": "string"}}}},
 					map[string]any{"name": name + "_crash", "description": "Exit at once.", "parameters": map[string]any{"type": "object"}},
 					map[string]any{"name": name + "_publish", "description": "Publish on the bus.", "parameters": map[string]any{"type": "object"}},
+					map[string]any{"name": name + "_narrow", "description": "Narrow the active tools to read, nonexistent and its own say.", "parameters": map[string]any{"type": "object"}},
 				},
 				"commands":      []any{map[string]any{"name": name + "-note", "description": "Post a message to the session."}},
 				"subscriptions": []string{"turn_start", "bus/event"},
@@ -199,6 +200,13 @@ func handle(m msg) {
 			reply(m.ID, map[string]any{"content": fmt.Sprintf("recalled: %v", v.Value)})
 		case "crash":
 			os.Exit(3)
+		case "narrow":
+			r := request("tools/set_active", map[string]any{"tools": []string{"read", "nonexistent", name + "_say"}})
+			if r.Error != nil {
+				reply(m.ID, map[string]any{"content": fmt.Sprintf("refused %d: %s", r.Error.Code, r.Error.Message), "is_error": true})
+				return
+			}
+			reply(m.ID, map[string]any{"content": "active: " + string(r.Result)})
 		case "publish":
 			send(map[string]any{"jsonrpc": "2.0", "method": "bus/publish", "params": map[string]any{"topic": "greeting", "payload": map[string]any{"from": name}}})
 			reply(m.ID, map[string]any{"content": "published"})
