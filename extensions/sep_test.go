@@ -13,6 +13,7 @@ import (
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/tools"
+	"github.com/zot-editors/zot/extensions/sep/schema"
 	"github.com/zot-editors/zot/extensions/wire"
 	"github.com/zot-editors/zot/internal/testenv"
 )
@@ -37,6 +38,38 @@ func writeSEP(t *testing.T, dir, name, out string, env map[string]string, extra 
 	if err := os.WriteFile(filepath.Join(dir, "extension.toml"), []byte(sb.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// recordSEP records every SEP session of the test (EnvSEPTrace) and,
+// once the host is closed (call it before e.start), checks every message
+// the host sent against zot's SEP schemas, and that the sessions used the
+// methods in want.
+func recordSEP(t *testing.T, want ...string) {
+	dir := t.TempDir()
+	t.Setenv(EnvSEPTrace, dir)
+	t.Cleanup(func() {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.ndjson"))
+		all := map[string]int{}
+		for _, path := range files {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent, errs := schema.CheckTrace(f)
+			f.Close()
+			for _, err := range errs {
+				t.Errorf("%s: %v", filepath.Base(path), err)
+			}
+			for k, n := range sent {
+				all[k] += n
+			}
+		}
+		for _, w := range want {
+			if all[w] == 0 {
+				t.Errorf("no %s in the recorded sessions (%v)", w, all)
+			}
+		}
+	})
 }
 
 // notes reads the lines sepext appended to out.
@@ -70,6 +103,7 @@ func countNoted(out, prefix string) int {
 // its command runs, `ext list`-style status shows it, and the env of its
 // manifest is expanded from the host's.
 func TestSEPToolCommandAndProgress(t *testing.T) {
+	recordSEP(t, "initialize", "tool/execute", "command/execute", "hook", "shutdown")
 	e := newEnv(t)
 	out := filepath.Join(e.home, "notes")
 	t.Setenv("SEPEXT_TEST_SWITCH", "gate")
@@ -112,6 +146,7 @@ func TestSEPToolCommandAndProgress(t *testing.T) {
 // The permission gate asks through the host's dialog seam and blocks or
 // allows on the answer.
 func TestSEPGateAsksAndBlocksOrAllows(t *testing.T) {
+	recordSEP(t, "hook", "reply:ui/request")
 	e := newEnv(t)
 	out := filepath.Join(e.home, "notes")
 	writeSEP(t, filepath.Join(SEPProjectRoot(e.cwd), "gate"), "gate", out, map[string]string{"SEPEXT_HOOK": "gate"}, "")
@@ -171,6 +206,7 @@ func TestSEPHungToolCallHookFailsClosed(t *testing.T) {
 
 // A crashing SEP extension is restarted, and its kv values survive.
 func TestSEPCrashRestartsAndKVSurvives(t *testing.T) {
+	recordSEP(t, "reply:kv/set", "reply:kv/get")
 	e := newEnv(t)
 	out := filepath.Join(e.home, "notes")
 	writeSEP(t, filepath.Join(GlobalRoot(e.home), "kv"), "kv", out, nil, "")
@@ -195,6 +231,7 @@ func TestSEPCrashRestartsAndKVSurvives(t *testing.T) {
 // bus/publish reaches the other SEP extension as bus/event, not the
 // publisher.
 func TestSEPBusReachesOtherExtension(t *testing.T) {
+	recordSEP(t, "event")
 	e := newEnv(t)
 	out := filepath.Join(e.home, "notes")
 	writeSEP(t, filepath.Join(GlobalRoot(e.home), "pub"), "pub", out, nil, "")
@@ -212,6 +249,7 @@ func TestSEPBusReachesOtherExtension(t *testing.T) {
 // A session mutation from an event's context is refused with -32003, and
 // the turn goes on; from a command's context it goes through.
 func TestSEPEventTierMutationRefused(t *testing.T) {
+	recordSEP(t, "event", "error reply")
 	e := newEnv(t)
 	out := filepath.Join(e.home, "notes")
 	writeSEP(t, filepath.Join(GlobalRoot(e.home), "ev"), "ev", out, map[string]string{"SEPEXT_EVENTMUTATE": "1"}, "")
@@ -227,6 +265,7 @@ func TestSEPEventTierMutationRefused(t *testing.T) {
 // An extension that stops answering pings is treated as crashed and
 // restarted.
 func TestSEPMissedPingsRestart(t *testing.T) {
+	recordSEP(t, "ping")
 	t.Setenv(EnvSEPPing, "50ms")
 	e := newEnv(t)
 	out := filepath.Join(e.home, "notes")
@@ -267,6 +306,7 @@ func (a *toolActions) SetActiveTools(names []string) error {
 // tools/set_active is clamped to the tools that exist here: a name the
 // user did not enable is dropped, never added.
 func TestSEPSetActiveClamped(t *testing.T) {
+	recordSEP(t, "reply:tools/set_active")
 	e := newEnv(t)
 	writeSEP(t, filepath.Join(GlobalRoot(e.home), "nar"), "nar", filepath.Join(e.home, "notes"), nil, "")
 	h := e.start(nil)

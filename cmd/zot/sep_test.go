@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -99,7 +97,7 @@ func TestRPCSEPExtension(t *testing.T) {
 	p.in.Close()
 	for range p.lines {
 	}
-	checkSEPTrace(t, filepath.Join(trace, "gate.ndjson"), []string{"initialize", "tool/execute", "hook", "event", "shutdown"})
+	checkSEPTrace(t, filepath.Join(trace, "gate.ndjson"), []string{"initialize", "tool/execute", "hook", "event", "shutdown", "reply:ui/request"})
 }
 
 // checkSEPTrace validates every message the host sent in a recorded
@@ -112,55 +110,13 @@ func checkSEPTrace(t *testing.T, path string, want []string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	asked := map[string]string{} // the extension's request ids → method
-	seen := map[string]bool{}
-	n := 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var rec struct {
-			To  string          `json:"to"`
-			Msg json.RawMessage `json:"msg"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("trace line: %v", err)
-		}
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-			Result json.RawMessage `json:"result"`
-		}
-		_ = json.Unmarshal(rec.Msg, &m)
-		if rec.To == "host" {
-			if m.Method != "" && len(m.ID) > 0 {
-				asked[string(m.ID)] = m.Method
-			}
-			continue
-		}
-		n++
-		if err := schema.ValidateFrame(rec.Msg); err != nil {
-			t.Errorf("envelope of %s: %v", rec.Msg, err)
-		}
-		switch {
-		case m.Method != "":
-			seen[m.Method] = true
-			if err := schema.Validate(m.Method, schema.Params, m.Params); err != nil {
-				t.Errorf("%s params %s: %v", m.Method, m.Params, err)
-			}
-		case m.Result != nil:
-			method := asked[string(m.ID)]
-			if err := schema.Validate(method, schema.Result, m.Result); err != nil {
-				t.Errorf("reply to %s (id %s) %s: %v", method, m.ID, m.Result, err)
-			}
-		}
+	sent, errs := schema.CheckTrace(f)
+	for _, err := range errs {
+		t.Error(err)
 	}
 	for _, w := range want {
-		if !seen[w] {
-			t.Errorf("the session sent no %s (saw %v)", w, seen)
+		if sent[w] == 0 {
+			t.Errorf("the session sent no %s (sent %v)", w, sent)
 		}
-	}
-	if n == 0 {
-		t.Fatal("empty trace")
 	}
 }

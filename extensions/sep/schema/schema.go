@@ -7,9 +7,11 @@
 package schema
 
 import (
+	"bufio"
 	"embed"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -122,4 +124,61 @@ func Validate(method, part string, value json.RawMessage) error {
 		return err
 	}
 	return r.Validate(v)
+}
+
+// CheckTrace validates every message the host sent in a recorded
+// session (lines {"to":"ext"|"host","msg":…}, see sep.Config.Trace): the
+// envelope, and the params of each request or notification or the result
+// of each reply (paired with the extension's request by id). It returns
+// the methods the host sent and one error per message that failed.
+func CheckTrace(r io.Reader) (sent map[string]int, errs []error) {
+	sent = map[string]int{}
+	asked := map[string]string{} // the extension's request ids → method
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var rec struct {
+			To  string          `json:"to"`
+			Msg json.RawMessage `json:"msg"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			errs = append(errs, fmt.Errorf("trace line %q: %w", sc.Bytes(), err))
+			continue
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+			Result json.RawMessage `json:"result"`
+		}
+		_ = json.Unmarshal(rec.Msg, &m)
+		if rec.To == "host" {
+			if m.Method != "" && len(m.ID) > 0 {
+				asked[string(m.ID)] = m.Method
+			}
+			continue
+		}
+		if err := ValidateFrame(rec.Msg); err != nil {
+			errs = append(errs, fmt.Errorf("envelope of %s: %w", rec.Msg, err))
+		}
+		switch {
+		case m.Method != "":
+			sent[m.Method]++
+			if err := Validate(m.Method, Params, m.Params); err != nil {
+				errs = append(errs, fmt.Errorf("%s params %s: %w", m.Method, m.Params, err))
+			}
+		case m.Result != nil:
+			method := asked[string(m.ID)]
+			sent["reply:"+method]++
+			if err := Validate(method, Result, m.Result); err != nil {
+				errs = append(errs, fmt.Errorf("reply to %s (id %s) %s: %w", method, m.ID, m.Result, err))
+			}
+		default:
+			sent["error reply"]++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	return sent, errs
 }
