@@ -141,7 +141,8 @@ func (m Manifest) Validate() error {
 // extension dir/extension.toml. It also returns the raw bytes (they are
 // part of the trust hash).
 func ReadManifest(dir string) (Manifest, []byte, error) {
-	path, err := manifestPath(dir)
+	// Neither file: the error names extension.json, as before SEP.
+	path, _ := manifestPath(dir)
 	if filepath.Base(path) == sep.ManifestFile {
 		return readSEPManifest(path)
 	}

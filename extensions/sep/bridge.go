@@ -337,7 +337,7 @@ func framePayload(f wire.Frame) map[string]any {
 // hook turns an event_intercept into a hook request; input is what SEP's
 // hooks read (tool/arguments for tool_call, text for input, …).
 func (b *Bridge) hook(f wire.Frame) {
-	in := map[string]any{}
+	var in map[string]any
 	switch f.Event {
 	case wire.EventToolCall:
 		args := f.ToolArgs
