@@ -322,3 +322,52 @@ func TestSEPSetActiveClamped(t *testing.T) {
 		t.Fatalf("set_active_tools got %v", act.active)
 	}
 }
+
+// Saving extension.toml reloads a SEP extension like any other: a new
+// process with the new manifest (here the gate switched on), and the
+// host's trace of both sessions still validates.
+func TestSEPHotReloadOnManifestSave(t *testing.T) {
+	recordSEP(t, "initialize", "shutdown")
+	e := newEnv(t)
+	out := filepath.Join(e.home, "notes")
+	dir := filepath.Join(GlobalRoot(e.home), "hot")
+	writeSEP(t, dir, "hot", out, nil, "")
+	h := e.start(func(o *Options) { o.Watch = true })
+	call := agent.ToolCallInfo{ID: "c1", Name: "bash", Args: json.RawMessage(`{"command":"rm -rf x"}`)}
+	if d := h.BeforeTool(context.Background(), call); d.Block {
+		t.Fatalf("blocked before the gate was on: %+v", d)
+	}
+	pid := statusOf(h, "hot").PID
+	writeSEP(t, dir, "hot", out, map[string]string{"SEPEXT_HOOK": "gate"}, "")
+	eventually(t, "reloaded", func() bool { st := statusOf(h, "hot"); return st.State == StateReady && st.PID != pid })
+	if d := h.BeforeTool(context.Background(), call); !d.Block {
+		t.Fatalf("the reloaded gate (no UI to ask) let it through: %+v", d)
+	}
+}
+
+// The bus crosses wires: a SEP extension's bus/publish reaches a zot
+// extension that negotiated "bus" (bus_event), and a zot extension's
+// bus_publish reaches a SEP one (event bus/event).
+func TestBusAcrossWires(t *testing.T) {
+	e := newEnv(t)
+	out := filepath.Join(e.home, "notes")
+	rec := filepath.Join(e.home, "rec")
+	writeSEP(t, filepath.Join(GlobalRoot(e.home), "sep"), "sep", out, nil, "")
+	e.global("vone", "-tools", "buspub", "-caps", "bus", "-record", rec)
+	h := e.start(nil)
+	if r := callTool(t, h, "sep_publish", `{}`); resultText(r) != "published" {
+		t.Fatalf("publish: %q", resultText(r))
+	}
+	eventually(t, "bus_event at the zot extension", func() bool {
+		for _, f := range recorded(t, rec) {
+			if f.Type == wire.TypeBusEvent && f.Name == "sep" && f.Key == "greeting" && string(f.Data) == `{"from":"sep"}` {
+				return true
+			}
+		}
+		return false
+	})
+	if r := callTool(t, h, "buspub", `{"text":"news"}`); resultText(r) != "published" {
+		t.Fatalf("v1 publish: %q", resultText(r))
+	}
+	eventually(t, "bus/event at the SEP extension", noted(out, `sep bus news from vone {"from":"vone"}`))
+}

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
 	"github.com/zot-editors/zot/extensions/sep"
+	"github.com/zot-editors/zot/extensions/wire"
 )
 
 // SEP extensions (extension.toml) reach the host through a sep.Bridge:
@@ -54,8 +56,26 @@ func newBridge(h *Host, p *proc, c Candidate, hostIn, hostOut, childIn, childOut
 	return sep.New(cfg)
 }
 
-// publish fans a bus/publish out to every other running SEP extension
-// as bus/event.
+// onBusPublish: a zot extension that negotiated "bus" publishes.
+func (p *proc) onBusPublish(f wire.Frame) {
+	p.mu.Lock()
+	ok := slices.Contains(p.caps, wire.CapBus)
+	p.mu.Unlock()
+	switch {
+	case !ok:
+		p.sendError(f.Type, f.ID, `bus_publish needs "bus" in hello.capabilities`)
+	case f.Key == "" || !isJSONObject(f.Data):
+		p.sendError(f.Type, f.ID, "bus_publish needs a key (the topic) and data (a JSON object)")
+	case len(f.Data) > wire.MaxActionBytes:
+		p.sendError(f.Type, f.ID, "bus_publish data is %d bytes; the limit is %d", len(f.Data), wire.MaxActionBytes)
+	default:
+		p.s.h.publish(p.name, f.Key, f.Data)
+	}
+}
+
+// publish fans a bus message out to every other running extension that
+// takes it: SEP ones as an event bus/event (if subscribed), zot ones that
+// negotiated "bus" as a bus_event frame.
 func (h *Host) publish(from, topic string, payload json.RawMessage) {
 	h.mu.Lock()
 	slots := append([]*slot(nil), h.slots...)
@@ -64,9 +84,18 @@ func (h *Host) publish(from, topic string, payload json.RawMessage) {
 		s.mu.Lock()
 		p := s.cur
 		s.mu.Unlock()
-		if p == nil || p.bridge == nil || p.name == from || p.isDead() {
+		if p == nil || p.name == from || p.isDead() {
 			continue
 		}
-		p.bridge.BusEvent(from, topic, payload)
+		if p.bridge != nil {
+			p.bridge.BusEvent(from, topic, payload)
+			continue
+		}
+		p.mu.Lock()
+		bus := slices.Contains(p.caps, wire.CapBus)
+		p.mu.Unlock()
+		if bus {
+			p.send(wire.Frame{Type: wire.TypeBusEvent, Name: from, Key: topic, Data: payload}, true)
+		}
 	}
 }
