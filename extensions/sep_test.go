@@ -112,6 +112,10 @@ func TestSEPToolCommandAndProgress(t *testing.T) {
 	if st := statusOf(h, "alpha"); st.State != StateReady {
 		t.Fatalf("status %+v; log:\n%s", st, e.logOf("alpha"))
 	}
+	// log notifications and stderr land in the extension's log (zot ext logs).
+	if l := e.logOf("alpha"); !strings.Contains(l, "[info] sepext says hello {\"pid\":") || !strings.Contains(l, "sepext started") {
+		t.Fatalf("log:\n%s", l)
+	}
 	tool := toolNamed(h, "alpha_say")
 	if tool == nil {
 		t.Fatalf("no alpha_say tool; log:\n%s", e.logOf("alpha"))

@@ -125,6 +125,7 @@ func handle(m msg) {
 	_ = json.Unmarshal(m.Params, &p)
 	switch m.Method {
 	case "initialize":
+		send(map[string]any{"jsonrpc": "2.0", "method": "log", "params": map[string]any{"level": "info", "message": "sepext says hello", "fields": map[string]any{"pid": os.Getpid()}}})
 		reply(m.ID, map[string]any{
 			"protocol_version": 1,
 			"extension":        map[string]any{"name": name, "version": "0.1.0"},
