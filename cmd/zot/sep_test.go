@@ -53,7 +53,8 @@ func TestRPCSEPExtension(t *testing.T) {
 	e.write("build/x", "x")
 	trace := t.TempDir()
 	dir := writeSEPExt(t, filepath.Join(t.TempDir(), "gate"), "gate", filepath.Join(trace, "notes"), map[string]string{"SEPEXT_HOOK": "gate"})
-	p := e.startRPC([]string{extensions.EnvSEPTrace + "=" + trace}, "--ext", dir)
+	// --ext takes the manifest file too.
+	p := e.startRPC([]string{extensions.EnvSEPTrace + "=" + trace}, "--ext", filepath.Join(dir, "extension.toml"))
 
 	p.send(map[string]any{"id": "1", "type": "prompt", "message": "say hi"})
 	frames := p.until(isType("done"))
