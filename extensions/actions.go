@@ -198,8 +198,9 @@ func (p *proc) doAction(f wire.Frame, res *wire.Frame) error {
 func (s *slot) interceptWait(ctx context.Context, p *proc, f wire.Frame) (wire.Frame, error) {
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	limit := s.hookTimeout(f.Event)
 	go func() {
-		t := time.NewTimer(s.h.o.InterceptTimeout)
+		t := time.NewTimer(limit)
 		defer t.Stop()
 		for {
 			select {
@@ -213,7 +214,7 @@ func (s *slot) interceptWait(ctx context.Context, p *proc, f wire.Frame) (wire.F
 					return
 				case <-w:
 				}
-				t.Reset(s.h.o.InterceptTimeout)
+				t.Reset(limit)
 				continue
 			}
 			cancel(errInterceptTimeout)
@@ -222,7 +223,7 @@ func (s *slot) interceptWait(ctx context.Context, p *proc, f wire.Frame) (wire.F
 	}()
 	r, err := p.request(cctx, f, 0, false)
 	if err != nil && context.Cause(cctx) == errInterceptTimeout && ctx.Err() == nil {
-		return wire.Frame{}, fmt.Errorf("no answer within %s", s.h.o.InterceptTimeout)
+		return wire.Frame{}, fmt.Errorf("no answer within %s", limit)
 	}
 	return r, err
 }

@@ -35,6 +35,28 @@ type Candidate struct {
 // ProjectRoot is where project-local extensions live for a workspace.
 func ProjectRoot(cwd string) string { return filepath.Join(cwd, ".zot", "extensions") }
 
+// SEPProjectRoot is SEP's project-local extension directory
+// (<repo>/.smooth/extensions/<name>/), scanned after zot's own.
+func SEPProjectRoot(cwd string) string { return filepath.Join(cwd, ".smooth", "extensions") }
+
+// EnvSEPHome overrides the user's home for SEP's global extension
+// directory (tests; a shared machine).
+const EnvSEPHome = "ZOT_SEP_HOME"
+
+// SEPGlobalRoot is SEP's per-user extension directory
+// (~/.smooth/extensions/<name>/), scanned after zot's own; "" if there is
+// no home directory.
+func SEPGlobalRoot() string {
+	home := os.Getenv(EnvSEPHome)
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return ""
+		}
+	}
+	return filepath.Join(home, ".smooth", "extensions")
+}
+
 // GlobalRoot is where installed extensions live.
 func GlobalRoot(home string) string { return filepath.Join(home, "extensions") }
 
@@ -61,7 +83,7 @@ func DiscoverAll(cwd, home string, extPaths, editorExtPaths []string) []Candidat
 		if err != nil {
 			abs = p
 		}
-		if st, err := os.Stat(abs); err == nil && !st.IsDir() && filepath.Base(abs) == ManifestFile {
+		if st, err := os.Stat(abs); err == nil && !st.IsDir() && IsManifestName(filepath.Base(abs)) {
 			abs = filepath.Dir(abs)
 		}
 		source := SourceExplicit
@@ -72,9 +94,13 @@ func DiscoverAll(cwd, home string, extPaths, editorExtPaths []string) []Candidat
 	}
 	if cwd != "" {
 		out = append(out, scanRoot(ProjectRoot(cwd), SourceProject)...)
+		out = append(out, scanRoot(SEPProjectRoot(cwd), SourceProject)...)
 	}
 	if home != "" {
 		out = append(out, scanRoot(GlobalRoot(home), SourceGlobal)...)
+	}
+	if r := SEPGlobalRoot(); r != "" {
+		out = append(out, scanRoot(r, SourceGlobal)...)
 	}
 	winner := map[string]string{}
 	for i := range out {
@@ -106,7 +132,7 @@ func scanRoot(root, source string) []Candidate {
 		if err != nil || !st.IsDir() {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(p, ManifestFile)); err != nil {
+		if _, err := manifestPath(p); err != nil {
 			continue // not an extension (yet)
 		}
 		names = append(names, e.Name())

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/zot-editors/zot/extensions/sep"
 	"hash"
 	"io"
 	"io/fs"
@@ -209,7 +210,12 @@ type onlyReader struct{ io.Reader }
 func (hs *Hasher) Hash(dir string, m Manifest, raw []byte) (string, error) {
 	h := sha256.New()
 	var fields map[string]any
-	if err := json.Unmarshal(raw, &fields); err != nil {
+	if m.SEP != nil {
+		var err error
+		if fields, err = sep.Canonical(raw); err != nil {
+			return "", err
+		}
+	} else if err := json.Unmarshal(raw, &fields); err != nil {
 		return "", err
 	}
 	delete(fields, "enabled")
@@ -217,7 +223,7 @@ func (hs *Hasher) Hash(dir string, m Manifest, raw []byte) (string, error) {
 	fmt.Fprintf(h, "manifest %d\n", len(canon))
 	h.Write(canon)
 
-	hashed := map[string]bool{filepath.Join(dir, ManifestFile): true}
+	hashed := map[string]bool{filepath.Join(dir, m.FileName()): true}
 	var files, bytes int64
 	limit := func(size int64) error {
 		files++

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/message"
@@ -23,11 +24,11 @@ var errInterceptTimeout = errors.New("intercept timed out")
 // the response, InterceptTimeout at most (a reload swap counts against
 // it).
 func (s *slot) intercept(ctx context.Context, f wire.Frame) (wire.Frame, error) {
-	tctx, cancel := context.WithTimeout(ctx, s.h.o.InterceptTimeout)
+	tctx, cancel := context.WithTimeout(ctx, s.hookTimeout(f.Event))
 	defer cancel()
 	p, err := s.acquire(tctx)
 	if err != nil {
-		return wire.Frame{}, s.timeoutErr(ctx, err)
+		return wire.Frame{}, s.timeoutErr(ctx, err, f.Event)
 	}
 	defer p.end()
 	p.mu.Lock()
@@ -43,16 +44,26 @@ func (s *slot) intercept(ctx context.Context, f wire.Frame) (wire.Frame, error) 
 	cancel() // the acquire budget is spent; the answer has its own
 	r, err := s.interceptWait(ctx, p, f)
 	if err != nil {
-		return wire.Frame{}, s.timeoutErr(ctx, err)
+		return wire.Frame{}, s.timeoutErr(ctx, err, f.Event)
 	}
 	return r, nil
 }
 
-func (s *slot) timeoutErr(parent context.Context, err error) error {
+func (s *slot) timeoutErr(parent context.Context, err error, event string) error {
 	if parent.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("no answer within %s", s.h.o.InterceptTimeout)
+		return fmt.Errorf("no answer within %s", s.hookTimeout(event))
 	}
 	return err
+}
+
+// hookTimeout is how long the slot's extension may take to answer an
+// intercept of event: InterceptTimeout, unless a SEP manifest says
+// otherwise (hook_timeout_ms; SEP's tool_call default is 60 s).
+func (s *slot) hookTimeout(event string) time.Duration {
+	s.mu.Lock()
+	m := s.cand.Manifest
+	s.mu.Unlock()
+	return m.HookTimeout(event, s.h.o.InterceptTimeout)
 }
 
 func (h *Host) interceptors(event string) []*slot { return h.reg.Load().intercept[event] }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zot-editors/zot/extensions/sep"
+	"github.com/zot-editors/zot/extensions/wire"
 	"github.com/zot-editors/zot/internal/atomicfile"
 )
 
@@ -35,6 +37,35 @@ type Manifest struct {
 	// Env names credentials (SecretEnv: provider keys, the RPC token) the
 	// extension needs; without it they are removed from its environment.
 	Env []string `json:"env,omitempty"`
+
+	// SEP is set for an extension.toml manifest (a SEP extension): the
+	// host speaks SEP to it through sep.Bridge. The fields above are
+	// filled from it (exec = [run] command, enabled = !disabled, env =
+	// the variables [run] env reads).
+	SEP *sep.Manifest `json:"-"`
+}
+
+// FileName is the manifest's file name: extension.json or extension.toml.
+func (m Manifest) FileName() string {
+	if m.SEP != nil {
+		return sep.ManifestFile
+	}
+	return ManifestFile
+}
+
+// IsManifestName reports whether a file name is an extension manifest.
+func IsManifestName(base string) bool { return base == ManifestFile || base == sep.ManifestFile }
+
+// manifestPath is dir's manifest: extension.json, else extension.toml
+// (an error naming both when neither exists).
+func manifestPath(dir string) (string, error) {
+	for _, f := range []string{ManifestFile, sep.ManifestFile} {
+		p := filepath.Join(dir, f)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return filepath.Join(dir, ManifestFile), fmt.Errorf("no %s or %s in %s", ManifestFile, sep.ManifestFile, dir)
 }
 
 // IsEnabled reports the effective enabled flag (default true).
@@ -106,10 +137,16 @@ func (m Manifest) Validate() error {
 	return nil
 }
 
-// ReadManifest reads and validates dir/extension.json. It also returns
-// the raw bytes (they are part of the trust hash).
+// ReadManifest reads and validates dir/extension.json, or for a SEP
+// extension dir/extension.toml. It also returns the raw bytes (they are
+// part of the trust hash).
 func ReadManifest(dir string) (Manifest, []byte, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	// Neither file: the error names extension.json, as before SEP.
+	path, _ := manifestPath(dir)
+	if filepath.Base(path) == sep.ManifestFile {
+		return readSEPManifest(path)
+	}
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return Manifest{}, nil, err
 	}
@@ -121,6 +158,53 @@ func ReadManifest(dir string) (Manifest, []byte, error) {
 		return m, raw, err
 	}
 	return m, raw, nil
+}
+
+// readSEPManifest reads extension.toml into the host's Manifest.
+func readSEPManifest(path string) (Manifest, []byte, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Manifest{}, nil, err
+	}
+	sm, err := sep.ParseManifest(raw)
+	m := Manifest{
+		Name: sm.Name, Version: sm.Version, Description: sm.Description,
+		Exec: sm.Run.Command, Args: sm.Run.Args, Env: sm.EnvRefs(), SEP: &sm,
+	}
+	if sm.Disabled {
+		off := false
+		m.Enabled = &off
+	}
+	if err != nil {
+		return m, raw, err
+	}
+	if m.Name == "" {
+		return m, raw, fmt.Errorf("manifest: %s: name is required", sep.ManifestFile)
+	}
+	if err := m.Validate(); err != nil {
+		return m, raw, fmt.Errorf("%w (%s)", err, sep.ManifestFile)
+	}
+	return m, raw, nil
+}
+
+// HookTimeout is how long the host waits for this extension's answer
+// to the hook on event: the manifest's hook_timeout_ms, else def. A SEP
+// extension's tool_call hook defaults to SEP's 60 s.
+func (m Manifest) HookTimeout(event string, def time.Duration) time.Duration {
+	if m.SEP == nil {
+		return def
+	}
+	t, _ := m.SEP.HookTimeouts()
+	if d, ok := t[sep.HookName(event)]; ok {
+		return d
+	}
+	if d, ok := t[""]; ok {
+		return d
+	}
+	if event == wire.EventToolCall {
+		return sep.FailClosedHookTimeout
+	}
+	return def
 }
 
 // ExecPath resolves the manifest's exec against dir: absolute paths stay,
@@ -174,10 +258,24 @@ func within(dir, p string) bool {
 // its layout and every other field (unknown ones included): an existing
 // "enabled" value is replaced in place, else the field is appended.
 func SetEnabled(dir string, enabled bool) error {
-	path := filepath.Join(dir, ManifestFile)
+	path, err := manifestPath(dir)
+	if err != nil {
+		return err
+	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return err
+	}
+	if filepath.Base(path) == sep.ManifestFile {
+		out, err := sep.SetDisabled(raw, !enabled)
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		return atomicfile.Write(path, out, st.Mode().Perm())
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {

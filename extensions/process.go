@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zot-editors/zot/extensions/sep"
 	"github.com/zot-editors/zot/extensions/wire"
 	"github.com/zot-editors/zot/internal/childproc"
 )
@@ -88,6 +89,10 @@ type proc struct {
 	diags       []string
 	inflight    int
 	idle        chan struct{}
+	// SEP extensions: the codec between the process and the host's
+	// frames, and SEP's longer shutdown grace (5 s).
+	bridge       *sep.Bridge
+	shutdownWait time.Duration
 }
 
 // spawn starts the extension's process and its reader, writer and waiter
@@ -114,13 +119,35 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 		inW.Close()
 		return nil, err
 	}
+	// A SEP extension's stdio goes to a sep.Bridge, which speaks the
+	// host's frames on inR/outW: the rest of the host cannot tell.
+	childIn, childOut := inR, outW
+	var sepIn, sepOut *os.File
+	if c.Manifest.SEP != nil {
+		if childIn, sepIn, err = os.Pipe(); err == nil {
+			if sepOut, childOut, err = os.Pipe(); err != nil {
+				childIn.Close()
+				sepIn.Close()
+			}
+		}
+		if err != nil {
+			inR.Close()
+			inW.Close()
+			outR.Close()
+			outW.Close()
+			return nil, err
+		}
+	}
 	var cmd *exec.Cmd
 	var pidfd *int
 	for attempt := 0; ; attempt++ {
 		cmd = exec.Command(execPath, execArgs...)
 		cmd.Dir = c.Dir
 		cmd.Env = extensionEnv(os.Environ(), c.Manifest.Env)
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
+		if c.Manifest.SEP != nil {
+			cmd.Env = append(cmd.Env, c.Manifest.SEP.ExpandEnv(os.Getenv)...)
+		}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = childIn, childOut, stderr
 		// Its own process group (a Job Object on Windows), so stopping it
 		// also stops whatever it spawned (a shell script's children).
 		childproc.Prepare(cmd)
@@ -133,8 +160,13 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
-	inR.Close()
-	outW.Close()
+	if c.Manifest.SEP == nil {
+		inR.Close()
+		outW.Close()
+	} else {
+		childIn.Close()
+		childOut.Close()
+	}
 	var group *childproc.Group
 	if err == nil {
 		// Windows: the process starts suspended and runs once it is in
@@ -146,6 +178,12 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		if c.Manifest.SEP != nil {
+			inR.Close()
+			outW.Close()
+			sepIn.Close()
+			sepOut.Close()
+		}
 		return nil, err
 	}
 	p := &proc{
@@ -176,6 +214,14 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 	p.out = newOutQueue(inW, h.o.EventQueue, p)
 	p.ui = newUIQueue(h, p)
 	s.log.printf("started %s (pid %d): %s %s", c.Name, p.pid, execPath, strings.Join(execArgs, " "))
+	if c.Manifest.SEP != nil {
+		p.shutdownWait = sepShutdownWait
+		p.bridge = newBridge(h, p, c, inR, outW, sepIn, sepOut)
+		go func() {
+			p.bridge.Run()
+			inR.Close()
+		}()
+	}
 	go p.out.run()
 	go p.ui.run()
 	go p.readLoop()
@@ -336,7 +382,11 @@ func (p *proc) stop() {
 	b, _ := EncodeFrame(wire.Frame{Type: wire.TypeShutdown})
 	p.out.push(b, false)
 	p.out.close(true)
-	deadline := time.NewTimer(shutdownAckWait)
+	wait := shutdownAckWait
+	if p.shutdownWait > 0 {
+		wait = p.shutdownWait
+	}
+	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	select {
 	case <-p.exited:
@@ -349,7 +399,7 @@ func (p *proc) stop() {
 		}
 	case <-deadline.C:
 	}
-	p.log.printf("no exit within %s of shutdown; sending SIGTERM", shutdownAckWait)
+	p.log.printf("no exit within %s of shutdown; sending SIGTERM", wait)
 	p.terminate()
 }
 

@@ -54,10 +54,13 @@ func (w *watcher) close() {
 func (w *watcher) roots() []string {
 	var r []string
 	if w.h.o.Cwd != "" {
-		r = append(r, ProjectRoot(w.h.o.Cwd))
+		r = append(r, ProjectRoot(w.h.o.Cwd), SEPProjectRoot(w.h.o.Cwd))
 	}
 	if w.h.o.Home != "" {
 		r = append(r, GlobalRoot(w.h.o.Home))
+	}
+	if g := SEPGlobalRoot(); g != "" {
+		r = append(r, g)
 	}
 	return r
 }
@@ -136,7 +139,7 @@ func (w *watcher) loop() {
 // vanishing. Anything else (an extension's own data files) is ignored.
 func (w *watcher) relevant(path string) bool {
 	path = filepath.Clean(path)
-	if filepath.Base(path) == ManifestFile {
+	if IsManifestName(filepath.Base(path)) {
 		return true
 	}
 	for _, root := range w.roots() {

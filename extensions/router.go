@@ -80,6 +80,8 @@ func (p *proc) handle(f wire.Frame) {
 		p.onToolUpdate(f)
 	case wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries:
 		go p.onAction(f)
+	case wire.TypeBusPublish:
+		p.onBusPublish(f)
 	default:
 		p.logBad("skipped unknown frame type %q", f.Type)
 	}

@@ -291,7 +291,7 @@ func (s *slot) load(ctx context.Context, c Candidate, hash, fp string, user, bat
 			s.guardOffPending(c, hash, fp)
 			return
 		}
-		state, reason = StateDisabled, fmt.Sprintf("disabled in %s; run `zot ext enable %s`", ManifestFile, c.Name)
+		state, reason = StateDisabled, fmt.Sprintf("disabled in %s; run `zot ext enable %s`", c.Manifest.FileName(), c.Name)
 	case needsTrust(c.Source) && !IsTrusted(h.o.Home, h.o.Cwd, c.Name, hash):
 		state, reason = StateUntrusted, fmt.Sprintf("project-local extension not trusted (new or changed); run `zot ext trust %s`", c.Name)
 	}
@@ -372,12 +372,12 @@ func (s *slot) guardOffPending(c Candidate, hash, fp string) {
 	s.mu.Lock()
 	s.cand = c
 	if s.cur != nil {
-		s.reason = fmt.Sprintf("disabled in %s by a file change; still guarding until you confirm", ManifestFile)
+		s.reason = fmt.Sprintf("disabled in %s by a file change; still guarding until you confirm", c.Manifest.FileName())
 	}
 	asked := s.asked == "off:"+fp
 	s.asked = "off:" + fp
 	s.mu.Unlock()
-	s.log.printf("disabled in %s by a file change; a guard stops only when the user confirms", ManifestFile)
+	s.log.printf("disabled in %s by a file change; a guard stops only when the user confirms", c.Manifest.FileName())
 	h.changed()
 	if h.o.ConfirmGuardOff == nil || asked {
 		return

@@ -338,6 +338,9 @@ func (c Config) trust(w io.Writer, name string) error {
 	for _, n := range cand.Manifest.Env {
 		if slices.Contains(extensions.SecretEnv, n) {
 			fmt.Fprintf(w, "  it receives your %s (its manifest asks for it)\n", n)
+		} else if cand.Manifest.SEP != nil {
+			// A SEP manifest copies host variables in by name ([run] env).
+			fmt.Fprintf(w, "  it receives your %s ([run] env in extension.toml)\n", n)
 		}
 	}
 	return nil

@@ -246,3 +246,77 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// sepManifest writes a SEP extension's extension.toml (not run here).
+func sepManifest(t *testing.T, dir, name, version string) string {
+	t.Helper()
+	os.MkdirAll(dir, 0o755)
+	toml := "# a SEP extension\nname = \"" + name + "\"\nversion = \"" + version + "\"\nprotocol = 1\n\n[run]\ncommand = \"node\"\nargs = [\"index.js\"]\nenv = { KEY = \"${env:SEP_TEST_KEY}\" }\n\n[capabilities]\ntools = true\n"
+	os.WriteFile(filepath.Join(dir, "extension.toml"), []byte(toml), 0o644)
+	os.WriteFile(filepath.Join(dir, "index.js"), []byte("// code\n"), 0o644)
+	return dir
+}
+
+// SEP extensions (extension.toml) are found in SEP's own directories,
+// the project's winning, and `zot ext` lists, trusts, disables and
+// enables them like zot's; disabling keeps the file's other lines and
+// does not revoke trust, a code change does.
+func TestSEPExtensionsListTrustDisable(t *testing.T) {
+	f := newFixture(t)
+	sepHome := filepath.Join(f.c.Home, "user")
+	t.Setenv(extensions.EnvSEPHome, sepHome)
+	proj := sepManifest(t, filepath.Join(f.c.Cwd, ".smooth", "extensions", "gate"), "gate", "2.0.0")
+	sepManifest(t, filepath.Join(sepHome, ".smooth", "extensions", "gate"), "gate", "1.0.0")
+	sepManifest(t, filepath.Join(sepHome, ".smooth", "extensions", "todo"), "todo", "0.3.0")
+	list := func() map[string]extensions.Status {
+		t.Helper()
+		if code := f.run("list", "--json"); code != 0 {
+			t.Fatal(f.errb.String())
+		}
+		var sts []extensions.Status
+		if err := json.Unmarshal(f.out.Bytes(), &sts); err != nil {
+			t.Fatalf("%v: %s", err, f.out.String())
+		}
+		m := map[string]extensions.Status{}
+		for _, s := range sts {
+			m[s.Name+"@"+s.Source] = s
+		}
+		return m
+	}
+	sts := list()
+	if sts["gate@project"].State != "untrusted" || sts["gate@global"].State != "shadowed" || sts["todo@global"].State != "enabled" {
+		t.Fatalf("states %+v", sts)
+	}
+	if sts["gate@project"].Version != "2.0.0" {
+		t.Fatalf("project gate: %+v", sts["gate@project"])
+	}
+	if code := f.run("trust", "gate"); code != 0 || !strings.Contains(f.out.String(), "SEP_TEST_KEY") {
+		t.Fatalf("trust (should name the variable [run] env reads): %d %s %s", code, f.out.String(), f.errb.String())
+	}
+	if list()["gate@project"].State != "enabled" {
+		t.Fatal("not trusted")
+	}
+	if code := f.run("disable", "gate"); code != 0 {
+		t.Fatal(f.errb.String())
+	}
+	b, _ := os.ReadFile(filepath.Join(proj, "extension.toml"))
+	if !strings.Contains(string(b), "disabled = true") || !strings.Contains(string(b), "# a SEP extension") || !strings.Contains(string(b), "[capabilities]") {
+		t.Fatalf("after disable:\n%s", b)
+	}
+	if list()["gate@project"].State != extensions.StateDisabled {
+		t.Fatal("not disabled")
+	}
+	f.run("enable", "gate")
+	if st := list()["gate@project"].State; st != "enabled" {
+		t.Fatalf("after enable: %s (trust must survive enable/disable)", st)
+	}
+	os.WriteFile(filepath.Join(proj, "index.js"), []byte("// changed\n"), 0o644)
+	if st := list()["gate@project"].State; st != "untrusted" {
+		t.Fatalf("after a code change: %s", st)
+	}
+	// A broken manifest is a clear error naming the file.
+	os.WriteFile(filepath.Join(sepHome, ".smooth", "extensions", "todo", "extension.toml"), []byte("name = \"todo\"\n[run]\n"), 0o644)
+	if st := list()["todo@global"]; st.State != extensions.StateInvalid || !strings.Contains(st.Reason, "extension.toml") || !strings.Contains(st.Reason, "command is required") {
+		t.Fatalf("broken manifest: %+v", st)
+	}
+}

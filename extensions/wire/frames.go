@@ -36,6 +36,10 @@ const (
 	TypeSetModel       = "set_model"
 	TypeAppendEntry    = "append_entry"
 	TypeGetEntries     = "get_entries"
+	// TypeBusPublish (negotiated with CapBus): Key is the topic, Data
+	// the payload (a JSON object); the host fans it out to the other
+	// extensions, zot's and SEP's alike.
+	TypeBusPublish = "bus_publish"
 )
 
 // Frame types, host → extension.
@@ -55,6 +59,10 @@ const (
 	TypeUIResponse   = "ui_response"   // answers ui_request
 	TypeActionResult = "action_result" // answers an action frame that carried an id
 	TypeError        = "error"         // a frame the host cannot serve (Ref names it)
+	// TypeBusEvent (negotiated with CapBus): another extension's
+	// bus_publish / SEP bus/publish. Name is the publisher, Key the
+	// topic, Data the payload.
+	TypeBusEvent = "bus_event"
 )
 
 // Capability names an extension may declare in hello.capabilities to
@@ -67,6 +75,9 @@ const (
 	// then never takes silence for ready (a pause under load between
 	// hello and the first registration is not the end of them).
 	CapReady = "ready"
+	// CapBus: the extension publishes bus_publish and receives bus_event
+	// (SEP's inter-extension bus, offered on zot's wire too).
+	CapBus = "bus"
 )
 
 // ui_request kinds.

@@ -20,7 +20,7 @@ type frame map[string]any
 
 var (
 	name         = flag.String("name", "fake", "hello name")
-	toolsF       = flag.String("tools", "", "tools to register: echo,env,slow,crash,image,hang,late (and grep, ls, find, read, answering as echo)")
+	toolsF       = flag.String("tools", "", "tools to register: echo,env,slow,crash,image,hang,late,buspub (and grep, ls, find, read, answering as echo)")
 	cmdsF        = flag.String("cmds", "", "commands to register: hi,panel,crash,err,insert,display,noop,flood,slow")
 	eventsF      = flag.String("events", "", "events to subscribe to")
 	interceptF   = flag.String("intercept", "", "events to intercept")
@@ -285,6 +285,9 @@ func toolCall(id, name string, args json.RawMessage) {
 		}})
 	case "crash":
 		os.Exit(3)
+	case "buspub": // publish text as the topic on the bus (-caps bus)
+		emit(frame{"type": "bus_publish", "key": a.Text, "data": frame{"from": flag.Lookup("name").Value.String()}})
+		emit(frame{"type": "tool_result", "id": id, "content": []frame{{"type": "text", "text": "published"}}})
 	case "hang":
 		// never answers, ignores tool_cancel
 	case "slow":

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/extensions"
+	"github.com/zot-editors/zot/extensions/sep/schema"
+	"github.com/zot-editors/zot/internal/testenv"
+)
+
+// sepExt builds extensions/testdata/sepext (a dependency-free SEP
+// extension) once per test binary.
+func sepExt(t *testing.T) string {
+	return testenv.GoBuild(t, filepath.Dir(zotBin), "github.com/zot-editors/zot/extensions/testdata/sepext")
+}
+
+// writeSEPExt writes an extension.toml for sepext named name in dir.
+func writeSEPExt(t *testing.T, dir, name, out string, env map[string]string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "name = %q\nversion = \"0.1.0\"\nprotocol = 1\n\n[run]\ncommand = %q\n\n[run.env]\nSEPEXT_NAME = %q\nSEPEXT_OUT = %q\n", name, sepExt(t), name, out)
+	for k, v := range env {
+		fmt.Fprintf(&sb, "%s = %q\n", k, v)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "extension.toml"), []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A SEP extension under zot rpc, as a user runs it (--ext DIR): its tool
+// answers and its progress reaches the client's tool card; its
+// permission gate asks the client (confirm) and blocks on no, allows on
+// yes. Every message the host sent it in that session validates against
+// zot's SEP schemas (extensions/sep/schema).
+func TestRPCSEPExtension(t *testing.T) {
+	e := newEnv(t,
+		llmtest.ToolReply("gate_say", map[string]any{"phrase": "hi"}),
+		llmtest.TextReply("said it"),
+		llmtest.ToolReply("bash", map[string]any{"command": "rm -rf build"}),
+		llmtest.TextReply("refused"),
+		llmtest.ToolReply("bash", map[string]any{"command": "rm -rf build && echo removed"}),
+		llmtest.TextReply("removed"),
+	)
+	e.write("build/x", "x")
+	trace := t.TempDir()
+	dir := writeSEPExt(t, filepath.Join(t.TempDir(), "gate"), "gate", filepath.Join(trace, "notes"), map[string]string{"SEPEXT_HOOK": "gate"})
+	// --ext takes the manifest file too.
+	p := e.startRPC([]string{extensions.EnvSEPTrace + "=" + trace}, "--ext", filepath.Join(dir, "extension.toml"))
+
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "say hi"})
+	frames := p.until(isType("done"))
+	var progress []string
+	for _, f := range frames {
+		if f["type"] == "tool_progress" {
+			progress = append(progress, fmt.Sprint(f["text"]))
+		}
+	}
+	if tr := find(frames, "tool_result"); tr == nil || !strings.Contains(toJSON(tr), "said: hi") {
+		t.Fatalf("tool_result: %v (%v)\nstderr: %s", tr, types(frames), p.errb.String())
+	}
+	if strings.Join(progress, "") != "halfway (50%)" {
+		t.Fatalf("tool/update did not reach the tool card: %q", progress)
+	}
+
+	answer := func(allow bool) []map[string]any {
+		frames := p.until(isType("ext_ui_request"))
+		req := frames[len(frames)-1]
+		if req["extension"] != "gate" || req["kind"] != "confirm" || !strings.Contains(toJSON(req), "rm -rf") {
+			t.Fatalf("ext_ui_request: %v", req)
+		}
+		p.send(map[string]any{"id": fmt.Sprint("a", allow), "type": "ui_response", "ui_id": req["id"], "value": allow})
+		return p.until(isType("done"))
+	}
+	p.send(map[string]any{"id": "2", "type": "prompt", "message": "clean"})
+	tr := find(answer(false), "tool_result")
+	if tr == nil || tr["is_error"] != true || !strings.Contains(toJSON(tr), "the user said no") {
+		t.Fatalf("refused: %v", tr)
+	}
+	if e.read("build/x") != "x" {
+		t.Fatal("the refused command ran")
+	}
+	p.send(map[string]any{"id": "3", "type": "prompt", "message": "clean now"})
+	tr = find(answer(true), "tool_result")
+	if tr == nil || tr["is_error"] != false || !strings.Contains(toJSON(tr), "removed") {
+		t.Fatalf("allowed: %v", tr)
+	}
+
+	// End the session (shutdown is part of it), then check what was sent.
+	p.in.Close()
+	for range p.lines {
+	}
+	checkSEPTrace(t, filepath.Join(trace, "gate.ndjson"), []string{"initialize", "tool/execute", "hook", "event", "shutdown", "reply:ui/request"})
+}
+
+// checkSEPTrace validates every message the host sent in a recorded
+// session (extensions.EnvSEPTrace) against zot's SEP schemas, and that
+// the session used at least the methods in want.
+func checkSEPTrace(t *testing.T, path string, want []string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sent, errs := schema.CheckTrace(f)
+	for _, err := range errs {
+		t.Error(err)
+	}
+	for _, w := range want {
+		if sent[w] == 0 {
+			t.Errorf("the session sent no %s (sent %v)", w, sent)
+		}
+	}
+}

@@ -1,0 +1,1125 @@
+package sep
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zot-editors/zot/extensions/wire"
+)
+
+// Config is what a Bridge needs from the host.
+type Config struct {
+	Name     string
+	Manifest Manifest
+	// HostIn carries the host's frames to the extension; HostOut takes
+	// the extension's frames to the host (the pipes the host would give
+	// a zot extension).
+	HostIn  io.Reader
+	HostOut io.WriteCloser
+	// ChildIn and ChildOut are the SEP process's stdin and stdout.
+	ChildIn  io.WriteCloser
+	ChildOut io.Reader
+	// KV is the extension's store (kv/*); nil disables the kv group.
+	KV *KV
+	// Publish fans a bus/publish out to the other extensions; nil
+	// disables the bus group.
+	Publish func(topic string, payload json.RawMessage)
+	// Kill ends the process (two missed pings, a failed handshake).
+	Kill func()
+	// Logf writes to the extension's log (zot ext logs).
+	Logf func(format string, args ...any)
+	// PingInterval is the idle time before a ping; 0 disables pings.
+	PingInterval time.Duration
+	// Trace, when set, receives every message of the session, one line
+	// each: {"to":"ext"|"host","msg":…}. It is closed when the bridge
+	// ends.
+	Trace io.WriteCloser
+	// Trusted is initialize's workspace.trusted.
+	Trusted bool
+	// SessionID, when set, is initialize's session.id.
+	SessionID string
+}
+
+// Bridge translates one SEP extension's JSON-RPC into the host's frames
+// and back. It holds no host logic: every capability (tools, hooks,
+// dialogs, actions) is served by the host behind HostIn/HostOut, exactly
+// as for a zot extension; what SEP adds that zot frames lack (kv, bus,
+// ping, the context tiers) is handled here.
+type Bridge struct {
+	c Config
+
+	hostMu  sync.Mutex // serialises frames to the host
+	traceMu sync.Mutex
+
+	// The queue of lines to the child: requests and replies are never
+	// dropped; past MaxQueuedEvents observe events the oldest is shed and
+	// an events_lost marker goes out before the next line (SEP).
+	qMu          sync.Mutex
+	qCond        *sync.Cond
+	queue        []outLine
+	queuedEvents int
+	lost         int
+	qClosed      bool
+	writerDone   chan struct{}
+	subs         map[string]bool // subscribed events (SEP names)
+
+	mu        sync.Mutex
+	nextID    int64
+	pending   map[int64]pendingCall // host → ext requests in flight
+	toolRPC   map[string]int64      // zot tool call id → its tool/execute id
+	hostCalls map[string]hostCall   // ext → host requests waiting for the host
+	tokens    map[string]string     // context token → tier
+	tokenList []string              // issue order, to bound tokens
+	seq       int64                 // event sequence number
+	ack       wire.Frame            // hello_ack
+	version   int                   // negotiated protocol version
+	enabled   map[string]bool       // capabilities_enabled
+	uiCaps    []string              // ui_capabilities sent
+	pingOut   bool                  // a ping is unanswered
+	missed    int                   // pings missed in a row
+	active    time.Time             // last line from the child
+	done      chan struct{}
+	doneOnce  sync.Once
+}
+
+// MaxQueuedEvents bounds the observe events waiting for a slow
+// extension (SEP: 1024).
+const MaxQueuedEvents = 1024
+
+type outLine struct {
+	b     []byte
+	event bool
+}
+
+type pendingCall struct {
+	method string
+	zotID  string // the host frame's id this call answers
+	event  string // hook: zot's intercept name
+}
+
+type hostCall struct {
+	id     json.RawMessage // the extension's request id
+	method string
+	kind   string   // ui/request kind; "clamp" for tools/set_active's get_tools
+	names  []string // tools/set_active: the names asked for
+}
+
+// maxTokens bounds remembered context tokens (event tokens are issued
+// per event; an old one is simply unknown, which is refused too).
+const maxTokens = 4096
+
+// New makes a Bridge; Run starts it.
+func New(c Config) *Bridge {
+	if c.Logf == nil {
+		c.Logf = func(string, ...any) {}
+	}
+	b := &Bridge{
+		c:          c,
+		writerDone: make(chan struct{}),
+		subs:       map[string]bool{},
+		pending:    map[int64]pendingCall{},
+		toolRPC:    map[string]int64{},
+		hostCalls:  map[string]hostCall{},
+		tokens:     map[string]string{},
+		done:       make(chan struct{}),
+		active:     time.Now(),
+	}
+	b.qCond = sync.NewCond(&b.qMu)
+	return b
+}
+
+// Run pumps both directions until the child's stdout closes. It first
+// says hello to the host for the extension (the host's handshake starts
+// there); the SEP initialize follows the host's hello_ack.
+func (b *Bridge) Run() {
+	b.toHost(wire.Frame{Type: wire.TypeHello, Name: b.c.Name, Version: b.c.Manifest.Version,
+		Capabilities: []string{wire.CapUI, wire.CapHooks, wire.CapActions, wire.CapReady}})
+	hostDone := make(chan struct{})
+	go b.writeLoop()
+	go func() {
+		defer close(hostDone)
+		b.hostLoop()
+	}()
+	if b.c.PingInterval > 0 {
+		go b.pingLoop()
+	}
+	b.childLoop()
+	b.doneOnce.Do(func() { close(b.done) })
+	b.c.HostOut.Close()
+	<-hostDone
+	<-b.writerDone
+	b.traceMu.Lock()
+	if b.c.Trace != nil {
+		b.c.Trace.Close()
+		b.c.Trace = nil
+	}
+	b.traceMu.Unlock()
+}
+
+// trace records one message of the session (Config.Trace).
+func (b *Bridge) trace(to string, line []byte) {
+	b.traceMu.Lock()
+	defer b.traceMu.Unlock()
+	if b.c.Trace == nil {
+		return
+	}
+	rec, err := json.Marshal(struct {
+		To  string          `json:"to"`
+		Msg json.RawMessage `json:"msg"`
+	}{to, json.RawMessage(strings.TrimSpace(string(line)))})
+	if err == nil {
+		_, _ = b.c.Trace.Write(append(rec, '\n'))
+	}
+}
+
+// ---- host → extension ----
+
+func (b *Bridge) hostLoop() {
+	defer func() { // the writer drains what is queued, then closes stdin
+		b.qMu.Lock()
+		b.qClosed = true
+		b.qCond.Signal()
+		b.qMu.Unlock()
+	}()
+	r := bufio.NewReaderSize(b.c.HostIn, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			var f wire.Frame
+			if json.Unmarshal(line, &f) == nil {
+				b.fromHost(f)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (b *Bridge) fromHost(f wire.Frame) {
+	switch f.Type {
+	case wire.TypeHelloAck:
+		b.initialize(f)
+	case wire.TypeToolCall:
+		args := f.Args
+		if len(args) == 0 || string(args) == "null" {
+			args = json.RawMessage("{}")
+		}
+		id := b.call("tool/execute", pendingCall{zotID: f.ID}, map[string]any{
+			"call_id": f.ID, "tool": f.Name, "arguments": args, "context": b.context("command"),
+		})
+		b.mu.Lock()
+		b.toolRPC[f.ID] = id
+		b.mu.Unlock()
+	case wire.TypeToolCancel:
+		b.mu.Lock()
+		id, ok := b.toolRPC[f.ID]
+		b.mu.Unlock()
+		if ok {
+			b.notify("$/cancel", map[string]any{"id": id})
+		}
+	case wire.TypeCommandInvoked:
+		var text string
+		_ = json.Unmarshal(f.Args, &text)
+		p := map[string]any{"command": f.Name, "context": b.context("command")}
+		if text != "" {
+			p["arguments"] = map[string]any{"args": text}
+		}
+		b.call("command/execute", pendingCall{zotID: f.ID}, p)
+	case wire.TypeEvent:
+		b.event(f)
+	case wire.TypeEventIntercept:
+		b.hook(f)
+	case wire.TypeShutdown:
+		b.call("shutdown", pendingCall{}, struct{}{})
+	case wire.TypeUIResponse, wire.TypeActionResult, wire.TypeError:
+		b.hostAnswered(f)
+	}
+}
+
+// initialize sends SEP's handshake with what hello_ack told.
+func (b *Bridge) initialize(ack wire.Frame) {
+	enabled := map[string]bool{
+		"tools": true, "commands": true, "ui": true, "session": true,
+		"kv": b.c.KV != nil, "bus": b.c.Publish != nil,
+		"exec": false, "providers": false, // not offered by zot yet (docs/extensions.md)
+	}
+	for g, on := range enabled {
+		enabled[g] = on && b.c.Manifest.Enabled(g)
+	}
+	ui := []string{"notify"}
+	mode := "headless"
+	if hc := ack.HostCapabilities; hc != nil {
+		u := hc.UI
+		for k, on := range map[string]bool{"select": u.Select, "confirm": u.Confirm, "input": u.Input, "set_status": u.Status, "set_widget": u.Widget} {
+			if on {
+				ui = append(ui, k)
+			}
+		}
+		if u.Status {
+			ui = append(ui, "set_title") // shown as a status item
+		}
+		if u.Confirm || u.Select || u.Input {
+			mode = "widget" // an editor's panel
+		}
+	}
+	slices.Sort(ui)
+	b.mu.Lock()
+	b.ack, b.enabled, b.uiCaps = ack, enabled, ui
+	b.mu.Unlock()
+	p := map[string]any{
+		"protocol_version":     ProtocolVersion,
+		"host":                 map[string]any{"name": "zot", "version": orDefault(ack.ZotVersion, "dev")},
+		"workspace":            map[string]any{"root": ack.Cwd, "trusted": b.c.Trusted},
+		"mode":                 mode,
+		"ui_capabilities":      ui,
+		"flags":                map[string]any{},
+		"capabilities_enabled": enabled,
+	}
+	if b.c.SessionID != "" {
+		p["session"] = map[string]any{"id": b.c.SessionID}
+	}
+	b.call("initialize", pendingCall{}, p)
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// context issues a context token of a tier.
+func (b *Bridge) context(tier string) map[string]string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.nextID++
+	tok := tier[:1] + strconv.FormatInt(b.nextID, 36)
+	b.tokens[tok] = tier
+	b.tokenList = append(b.tokenList, tok)
+	if len(b.tokenList) > maxTokens {
+		delete(b.tokens, b.tokenList[0])
+		b.tokenList = b.tokenList[1:]
+	}
+	return map[string]string{"token": tok, "tier": tier}
+}
+
+// event forwards an observed event with its fields as the payload.
+func (b *Bridge) event(f wire.Frame) {
+	payload := framePayload(f)
+	b.mu.Lock()
+	b.seq++
+	seq := b.seq
+	b.mu.Unlock()
+	b.send("event", map[string]any{"event": EventName(f.Event), "seq": seq, "context": b.context("event"), "payload": payload}, true)
+}
+
+// framePayload is a host frame's fields without type and event.
+func framePayload(f wire.Frame) map[string]any {
+	var m map[string]any
+	raw, _ := json.Marshal(f)
+	_ = json.Unmarshal(raw, &m)
+	delete(m, "type")
+	delete(m, "event")
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m
+}
+
+// hook turns an event_intercept into a hook request; input is what SEP's
+// hooks read (tool/arguments for tool_call, text for input, …).
+func (b *Bridge) hook(f wire.Frame) {
+	var in map[string]any
+	switch f.Event {
+	case wire.EventToolCall:
+		args := f.ToolArgs
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		in = map[string]any{"tool": f.ToolName, "arguments": args, "call_id": f.ToolID}
+	case wire.EventToolResult:
+		in = map[string]any{"tool": f.ToolName, "call_id": f.ToolID, "content": blocksText(f.Content), "is_error": f.IsError}
+	case wire.EventInput, wire.EventAssistantMessage:
+		in = map[string]any{"text": f.Text}
+	case wire.EventBeforeAgentStart:
+		in = map[string]any{"prompt": f.Prompt, "system_prompt": f.SystemPrompt}
+	case wire.EventContext:
+		in = map[string]any{"messages": f.Messages}
+	default:
+		in = framePayload(f)
+	}
+	b.call("hook", pendingCall{zotID: f.ID, event: f.Event}, map[string]any{
+		"hook": HookName(f.Event), "context": b.context("event"), "input": in,
+	})
+}
+
+func blocksText(bl []wire.Block) string {
+	var sb strings.Builder
+	for _, x := range bl {
+		if x.Type == "text" {
+			sb.WriteString(x.Text)
+		}
+	}
+	return sb.String()
+}
+
+// call sends a request to the extension and returns its id.
+func (b *Bridge) call(method string, pc pendingCall, params any) int64 {
+	pc.method = method
+	b.mu.Lock()
+	b.nextID++
+	id := b.nextID
+	b.pending[id] = pc
+	b.mu.Unlock()
+	raw, _ := json.Marshal(params)
+	b.toChild(Message{JSONRPC: "2.0", ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: raw})
+	return id
+}
+
+func (b *Bridge) notify(method string, params any) { b.send(method, params, false) }
+
+func (b *Bridge) send(method string, params any, event bool) {
+	raw, _ := json.Marshal(params)
+	b.enqueue(Message{JSONRPC: "2.0", Method: method, Params: raw}, event)
+}
+
+func (b *Bridge) reply(id json.RawMessage, result any, e *Error) {
+	m := Message{JSONRPC: "2.0", ID: id}
+	if e != nil {
+		m.Error = e
+	} else {
+		m.Result, _ = json.Marshal(result)
+	}
+	b.toChild(m)
+}
+
+func (b *Bridge) toChild(m Message) { b.enqueue(m, false) }
+
+// enqueue queues a line for the child; an observe event past the cap
+// sheds the oldest queued event.
+func (b *Bridge) enqueue(m Message, event bool) {
+	line, _ := json.Marshal(m)
+	b.qMu.Lock()
+	defer b.qMu.Unlock()
+	if b.qClosed {
+		return
+	}
+	if event {
+		if b.queuedEvents >= MaxQueuedEvents {
+			for i, l := range b.queue {
+				if l.event {
+					b.queue = append(b.queue[:i], b.queue[i+1:]...)
+					b.queuedEvents--
+					b.lost++
+					break
+				}
+			}
+		}
+		b.queuedEvents++
+	}
+	b.queue = append(b.queue, outLine{append(line, '\n'), event})
+	b.qCond.Signal()
+}
+
+// writeLoop writes queued lines to the child in order, an events_lost
+// marker (no seq: the gap is the signal) first after a shed.
+func (b *Bridge) writeLoop() {
+	defer close(b.writerDone)
+	defer b.c.ChildIn.Close()
+	for {
+		b.qMu.Lock()
+		for len(b.queue) == 0 && !b.qClosed {
+			b.qCond.Wait()
+		}
+		if len(b.queue) == 0 {
+			b.qMu.Unlock()
+			return
+		}
+		lost := b.lost
+		b.lost = 0
+		var next outLine
+		if lost == 0 {
+			next = b.queue[0]
+			b.queue = b.queue[1:]
+			if next.event {
+				b.queuedEvents--
+			}
+		}
+		b.qMu.Unlock()
+		if lost > 0 {
+			raw, _ := json.Marshal(map[string]any{"event": "events_lost", "context": b.context("event"), "payload": map[string]int{"lost": lost}})
+			line, _ := json.Marshal(Message{JSONRPC: "2.0", Method: "event", Params: raw})
+			next = outLine{b: append(line, '\n')}
+		}
+		b.trace("ext", next.b)
+		_, _ = b.c.ChildIn.Write(next.b)
+	}
+}
+
+func (b *Bridge) toHost(f wire.Frame) {
+	line, _ := json.Marshal(f)
+	b.hostMu.Lock()
+	defer b.hostMu.Unlock()
+	_, _ = b.c.HostOut.Write(append(line, '\n'))
+}
+
+// ---- extension → host ----
+
+func (b *Bridge) childLoop() {
+	r := bufio.NewReaderSize(b.c.ChildOut, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			b.mu.Lock()
+			b.active, b.missed = time.Now(), 0
+			b.mu.Unlock()
+			m, derr := Decode(line)
+			if derr != nil {
+				b.c.Logf("sep: %s: %s", derr.Message, preview(line))
+				if len(m.ID) > 0 && m.Method != "" {
+					b.reply(m.ID, nil, derr)
+				} else if derr.Code == CodeParseError || derr.Code == CodeInvalidRequest {
+					b.reply(json.RawMessage("null"), nil, derr)
+				}
+			} else {
+				b.trace("host", line)
+				b.fromChild(m)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func preview(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+func (b *Bridge) fromChild(m Message) {
+	if m.IsResponse() {
+		b.answered(m)
+		return
+	}
+	e := b.serve(m)
+	if e != nil {
+		if m.IsRequest() {
+			b.reply(m.ID, nil, e)
+		} else {
+			b.c.Logf("sep: %s: %s", m.Method, e.Message)
+		}
+	}
+}
+
+// answered handles the extension's reply to a host request.
+func (b *Bridge) answered(m Message) {
+	id, err := strconv.ParseInt(string(m.ID), 10, 64)
+	b.mu.Lock()
+	pc, ok := b.pending[id]
+	delete(b.pending, id)
+	if pc.method == "ping" {
+		b.pingOut = false
+	}
+	if pc.method == "tool/execute" {
+		delete(b.toolRPC, pc.zotID)
+	}
+	b.mu.Unlock()
+	if err != nil || !ok {
+		b.c.Logf("sep: a reply to no request (id %s)", m.ID)
+		return
+	}
+	switch pc.method {
+	case "initialize":
+		b.initialized(m)
+	case "tool/execute":
+		var r struct {
+			Content string `json:"content"`
+			IsError bool   `json:"is_error"`
+		}
+		if m.Error != nil {
+			r.Content, r.IsError = m.Error.Message, true
+			if m.Error.Code == CodeCancelled {
+				r.Content = "cancelled: " + m.Error.Message
+			}
+		} else if json.Unmarshal(m.Result, &r) != nil {
+			r.Content, r.IsError = "the extension's tool result is not {content, is_error}", true
+		}
+		b.toHost(wire.Frame{Type: wire.TypeToolResult, ID: pc.zotID, Content: []wire.Block{{Type: "text", Text: r.Content}}, IsError: r.IsError})
+	case "command/execute":
+		var r struct {
+			Content string `json:"content"`
+		}
+		f := wire.Frame{Type: wire.TypeCommandResponse, ID: pc.zotID, Action: wire.ActionNoop}
+		if m.Error != nil {
+			f.Action, f.Error = "", m.Error.Message
+		} else if json.Unmarshal(m.Result, &r) == nil && r.Content != "" {
+			f.Action, f.Display = wire.ActionDisplay, r.Content
+		}
+		b.toHost(f)
+	case "hook":
+		b.toHost(hookAnswer(pc, m, b.c.Logf))
+	case "shutdown":
+		b.toHost(wire.Frame{Type: wire.TypeShutdownAck})
+	}
+}
+
+// hookAnswer turns a HookOutcome into event_intercept_response. An error
+// reply blocks tool_call (fail closed) and lets the others through.
+func hookAnswer(pc pendingCall, m Message, logf func(string, ...any)) wire.Frame {
+	f := wire.Frame{Type: wire.TypeEventInterceptResponse, ID: pc.zotID}
+	var o struct {
+		Action string          `json:"action"`
+		Reason string          `json:"reason"`
+		Patch  json.RawMessage `json:"patch"`
+	}
+	if m.Error != nil {
+		if pc.event == wire.EventToolCall {
+			f.Block, f.Reason = true, "the guard's hook failed: "+m.Error.Message
+		}
+		return f
+	}
+	if err := json.Unmarshal(m.Result, &o); err != nil || (o.Action != "continue" && o.Action != "block" && o.Action != "modify") {
+		logf("sep: hook %s: the reply is not a HookOutcome (action continue, block or modify): %s", HookName(pc.event), preview(m.Result))
+		if pc.event == wire.EventToolCall {
+			f.Block, f.Reason = true, "the guard's hook answered something that is not continue, block or modify"
+		}
+		return f
+	}
+	switch o.Action {
+	case "block":
+		f.Block, f.Reason = true, o.Reason
+	case "modify":
+		var p map[string]json.RawMessage
+		if json.Unmarshal(o.Patch, &p) != nil {
+			logf("sep: hook %s: modify without an object patch; ignored", HookName(pc.event))
+			return f
+		}
+		switch pc.event {
+		case wire.EventToolCall:
+			if a, ok := p["arguments"]; ok {
+				f.ModifiedArgs = a
+			} else {
+				f.ModifiedArgs = o.Patch
+			}
+		case wire.EventToolResult:
+			var c string
+			if json.Unmarshal(p["content"], &c) == nil {
+				f.Content = []wire.Block{{Type: "text", Text: c}}
+			}
+			_ = json.Unmarshal(p["is_error"], &f.IsError)
+		case wire.EventInput, wire.EventAssistantMessage:
+			var t string
+			if json.Unmarshal(p["text"], &t) == nil {
+				f.ReplaceText = &t
+			}
+		case wire.EventBeforeAgentStart:
+			_ = json.Unmarshal(p["system_prompt"], &f.SystemPrompt)
+			f.Messages = p["messages"]
+		case wire.EventContext:
+			f.Messages = p["messages"]
+		}
+	}
+	return f
+}
+
+// initialized reads the handshake reply: the negotiated version and the
+// registrations, handed to the host as zot registrations and ready.
+func (b *Bridge) initialized(m Message) {
+	var r struct {
+		ProtocolVersion int `json:"protocol_version"`
+		Extension       struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		} `json:"extension"`
+		Registrations registrations `json:"registrations"`
+	}
+	switch {
+	case m.Error != nil:
+		b.fail("initialize failed: %s", m.Error.Error())
+		return
+	case json.Unmarshal(m.Result, &r) != nil:
+		b.fail("initialize result is not {protocol_version, extension, registrations}: %s", preview(m.Result))
+		return
+	case r.ProtocolVersion < 1:
+		b.fail("initialize result: protocol_version must be an integer ≥ 1, not %d", r.ProtocolVersion)
+		return
+	}
+	b.mu.Lock()
+	b.version = min(ProtocolVersion, r.ProtocolVersion)
+	b.mu.Unlock()
+	if r.Extension.Name != "" && r.Extension.Name != b.c.Name {
+		b.c.Logf("sep: the extension calls itself %q; the manifest says %q (the manifest's name is used)", r.Extension.Name, b.c.Name)
+	}
+	b.c.Logf("sep: initialized, protocol version %d", b.version)
+	b.register(r.Registrations, true)
+	b.toHost(wire.Frame{Type: wire.TypeReady})
+}
+
+type registrations struct {
+	Tools []struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"tools"`
+	Commands []struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	} `json:"commands"`
+	Subscriptions []string `json:"subscriptions"`
+	Hooks         []string `json:"hooks"`
+}
+
+// register hands registrations to the host. first: the handshake's,
+// where no hooks declared means SEP's "run every hook".
+func (b *Bridge) register(r registrations, first bool) {
+	for _, t := range r.Tools {
+		schema := t.Parameters
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		b.toHost(wire.Frame{Type: wire.TypeRegisterTool, Name: t.Name, Description: t.Description, Schema: schema})
+	}
+	for _, c := range r.Commands {
+		b.toHost(wire.Frame{Type: wire.TypeRegisterCommand, Name: c.Name, Description: c.Description})
+	}
+	hooks := append(slices.Clone(r.Hooks), b.c.Manifest.Events()...)
+	events := slices.Clone(r.Subscriptions)
+	b.mu.Lock()
+	for _, e := range append(slices.Clone(events), b.c.Manifest.Events()...) {
+		b.subs[e] = true
+	}
+	b.mu.Unlock()
+	if first && len(r.Hooks) == 0 {
+		hooks = append(hooks, defaultHooks...)
+	}
+	var sub wire.Frame
+	sub.Type = wire.TypeSubscribe
+	for _, h := range hooks {
+		if z, ok := zotHooks[h]; ok && !slices.Contains(sub.Intercept, z) {
+			sub.Intercept = append(sub.Intercept, z)
+		}
+	}
+	for _, e := range append(events, b.c.Manifest.Events()...) {
+		if z, ok := zotEvents[e]; ok && !slices.Contains(sub.Events, z) {
+			sub.Events = append(sub.Events, z)
+		}
+	}
+	if len(sub.Intercept) > 0 || len(sub.Events) > 0 {
+		b.toHost(sub)
+	}
+}
+
+// fail ends an extension whose handshake zot cannot use.
+func (b *Bridge) fail(format string, args ...any) {
+	b.c.Logf("sep: "+format, args...)
+	if b.c.Kill != nil {
+		b.c.Kill()
+	}
+}
+
+// serve handles one request or notification from the extension.
+func (b *Bridge) serve(m Message) *Error {
+	group, _, _ := strings.Cut(m.Method, "/")
+	b.mu.Lock()
+	enabled := b.enabled
+	b.mu.Unlock()
+	need := map[string]string{"ui": "ui", "kv": "kv", "bus": "bus", "session": "session", "exec": "exec", "provider": "providers", "tools": "tools"}
+	if g, ok := need[group]; ok && enabled != nil && !enabled[g] {
+		return Errorf(CodeCapabilityDisabled, "%s needs the %q capability, which is not enabled for this extension", m.Method, g)
+	}
+	switch m.Method {
+	case "ping":
+		b.reply(m.ID, struct{}{}, nil)
+	case "log":
+		var p struct {
+			Level   string          `json:"level"`
+			Message string          `json:"message"`
+			Fields  json.RawMessage `json:"fields"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil || p.Message == "" {
+			return Errorf(CodeInvalidParams, "log needs {level, message}")
+		}
+		if len(p.Fields) > 0 {
+			b.c.Logf("[%s] %s %s", p.Level, p.Message, p.Fields)
+		} else {
+			b.c.Logf("[%s] %s", p.Level, p.Message)
+		}
+	case "registry/update":
+		var r registrations
+		if err := json.Unmarshal(m.Params, &r); err != nil {
+			return Errorf(CodeInvalidParams, "registry/update: %v", err)
+		}
+		b.register(r, false)
+	case "tool/update":
+		var p struct {
+			CallID   string   `json:"call_id"`
+			Message  string   `json:"message"`
+			Progress *float64 `json:"progress"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil || p.CallID == "" {
+			return Errorf(CodeInvalidParams, "tool/update needs a call_id")
+		}
+		text := p.Message
+		if p.Progress != nil {
+			text = strings.TrimSpace(fmt.Sprintf("%s (%.0f%%)", text, *p.Progress*100))
+		}
+		b.mu.Lock()
+		_, running := b.toolRPC[p.CallID]
+		b.mu.Unlock()
+		if running { // SEP: an update for an unknown call is ignored
+			b.toHost(wire.Frame{Type: wire.TypeToolUpdate, ID: p.CallID, Text: text})
+		}
+	case "$/cancel":
+		// The host sends the extension no request that outlives a turn
+		// except dialogs (answered by the user); nothing to cancel.
+	case "ui/request":
+		return b.uiRequest(m)
+	case "tools/set_active":
+		var p struct {
+			Tools []string `json:"tools"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil || p.Tools == nil {
+			return Errorf(CodeInvalidParams, "tools/set_active needs {tools: [names]}")
+		}
+		if len(p.Tools) == 0 {
+			// zot reads an empty active set as "all tools": refuse rather
+			// than widen.
+			return Errorf(CodeInvalidParams, "tools/set_active needs at least one tool name (zot cannot turn every tool off)")
+		}
+		// Clamp first: ask which tools exist (the user's --tools and
+		// settings already narrowed them), then set the intersection.
+		b.toHostCall(m, "clamp", wire.Frame{Type: wire.TypeGetTools}, p.Tools...)
+	case "session/send_message", "session/send_user_message", "session/append_entry", "session/set_model", "session/state":
+		return b.session(m)
+	case "kv/get", "kv/set", "kv/delete", "kv/list":
+		if b.c.KV == nil {
+			return Errorf(CodeCapabilityDisabled, "kv is not available")
+		}
+		res, e := b.c.KV.Serve(m.Method, m.Params)
+		if e != nil {
+			return e
+		}
+		b.reply(m.ID, res, nil)
+	case "bus/publish":
+		var p struct {
+			Topic   string          `json:"topic"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil || p.Topic == "" || len(p.Payload) == 0 || p.Payload[0] != '{' {
+			return Errorf(CodeInvalidParams, "bus/publish needs {topic, payload: {…}}")
+		}
+		b.c.Publish(p.Topic, p.Payload)
+		if m.IsRequest() {
+			b.reply(m.ID, struct{}{}, nil)
+		}
+	case "exec/run", "command/complete":
+		return Errorf(CodeCapabilityDisabled, "%s is not offered by zot yet", m.Method)
+	default:
+		if strings.HasPrefix(m.Method, "provider/") {
+			return Errorf(CodeCapabilityDisabled, "%s is not offered by zot yet", m.Method)
+		}
+		return Errorf(CodeMethodNotFound, "method not found: %s", m.Method)
+	}
+	return nil
+}
+
+// BusEvent delivers another extension's bus/publish.
+// SEP delivers it as an event named bus/event, to subscribers only.
+func (b *Bridge) BusEvent(from, topic string, payload json.RawMessage) {
+	b.mu.Lock()
+	sub := b.subs["bus/event"]
+	b.seq++
+	seq := b.seq
+	b.mu.Unlock()
+	if !sub {
+		return
+	}
+	b.send("event", map[string]any{"event": "bus/event", "seq": seq, "context": b.context("event"),
+		"payload": map[string]any{"from": from, "topic": topic, "payload": payload}}, true)
+}
+
+// session serves session/*: command tier only.
+func (b *Bridge) session(m Message) *Error {
+	var p struct {
+		Context struct {
+			Token string `json:"token"`
+			Tier  string `json:"tier"`
+		} `json:"context"`
+		Text      string          `json:"text"`
+		Role      string          `json:"role"`
+		DeliverAs string          `json:"deliver_as"`
+		Entry     json.RawMessage `json:"entry"`
+		Model     string          `json:"model"`
+		Provider  string          `json:"provider"`
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		return Errorf(CodeInvalidParams, "%s: %v", m.Method, err)
+	}
+	b.mu.Lock()
+	tier, known := b.tokens[p.Context.Token]
+	b.mu.Unlock()
+	switch {
+	case p.Context.Token == "":
+		return Errorf(CodeInvalidParams, "%s needs the context {token, tier} of the call it acts in", m.Method)
+	case !known:
+		return Errorf(CodeContextViolation, "%s: context token %q is unknown or stale (from before a restart)", m.Method, p.Context.Token)
+	case tier != "command":
+		// An event or hook handler runs while the turn waits for it: a
+		// session mutation from there would wait on that same turn.
+		return Errorf(CodeContextViolation, "%s is refused from an event-tier context (a hook or event); only commands and tools may change the session", m.Method)
+	}
+	var f wire.Frame
+	switch m.Method {
+	case "session/send_message", "session/send_user_message":
+		if p.Text == "" {
+			return Errorf(CodeInvalidParams, "%s needs a text", m.Method)
+		}
+		f = wire.Frame{Type: wire.TypeSendMessage, Text: p.Text, Deliver: p.DeliverAs}
+		if f.Deliver == "" {
+			f.Deliver = wire.DeliverFollowUp
+		}
+	case "session/append_entry":
+		var e struct {
+			Kind string `json:"kind"`
+		}
+		if json.Unmarshal(p.Entry, &e) != nil {
+			return Errorf(CodeInvalidParams, "session/append_entry needs an entry object")
+		}
+		f = wire.Frame{Type: wire.TypeAppendEntry, Kind: orDefault(e.Kind, "sep"), Data: p.Entry}
+	case "session/set_model":
+		if p.Model == "" {
+			return Errorf(CodeInvalidParams, "session/set_model needs a model")
+		}
+		model := p.Model
+		if p.Provider != "" && !strings.Contains(model, "/") {
+			model = p.Provider + "/" + model
+		}
+		f = wire.Frame{Type: wire.TypeSetModel, Model: model}
+	case "session/state":
+		f = wire.Frame{Type: wire.TypeGetEntries}
+	}
+	b.toHostCall(m, "", f)
+	return nil
+}
+
+// uiRequest maps SEP's ui/request kinds onto the host's dialogs, notify,
+// status and widgets.
+func (b *Bridge) uiRequest(m Message) *Error {
+	var p struct {
+		Kind    string          `json:"kind"`
+		Prompt  string          `json:"prompt"`
+		Options []string        `json:"options"`
+		Default string          `json:"default"`
+		Message string          `json:"message"`
+		Level   string          `json:"level"`
+		Status  *string         `json:"status"`
+		Widget  json.RawMessage `json:"widget"`
+		Title   *string         `json:"title"`
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		return Errorf(CodeInvalidParams, "ui/request: %v", err)
+	}
+	b.mu.Lock()
+	caps := b.uiCaps
+	b.mu.Unlock()
+	if p.Kind != "" && !slices.Contains(caps, p.Kind) && slices.Contains([]string{"select", "confirm", "input", "set_status", "set_widget", "set_title"}, p.Kind) {
+		return Errorf(CodeNoUI, "this front cannot show ui/request %s", p.Kind)
+	}
+	done := func() *Error {
+		if m.IsRequest() {
+			b.reply(m.ID, struct{}{}, nil)
+		}
+		return nil
+	}
+	switch p.Kind {
+	case "select", "confirm", "input":
+		if p.Prompt == "" {
+			return Errorf(CodeInvalidParams, "ui/request %s needs a prompt", p.Kind)
+		}
+		if p.Kind == "select" && len(p.Options) == 0 {
+			return Errorf(CodeInvalidParams, "ui/request select needs options")
+		}
+		if !m.IsRequest() {
+			return Errorf(CodeInvalidRequest, "ui/request %s is a request (it has an answer)", p.Kind)
+		}
+		b.toHostCall(m, p.Kind, wire.Frame{Type: wire.TypeUIRequest, Kind: p.Kind, Title: p.Prompt, Options: p.Options, Default: p.Default})
+		return nil
+	case "notify":
+		if p.Message == "" {
+			return Errorf(CodeInvalidParams, "ui/request notify needs a message")
+		}
+		b.toHost(wire.Frame{Type: wire.TypeNotify, Level: orDefault(p.Level, wire.LevelInfo), Message: p.Message})
+		return done()
+	case "set_status":
+		if p.Status == nil {
+			return Errorf(CodeInvalidParams, "ui/request set_status needs a status")
+		}
+		b.toHost(wire.Frame{Type: wire.TypeSetStatus, Key: "status", Text: *p.Status})
+		return done()
+	case "set_title":
+		if p.Title == nil {
+			return Errorf(CodeInvalidParams, "ui/request set_title needs a title")
+		}
+		b.toHost(wire.Frame{Type: wire.TypeSetStatus, Key: "title", Text: *p.Title})
+		return done()
+	case "set_widget":
+		var w map[string]json.RawMessage
+		if json.Unmarshal(p.Widget, &w) != nil {
+			return Errorf(CodeInvalidParams, "ui/request set_widget needs a widget (a render block)")
+		}
+		key := "widget"
+		var id string
+		if json.Unmarshal(w["widget_id"], &id) == nil && id != "" {
+			key = id
+		}
+		b.toHost(wire.Frame{Type: wire.TypeSetWidget, Key: key, Lines: RenderLines(p.Widget)})
+		return done()
+	}
+	return Errorf(CodeInvalidParams, "ui/request: unknown kind %q (select, confirm, input, notify, set_status, set_widget, set_title)", p.Kind)
+}
+
+// toHostCall sends the host a frame that gets an answer, remembering
+// which extension request it answers.
+func (b *Bridge) toHostCall(m Message, kind string, f wire.Frame, names ...string) {
+	b.mu.Lock()
+	b.nextID++
+	f.ID = "sep-" + strconv.FormatInt(b.nextID, 10)
+	if m.IsRequest() || kind == "clamp" {
+		b.hostCalls[f.ID] = hostCall{id: m.ID, method: m.Method, kind: kind, names: names}
+	}
+	b.mu.Unlock()
+	b.toHost(f)
+}
+
+// hostAnswered turns the host's answer (ui_response, action_result,
+// error) into the reply the extension waits for.
+func (b *Bridge) hostAnswered(f wire.Frame) {
+	b.mu.Lock()
+	hc, ok := b.hostCalls[f.ID]
+	delete(b.hostCalls, f.ID)
+	b.mu.Unlock()
+	if !ok {
+		if f.Type == wire.TypeError {
+			b.c.Logf("sep: the host refused a %s: %s", f.Ref, f.Error)
+		}
+		return
+	}
+	if f.Error != "" && !(f.Type == wire.TypeUIResponse && f.Cancelled) {
+		code := CodeInternalError
+		if strings.Contains(f.Error, "no ") && hc.method == "ui/request" {
+			code = CodeNoUI
+		}
+		b.reply(hc.id, nil, &Error{Code: code, Message: f.Error})
+		return
+	}
+	switch hc.method {
+	case "ui/request":
+		res := map[string]any{}
+		if f.Cancelled {
+			res["cancelled"] = true
+		} else {
+			switch hc.kind {
+			case "confirm":
+				var ok bool
+				_ = json.Unmarshal(f.Value, &ok)
+				res["confirmed"] = ok
+			case "select":
+				var v string
+				_ = json.Unmarshal(f.Value, &v)
+				res["value"] = v
+			case "input":
+				var v string
+				_ = json.Unmarshal(f.Value, &v)
+				res["text"] = v
+			}
+		}
+		b.reply(hc.id, res, nil)
+	case "tools/set_active":
+		if hc.kind == "clamp" {
+			known := map[string]bool{}
+			for _, t := range f.Tools {
+				known[t.Name] = true
+			}
+			var keep []string
+			for _, n := range hc.names {
+				if known[n] {
+					keep = append(keep, n)
+				}
+			}
+			if len(keep) == 0 {
+				if len(hc.id) > 0 {
+					b.reply(hc.id, nil, Errorf(CodeInvalidParams, "none of %v is an enabled tool here", hc.names))
+				}
+				return
+			}
+			b.toHostCall(Message{ID: hc.id, Method: hc.method}, "", wire.Frame{Type: wire.TypeSetActiveTools, Names: keep})
+			return
+		}
+		active := []string{}
+		for _, t := range f.Tools {
+			if t.Active {
+				active = append(active, t.Name)
+			}
+		}
+		b.reply(hc.id, map[string]any{"active": active}, nil)
+	case "session/state":
+		entries := f.Entries
+		if entries == nil {
+			entries = []wire.Entry{}
+		}
+		b.mu.Lock()
+		model, provider := b.ack.Model, b.ack.Provider
+		b.mu.Unlock()
+		b.reply(hc.id, map[string]any{"state": map[string]any{"entries": entries, "model": model, "provider": provider}}, nil)
+	default:
+		b.reply(hc.id, struct{}{}, nil)
+	}
+}
+
+// ---- ping ----
+
+// pingLoop pings an idle extension; two pings missed in a row are a
+// crash: the process is killed and the host restarts it.
+func (b *Bridge) pingLoop() {
+	t := time.NewTicker(b.c.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.done:
+			return
+		case <-t.C:
+		}
+		b.mu.Lock()
+		idle := time.Since(b.active) >= b.c.PingInterval
+		if b.pingOut {
+			b.missed++
+		}
+		missed, out := b.missed, b.pingOut
+		b.mu.Unlock()
+		if missed >= 2 {
+			b.c.Logf("sep: no answer to two pings in a row; treating the extension as crashed")
+			if b.c.Kill != nil {
+				b.c.Kill()
+			}
+			return
+		}
+		if idle && !out {
+			b.mu.Lock()
+			b.pingOut = true
+			b.mu.Unlock()
+			b.call("ping", pendingCall{}, struct{}{})
+		}
+	}
+}

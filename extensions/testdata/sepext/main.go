@@ -1,0 +1,260 @@
+// Command sepext is a dependency-free SEP extension for the host's tests:
+// JSON-RPC 2.0, one message per line on stdio, as SEP's echo example,
+// with the behaviours the tests need. It appends what it observes to the
+// file $SEPEXT_OUT, one line each ("started <pid>", "bus …", "cv <code>").
+//
+// Environment: SEPEXT_NAME (its name), SEPEXT_HOOK ("gate": a tool_call
+// whose arguments mention "rm -rf" asks the user; "hang": never answers;
+// "crash": exits), SEPEXT_NOPING=1 (never answers ping),
+// SEPEXT_EVENTMUTATE=1 (on turn_start, tries session/send_message from
+// the event's context).
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+type msg struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+}
+
+var (
+	outMu   sync.Mutex
+	pendMu  sync.Mutex
+	pending = map[string]chan msg{}
+	nextID  int
+	name    = os.Getenv("SEPEXT_NAME")
+)
+
+func send(m any) {
+	b, _ := json.Marshal(m)
+	outMu.Lock()
+	os.Stdout.Write(append(b, '\n'))
+	outMu.Unlock()
+}
+
+func reply(id json.RawMessage, result any) {
+	send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+func note(format string, args ...any) {
+	f, err := os.OpenFile(os.Getenv("SEPEXT_OUT"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, name+" "+format+"\n", args...)
+	f.Close()
+}
+
+// request asks the host and waits for its answer.
+func request(method string, params any) msg {
+	pendMu.Lock()
+	nextID++
+	id := fmt.Sprintf(`"x%d"`, nextID)
+	ch := make(chan msg, 1)
+	pending[id] = ch
+	pendMu.Unlock()
+	send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": method, "params": params})
+	return <-ch
+}
+
+func main() {
+	note("started %d", os.Getpid())
+	fmt.Fprintln(os.Stderr, "sepext started") // goes to the extension's log
+	r := bufio.NewReaderSize(os.Stdin, 1<<20)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			var m msg
+			if json.Unmarshal(line, &m) == nil {
+				if m.Method == "" {
+					pendMu.Lock()
+					ch := pending[string(m.ID)]
+					delete(pending, string(m.ID))
+					pendMu.Unlock()
+					if ch != nil {
+						ch <- m
+					}
+				} else {
+					go handle(m)
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+type context struct {
+	Token string `json:"token"`
+	Tier  string `json:"tier"`
+}
+
+var cancelled sync.Map // tool/execute ids cancelled
+
+func handle(m msg) {
+	var p struct {
+		Hook      string          `json:"hook"`
+		Event     string          `json:"event"`
+		Tool      string          `json:"tool"`
+		CallID    string          `json:"call_id"`
+		Command   string          `json:"command"`
+		Arguments json.RawMessage `json:"arguments"`
+		Input     json.RawMessage `json:"input"`
+		Context   context         `json:"context"`
+		Topic     string          `json:"topic"`
+		Payload   json.RawMessage `json:"payload"`
+		From      string          `json:"from"`
+		ID        json.RawMessage `json:"id"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	switch m.Method {
+	case "initialize":
+		send(map[string]any{"jsonrpc": "2.0", "method": "log", "params": map[string]any{"level": "info", "message": "sepext says hello", "fields": map[string]any{"pid": os.Getpid()}}})
+		reply(m.ID, map[string]any{
+			"protocol_version": 1,
+			"extension":        map[string]any{"name": name, "version": "0.1.0"},
+			"registrations": map[string]any{
+				"tools": []any{
+					map[string]any{"name": name + "_say", "description": "Echo a phrase back, reporting progress.",
+						"parameters": map[string]any{"type": "object", "properties": map[string]any{"phrase": map[string]any{"type": "string"}}, "required": []string{"phrase"}}},
+					map[string]any{"name": name + "_kv", "description": "Remember a value (set) or recall it (no value).",
+						"parameters": map[string]any{"type": "object", "properties": map[string]any{"value": map[string]any{"type": "string"}}}},
+					map[string]any{"name": name + "_crash", "description": "Exit at once.", "parameters": map[string]any{"type": "object"}},
+					map[string]any{"name": name + "_publish", "description": "Publish on the bus.", "parameters": map[string]any{"type": "object"}},
+					map[string]any{"name": name + "_narrow", "description": "Narrow the active tools to read, nonexistent and its own say.", "parameters": map[string]any{"type": "object"}},
+				},
+				"commands":      []any{map[string]any{"name": name + "-note", "description": "Post a message to the session."}},
+				"subscriptions": []string{"turn_start", "bus/event"},
+				"hooks":         []string{"tool_call"},
+			},
+		})
+	case "ping":
+		if os.Getenv("SEPEXT_NOPING") != "1" {
+			reply(m.ID, map[string]any{})
+		}
+	case "shutdown":
+		reply(m.ID, map[string]any{})
+		time.Sleep(20 * time.Millisecond)
+		os.Exit(0)
+	case "$/cancel":
+		cancelled.Store(string(p.ID), true)
+	case "event":
+		if p.Event == "bus/event" { // another extension's bus/publish
+			var b struct {
+				From    string          `json:"from"`
+				Topic   string          `json:"topic"`
+				Payload json.RawMessage `json:"payload"`
+			}
+			_ = json.Unmarshal(p.Payload, &b)
+			note("bus %s from %s %s", b.Topic, b.From, b.Payload)
+		}
+		if p.Event == "turn_start" && os.Getenv("SEPEXT_EVENTMUTATE") == "1" {
+			r := request("session/send_message", map[string]any{"context": p.Context, "text": "from an event"})
+			if r.Error != nil {
+				note("cv %d", r.Error.Code)
+			} else {
+				note("cv none")
+			}
+		}
+	case "hook":
+		hook(m, p.Hook, p.Input)
+	case "tool/execute":
+		var a struct {
+			Phrase string `json:"phrase"`
+			Value  string `json:"value"`
+		}
+		_ = json.Unmarshal(p.Arguments, &a)
+		switch strings.TrimPrefix(p.Tool, name+"_") {
+		case "say":
+			send(map[string]any{"jsonrpc": "2.0", "method": "tool/update", "params": map[string]any{"call_id": p.CallID, "message": "halfway", "progress": 0.5}})
+			reply(m.ID, map[string]any{"content": "said: " + a.Phrase})
+		case "kv":
+			if a.Value != "" {
+				if r := request("kv/set", map[string]any{"key": "v", "value": a.Value}); r.Error != nil {
+					reply(m.ID, map[string]any{"content": r.Error.Message, "is_error": true})
+					return
+				}
+				reply(m.ID, map[string]any{"content": "stored"})
+				return
+			}
+			r := request("kv/get", map[string]any{"key": "v"})
+			var v struct {
+				Value any `json:"value"`
+			}
+			_ = json.Unmarshal(r.Result, &v)
+			reply(m.ID, map[string]any{"content": fmt.Sprintf("recalled: %v", v.Value)})
+		case "crash":
+			os.Exit(3)
+		case "narrow":
+			r := request("tools/set_active", map[string]any{"tools": []string{"read", "nonexistent", name + "_say"}})
+			if r.Error != nil {
+				reply(m.ID, map[string]any{"content": fmt.Sprintf("refused %d: %s", r.Error.Code, r.Error.Message), "is_error": true})
+				return
+			}
+			reply(m.ID, map[string]any{"content": "active: " + string(r.Result)})
+		case "publish":
+			send(map[string]any{"jsonrpc": "2.0", "method": "bus/publish", "params": map[string]any{"topic": "greeting", "payload": map[string]any{"from": name}}})
+			reply(m.ID, map[string]any{"content": "published"})
+		default:
+			reply(m.ID, map[string]any{"content": "unknown tool " + p.Tool, "is_error": true})
+		}
+	case "command/execute":
+		r := request("session/send_message", map[string]any{"context": p.Context, "text": "note from " + name})
+		if r.Error != nil {
+			reply(m.ID, map[string]any{"content": fmt.Sprintf("refused %d", r.Error.Code)})
+			return
+		}
+		reply(m.ID, map[string]any{"content": "noted"})
+	default:
+		if len(m.ID) > 0 {
+			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "method not found: " + m.Method}})
+		}
+	}
+}
+
+func hook(m msg, hook string, input json.RawMessage) {
+	if hook != "tool_call" {
+		reply(m.ID, map[string]any{"action": "continue"})
+		return
+	}
+	switch os.Getenv("SEPEXT_HOOK") {
+	case "hang":
+		note("hook hangs")
+		return
+	case "crash":
+		os.Exit(4)
+	case "gate":
+		if !strings.Contains(string(input), "rm -rf") {
+			reply(m.ID, map[string]any{"action": "continue"})
+			return
+		}
+		r := request("ui/request", map[string]any{"kind": "confirm", "prompt": "Allow " + string(input) + "?"})
+		var res struct {
+			Confirmed bool `json:"confirmed"`
+		}
+		_ = json.Unmarshal(r.Result, &res)
+		if res.Confirmed {
+			reply(m.ID, map[string]any{"action": "continue"})
+			return
+		}
+		reply(m.ID, map[string]any{"action": "block", "reason": "the user said no to rm -rf"})
+		return
+	}
+	reply(m.ID, map[string]any{"action": "continue"})
+}
