@@ -11,7 +11,7 @@ CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 COVERDIR    ?= $(CURDIR)/bin/cover
 NVIM_TESTS  := editors/nvim/tests
 
-.PHONY: all build run test print-test-targets test-go test-nvim test-nvim-all test-lsp-clients test-vscode test-acp lint fuzz cover bench early-ready vet cross release-snapshot vsix demo clean
+.PHONY: all build run test print-test-targets test-go test-nvim test-nvim-all test-lsp-clients test-vscode test-acp lint fuzz cover bench bench-editors early-ready vet cross release-snapshot vsix demo clean
 
 all: build
 
@@ -125,6 +125,15 @@ vsix:
 bench: build
 	bash -o pipefail -c '$(GO) test -p 1 -run "^$$" -bench . ./... | tee bin/bench.txt'
 	@awk -f scripts/bench-summary.awk bin/bench.txt
+
+# Enter → first token painted in the real editors (Neovim: the one on PATH
+# and Debian unstable's; VS Code: code-server 4.100.3 and 4.139.1) over
+# the scripted model, with the floor (a bare socket's first byte) and the
+# CPU per prompt of each side; not part of make test (it measures, it
+# judges nothing). scripts/bench-editors.sh says how; docs/testing.md has
+# the numbers.
+bench-editors: build
+	ZOT_BIN=$(CURDIR)/$(BIN) scripts/bench-editors.sh
 
 # early-ready counts extensions declared ready before their ready frame in
 # 2,000 starts at N=100 with every core busy (minutes; bench runs 200).

@@ -293,6 +293,10 @@ require("fs").writeFileSync(file, JSON.stringify({
   # there, not from the user's (1.100 reads either).
   cp "$D/ud/User/settings.json" "$D/ud/Machine/settings.json"
   if [ "$spec" = settings ]; then settings_layout "$D"; fi
+  # bench: a user's defaults (no LSP trace in the output channel).
+  if [ "$spec" = bench ]; then
+    node -e 'for (const f of process.argv.slice(1)) { const fs = require("fs"); const s = JSON.parse(fs.readFileSync(f, "utf8")); delete s["zot.trace.server"]; fs.writeFileSync(f, JSON.stringify(s, null, 2)); }' "$D/ud/User/settings.json" "$D/ud/Machine/settings.json"
+  fi
   # unsaved and chat: the user's typing (and a code block's Apply) must
   # stay unsaved, and VS Code in the browser saves after a delay by
   # default. Set before code-server starts (a workspace setting written by
@@ -360,7 +364,8 @@ require("fs").writeFileSync(file, JSON.stringify({
 # (extui-script.json, permission-gate, plan-mode, lint-on-write, capext,
 # fakemcp); unsaved: the user's unsaved typing and zot's edits
 # (unsaved-script.json); settings: the settings that choose what runs,
-# from the remote machine's settings only (settings_layout; todo).
+# from the remote machine's settings only (settings_layout; todo); bench
+# (not by default): make bench-editors' VS Code half (bench.e2e.js).
 failed_specs=()
 for spec in ${ZOT_E2E_SPECS:-chat extui unsaved settings}; do
   case "$spec" in
@@ -372,8 +377,12 @@ for spec in ${ZOT_E2E_SPECS:-chat extui unsaved settings}; do
     extui) SPEC_ZOT_ARGS="[\"--mcp-config\", \"$W/mcp.json\"]" run_spec extui "$W/extui" "$ART/extui" "$HERE/test/e2e/extui-script.json" "$ZOT_BIN" \
       "$W/permission-gate" "$W/plan-mode" "$W/lint-on-write" "$W/capext" "$W/redactor" || failed_specs+=(extui) ;;
     unsaved) run_spec unsaved "$W/unsaved" "$ART/unsaved" "$HERE/test/e2e/unsaved-script.json" "$ZOT_BIN" || failed_specs+=(unsaved) ;;
+    # bench: not a test, make bench-editors (scripts/bench-editors.sh)
+    # measures with it; not in the default list. ZOT_E2E_BENCH_SCRIPT:
+    # the scripted model's answers.
+    bench) run_spec bench "$W/bench" "$ART" "${ZOT_E2E_BENCH_SCRIPT:?bench: set ZOT_E2E_BENCH_SCRIPT (scripts/bench-editors.sh does)}" "$ZOT_BIN" || failed_specs+=(bench) ;;
     settings) run_spec settings "$W/settings" "$ART/settings" "$HERE/test/e2e/settings-script.json" "$ZOT_BIN" "$W/todo" || failed_specs+=(settings) ;;
-    *) echo "e2e: unknown spec $spec (chat, extui, unsaved, settings)" >&2; exit 1 ;;
+    *) echo "e2e: unknown spec $spec (chat, extui, unsaved, settings, bench)" >&2; exit 1 ;;
   esac
 done
 # The total over the specs, last (scripts/test.sh reads the last line).

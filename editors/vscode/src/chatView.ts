@@ -39,7 +39,13 @@ export interface ChatHost {
     snapshot(): Promise<HostToChat[]>;
 }
 
-/** Events wait at most this long before going to the webview. */
+/**
+ * Events wait at most this long before going to the webview — except an
+ * answer's first delta, which goes at once (with what is waiting before
+ * it): that is the token the user waits for after Enter. What follows is
+ * batched here (each postMessage crosses processes) and drawn at most once
+ * per animation frame by the webview.
+ */
 const BATCH_MS = 16;
 /** …or go at once when this many are waiting. */
 const BATCH_MAX = 2000;
@@ -50,6 +56,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private queue: HostToChat[] = [];
     private events: ext.ZotEvent[] = [];
     private timer?: NodeJS.Timeout;
+    /** The current answer (since its assistant_start) had a delta: later ones are batched. */
+    private answerHadDelta = false;
     private disposables: vscode.Disposable[] = [];
     /** The last widgets and MCP state: every new webview gets them. */
     private readonly sticky = new Map<HostToChat["type"], HostToChat>();
@@ -194,17 +202,24 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.flushEvents();
     }
 
-    /** Forwards one zot/event; deltas are batched (BATCH_MS). */
+    /** Forwards one zot/event; an answer's first delta at once, later ones batched (BATCH_MS). */
     event(ev: ext.ZotEvent): void {
         this.events.push(ev);
-        if (this.events.length >= BATCH_MAX) {
+        if (ev.type === "assistant_start") {
+            this.answerHadDelta = false;
+        }
+        if ((ev.type === "text_delta" || ev.type === "thinking_delta") && !this.answerHadDelta) {
+            this.answerHadDelta = true;
+            this.flushEvents(true);
+        } else if (this.events.length >= BATCH_MAX) {
             this.flushEvents();
         } else if (!this.timer) {
             this.timer = setTimeout(() => this.flushEvents(), BATCH_MS);
         }
     }
 
-    private flushEvents(): void {
+    /** Posts the events waiting; firstDelta: they end with an answer's first delta (the webview draws them at once). */
+    private flushEvents(firstDelta = false): void {
         if (this.timer) {
             clearTimeout(this.timer);
             this.timer = undefined;
@@ -224,7 +239,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         }
         const batch = this.events;
         this.events = [];
-        void this.view.webview.postMessage({ type: "events", events: batch } satisfies HostToChat);
+        void this.view.webview.postMessage((firstDelta ? { type: "events", events: batch, firstDelta } : { type: "events", events: batch }) satisfies HostToChat);
     }
 
     /** Drops events held for a webview not shown yet (its snapshot has them). */

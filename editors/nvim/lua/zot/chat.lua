@@ -1,6 +1,7 @@
--- The chat buffer: one per workspace root, filetype=markdown. Streamed
--- text_deltas are coalesced and drawn at most every chat.flush_ms with one
--- nvim_buf_set_text at the end of the last line; tool calls are compact
+-- The chat buffer: one per workspace root, filetype=markdown. The first
+-- text_delta of an answer is drawn at once; the ones after it are coalesced
+-- and drawn at most every chat.flush_ms with one nvim_buf_set_text at the
+-- end of the last line; tool calls are compact
 -- lines whose details (args, result) sit in a closed fold below them; the
 -- model's thinking is a "💭 Thinking" line with its text in a closed fold
 -- below (za to read; it keeps streaming while open).
@@ -351,24 +352,35 @@ function M.flush(chat)
   local text = table.concat(chat.pending)
   chat.pending, chat.pending_n = {}, 0
   chat.flushes = chat.flushes + 1
+  chat.last_flush = uv.hrtime()
   if valid(chat) then
     append_text(chat, text)
   end
 end
 
+--- Schedules a flush of what is pending: at most one per chat.flush_ms
+--- (the markdown redraw a flush causes is what costs), and no later than
+--- that. When the last flush is older than flush_ms the flush goes on the
+--- main loop's queue (vim.schedule): the deltas already read with this one
+--- are drawn with it, in one change, and no timer delays it.
 local function arm(chat)
   if chat.armed then
     return
   end
   chat.armed = true
-  chat.timer:start(
-    config.get().chat.flush_ms,
-    0,
-    vim.schedule_wrap(function()
-      chat.armed = false
-      M.flush(chat)
-    end)
-  )
+  local run = function()
+    chat.armed = false
+    M.flush(chat)
+  end
+  local wait = config.get().chat.flush_ms
+  if chat.last_flush then
+    wait = wait - (uv.hrtime() - chat.last_flush) / 1e6
+  end
+  if wait <= 0 then
+    vim.schedule(run)
+  else
+    chat.timer:start(math.ceil(wait), 0, vim.schedule_wrap(run))
+  end
 end
 
 --- Writes whole lines below what is there; text then continues on a fresh
@@ -1247,10 +1259,14 @@ function M.on_event(state, ev)
       chat.pending[chat.pending_n] = d
       chat.deltas = chat.deltas + 1
       if not chat.writing then
+        -- The answer's first text: drawn now, not after a batch (what the
+        -- user waits for after Enter); what follows is batched (arm).
         chat.writing = true
+        M.flush(chat)
         set_status(chat, 'writing')
+      else
+        arm(chat)
       end
-      arm(chat)
     end
     return
   end

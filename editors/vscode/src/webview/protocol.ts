@@ -63,7 +63,8 @@ export type HostToChat =
     | { type: "commands"; commands: CommandInfo[] }
     | { type: "models"; models: Model[]; current: string }
     /** A batch of zot/event notifications, in arrival order. */
-    | { type: "events"; events: ZotEvent[] }
+    /** firstDelta: the last event is an answer's first delta, drawn at once (not on the next frame). */
+    | { type: "events"; events: ZotEvent[]; firstDelta?: boolean }
     /** Replace the transcript (resume, reconnect). */
     | { type: "history"; messages: WireMessage[] }
     /** Drop the transcript (new session, /clear). */

@@ -6,6 +6,8 @@ export type FrameFn = (cb: () => void) => unknown;
 
 export class FrameScheduler {
     private pending = false;
+    /** Bumped by flushNow: a frame requested before it has nothing left to flush. */
+    private generation = 0;
     /** Frames flushed so far. */
     frames = 0;
 
@@ -19,11 +21,27 @@ export class FrameScheduler {
             return;
         }
         this.pending = true;
+        const gen = this.generation;
         this.requestFrame(() => {
+            if (gen !== this.generation) {
+                return; // flushNow did it
+            }
             this.pending = false;
             this.frames++;
             this.flush();
         });
+    }
+
+    /**
+     * Flushes now, not on the next frame (an answer's first delta: the DOM
+     * has it at once and the next paint shows it, whenever frame callbacks
+     * run). A frame already requested then does nothing; the next
+     * schedule() requests one again.
+     */
+    flushNow(): void {
+        this.generation++;
+        this.pending = false;
+        this.flush();
     }
 
     get isPending(): boolean {

@@ -102,3 +102,19 @@ test("browserFrame runs the callback once when the frame comes before the timer"
     w.fire(w.timers.map((t) => t.cb));
     assert.equal(ran, 1, "the frame and the timer run the callback once");
 });
+
+test("flushNow flushes before any frame; a frame already requested then flushes nothing", () => {
+    const f = fakeFrames();
+    let flushes = 0;
+    const s = new FrameScheduler(f.raf, () => flushes++);
+    s.schedule();
+    s.flushNow();
+    assert.equal(flushes, 1, "flushed with no frame run");
+    assert.equal(s.isPending, false);
+    f.frame();
+    assert.equal(flushes, 1, "the frame requested before flushNow does not flush again");
+    s.schedule();
+    assert.equal(f.waiting, 1, "a new schedule requests a frame");
+    f.frame();
+    assert.equal(flushes, 2);
+});

@@ -223,6 +223,11 @@ window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
             for (const ev of m.events) {
                 st.applyEvent(state, ev);
             }
+            if (m.firstDelta) {
+                // An answer's first token: drawn now; what follows, per frame.
+                scheduler.flushNow();
+                return;
+            }
             break;
         case "history":
             st.loadHistory(state, m.messages);
