@@ -39,7 +39,7 @@ func BenchmarkCheckpoint10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := s.Take(ctx, "bench", 0, "first", KindPrompt, nil); err != nil {
+	if _, err := s.Take(ctx, Meta{Session: "bench", Prompt: "first", Kind: KindPrompt}, nil); err != nil {
 		b.Fatal(err)
 	}
 	var total time.Duration
@@ -51,7 +51,7 @@ func BenchmarkCheckpoint10k(b *testing.B) {
 		before := dirSize(s.dir)
 		b.StartTimer()
 		start := time.Now()
-		if _, err := s.Take(ctx, "bench", i+1, "p", KindPrompt, nil); err != nil {
+		if _, err := s.Take(ctx, Meta{Session: "bench", MessageIndex: i + 1, Prompt: "p", Kind: KindPrompt}, nil); err != nil {
 			b.Fatal(err)
 		}
 		total += time.Since(start)

@@ -63,25 +63,33 @@ const (
 
 // Checkpoint is one recorded state of the workspace.
 type Checkpoint struct {
-	ID           string    // the commit's id, abbreviated
-	Session      string    // the session it belongs to
-	MessageIndex int       // the conversation's length when it was taken: the prompt's index
-	Prompt       string    // the prompt's text (its first line), or what the restore was
-	Kind         string    // KindPrompt or KindRestore
-	Time         time.Time // when it was taken
-	disk         string    // the tree of the files on disk
-	view         string    // the tree with the editor's unsaved buffers over the disk's
+	ID           string          // the commit's id, abbreviated
+	Session      string          // the session it belongs to
+	MessageIndex int             // the conversation's length when it was taken: the prompt's index
+	Prompt       string          // the prompt's text (its first line), or what the restore was
+	Kind         string          // KindPrompt or KindRestore
+	Time         time.Time       // when it was taken
+	Extra        json.RawMessage // the caller's (Meta.Extra)
+	disk         string          // the tree of the files on disk
+	view         string          // the tree with the editor's unsaved buffers over the disk's
 	ref          string
 }
 
-// meta is a checkpoint commit's message.
-type meta struct {
+// Meta is what a checkpoint records beside the files.
+type Meta struct {
 	Session      string `json:"session"`
 	MessageIndex int    `json:"message_index"`
 	Prompt       string `json:"prompt"`
 	Kind         string `json:"kind"`
-	Time         int64  `json:"time"` // unix nanoseconds
-	Disk         string `json:"disk"` // the disk's tree when the commit's own tree has the buffers
+	// Extra is the caller's own (the runtime's conversation data).
+	Extra json.RawMessage `json:"extra,omitempty"`
+}
+
+// meta is a checkpoint commit's message.
+type meta struct {
+	Meta
+	Time int64  `json:"time"`           // unix nanoseconds
+	Disk string `json:"disk,omitempty"` // the disk's tree when the commit's own tree has the buffers
 }
 
 // Store is one workspace's checkpoints. It is safe for concurrent use.
@@ -146,9 +154,9 @@ func Open(ctx context.Context, home, workspace string) (*Store, error) {
 // Root is the workspace.
 func (s *Store) Root() string { return s.root }
 
-// rel is path relative to the workspace, slash-separated; ok is false
+// Rel is path relative to the workspace, slash-separated; ok is false
 // outside it.
-func (s *Store) rel(path string) (string, bool) {
+func (s *Store) Rel(path string) (string, bool) {
 	r, err := filepath.Rel(s.root, path)
 	if err != nil || r == "." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || r == ".." || filepath.IsAbs(r) {
 		return "", false
@@ -161,7 +169,7 @@ func (s *Store) Abs(rel string) string { return filepath.Join(s.root, filepath.F
 
 // Take records the workspace now: its disk, and buffers (absolute path →
 // text: the editor's unsaved buffers; nil outside zot lsp) over it.
-func (s *Store) Take(ctx context.Context, session string, messageIndex int, prompt, kind string, buffers map[string]string) (Checkpoint, error) {
+func (s *Store) Take(ctx context.Context, md Meta, buffers map[string]string) (Checkpoint, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	disk, view, err := s.snapshot(ctx, buffers)
@@ -169,7 +177,7 @@ func (s *Store) Take(ctx context.Context, session string, messageIndex int, prom
 		return Checkpoint{}, err
 	}
 	now := time.Now().UTC()
-	m := meta{Session: session, MessageIndex: messageIndex, Prompt: prompt, Kind: kind, Time: now.UnixNano()}
+	m := meta{Meta: md, Time: now.UnixNano()}
 	if view != disk {
 		m.Disk = disk
 	}
@@ -178,15 +186,15 @@ func (s *Store) Take(ctx context.Context, session string, messageIndex int, prom
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	ref := fmt.Sprintf("%s%020d", sessionRefs(session), now.UnixNano())
+	ref := fmt.Sprintf("%s%020d", sessionRefs(md.Session), now.UnixNano())
 	if err := s.writeRef(ref, commit); err != nil {
 		return Checkpoint{}, err
 	}
 	s.takes++
 	if s.takes%16 == 0 {
-		s.bound(ctx, session)
+		s.bound(ctx, md.Session)
 	}
-	cp := Checkpoint{ID: commit[:12], Session: session, MessageIndex: messageIndex, Prompt: prompt, Kind: kind, Time: now, disk: disk, view: view, ref: ref}
+	cp := Checkpoint{ID: commit[:12], Session: md.Session, MessageIndex: md.MessageIndex, Prompt: md.Prompt, Kind: md.Kind, Time: now, Extra: md.Extra, disk: disk, view: view, ref: ref}
 	return cp, nil
 }
 
@@ -311,7 +319,7 @@ func (s *Store) overlay(ctx context.Context, disk string, buffers map[string]str
 	type entry struct{ rel, mode, text string }
 	var entries []entry
 	for path, text := range buffers {
-		rel, ok := s.rel(path)
+		rel, ok := s.Rel(path)
 		if !ok || len(text) > MaxFileSize {
 			continue
 		}
@@ -382,7 +390,7 @@ func (s *Store) List(ctx context.Context, session string) ([]Checkpoint, error) 
 		if json.Unmarshal([]byte(r.body), &m) != nil {
 			continue
 		}
-		cp := Checkpoint{ID: r.commit[:12], Session: m.Session, MessageIndex: m.MessageIndex, Prompt: m.Prompt, Kind: m.Kind, Time: time.Unix(0, m.Time).UTC(), ref: r.ref}
+		cp := Checkpoint{ID: r.commit[:12], Session: m.Session, MessageIndex: m.MessageIndex, Prompt: m.Prompt, Kind: m.Kind, Time: time.Unix(0, m.Time).UTC(), Extra: m.Extra, ref: r.ref}
 		cp.view = r.commit + "^{tree}"
 		cp.disk = cp.view
 		if m.Disk != "" {
@@ -461,9 +469,9 @@ func (s *Store) FilesChanged(ctx context.Context, cps []Checkpoint, now State) (
 
 // FileDiff is one file's difference between a checkpoint and now.
 type FileDiff struct {
-	Path   string // slash-separated, relative to the workspace
-	Status string // "added" (since the checkpoint), "deleted" or "modified"
-	Diff   string // unified diff, checkpoint → now
+	Path   string `json:"path"`   // slash-separated, relative to the workspace
+	Status string `json:"status"` // "added" (since the checkpoint), "deleted" or "modified"
+	Diff   string `json:"diff"`   // unified diff, checkpoint → now
 }
 
 // Diff is the difference between cp and now (with the buffers), file by
@@ -523,8 +531,8 @@ func splitPatch(p string) []string {
 
 // Change is one file a restore changed.
 type Change struct {
-	Path   string // slash-separated, relative to the workspace
-	Action string // "restored" (its bytes and mode put back), "removed" (created since) or "recreated" (deleted since)
+	Path   string `json:"path"`   // slash-separated, relative to the workspace
+	Action string `json:"action"` // "restored" (its bytes and mode put back), "removed" (created since) or "recreated" (deleted since)
 }
 
 // RestoreFiles puts the disk back as cp recorded it: files changed since
@@ -697,11 +705,10 @@ func (s *Store) Texts(ctx context.Context, cp Checkpoint, rels []string) (map[st
 	return texts, nil
 }
 
-// Prune deletes the checkpoints of sessions that are gone: keep says
-// whether a session still exists. Objects no checkpoint reaches any more
+// Prune deletes the checkpoints keep says no to (their session is gone). Objects no checkpoint reaches any more
 // are then collected (after an hour, so a checkpoint being taken by
 // another zot meanwhile keeps its objects).
-func (s *Store) Prune(ctx context.Context, keep func(session string) bool) (int, error) {
+func (s *Store) Prune(ctx context.Context, keep func(session string, taken time.Time) bool) (int, error) {
 	refs, err := s.refs(ctx, "refs/zot/")
 	if err != nil {
 		return 0, err
@@ -711,7 +718,7 @@ func (s *Store) Prune(ctx context.Context, keep func(session string) bool) (int,
 	for _, r := range refs {
 		var m meta
 		json.Unmarshal([]byte(r.body), &m)
-		if !keep(m.Session) {
+		if !keep(m.Session, time.Unix(0, m.Time)) {
 			fmt.Fprintf(&del, "delete %s\n", r.ref)
 			n++
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zot-editors/zot/internal/testenv"
 )
@@ -77,7 +78,7 @@ func TestTakeRestoreDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp, err := s.Take(ctx, "sess", 0, "change things", KindPrompt, nil)
+	cp, err := s.Take(ctx, Meta{Session: "sess", MessageIndex: 0, Prompt: "change things", Kind: KindPrompt}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestTakeRestoreDiff(t *testing.T) {
 		t.Fatalf("files changed = %v, %v; want 4", counts, err)
 	}
 
-	undo, err := s.Take(ctx, "sess", 2, "restore "+cp.ID, KindRestore, nil)
+	undo, err := s.Take(ctx, Meta{Session: "sess", MessageIndex: 2, Prompt: "restore " + cp.ID, Kind: KindRestore}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestTakeRestoreDiff(t *testing.T) {
 	}
 
 	// Restoring the restore's checkpoint brings the turn's work back.
-	again, err := s.Take(ctx, "sess", 2, "restore "+undo.ID, KindRestore, nil)
+	again, err := s.Take(ctx, Meta{Session: "sess", MessageIndex: 2, Prompt: "restore " + undo.ID, Kind: KindRestore}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestBuffersAndLargeFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The editor's buffer of a.go has unsaved text.
-	cp, err := s.Take(ctx, "s", 0, "p", KindPrompt, map[string]string{filepath.Join(ws, "a.go"): "package a // typed\n"})
+	cp, err := s.Take(ctx, Meta{Session: "s", MessageIndex: 0, Prompt: "p", Kind: KindPrompt}, map[string]string{filepath.Join(ws, "a.go"): "package a // typed\n"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestBuffersAndLargeFiles(t *testing.T) {
 	// The disk restore puts the disk's text back, not the buffer's.
 	write(t, filepath.Join(ws, "a.go"), "package b\n", 0o644)
 	os.Remove(filepath.Join(ws, "big.bin"))
-	undo, err := s.Take(ctx, "s", 0, "r", KindRestore, nil)
+	undo, err := s.Take(ctx, Meta{Session: "s", MessageIndex: 0, Prompt: "r", Kind: KindRestore}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,11 +231,11 @@ func TestPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sess := range []string{"live", "gone", "gone"} {
-		if _, err := s.Take(ctx, sess, 0, "p", KindPrompt, nil); err != nil {
+		if _, err := s.Take(ctx, Meta{Session: sess, MessageIndex: 0, Prompt: "p", Kind: KindPrompt}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	n, err := s.Prune(ctx, func(sess string) bool { return sess == "live" })
+	n, err := s.Prune(ctx, func(sess string, _ time.Time) bool { return sess == "live" })
 	if err != nil || n != 2 {
 		t.Fatalf("pruned %d, %v; want 2", n, err)
 	}
