@@ -42,6 +42,9 @@ var zotMethods = newMethodTable(
 	request0(MethodRetry, (*Server).zotRetry),
 	request(MethodResend, (*Server).zotResend),
 	request(MethodApplyCode, (*Server).zotApplyCode),
+	request0(MethodCheckpoints, (*Server).zotCheckpoints),
+	request(MethodCheckpointRestore, (*Server).zotCheckpointRestore),
+	request(MethodCheckpointDiff, (*Server).zotCheckpointDiff),
 	notification(MethodPanelKey, (*Server).zotPanelKey),
 	notification(MethodPanelClosed, (*Server).zotPanelClosed),
 )

@@ -44,6 +44,9 @@ M.request = {
   retry = 'zot/retry',
   resend = 'zot/resend',
   apply_code = 'zot/applyCode',
+  checkpoints = 'zot/checkpoints',
+  checkpoint_restore = 'zot/checkpoint/restore',
+  checkpoint_diff = 'zot/checkpoint/diff',
 }
 
 --- Client → server notifications.
@@ -179,6 +182,48 @@ M.error_code = {
 ---@class zot.ApplyCodeResult
 ---@field applied boolean
 ---@field message? string
+
+--- Checkpoints: the workspace recorded before every prompt.
+---@class zot.CheckpointInfo
+---@field id string
+---@field messageIndex integer
+---@field prompt string
+---@field kind 'prompt'|'restore'
+---@field time string
+---@field filesChanged integer
+
+---@class zot.CheckpointsResult
+---@field checkpoints zot.CheckpointInfo[]
+
+---@class zot.CheckpointRestoreParams
+---@field checkpoint string
+---@field mode 'code'|'conversation'|'both'
+
+---@class zot.CheckpointFileChange
+---@field path string
+---@field uri string
+---@field action 'restored'|'removed'|'recreated'
+
+---@class zot.CheckpointRestoreResult
+---@field checkpoint string
+---@field mode string
+---@field undo string
+---@field files zot.CheckpointFileChange[]
+---@field messageCount integer
+---@field messagesRemoved integer
+
+---@class zot.CheckpointDiffParams
+---@field checkpoint string
+
+---@class zot.CheckpointFileDiff
+---@field path string
+---@field uri string
+---@field status 'added'|'deleted'|'modified'
+---@field diff string
+
+---@class zot.CheckpointDiffResult
+---@field checkpoint string
+---@field files zot.CheckpointFileDiff[]
 
 --- The answer to zot/prompt, zot/compact and prompt commands.
 ---@class zot.RunStarted

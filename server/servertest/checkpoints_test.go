@@ -1,0 +1,129 @@
+package servertest_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/internal/testenv"
+)
+
+type checkpointsResult struct {
+	Checkpoints []struct {
+		ID           string `json:"id"`
+		MessageIndex int    `json:"messageIndex"`
+		Prompt       string `json:"prompt"`
+		Kind         string `json:"kind"`
+		Time         string `json:"time"`
+		FilesChanged int    `json:"filesChanged"`
+	} `json:"checkpoints"`
+}
+
+type restoreResult struct {
+	Checkpoint string `json:"checkpoint"`
+	Undo       string `json:"undo"`
+	Files      []struct {
+		Path, URI, Action string
+	} `json:"files"`
+	MessageCount    int `json:"messageCount"`
+	MessagesRemoved int `json:"messagesRemoved"`
+}
+
+// In zot lsp a checkpoint holds the unsaved buffers too: restoring the
+// code puts the user's unsaved typing back into the buffer through
+// workspace/applyEdit (not behind the editor) and the disk as it was; the
+// compare shows the buffer's change; the conversation is restored on its
+// own.
+func TestCheckpointRestoresBuffersThroughTheEditor(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		testenv.Skip(t, "git is not installed")
+	}
+	e := newEnv(t,
+		editReply("notes.txt", "on disk\n", "on disk (zot)\n"),
+		llmtest.ToolReply("bash", map[string]any{"command": "echo made > made.txt && echo changed > other.txt"}),
+		llmtest.TextReply("done"))
+	ed := e.start(nil)
+	ed.WriteFile("notes.txt", "on disk\n")
+	ed.WriteFile("other.txt", "other\n")
+	ed.Open("notes.txt", "on disk\n")
+	ed.Type("notes.txt", 0, 0, "typed, unsaved\n")
+	evs := ed.WaitDone(ed.Prompt("change them").RunID)
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" && ev["is_error"] != false {
+			t.Fatalf("tool failed: %v", ev)
+		}
+	}
+	if buf, _ := ed.Buffer("notes.txt"); buf != "typed, unsaved\non disk (zot)\n" {
+		t.Fatalf("buffer after the run = %q", buf)
+	}
+
+	var list checkpointsResult
+	ed.MustCall("zot/checkpoints", nil, &list)
+	if len(list.Checkpoints) != 1 {
+		t.Fatalf("checkpoints: %+v", list)
+	}
+	cp := list.Checkpoints[0]
+	if cp.MessageIndex != 0 || cp.Prompt != "change them" || cp.Kind != "prompt" || cp.FilesChanged != 3 || cp.Time == "" {
+		t.Fatalf("checkpoint: %+v", cp)
+	}
+
+	var diff struct {
+		Files []struct{ Path, URI, Status, Diff string } `json:"files"`
+	}
+	ed.MustCall("zot/checkpoint/diff", map[string]any{"checkpoint": cp.ID}, &diff)
+	var got []string
+	for _, f := range diff.Files {
+		got = append(got, f.Status+" "+f.Path)
+		if f.Path == "notes.txt" && (!strings.Contains(f.Diff, "-on disk\n+on disk (zot)\n") || f.URI != ed.URI("notes.txt")) {
+			t.Fatalf("notes.txt's diff (buffer at the checkpoint → buffer now): %+v", f)
+		}
+	}
+	if strings.Join(got, "|") != "added made.txt|modified notes.txt|modified other.txt" {
+		t.Fatalf("diff files: %v", got)
+	}
+
+	before := len(ed.ApplyEdits())
+	var r restoreResult
+	ed.MustCall("zot/checkpoint/restore", map[string]any{"checkpoint": cp.ID, "mode": "code"}, &r)
+	if buf, _ := ed.Buffer("notes.txt"); buf != "typed, unsaved\non disk\n" {
+		t.Fatalf("buffer after the restore = %q, want the unsaved text of the checkpoint", buf)
+	}
+	if len(ed.ApplyEdits()) <= before {
+		t.Fatal("the buffer was restored without workspace/applyEdit")
+	}
+	if d := ed.ReadFile("notes.txt"); d != "on disk\n" {
+		t.Fatalf("notes.txt on disk = %q", d)
+	}
+	if d := ed.ReadFile("other.txt"); d != "other\n" {
+		t.Fatalf("other.txt on disk = %q", d)
+	}
+	if _, err := os.Stat(ed.Path("made.txt")); !os.IsNotExist(err) {
+		t.Fatalf("made.txt was not removed: %v", err)
+	}
+	if r.MessagesRemoved != 0 || r.Undo == "" || r.MessageCount == 0 {
+		t.Fatalf("restore result: %+v", r)
+	}
+
+	// The conversation alone.
+	ed.MustCall("zot/checkpoint/restore", map[string]any{"checkpoint": cp.ID, "mode": "conversation"}, &r)
+	var msgs struct {
+		Messages []any `json:"messages"`
+	}
+	ed.MustCall("zot/messages", nil, &msgs)
+	if len(msgs.Messages) != 0 || r.MessageCount != 0 {
+		t.Fatalf("after the conversation restore: %d messages, result %+v", len(msgs.Messages), r)
+	}
+	if buf, _ := ed.Buffer("notes.txt"); buf != "typed, unsaved\non disk\n" {
+		t.Fatalf("a conversation restore changed the buffer: %q", buf)
+	}
+
+	// Bad params are InvalidParams naming the field.
+	if err := ed.Call("zot/checkpoint/restore", map[string]any{"checkpoint": cp.ID, "mode": "all"}, nil); err == nil || !strings.Contains(err.Message, "mode") {
+		t.Fatalf("bad mode: %v", err)
+	}
+	if err := ed.Call("zot/checkpoint/diff", map[string]any{"checkpoint": "ffffffff"}, nil); err == nil || !strings.Contains(err.Message, "no such checkpoint") {
+		t.Fatalf("unknown checkpoint: %v", err)
+	}
+}
