@@ -100,6 +100,7 @@ type Store struct {
 	gitPath string
 	mu      sync.Mutex // one git index operation at a time
 	takes   int        // checkpoints taken by this process (bound runs every 16th)
+	primed  bool       // the first snapshot of this process looked for large files
 }
 
 // Dir is where the checkpoints of workspace live under home.
@@ -120,6 +121,9 @@ func Open(ctx context.Context, home, workspace string) (*Store, error) {
 	}
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
+	}
+	if err := tooBroad(root); err != nil {
+		return nil, err
 	}
 	dir := Dir(home, root)
 	s := &Store{root: root, dir: dir, index: filepath.Join(dir, "zot-index"), gitPath: gitPath}
@@ -149,6 +153,23 @@ func Open(ctx context.Context, home, workspace string) (*Store, error) {
 	}
 	os.WriteFile(filepath.Join(dir, "description"), []byte("zot's checkpoints of "+root+"\n"), 0o600)
 	return s, nil
+}
+
+// tooBroad refuses a workspace that is the user's home directory or a
+// filesystem root: recording it would copy everything the user has.
+func tooBroad(root string) error {
+	if filepath.Dir(root) == root {
+		return fmt.Errorf("checkpoints are off: the workspace %s is a filesystem root; open a project directory", root)
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		if r, err := filepath.EvalSymlinks(h); err == nil {
+			h = r
+		}
+		if filepath.Clean(h) == root {
+			return fmt.Errorf("checkpoints are off: the workspace %s is your home directory; open a project directory", root)
+		}
+	}
+	return nil
 }
 
 // Root is the workspace.
@@ -266,28 +287,38 @@ func (s *Store) bound(ctx context.Context, session string) {
 // snapshot writes the disk's tree and the tree with buffers over it (the
 // same tree without buffers).
 func (s *Store) snapshot(ctx context.Context, buffers map[string]string) (disk, view string, err error) {
-	big, err := s.largeFiles(ctx)
+	if !s.primed {
+		// The first checkpoint of this process looks for large files
+		// among all the changed and new ones; later ones among what their
+		// add took (a full scan more would double a checkpoint's cost).
+		big, err := s.largeFiles(ctx)
+		if err != nil {
+			return "", "", err
+		}
+		if err := s.leaveOut(ctx, big); err != nil {
+			return "", "", err
+		}
+		s.primed = true
+	}
+	out, err := s.git(ctx, "", nil, "add", "-A", "-v", "--ignore-errors", "--", ".")
 	if err != nil {
 		return "", "", err
 	}
-	add := []string{"add", "-A", "--ignore-errors", "--", "."}
-	for _, p := range big {
-		add = append(add, ":(exclude,literal)"+p)
-	}
-	if len(big) > 0 {
-		// A tracked file that grew past the limit leaves the store.
-		rm := []string{"rm", "--cached", "-q", "--ignore-unmatch", "--"}
-		for _, p := range big {
-			rm = append(rm, ":(literal)"+p)
+	var big []string
+	for _, line := range strings.Split(string(out), "\n") {
+		p, ok := strings.CutPrefix(line, "add '")
+		if !ok || !strings.HasSuffix(p, "'") {
+			continue
 		}
-		if _, err := s.git(ctx, "", nil, rm...); err != nil {
-			return "", "", err
+		p = strings.TrimSuffix(p, "'")
+		if fi, err := os.Lstat(s.Abs(p)); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileSize {
+			big = append(big, p)
 		}
 	}
-	if _, err := s.git(ctx, "", nil, add...); err != nil {
+	if err := s.leaveOut(ctx, big); err != nil {
 		return "", "", err
 	}
-	out, err := s.git(ctx, "", nil, "write-tree")
+	out, err = s.git(ctx, "", nil, "write-tree")
 	if err != nil {
 		return "", "", err
 	}
@@ -295,6 +326,34 @@ func (s *Store) snapshot(ctx context.Context, buffers map[string]string) (disk, 
 	view, err = s.overlay(ctx, disk, buffers)
 	return disk, view, err
 }
+
+// leaveOut takes large files out of the store's index and excludes them
+// from then on (the store's info/exclude): a file once seen over
+// MaxFileSize is not recorded again, whatever its size later.
+func (s *Store) leaveOut(ctx context.Context, big []string) error {
+	if len(big) == 0 {
+		return nil
+	}
+	rm := []string{"rm", "--cached", "-q", "--ignore-unmatch", "--"}
+	var ex strings.Builder
+	for _, p := range big {
+		rm = append(rm, ":(literal)"+p)
+		ex.WriteString("/" + ignoreEscape.Replace(p) + "\n")
+	}
+	if _, err := s.git(ctx, "", nil, rm...); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(s.dir, "info", "exclude"), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	defer f.Close()
+	_, err = f.WriteString(ex.String())
+	return err
+}
+
+// ignoreEscape makes a path a literal gitignore pattern.
+var ignoreEscape = strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "!", `\!`, "#", `\#`, " ", `\ `)
 
 // largeFiles lists the changed or new files over MaxFileSize.
 func (s *Store) largeFiles(ctx context.Context) ([]string, error) {

@@ -205,6 +205,27 @@ func TestBuffersAndLargeFiles(t *testing.T) {
 	if len(texts) != 1 || texts["a.go"] != "package a // typed\n" {
 		t.Fatalf("texts = %q; want the buffer's a.go only (big.bin is over the limit)", texts)
 	}
+	// A large file that appears later is left out too (found among what
+	// the add took), and stays out.
+	write(t, filepath.Join(ws, "later.bin"), big, 0o644)
+	write(t, filepath.Join(ws, "small.txt"), "small", 0o644)
+	cp2, err := s.Take(ctx, Meta{Session: "s", MessageIndex: 1, Prompt: "p2", Kind: KindPrompt}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(ws, "later.bin"), "small now", 0o644)
+	cp3, err := s.Take(ctx, Meta{Session: "s", MessageIndex: 2, Prompt: "p3", Kind: KindPrompt}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []Checkpoint{cp2, cp3} {
+		texts, err := s.Texts(ctx, c, []string{"later.bin", "small.txt"})
+		if err != nil || len(texts) != 1 || texts["small.txt"] != "small" {
+			t.Fatalf("checkpoint %s recorded %d files (%v); want small.txt only", c.Prompt, len(texts), err)
+		}
+	}
+	os.Remove(filepath.Join(ws, "later.bin"))
+	os.Remove(filepath.Join(ws, "small.txt"))
 	// The disk restore puts the disk's text back, not the buffer's.
 	write(t, filepath.Join(ws, "a.go"), "package b\n", 0o644)
 	os.Remove(filepath.Join(ws, "big.bin"))
@@ -244,5 +265,18 @@ func TestPrune(t *testing.T) {
 	}
 	if l, _ := s.List(ctx, "live"); len(l) != 1 {
 		t.Fatalf("live has %d checkpoints, want 1", len(l))
+	}
+}
+
+func TestHomeAndRootAreNotRecorded(t *testing.T) {
+	needGit(t)
+	h, err := os.UserHomeDir()
+	if err != nil {
+		testenv.Skip(t, "no home directory: %v", err)
+	}
+	for _, ws := range []string{h, string(filepath.Separator)} {
+		if _, err := Open(context.Background(), t.TempDir(), ws); err == nil || !strings.Contains(err.Error(), "checkpoints are off") {
+			t.Errorf("Open(%s) = %v; want checkpoints off", ws, err)
+		}
 	}
 }

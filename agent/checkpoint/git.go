@@ -25,6 +25,7 @@ var gitConfig = []string{
 	"-c", "core.symlinks=true",
 	"-c", "core.quotePath=false",
 	"-c", "core.untrackedCache=true",
+	"-c", "index.version=4",
 	"-c", "gc.auto=0",
 	"-c", "diff.noprefix=false",
 	"-c", "advice.addEmbeddedRepo=false",
