@@ -1,5 +1,6 @@
 # Summarises `go test -bench` output (make bench): the search tools against
-# ripgrep, zot's host CPU per prompt and the growth of a didChange burst,
+# ripgrep, zot's host CPU per prompt, the growth of a didChange burst and a
+# checkpoint's cost,
 # with the goals from README.md.
 function metric(name,   i) {
 	for (i = 3; i < NF; i++) if ($(i+1) == name) return $i
@@ -27,10 +28,14 @@ function metric(name,   i) {
 /^BenchmarkChangeBurstGrowth/ {
 	burst = sprintf("  50k keystrokes %s ms, 100k %s ms (%sx; goal <= 2.5x)", metric("ms@50k"), metric("ms@100k"), metric("x-100k-vs-50k"))
 }
+/^BenchmarkCheckpoint10k/ {
+	ckpt = sprintf("  10,000 files, one changed: %s ms, %s bytes new storage per checkpoint (goal <= 50 ms, <= 1 MB)", metric("ms/checkpoint"), metric("newbytes/checkpoint"))
+}
 END {
 	print "\n== summary =="
 	if (ne) { print "extension host at scale (zot rpc, N global extensions):"; for (i = 1; i <= ne; i++) print ext[i] }
 	if (ns) { print "search tools vs ripgrep (same matches):"; for (i = 1; i <= ns; i++) print search[i] }
 	if (cpu != "") { print "zot rpc, process rusage:"; print cpu }
 	if (burst != "") { print "zot lsp, a burst of incremental didChange:"; print burst }
+	if (ckpt != "") { print "checkpoints (agent/checkpoint):"; print ckpt }
 }
