@@ -96,7 +96,11 @@ func (r *Runtime) openStore(ctx context.Context) (*checkpoint.Store, error) {
 	c := &r.ckpt
 	c.once.Do(func() {
 		c.ephemeral = fmt.Sprintf("proc-%d-%d", os.Getpid(), time.Now().UnixNano())
-		c.store, c.err = checkpoint.Open(ctx, r.cfg.Home, r.cfg.CWD)
+		// Not the run's context: an abort during the first prompt must
+		// not leave the process without checkpoints.
+		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		c.store, c.err = checkpoint.Open(octx, r.cfg.Home, r.cfg.CWD)
 		if c.err != nil {
 			if r.cfg.Warn != nil {
 				r.cfg.Warn(c.err.Error())
