@@ -115,6 +115,8 @@ export type ChatToHost =
     | { type: "pickAt"; item: AtItem }
     /** Retry the last answer. */
     | { type: "retry" }
+    /** A user message's "Restore checkpoint…": code, conversation, both or compare (the host asks). */
+    | { type: "restoreCheckpoint"; messageIndex: number }
     /** Accept or reject, from the chat's tool card, the review of a tool call's edit. */
     | { type: "reviewDecision"; toolCallId: string; decision: "accept" | "reject" }
     /** Show a tool call's edit as a diff (its review's, when one is open). */

@@ -638,6 +638,11 @@ transcript.addEventListener("click", (e) => {
             case "retry":
                 post({ type: "retry" });
                 break;
+            case "checkpoint":
+                if (item.kind === "user" && item.index !== undefined) {
+                    post({ type: "restoreCheckpoint", messageIndex: item.index });
+                }
+                break;
             case "edit":
                 if (item.kind === "user" && item.index !== undefined) {
                     setEditing(item.index);

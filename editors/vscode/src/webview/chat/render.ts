@@ -159,6 +159,7 @@ export function renderUser(u: UserItem, files?: FileLinks): string {
         `<div class="msg-actions">` +
         msgAction("copy", "copy", "Copy") +
         (u.index !== undefined ? msgAction("edit", "edit", "Edit") : "") +
+        (u.index !== undefined ? msgAction("checkpoint", "history", "Restore checkpoint…") : "") +
         `</div>`;
     return renderChips(u.chips) + (u.text ? `<div class="md">${renderMarkdown(u.text, files)}</div>` : "") + actions;
 }
