@@ -72,8 +72,9 @@ type checkpoints struct {
 	once      sync.Once
 	store     *checkpoint.Store
 	err       error
-	ephemeral string         // the session id of a runtime without a session file
-	prune     sync.WaitGroup // the pruning started at open
+	ephemeral string             // the session id of a runtime without a session file
+	prune     sync.WaitGroup     // the pruning started at open
+	stopPrune context.CancelFunc // ends it when the runtime closes
 }
 
 // ckptMeta is kept by the runtime beside each checkpoint it takes, in the
@@ -107,10 +108,12 @@ func (r *Runtime) openStore(ctx context.Context) (*checkpoint.Store, error) {
 			}
 			return
 		}
+		pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		c.stopPrune = stop
 		c.prune.Add(1)
 		go func() {
 			defer c.prune.Done()
-			r.pruneCheckpoints(context.WithoutCancel(ctx))
+			r.pruneCheckpoints(pctx)
 		}()
 	})
 	if c.err != nil {
@@ -142,12 +145,16 @@ func (r *Runtime) pruneCheckpoints(ctx context.Context) {
 		}
 		return live[sess] || sess == mine
 	})
+	r.ckpt.store.Collect(ctx)
 }
 
 // closeCheckpoints ends what the store runs, and deletes the checkpoints
 // of a runtime without a session file: nothing could restore them.
 func (r *Runtime) closeCheckpoints() {
 	c := &r.ckpt
+	if c.stopPrune != nil {
+		c.stopPrune()
+	}
 	c.prune.Wait()
 	if c.store == nil {
 		return

@@ -764,9 +764,8 @@ func (s *Store) Texts(ctx context.Context, cp Checkpoint, rels []string) (map[st
 	return texts, nil
 }
 
-// Prune deletes the checkpoints keep says no to (their session is gone). Objects no checkpoint reaches any more
-// are then collected (after an hour, so a checkpoint being taken by
-// another zot meanwhile keeps its objects).
+// Prune deletes the checkpoints keep says no to (their session is gone).
+// The objects no checkpoint reaches any more stay until Collect.
 func (s *Store) Prune(ctx context.Context, keep func(session string, taken time.Time) bool) (int, error) {
 	refs, err := s.refs(ctx, "refs/zot/")
 	if err != nil {
@@ -785,9 +784,15 @@ func (s *Store) Prune(ctx context.Context, keep func(session string, taken time.
 	if n == 0 {
 		return 0, nil
 	}
-	if _, err := s.git(ctx, "", strings.NewReader(del.String()), "update-ref", "--stdin"); err != nil {
-		return 0, err
-	}
-	_, err = s.git(ctx, "", nil, "-c", "gc.pruneExpire=1.hour.ago", "-c", "gc.reflogExpireUnreachable=now", "gc", "--quiet")
+	_, err = s.git(ctx, "", strings.NewReader(del.String()), "update-ref", "--stdin")
 	return n, err
+}
+
+// Collect packs the store and deletes the objects no checkpoint reaches,
+// when git finds enough loose objects to be worth it (gc --auto: cheap
+// otherwise). Objects younger than an hour are kept: a checkpoint being
+// written by another zot on the same workspace keeps its objects.
+func (s *Store) Collect(ctx context.Context) error {
+	_, err := s.git(ctx, "", nil, "-c", "gc.auto=2000", "-c", "gc.pruneExpire=1.hour.ago", "-c", "gc.reflogExpireUnreachable=now", "gc", "--auto", "--quiet")
+	return err
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zot-editors/zot/agent/checkpoint"
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/internal/testenv"
 )
@@ -229,4 +230,17 @@ func TestRPCCheckpointRestore(t *testing.T) {
 	}
 	p.send(map[string]any{"id": "a", "type": "abort"})
 	p.until(isType("done"))
+
+	// Without a session file nothing could restore them: they go when
+	// zot rpc exits.
+	p.in.Close()
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("zot rpc exit: %v\n%s", err, p.errb.String())
+	}
+	root, _ := filepath.EvalSymlinks(e.cwd)
+	store := checkpoint.Dir(e.home, root)
+	refs, err := exec.Command("git", "--git-dir", store, "for-each-ref", "refs/zot/").CombinedOutput()
+	if err != nil || len(refs) != 0 {
+		t.Fatalf("the store keeps checkpoints of a session-less zot rpc after it exited: %s %v", refs, err)
+	}
 }
