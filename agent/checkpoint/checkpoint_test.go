@@ -15,9 +15,7 @@ import (
 
 func needGit(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		testenv.Skip(t, "git is not installed")
-	}
+	testenv.NeedCommand(t, "git", "the checkpoint store")
 }
 
 func write(t testing.TB, path, text string, mode os.FileMode) {

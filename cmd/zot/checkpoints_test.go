@@ -79,9 +79,7 @@ func dataOf(t *testing.T, r map[string]any) map[string]any {
 // together; the user's git state never changes; a restore during a run is
 // refused.
 func TestRPCCheckpointRestore(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		testenv.Skip(t, "git is not installed")
-	}
+	testenv.NeedCommand(t, "git", "checkpoints")
 	e := newEnv(t)
 	ext := e.write("ext.txt", "extension's before\n")
 	e.write("edit.txt", "old line\nsecond\n")

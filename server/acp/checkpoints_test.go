@@ -2,7 +2,6 @@ package acp_test
 
 import (
 	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,9 +16,7 @@ import (
 // /restore are slash commands. A bash change is listed, compared and
 // undone; the restore says how to undo it.
 func TestCheckpointCommands(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		testenv.Skip(t, "git is not installed")
-	}
+	testenv.NeedCommand(t, "git", "checkpoints")
 	e := newEnv(t, llmtest.ToolReply("bash", map[string]any{"command": "echo changed > a.txt && echo new > b.txt"}), llmtest.TextReply("done"))
 	a := e.write("a.txt", "before\n")
 	p := e.start()

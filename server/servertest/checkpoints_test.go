@@ -2,7 +2,6 @@ package servertest_test
 
 import (
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -37,9 +36,7 @@ type restoreResult struct {
 // compare shows the buffer's change; the conversation is restored on its
 // own.
 func TestCheckpointRestoresBuffersThroughTheEditor(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		testenv.Skip(t, "git is not installed")
-	}
+	testenv.NeedCommand(t, "git", "checkpoints")
 	e := newEnv(t,
 		editReply("notes.txt", "on disk\n", "on disk (zot)\n"),
 		llmtest.ToolReply("bash", map[string]any{"command": "echo made > made.txt && echo changed > other.txt"}),
