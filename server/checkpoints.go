@@ -158,6 +158,9 @@ func (b editorBuffers) Restore(ctx context.Context, texts map[string]*string) er
 	var failed []string
 	for path, text := range texts {
 		if text == nil {
+			// The checkpoint had no such file: it was removed from disk,
+			// and nothing zot meant to save there is pending any more.
+			w.saved(path)
 			continue
 		}
 		done := false

@@ -684,6 +684,11 @@ func (s *Store) writeFile(rel, mode string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return fmt.Errorf("checkpoint: restoring %s: %w", rel, err)
 	}
+	// A directory of the path that became a symlink (an ignored one, which
+	// no restore removes) must not take the write out of the workspace.
+	if real, err := filepath.EvalSymlinks(filepath.Dir(abs)); err != nil || (real != s.root && !strings.HasPrefix(real, s.root+string(filepath.Separator))) {
+		return fmt.Errorf("checkpoint: not restoring %s: its directory leads out of the workspace (a symlink)", rel)
+	}
 	if fi, err := os.Lstat(abs); err == nil && fi.IsDir() {
 		// A directory stands where the file was: its contents were
 		// created since and were removed, unless ignored ones remain.

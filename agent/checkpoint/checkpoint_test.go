@@ -278,3 +278,38 @@ func TestHomeAndRootAreNotRecorded(t *testing.T) {
 		}
 	}
 }
+
+// A directory that became a symlink to outside the workspace (ignored, so
+// no restore removes it) does not carry a restored file out.
+func TestRestoreStaysInTheWorkspace(t *testing.T) {
+	needGit(t)
+	ctx := context.Background()
+	home, ws, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, filepath.Join(ws, ".gitignore"), "/link/\n", 0o644)
+	write(t, filepath.Join(ws, "link", "f.txt"), "in the workspace\n", 0o644)
+	s, err := Open(ctx, home, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Recorded before it was ignored: drop the ignore for the first take.
+	os.Remove(filepath.Join(ws, ".gitignore"))
+	cp, err := s.Take(ctx, Meta{Session: "s", Prompt: "p", Kind: KindPrompt}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(ws, ".gitignore"), "/link\n", 0o644)
+	os.RemoveAll(filepath.Join(ws, "link"))
+	if err := os.Symlink(outside, filepath.Join(ws, "link")); err != nil {
+		testenv.Skip(t, "no symlinks here: %v", err)
+	}
+	undo, err := s.Take(ctx, Meta{Session: "s", Prompt: "r", Kind: KindRestore}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RestoreFiles(ctx, cp, undo); err == nil || !strings.Contains(err.Error(), "out of the workspace") {
+		t.Fatalf("restore through the symlink: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "f.txt")); !os.IsNotExist(err) {
+		t.Fatalf("a file was written outside the workspace: %v", err)
+	}
+}
