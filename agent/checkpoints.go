@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -392,4 +393,122 @@ func (r *Runtime) restoreConversation(keep int, transcript []message.Message) (i
 		r.appendMessage(m)
 	}
 	return len(transcript), nil
+}
+
+// ForkResult is what ForkAt made.
+type ForkResult struct {
+	SessionID    string              `json:"session_id"`
+	ForkedFrom   string              `json:"forked_from"`
+	MessageCount int                 `json:"message_count"`
+	Files        []checkpoint.Change `json:"files"`
+	// Undo is the checkpoint the file restore took first (with files).
+	Undo string `json:"undo,omitempty"`
+}
+
+// ForkAt continues the conversation before message messageIndex (a
+// prompt's index, or the conversation's length) in a new session, a
+// branch of this one: the session file of the new one holds those
+// messages and the extensions' entries; this one is left as it is. The
+// checkpoints taken up to that prompt come along (the new session's own
+// from then on). withFiles also restores the files to the checkpoint
+// taken before that prompt (a checkpoint of now is taken first, in the
+// new session, so it can be undone). ErrBusy during a run.
+func (r *Runtime) ForkAt(ctx context.Context, messageIndex int, withFiles bool) (ForkResult, error) {
+	r.mu.Lock()
+	if r.busy || r.restoring {
+		r.mu.Unlock()
+		return ForkResult{}, ErrBusy
+	}
+	if r.sess == nil {
+		r.mu.Unlock()
+		return ForkResult{}, errors.New("sessions are off (--no-session): a fork needs a session to branch from")
+	}
+	if messageIndex < 0 || messageIndex > len(r.messages) {
+		n := len(r.messages)
+		r.mu.Unlock()
+		return ForkResult{}, fmt.Errorf("messageIndex %d is outside the conversation's %d messages", messageIndex, n)
+	}
+	r.restoring = true
+	old := r.sess
+	keep := slices.Clone(r.messages[:messageIndex])
+	custom := slices.Clone(r.custom)
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.restoring = false
+		r.mu.Unlock()
+	}()
+
+	// The checkpoints of the conversation being kept.
+	var carried []checkpoint.Checkpoint
+	var before *checkpoint.Checkpoint
+	store, storeErr := r.openStore(ctx)
+	if storeErr == nil {
+		cps, err := store.List(ctx, old.ID())
+		if err != nil {
+			return ForkResult{}, err
+		}
+		prefix := func(cp checkpoint.Checkpoint) bool {
+			var extra ckptExtra
+			json.Unmarshal(cp.Extra, &extra)
+			return cp.MessageIndex <= len(keep) && extra.Transcript == nil && transcriptHash(keep[:cp.MessageIndex]) == extra.Prefix
+		}
+		for i := range cps {
+			if cps[i].Kind == checkpoint.KindPrompt && prefix(cps[i]) {
+				carried = append(carried, cps[i])
+				if cps[i].MessageIndex == messageIndex {
+					before = &cps[i]
+				}
+			}
+		}
+	}
+	if withFiles && before == nil {
+		if storeErr != nil {
+			return ForkResult{}, storeErr
+		}
+		return ForkResult{}, fmt.Errorf("no checkpoint was taken before message %d of this conversation: fork it without its files", messageIndex)
+	}
+
+	w, err := r.createSession(session.Dir(r.cfg.Home, r.cfg.CWD))
+	if err != nil {
+		return ForkResult{}, err
+	}
+	w.SetRedact(r.redact.Bytes)
+	if err := w.AppendTranscript(keep, message.Usage{}); err != nil {
+		w.Close()
+		return ForkResult{}, err
+	}
+	for _, c := range custom {
+		w.AppendCustom(c)
+	}
+	r.mu.Lock()
+	r.sess = w
+	r.messages, r.usage, r.lastIn = keep, message.Usage{}, 0
+	r.forked, r.nextTurn = "", nil
+	r.mu.Unlock()
+	old.Close()
+	res := ForkResult{SessionID: w.ID(), ForkedFrom: old.ID(), MessageCount: len(keep), Files: []checkpoint.Change{}}
+	if store != nil && len(carried) > 0 {
+		if err := store.Copy(ctx, carried, w.ID()); err != nil {
+			return res, err
+		}
+	}
+	if withFiles {
+		extra, _ := json.Marshal(ckptExtra{Prefix: transcriptHash(keep)})
+		undo, err := store.Take(ctx, checkpoint.Meta{Session: w.ID(), MessageIndex: len(keep), Prompt: fmt.Sprintf("before forking at %s (files)", before.ID), Kind: checkpoint.KindRestore, Extra: extra}, r.buffers())
+		if err != nil {
+			return res, err
+		}
+		res.Undo = undo.ID
+		if res.Files, err = store.RestoreFiles(ctx, *before, undo); err != nil {
+			return res, err
+		}
+		if r.cfg.Buffers != nil {
+			if err := r.restoreBuffers(ctx, store, *before, undo); err != nil {
+				return res, err
+			}
+		}
+	}
+	r.ObserveSessionStart("new")
+	return res, nil
 }

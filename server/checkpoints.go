@@ -20,6 +20,7 @@ import (
 // checkpointer is the runtime's checkpoint API (agent.Runtime has it; a
 // test's fake runtime may not).
 type checkpointer interface {
+	ForkAt(ctx context.Context, messageIndex int, withFiles bool) (agent.ForkResult, error)
 	Checkpoints(ctx context.Context) ([]agent.CheckpointInfo, error)
 	CheckpointDiff(ctx context.Context, id string) ([]checkpoint.FileDiff, error)
 	RestoreCheckpoint(ctx context.Context, id, mode string) (agent.RestoreResult, error)
@@ -122,6 +123,43 @@ func (s *Server) zotCheckpointRestore(ctx context.Context, p *CheckpointRestoreP
 	}
 	res := CheckpointRestoreResult{Checkpoint: r.Checkpoint, Mode: r.Mode, Undo: r.Undo, MessageCount: r.MessageCount,
 		MessagesRemoved: r.MessagesRemoved, Files: make([]CheckpointFileChange, 0, len(r.Files))}
+	for _, f := range r.Files {
+		res.Files = append(res.Files, CheckpointFileChange{Path: f.Path, URI: s.fileURI(f.Path), Action: f.Action})
+	}
+	return res, nil
+}
+
+func (p *SessionForkParams) validate(method string) error {
+	if p.MessageIndex < 0 {
+		return fieldError(method, "messageIndex", "must be the index of a user message (zot/messages), or the conversation's length, not %d", p.MessageIndex)
+	}
+	return nil
+}
+
+// zotSessionFork branches the conversation at a message into a new
+// session (with the files of the checkpoint before it, if asked).
+func (s *Server) zotSessionFork(ctx context.Context, p *SessionForkParams) (SessionForkResult, error) {
+	if err := s.idle(MethodSessionFork); err != nil {
+		return SessionForkResult{}, err
+	}
+	c, err := s.checkpointer(MethodSessionFork)
+	if err != nil {
+		return SessionForkResult{}, err
+	}
+	if p.MessageIndex > 0 {
+		rt, _ := s.runtime()
+		msgs := rt.Messages()
+		if p.MessageIndex < len(msgs) && !isPrompt(msgs[p.MessageIndex]) {
+			return SessionForkResult{}, rpcError(CodeRequestFailed, "%s: message %d is not a prompt of the user: fork at a user message (zot/messages) or at the end", MethodSessionFork, p.MessageIndex)
+		}
+	}
+	release(ctx) // the files' buffers are restored through workspace/applyEdit
+	r, err := c.ForkAt(ctx, p.MessageIndex, p.WithFiles)
+	if err != nil {
+		return SessionForkResult{}, checkpointError(MethodSessionFork, err)
+	}
+	s.sessionChanged()
+	res := SessionForkResult{SessionID: r.SessionID, ForkedFrom: r.ForkedFrom, MessageCount: r.MessageCount, Undo: r.Undo, Files: make([]CheckpointFileChange, 0, len(r.Files))}
 	for _, f := range r.Files {
 		res.Files = append(res.Files, CheckpointFileChange{Path: f.Path, URI: s.fileURI(f.Path), Action: f.Action})
 	}

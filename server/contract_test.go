@@ -260,6 +260,8 @@ var wireTypes = map[string]reflect.Type{
 	"CheckpointDiffParams":    reflect.TypeOf(CheckpointDiffParams{}),
 	"CheckpointDiffResult":    reflect.TypeOf(CheckpointDiffResult{}),
 	"CheckpointFileDiff":      reflect.TypeOf(CheckpointFileDiff{}),
+	"SessionForkParams":       reflect.TypeOf(SessionForkParams{}),
+	"SessionForkResult":       reflect.TypeOf(SessionForkResult{}),
 }
 
 // goOnlyFields are accepted by the server but not advertised to clients.

@@ -34,6 +34,7 @@ var zotMethods = newMethodTable(
 	request0(MethodSessions, (*Server).zotSessions),
 	request(MethodSessionResume, (*Server).zotSessionResume),
 	request0(MethodSessionNew, (*Server).zotSessionNew),
+	request(MethodSessionFork, (*Server).zotSessionFork),
 	request0(MethodExtensions, (*Server).zotExtensions),
 	request0(MethodExtensionsReload, (*Server).zotExtensionsReload),
 	request0(MethodMCP, (*Server).zotMCP),

@@ -51,6 +51,7 @@ const (
 	MethodSessions          = "zot/sessions"
 	MethodSessionResume     = "zot/session/resume"
 	MethodSessionNew        = "zot/session/new"
+	MethodSessionFork       = "zot/session/fork"
 	MethodExtensions        = "zot/extensions"
 	MethodExtensionsReload  = "zot/extensions/reload"
 	MethodMCP               = "zot/mcp"
@@ -414,6 +415,26 @@ type SessionResult struct {
 	// zot process, so this one is a new session copied from it.
 	ForkedFrom string `json:"forkedFrom,omitempty"`
 	Message    string `json:"message,omitempty"`
+}
+
+// SessionForkParams is zot/session/fork's params: a new session continues
+// the conversation before message MessageIndex (a user message's index,
+// or the conversation's length); WithFiles also restores the files to the
+// checkpoint taken before that prompt.
+type SessionForkParams struct {
+	MessageIndex int  `json:"messageIndex"`
+	WithFiles    bool `json:"withFiles,omitempty"`
+}
+
+// SessionForkResult is the new session: ForkedFrom is the session it
+// branched from; Files what WithFiles restored, Undo the checkpoint that
+// undoes it.
+type SessionForkResult struct {
+	SessionID    string                 `json:"sessionId"`
+	ForkedFrom   string                 `json:"forkedFrom"`
+	MessageCount int                    `json:"messageCount"`
+	Files        []CheckpointFileChange `json:"files"`
+	Undo         string                 `json:"undo,omitempty"`
 }
 
 // ---------------------------------------------------------------- extensions

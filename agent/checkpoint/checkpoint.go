@@ -73,6 +73,7 @@ type Checkpoint struct {
 	disk         string          // the tree of the files on disk
 	view         string          // the tree with the editor's unsaved buffers over the disk's
 	ref          string
+	commitID     string
 }
 
 // Meta is what a checkpoint records beside the files.
@@ -215,7 +216,7 @@ func (s *Store) Take(ctx context.Context, md Meta, buffers map[string]string) (C
 	if s.takes%16 == 0 {
 		s.bound(ctx, md.Session)
 	}
-	cp := Checkpoint{ID: commit[:12], Session: md.Session, MessageIndex: md.MessageIndex, Prompt: md.Prompt, Kind: md.Kind, Time: now, Extra: md.Extra, disk: disk, view: view, ref: ref}
+	cp := Checkpoint{ID: commit[:12], Session: md.Session, MessageIndex: md.MessageIndex, Prompt: md.Prompt, Kind: md.Kind, Time: now, Extra: md.Extra, disk: disk, view: view, ref: ref, commitID: commit}
 	return cp, nil
 }
 
@@ -449,7 +450,7 @@ func (s *Store) List(ctx context.Context, session string) ([]Checkpoint, error) 
 		if json.Unmarshal([]byte(r.body), &m) != nil {
 			continue
 		}
-		cp := Checkpoint{ID: r.commit[:12], Session: m.Session, MessageIndex: m.MessageIndex, Prompt: m.Prompt, Kind: m.Kind, Time: time.Unix(0, m.Time).UTC(), Extra: m.Extra, ref: r.ref}
+		cp := Checkpoint{ID: r.commit[:12], Session: m.Session, MessageIndex: m.MessageIndex, Prompt: m.Prompt, Kind: m.Kind, Time: time.Unix(0, m.Time).UTC(), Extra: m.Extra, ref: r.ref, commitID: r.commit}
 		cp.view = r.commit + "^{tree}"
 		cp.disk = cp.view
 		if m.Disk != "" {
@@ -769,6 +770,18 @@ func (s *Store) Texts(ctx context.Context, cp Checkpoint, rels []string) (map[st
 	return texts, nil
 }
 
+// Copy files checkpoints under another session too (a fork carries the
+// checkpoints of the conversation it keeps). The commits are shared.
+func (s *Store) Copy(ctx context.Context, cps []Checkpoint, session string) error {
+	var in strings.Builder
+	for _, cp := range cps {
+		tail := cp.ref[strings.LastIndexByte(cp.ref, '/')+1:]
+		fmt.Fprintf(&in, "create %s%s %s\n", sessionRefs(session), tail, cp.commitID)
+	}
+	_, err := s.git(ctx, "", strings.NewReader(in.String()), "update-ref", "--stdin")
+	return err
+}
+
 // Prune deletes the checkpoints keep says no to (their session is gone).
 // The objects no checkpoint reaches any more stay until Collect.
 func (s *Store) Prune(ctx context.Context, keep func(session string, taken time.Time) bool) (int, error) {
@@ -781,7 +794,11 @@ func (s *Store) Prune(ctx context.Context, keep func(session string, taken time.
 	for _, r := range refs {
 		var m meta
 		json.Unmarshal([]byte(r.body), &m)
-		if !keep(m.Session, time.Unix(0, m.Time)) {
+		// The session it is filed under (a fork's copy names the
+		// original in its commit).
+		sess := strings.TrimPrefix(r.ref, "refs/zot/")
+		sess = sess[:max(strings.IndexByte(sess, '/'), 0)]
+		if !keep(sess, time.Unix(0, m.Time)) {
 			fmt.Fprintf(&del, "delete %s\n", r.ref)
 			n++
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/internal/testenv"
+	"github.com/zot-editors/zot/server/servertest"
 )
 
 type checkpointsResult struct {
@@ -122,5 +123,94 @@ func TestCheckpointRestoresBuffersThroughTheEditor(t *testing.T) {
 	}
 	if err := ed.Call("zot/checkpoint/diff", map[string]any{"checkpoint": "ffffffff"}, nil); err == nil || !strings.Contains(err.Message, "no such checkpoint") {
 		t.Fatalf("unknown checkpoint: %v", err)
+	}
+}
+
+// zot/session/fork branches the conversation at a prompt into a new
+// session with that checkpoint's files; the checkpoints before it come
+// along; the original session keeps its transcript and checkpoints and is
+// resumed as it was.
+func TestSessionForkWithFiles(t *testing.T) {
+	testenv.NeedCommand(t, "git", "checkpoints")
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "echo one > a.txt"}), llmtest.TextReply("ok one"),
+		llmtest.ToolReply("bash", map[string]any{"command": "echo two > a.txt && echo b > b.txt"}), llmtest.TextReply("ok two"))
+	ed := e.start(func(c *servertest.Config) {
+		// Sessions on: a fork branches a session file.
+		args := c.Args[:0]
+		for _, a := range c.Args {
+			if a != "--no-session" {
+				args = append(args, a)
+			}
+		}
+		c.Args = args
+	})
+	ed.WaitDone(ed.Prompt("first").RunID)
+	ed.WaitDone(ed.Prompt("second").RunID)
+	var msgs struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	ed.MustCall("zot/messages", nil, &msgs)
+	total := len(msgs.Messages)
+	second := -1
+	for i, m := range msgs.Messages {
+		if m["role"] == "user" && strings.Contains(jsonString(m), "second") {
+			second = i
+		}
+	}
+	if second <= 0 || ed.ReadFile("a.txt") != "two\n" {
+		t.Fatalf("second prompt at %d of %d; a.txt = %q", second, total, ed.ReadFile("a.txt"))
+	}
+	var st struct {
+		SessionID string `json:"session_id"`
+	}
+	ed.MustCall("zot/state", nil, &st)
+	orig := st.SessionID
+
+	if err := ed.Call("zot/session/fork", map[string]any{"messageIndex": 1}, nil); err == nil || !strings.Contains(err.Message, "not a prompt") {
+		t.Fatalf("fork at an answer: %v", err)
+	}
+	var fork struct {
+		SessionID    string `json:"sessionId"`
+		ForkedFrom   string `json:"forkedFrom"`
+		MessageCount int    `json:"messageCount"`
+		Files        []struct{ Path, Action string }
+		Undo         string `json:"undo"`
+	}
+	ed.MustCall("zot/session/fork", map[string]any{"messageIndex": second, "withFiles": true}, &fork)
+	if fork.ForkedFrom != orig || fork.SessionID == orig || fork.MessageCount != second || fork.Undo == "" {
+		t.Fatalf("fork: %+v (original %s)", fork, orig)
+	}
+	if ed.ReadFile("a.txt") != "one\n" {
+		t.Fatalf("a.txt after the fork with files = %q", ed.ReadFile("a.txt"))
+	}
+	if _, err := os.Stat(ed.Path("b.txt")); !os.IsNotExist(err) {
+		t.Fatalf("b.txt is still there: %v", err)
+	}
+	ed.MustCall("zot/messages", nil, &msgs)
+	if len(msgs.Messages) != second {
+		t.Fatalf("the fork has %d messages, want %d", len(msgs.Messages), second)
+	}
+	var list checkpointsResult
+	ed.MustCall("zot/checkpoints", nil, &list)
+	var got []string
+	for _, cp := range list.Checkpoints {
+		got = append(got, cp.Kind+" "+cp.Prompt)
+	}
+	if len(got) != 3 || got[0] != "prompt first" || got[1] != "prompt second" || got[2] != "restore before forking at "+list.Checkpoints[1].ID+" (files)" {
+		t.Fatalf("the fork's checkpoints: %q", got)
+	}
+
+	// The original is as it was.
+	var res struct {
+		MessageCount int `json:"messageCount"`
+	}
+	ed.MustCall("zot/session/resume", map[string]any{"id": orig}, &res)
+	if res.MessageCount != total {
+		t.Fatalf("the original resumed with %d messages, want %d", res.MessageCount, total)
+	}
+	ed.MustCall("zot/checkpoints", nil, &list)
+	if len(list.Checkpoints) != 2 {
+		t.Fatalf("the original has %d checkpoints, want its 2", len(list.Checkpoints))
 	}
 }

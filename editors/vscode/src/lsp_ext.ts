@@ -240,6 +240,19 @@ export interface CheckpointDiffResult {
 }
 export const checkpointDiff = new lc.RequestType<CheckpointDiffParams, CheckpointDiffResult, void>("zot/checkpoint/diff");
 
+export interface SessionForkParams {
+    messageIndex: number;
+    withFiles?: boolean;
+}
+export interface SessionForkResult {
+    sessionId: string;
+    forkedFrom: string;
+    messageCount: number;
+    files: CheckpointFileChange[];
+    undo?: string;
+}
+export const sessionFork = new lc.RequestType<SessionForkParams, SessionForkResult, void>("zot/session/fork");
+
 export interface AbortParams {
     clearQueue?: boolean;
 }

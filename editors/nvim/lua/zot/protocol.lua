@@ -36,6 +36,7 @@ M.request = {
   sessions = 'zot/sessions',
   session_resume = 'zot/session/resume',
   session_new = 'zot/session/new',
+  session_fork = 'zot/session/fork',
   extensions = 'zot/extensions',
   extensions_reload = 'zot/extensions/reload',
   mcp = 'zot/mcp',
@@ -224,6 +225,17 @@ M.error_code = {
 ---@class zot.CheckpointDiffResult
 ---@field checkpoint string
 ---@field files zot.CheckpointFileDiff[]
+
+---@class zot.SessionForkParams
+---@field messageIndex integer
+---@field withFiles? boolean
+
+---@class zot.SessionForkResult
+---@field sessionId string
+---@field forkedFrom string
+---@field messageCount integer
+---@field files zot.CheckpointFileChange[]
+---@field undo? string
 
 --- The answer to zot/prompt, zot/compact and prompt commands.
 ---@class zot.RunStarted
