@@ -137,11 +137,38 @@ function M.restore(state, id, mode, cb)
   end)
 end
 
+--- Forks the conversation before the checkpoint's prompt into a new
+--- session (zot/session/fork), with its files when with_files.
+function M.fork(state, cp, with_files, cb)
+  local params = { messageIndex = cp.messageIndex, withFiles = with_files or nil }
+  request(state, P.request.session_fork, params, function(res)
+    require('zot.client').request(state, P.request.messages, nil, function(err, msgs)
+      if not err and msgs then
+        pcall(chat().render_messages, state.root, msgs.messages)
+      end
+      local note = string.format(
+        'Forked into session %s (%d messages) from %s%s.',
+        tostring(res.sessionId),
+        tonumber(res.messageCount) or 0,
+        tostring(res.forkedFrom),
+        with_files and string.format(', %d file(s) restored', #(res.files or {})) or ''
+      )
+      chat().note(state.root, note)
+      util.notify('zot: ' .. note)
+      if cb then
+        cb(res)
+      end
+    end)
+  end)
+end
+
 local actions = {
   { label = 'Restore code', mode = 'code' },
   { label = 'Restore conversation', mode = 'conversation' },
   { label = 'Restore both', mode = 'both' },
   { label = 'Compare with now' },
+  { label = 'Fork a new session here', fork = 'conversation', prompt_only = true },
+  { label = 'Fork a new session here, with these files', fork = 'files', prompt_only = true },
 }
 
 --- The picker: a checkpoint, then what to do with it.
@@ -169,7 +196,10 @@ function M.pick(state)
       if not cp then
         return
       end
-      vim.ui.select(actions, {
+      local offered = vim.tbl_filter(function(a)
+        return not a.prompt_only or cp.kind == 'prompt'
+      end, actions)
+      vim.ui.select(offered, {
         prompt = 'zot: checkpoint ' .. cp.id,
         format_item = function(a)
           return a.label
@@ -180,6 +210,8 @@ function M.pick(state)
         end
         if a.mode then
           M.restore(state, cp.id, a.mode)
+        elseif a.fork then
+          M.fork(state, cp, a.fork == 'files')
         else
           M.compare(state, cp.id)
         end
