@@ -22,6 +22,7 @@ export function registerCheckpointContent(): vscode.Disposable {
 
 interface Choice extends vscode.QuickPickItem {
     mode?: "code" | "conversation" | "both";
+    fork?: "conversation" | "files";
 }
 
 /** The user message's "Restore checkpoint…": pick code, conversation, both or compare. */
@@ -41,10 +42,19 @@ export async function restoreFromMessage(ctx: Ctx, messageIndex: number): Promis
                 { label: "$(comment-discussion) Restore conversation", detail: "The conversation as it was before this prompt; the files stay", mode: "conversation" },
                 { label: "$(history) Restore both", description: files, mode: "both" },
                 { label: "$(diff) Compare", description: files, detail: "What changed since this checkpoint, file by file" },
+                { label: "$(repo-forked) Fork a new session here", detail: "The conversation before this prompt continues in a new session; this one is kept", fork: "conversation" },
+                { label: "$(repo-forked) Fork a new session here, with these files", description: files, fork: "files" },
             ],
             { title: `zot: checkpoint before "${cp.prompt}"`, placeHolder: "A restore can be undone: it takes a checkpoint first" },
         );
         if (!pick) {
+            return;
+        }
+        if (pick.fork) {
+            const f = await c.sendRequest(ext.sessionFork, { messageIndex, withFiles: pick.fork === "files" || undefined });
+            await ctx.refresh(true);
+            const restored = pick.fork === "files" ? `, ${f.files.length} file(s) restored` : "";
+            ctx.chat.notice("info", `Forked into a new session (${f.messageCount} messages${restored}); the previous one is in Zot: Resume Session.`);
             return;
         }
         if (!pick.mode) {
