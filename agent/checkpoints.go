@@ -314,7 +314,7 @@ func (r *Runtime) RestoreCheckpoint(ctx context.Context, id, mode string) (Resto
 			return res, err
 		}
 		if r.cfg.Buffers != nil {
-			if err := r.restoreBuffers(ctx, store, cp, undo); err != nil {
+			if err := r.restoreBuffers(ctx, store, cp); err != nil {
 				return res, err
 			}
 		}
@@ -339,7 +339,7 @@ func nonNilMessages(m []message.Message) []message.Message {
 
 // restoreBuffers puts the checkpoint's text into the open buffers that
 // differ from it, and into those the checkpoint had unsaved.
-func (r *Runtime) restoreBuffers(ctx context.Context, store *checkpoint.Store, cp, undo checkpoint.Checkpoint) error {
+func (r *Runtime) restoreBuffers(ctx context.Context, store *checkpoint.Store, cp checkpoint.Checkpoint) error {
 	open := r.cfg.Buffers.Unsaved()
 	if len(open) == 0 {
 		return nil
@@ -504,7 +504,7 @@ func (r *Runtime) ForkAt(ctx context.Context, messageIndex int, withFiles bool) 
 			return res, err
 		}
 		if r.cfg.Buffers != nil {
-			if err := r.restoreBuffers(ctx, store, *before, undo); err != nil {
+			if err := r.restoreBuffers(ctx, store, *before); err != nil {
 				return res, err
 			}
 		}
