@@ -419,21 +419,21 @@ func (s *Store) overlay(ctx context.Context, disk string, buffers map[string]str
 	return strings.TrimSpace(string(out)), nil
 }
 
-type refEntry struct{ ref, commit, body string }
+type refEntry struct{ ref, commit, tree, body string }
 
 func (s *Store) refs(ctx context.Context, prefix string) ([]refEntry, error) {
-	out, err := s.git(ctx, "", nil, "for-each-ref", "--sort=refname", "--format=%(refname)%00%(objectname)%00%(contents)%00%00", prefix)
+	out, err := s.git(ctx, "", nil, "for-each-ref", "--sort=refname", "--format=%(refname)%00%(objectname)%00%(tree)%00%(contents)%00%00", prefix)
 	if err != nil {
 		return nil, err
 	}
 	var refs []refEntry
 	for _, rec := range strings.Split(string(out), "\x00\x00") {
 		rec = strings.TrimLeft(rec, "\n")
-		parts := strings.SplitN(rec, "\x00", 3)
-		if len(parts) != 3 {
+		parts := strings.SplitN(rec, "\x00", 4)
+		if len(parts) != 4 {
 			continue
 		}
-		refs = append(refs, refEntry{ref: parts[0], commit: parts[1], body: strings.TrimSpace(parts[2])})
+		refs = append(refs, refEntry{ref: parts[0], commit: parts[1], tree: parts[2], body: strings.TrimSpace(parts[3])})
 	}
 	return refs, nil
 }
@@ -451,7 +451,7 @@ func (s *Store) List(ctx context.Context, session string) ([]Checkpoint, error) 
 			continue
 		}
 		cp := Checkpoint{ID: r.commit[:12], Session: m.Session, MessageIndex: m.MessageIndex, Prompt: m.Prompt, Kind: m.Kind, Time: time.Unix(0, m.Time).UTC(), Extra: m.Extra, ref: r.ref, commitID: r.commit}
-		cp.view = r.commit + "^{tree}"
+		cp.view = r.tree
 		cp.disk = cp.view
 		if m.Disk != "" {
 			cp.disk = m.Disk
@@ -500,14 +500,12 @@ func (s *Store) FilesChanged(ctx context.Context, cps []Checkpoint, now State) (
 	if len(cps) == 0 {
 		return counts, nil
 	}
+	// One diff-tree for all of them: each pair of trees on a line (the
+	// trees as hex ids: diff-tree --stdin takes nothing else).
 	trees := make([]string, len(cps))
 	var in strings.Builder
 	for i, cp := range cps {
-		t, err := s.git(ctx, "", nil, "rev-parse", cp.view)
-		if err != nil {
-			return nil, err
-		}
-		trees[i] = strings.TrimSpace(string(t))
+		trees[i] = cp.view
 		fmt.Fprintf(&in, "%s %s\n", trees[i], now.view)
 	}
 	out, err := s.git(ctx, "", strings.NewReader(in.String()), "diff-tree", "--stdin", "-r", "--no-renames", "--name-only")
