@@ -50,8 +50,9 @@ function atBottom(): boolean {
 
 function flush(): void {
     const stick = atBottom();
-    // Retry belongs to the last answer, when nothing runs.
-    const retryable = st.isRunning(state) ? undefined : st.lastAssistant(state)?.id;
+    // Retry belongs to the last answer, or to the error that ended the last
+    // run, when nothing runs.
+    const retryable = st.isRunning(state) ? undefined : st.retryItem(state);
     if (retryable !== renderer.retryable) {
         for (const id of [retryable, renderer.retryable]) {
             if (id) {
@@ -629,7 +630,7 @@ transcript.addEventListener("click", (e) => {
     const itemEl = target.closest<HTMLElement>("[data-id]");
     const item = itemEl ? state.byId.get(itemEl.dataset.id ?? "") : undefined;
     const msg = target.closest<HTMLElement>(".msg-action");
-    if (msg && item && (item.kind === "user" || item.kind === "assistant")) {
+    if (msg && item && (item.kind === "user" || item.kind === "assistant" || (item.kind === "notice" && msg.dataset.action === "retry"))) {
         e.preventDefault();
         switch (msg.dataset.action) {
             case "copy":

@@ -209,11 +209,12 @@ export function renderThinking(it: AssistantItem): string {
     );
 }
 
-export function renderNotice(n: NoticeItem, files?: FileLinks): string {
+export function renderNotice(n: NoticeItem, files?: FileLinks, retry?: boolean): string {
     const icon = n.level === "error" ? "error" : n.level === "warn" ? "warning" : n.level === "display" ? "terminal" : "info";
     const src = n.source ? `<span class="notice-source">${escapeHtml(n.source)}</span> ` : "";
     const text = n.level === "display" ? `<pre>${escapeHtml(n.text)}</pre>` : `<div class="md">${renderMarkdown(n.text, files)}</div>`;
-    return `${codicon(icon)}<div class="notice-body">${src}${text}</div>`;
+    const actions = retry ? `<div class="msg-actions">${msgAction("retry", "refresh", "Retry")}</div>` : "";
+    return `${codicon(icon)}<div class="notice-body">${src}${text}${actions}</div>`;
 }
 
 /** Renders items; keeps a streaming renderer per assistant item. */
@@ -246,11 +247,11 @@ export class ItemRenderer {
             case "tool":
                 return renderTool(it);
             case "notice":
-                return renderNotice(it, this.files);
+                return renderNotice(it, this.files, this.retryable === it.id);
         }
     }
 
-    /** The last answer gets Retry (set by the view before rendering). */
+    /** The last answer, or the error that ended the last run, gets Retry (set by the view before rendering). */
     retryable?: string;
 
     private assistant(it: AssistantItem): string {
