@@ -1233,6 +1233,17 @@ local function run_of(chat, id)
   return r
 end
 
+--- The lines of the error that ended a run: the error, and how to retry it
+--- (a provider unreachable, a rate limit: the same prompt again).
+local function run_error_lines(msg)
+  local lines = { '**error:** ' .. msg }
+  local key = config.get().chat.keys.retry
+  if key and key ~= '' then
+    lines[#lines + 1] = string.format('_(%s in the chat: retry)_', key)
+  end
+  return lines
+end
+
 --- A zot/event notification.
 function M.on_event(state, ev)
   local chat = M.get(state.root)
@@ -1318,7 +1329,7 @@ function M.on_event(state, ev)
       -- The same failure may come as an "error" event too: shown once.
       if not run.error_shown then
         run.error_shown = true
-        block(chat, { '**error:** ' .. tostring(util.val(ev.error) or 'the model call failed') }, false)
+        block(chat, run_error_lines(tostring(util.val(ev.error) or 'the model call failed')), false)
       end
     elseif ev.stop == 'length' then
       block(chat, { '_(stopped: the output limit was reached)_' }, false)
@@ -1329,7 +1340,7 @@ function M.on_event(state, ev)
     run.error = ev.message
     if not run.error_shown then
       run.error_shown = true
-      block(chat, { '**error:** ' .. tostring(ev.message or '') }, false)
+      block(chat, run_error_lines(tostring(ev.message or '')), false)
     end
   elseif t == 'compact_done' then
     -- The transcript was renumbered: the messages shown so far cannot be
