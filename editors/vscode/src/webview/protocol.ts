@@ -42,6 +42,8 @@ export interface ChatStatus {
     model?: string;
     permissionMode?: PermissionMode;
     usage?: Usage;
+    /** Tokens the last model call read (input and cache): the context window's fill; 0 unknown. */
+    contextUsed?: number;
     version?: string;
 }
 

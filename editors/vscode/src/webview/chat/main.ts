@@ -108,7 +108,7 @@ function renderStatus(): void {
     stopBtn.hidden = !running;
     sendBtn.hidden = running;
     document.body.classList.toggle("running", running);
-    statusEl.textContent = statusText(s, running);
+    statusEl.textContent = statusText(s, running, state.models.find((m) => m.id === s.model)?.context_window);
     statusEl.title = usageTitle(s.usage);
     if (s.message && s.connection !== "starting") {
         showBanner(s.message, s.actions ?? []);
@@ -241,6 +241,7 @@ window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
         case "models":
             state.models = m.models;
             setModels(m.models, m.current);
+            renderStatus(); // the context window's size is the model's
             break;
         case "runStarted":
             st.runStarted(state, m.runId, m.queued, m.ahead);

@@ -316,8 +316,16 @@ export function usageTitle(u: Usage | undefined): string {
     return `input ${u.input}, output ${u.output}, cache read ${u.cache_read}, cache write ${u.cache_write}, cost $${u.cost_usd.toFixed(6)}`;
 }
 
-/** The status line under the input. */
-export function statusText(st: ChatStatus, running: boolean): string {
+/** How full the model's context window is: "ctx 12% of 200k" (empty when unknown). */
+export function formatContext(used: number | undefined, window: number | undefined): string {
+    if (!used || !window) {
+        return "";
+    }
+    return `ctx ${Math.min(100, Math.round((used / window) * 100))}% of ${compact(window)}`;
+}
+
+/** The status line under the input; window: the current model's context window. */
+export function statusText(st: ChatStatus, running: boolean, window?: number): string {
     const parts: string[] = [];
     if (st.connection === "starting") {
         parts.push("starting zot…");
@@ -334,6 +342,10 @@ export function statusText(st: ChatStatus, running: boolean): string {
     const u = formatUsage(st.usage);
     if (u) {
         parts.push(u);
+    }
+    const c = formatContext(st.contextUsed, window);
+    if (c) {
+        parts.push(c);
     }
     return parts.join(" · ");
 }
