@@ -415,6 +415,8 @@ end
 
 -- --------------------------------------------------------------- header --
 
+local know_windows, update_bar
+
 local function bar_text(chat)
   local st = require('zot.client').by_root[chat.root]
   local model = chat.model or (st and st.info and st.info.model) or ''
@@ -443,11 +445,40 @@ local function bar_text(chat)
       parts[#parts + 1] = string.format('$%.4f', tonumber(u.cost_usd))
     end
   end
+  local window = chat.windows and chat.windows[model]
+  if window and window > 0 and (chat.ctx_used or 0) > 0 then
+    local pct = chat.ctx_used / window * 100
+    parts[#parts + 1] = string.format(
+      'ctx %s of %s',
+      pct < 1 and '<1%' or string.format('%d%%', math.min(100, math.floor(pct + 0.5))),
+      util.human(window)
+    )
+  end
   return table.concat(parts, ' · ')
 end
 M.bar_text = bar_text
 
-local function update_bar(chat)
+--- Learns the models' context windows (zot/models), once per chat, for
+--- the bar's fill.
+know_windows = function(chat, state)
+  if chat.windows or chat.asking_windows or not state then
+    return
+  end
+  chat.asking_windows = true
+  require('zot.client').request(state, require('zot.protocol').request.models, nil, function(err, res)
+    chat.asking_windows = false
+    if err or not res then
+      return
+    end
+    chat.windows = {}
+    for _, m in ipairs(res.models or {}) do
+      chat.windows[m.id] = tonumber(m.context_window) or 0
+    end
+    update_bar(chat)
+  end)
+end
+
+update_bar = function(chat)
   local text = bar_text(chat)
   if text == chat.bar then
     return
@@ -1320,6 +1351,11 @@ function M.on_event(state, ev)
     on_tool_result(chat, ev)
   elseif t == 'usage' then
     chat.usage = util.val(ev.cumulative) or ev
+    -- What the last model call read: how full the context window is.
+    chat.ctx_used = (tonumber(ev.input) or 0)
+      + (tonumber(util.val(ev.cache_read)) or 0)
+      + (tonumber(util.val(ev.cache_write)) or 0)
+    know_windows(chat, state)
     update_bar(chat)
   elseif t == 'turn_end' then
     run.stop = ev.stop
