@@ -432,6 +432,9 @@ func (r *Runtime) ForkAt(ctx context.Context, messageIndex int, withFiles bool) 
 	old := r.sess
 	keep := slices.Clone(r.messages[:messageIndex])
 	custom := slices.Clone(r.custom)
+	// The branch names its parent in its meta line, as zot's forks do.
+	meta := r.sessionMeta()
+	meta.Parent = old.ID()
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
@@ -469,7 +472,7 @@ func (r *Runtime) ForkAt(ctx context.Context, messageIndex int, withFiles bool) 
 		return ForkResult{}, fmt.Errorf("no checkpoint was taken before message %d of this conversation: fork it without its files", messageIndex)
 	}
 
-	w, err := r.createSession(session.Dir(r.cfg.Home, r.cfg.CWD))
+	w, err := session.CreateMeta(session.Dir(r.cfg.Home, r.cfg.CWD), meta)
 	if err != nil {
 		return ForkResult{}, err
 	}

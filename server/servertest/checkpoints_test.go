@@ -201,6 +201,22 @@ func TestSessionForkWithFiles(t *testing.T) {
 		t.Fatalf("the fork's checkpoints: %q", got)
 	}
 
+	// The session list shows the branch.
+	var sessions struct {
+		Sessions []struct {
+			ID     string `json:"id"`
+			Parent string `json:"parent"`
+		} `json:"sessions"`
+	}
+	ed.MustCall("zot/sessions", nil, &sessions)
+	parents := map[string]string{}
+	for _, si := range sessions.Sessions {
+		parents[si.ID] = si.Parent
+	}
+	if p, ok := parents[fork.SessionID]; !ok || p != orig || parents[orig] != "" {
+		t.Fatalf("zot/sessions: %+v; want the fork with parent %s", sessions.Sessions, orig)
+	}
+
 	// The original is as it was.
 	var res struct {
 		MessageCount int `json:"messageCount"`

@@ -11,8 +11,15 @@ vim.cmd('ZotPrompt second')
 H.wait_run(first)
 H.eq('two\n', H.read('a.txt'), 'after the two prompts')
 
-local listed
+local listed, sessions
 vim.ui.select = function(items, opts, on_choice)
+  if opts.prompt == 'zot: resume a session' then
+    sessions = {}
+    for i, it in ipairs(items) do
+      sessions[i] = opts.format_item(it)
+    end
+    return on_choice(nil, nil)
+  end
   if opts.prompt == 'zot: checkpoint' then
     listed = #items
     -- The checkpoint before the second prompt.
@@ -42,4 +49,15 @@ end)
 local text = H.chat_text()
 H.ok(text:find('ok one', 1, true), 'the first exchange stays:\n' .. text)
 H.ok(not text:find('second', 1, true), 'the second prompt is gone:\n' .. text)
+
+-- :ZotSessions shows the branch and where it came from.
+vim.cmd('ZotSessions')
+H.wait('the session list', function()
+  return sessions ~= nil
+end)
+H.eq(2, #sessions, 'both sessions: ' .. vim.inspect(sessions))
+local branches = vim.tbl_filter(function(l)
+  return l:find('↳ ', 1, true) ~= nil
+end, sessions)
+H.eq(1, #branches, 'one of them a branch: ' .. vim.inspect(sessions))
 H.done()

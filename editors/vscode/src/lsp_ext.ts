@@ -383,6 +383,8 @@ export interface SessionInfo {
     modified: string;
     title: string;
     messages: number;
+    /** The session this one was forked from. */
+    parent?: string;
 }
 export interface SessionsResult {
     sessions: SessionInfo[];

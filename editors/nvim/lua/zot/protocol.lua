@@ -338,6 +338,7 @@ M.error_code = {
 ---@field modified string
 ---@field title string
 ---@field messages integer
+---@field parent? string
 
 ---@class zot.SessionsResult
 ---@field sessions zot.SessionInfo[]
