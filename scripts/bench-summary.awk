@@ -29,7 +29,8 @@ function metric(name,   i) {
 	burst = sprintf("  50k keystrokes %s ms, 100k %s ms (%sx; goal <= 2.5x)", metric("ms@50k"), metric("ms@100k"), metric("x-100k-vs-50k"))
 }
 /^BenchmarkCheckpoint10k/ {
-	ckpt = sprintf("  10,000 files, one changed: %s ms, %s bytes new storage per checkpoint (goal <= 50 ms, <= 1 MB)", metric("ms/checkpoint"), metric("newbytes/checkpoint"))
+	ckpt = sprintf("  10,000 files, one changed: %s ms (median %s, git CPU %s ms), %s bytes new storage per checkpoint (goal <= 50 ms, <= 1 MB)",
+		metric("ms/checkpoint"), metric("median-ms"), metric("git-cpu-ms"), metric("newbytes/checkpoint"))
 }
 END {
 	print "\n== summary =="
