@@ -83,6 +83,14 @@ type Config struct {
 	// original is left as it is. ACP's session/fork.
 	Fork bool
 
+	// Checkpoints records the workspace before every prompt's run
+	// (agent/checkpoint), for RestoreCheckpoint: zot lsp and zot rpc.
+	Checkpoints bool
+	// Buffers are the editor's open documents (zot lsp): checkpoints
+	// record their unsaved text and restores put it back through the
+	// editor. Optional.
+	Buffers Buffers
+
 	// Client overrides the provider client (tests, embedding).
 	Client provider.Client
 	// HTTPClient is used by the provider clients; default http.DefaultClient.

@@ -99,6 +99,9 @@ type Runtime struct {
 	skills     []skills.Skill
 	skillCache skills.Cache    // SKILL.md files parsed at the last discovery
 	warned     map[string]bool // skill warnings already given
+
+	ckpt      checkpoints // the workspace's checkpoints (checkpoints.go)
+	restoring bool        // a checkpoint restore is running: no run starts
 }
 
 // State is a snapshot of the runtime, as get_state reports it.
@@ -412,6 +415,9 @@ func (r *Runtime) PromptWith(ctx context.Context, in PromptInput) (<-chan Event,
 	}
 	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
 		r.refreshSkills()
+		// Before anything of the run can change the workspace (the
+		// extensions' input hooks included).
+		r.takeCheckpoint(ctx, in.Text)
 		if r.cfg.AwaitExtensions != nil {
 			r.cfg.AwaitExtensions(ctx)
 		}
@@ -467,7 +473,7 @@ func (r *Runtime) start(ctx context.Context, body func(context.Context, func(Eve
 		r.mu.Unlock()
 		return nil, ErrClosed
 	}
-	if r.busy {
+	if r.busy || r.restoring {
 		r.mu.Unlock()
 		return nil, ErrBusy
 	}
@@ -726,6 +732,7 @@ func (r *Runtime) Close() error {
 		c()
 	}
 	r.endRun()
+	r.closeCheckpoints()
 	if s != nil {
 		return s.Close()
 	}

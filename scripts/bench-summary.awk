@@ -1,5 +1,6 @@
 # Summarises `go test -bench` output (make bench): the search tools against
-# ripgrep, zot's host CPU per prompt and the growth of a didChange burst,
+# ripgrep, zot's host CPU per prompt, the growth of a didChange burst and a
+# checkpoint's cost,
 # with the goals from README.md.
 function metric(name,   i) {
 	for (i = 3; i < NF; i++) if ($(i+1) == name) return $i
@@ -31,6 +32,10 @@ function metric(name,   i) {
 	name = $1; sub(/-[0-9]+$/, "", name); sub(/^BenchmarkCodeActionList\//, "", name)
 	actions[++na] = sprintf("  %-14s %8s ms mean  %8s ms p99  (goal <= 5 ms)", name, metric("ms/op"), metric("p99-ms"))
 }
+/^BenchmarkCheckpoint10k/ {
+	ckpt = sprintf("  10,000 files, one changed: %s ms (median %s, git CPU %s ms), %s bytes new storage per checkpoint (goal <= 50 ms, <= 1 MB)",
+		metric("ms/checkpoint"), metric("median-ms"), metric("git-cpu-ms"), metric("newbytes/checkpoint"))
+}
 END {
 	print "\n== summary =="
 	if (na) { print "code action list, 10,000-line buffer (zot lsp round trip):"; for (i = 1; i <= na; i++) print actions[i] }
@@ -38,4 +43,5 @@ END {
 	if (ns) { print "search tools vs ripgrep (same matches):"; for (i = 1; i <= ns; i++) print search[i] }
 	if (cpu != "") { print "zot rpc, process rusage:"; print cpu }
 	if (burst != "") { print "zot lsp, a burst of incremental didChange:"; print burst }
+	if (ckpt != "") { print "checkpoints (agent/checkpoint):"; print ckpt }
 }

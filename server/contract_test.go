@@ -252,6 +252,16 @@ var wireTypes = map[string]reflect.Type{
 	"UIStatusParams":          reflect.TypeOf(UIStatusParams{}),
 	"UIWidgetParams":          reflect.TypeOf(UIWidgetParams{}),
 	"ServerInfo":              reflect.TypeOf(ZotInfo{}), // experimental.zot in initialize's result
+	"CheckpointsResult":       reflect.TypeOf(CheckpointsResult{}),
+	"CheckpointInfo":          reflect.TypeOf(CheckpointInfo{}),
+	"CheckpointRestoreParams": reflect.TypeOf(CheckpointRestoreParams{}),
+	"CheckpointRestoreResult": reflect.TypeOf(CheckpointRestoreResult{}),
+	"CheckpointFileChange":    reflect.TypeOf(CheckpointFileChange{}),
+	"CheckpointDiffParams":    reflect.TypeOf(CheckpointDiffParams{}),
+	"CheckpointDiffResult":    reflect.TypeOf(CheckpointDiffResult{}),
+	"CheckpointFileDiff":      reflect.TypeOf(CheckpointFileDiff{}),
+	"SessionForkParams":       reflect.TypeOf(SessionForkParams{}),
+	"SessionForkResult":       reflect.TypeOf(SessionForkResult{}),
 }
 
 // goOnlyFields are accepted by the server but not advertised to clients.

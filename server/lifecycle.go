@@ -252,6 +252,7 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 		s.showMessage(protocol.MessageTypeWarning, "zot: "+msg)
 	}
 	cfg = s.withEditorTools(cfg)
+	cfg = s.withCheckpointBuffers(cfg)
 	exts, editorExts := slices.Clone(s.opts.Exts), slices.Clone(opts.Ext)
 	cfg.WriteRules = append(slices.Clip(cfg.WriteRules), protectedWrites(cfg.Home, cwd, append(slices.Clone(exts), editorExts...)))
 	mcpConfigs, err := absFiles(opts.MCPConfig, cwd)

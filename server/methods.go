@@ -34,6 +34,7 @@ var zotMethods = newMethodTable(
 	request0(MethodSessions, (*Server).zotSessions),
 	request(MethodSessionResume, (*Server).zotSessionResume),
 	request0(MethodSessionNew, (*Server).zotSessionNew),
+	request(MethodSessionFork, (*Server).zotSessionFork),
 	request0(MethodExtensions, (*Server).zotExtensions),
 	request0(MethodExtensionsReload, (*Server).zotExtensionsReload),
 	request0(MethodMCP, (*Server).zotMCP),
@@ -42,6 +43,9 @@ var zotMethods = newMethodTable(
 	request0(MethodRetry, (*Server).zotRetry),
 	request(MethodResend, (*Server).zotResend),
 	request(MethodApplyCode, (*Server).zotApplyCode),
+	request0(MethodCheckpoints, (*Server).zotCheckpoints),
+	request(MethodCheckpointRestore, (*Server).zotCheckpointRestore),
+	request(MethodCheckpointDiff, (*Server).zotCheckpointDiff),
 	notification(MethodPanelKey, (*Server).zotPanelKey),
 	notification(MethodPanelClosed, (*Server).zotPanelClosed),
 )

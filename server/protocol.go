@@ -27,7 +27,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 23
+const ProtocolRevision = 24
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -51,6 +51,7 @@ const (
 	MethodSessions          = "zot/sessions"
 	MethodSessionResume     = "zot/session/resume"
 	MethodSessionNew        = "zot/session/new"
+	MethodSessionFork       = "zot/session/fork"
 	MethodExtensions        = "zot/extensions"
 	MethodExtensionsReload  = "zot/extensions/reload"
 	MethodMCP               = "zot/mcp"
@@ -59,6 +60,9 @@ const (
 	MethodRetry             = "zot/retry"
 	MethodResend            = "zot/resend"
 	MethodApplyCode         = "zot/applyCode"
+	MethodCheckpoints       = "zot/checkpoints"
+	MethodCheckpointRestore = "zot/checkpoint/restore"
+	MethodCheckpointDiff    = "zot/checkpoint/diff"
 )
 
 // Client → server notifications.
@@ -183,6 +187,71 @@ type ApplyCodeResult struct {
 	Applied bool `json:"applied"`
 	// Message says why not (rejected in review …), or what was done.
 	Message string `json:"message,omitempty"`
+}
+
+// CheckpointsResult is zot/checkpoints: the session's checkpoints, oldest
+// first (docs/protocol.md, "Checkpoints").
+type CheckpointsResult struct {
+	Checkpoints []CheckpointInfo `json:"checkpoints"`
+}
+
+// CheckpointInfo is one checkpoint: the workspace recorded before the
+// prompt at MessageIndex (Kind "prompt"), or before a restore (Kind
+// "restore": restoring it undoes that restore).
+type CheckpointInfo struct {
+	ID           string `json:"id"`
+	MessageIndex int    `json:"messageIndex"`
+	Prompt       string `json:"prompt"`
+	Kind         string `json:"kind"`
+	Time         string `json:"time"` // RFC 3339
+	// FilesChanged counts the files that differ between the checkpoint
+	// and now (the buffers included): what restoring its code changes.
+	FilesChanged int `json:"filesChanged"`
+}
+
+// CheckpointRestoreParams is zot/checkpoint/restore's params.
+type CheckpointRestoreParams struct {
+	Checkpoint string `json:"checkpoint"`
+	Mode       string `json:"mode"` // code | conversation | both
+}
+
+// CheckpointRestoreResult says what a restore did.
+type CheckpointRestoreResult struct {
+	Checkpoint string `json:"checkpoint"`
+	Mode       string `json:"mode"`
+	// Undo is the checkpoint taken just before the restore: restoring it
+	// undoes this one.
+	Undo            string                 `json:"undo"`
+	Files           []CheckpointFileChange `json:"files"`
+	MessageCount    int                    `json:"messageCount"`
+	MessagesRemoved int                    `json:"messagesRemoved"`
+}
+
+// CheckpointFileChange is one file a restore changed.
+type CheckpointFileChange struct {
+	Path   string `json:"path"` // relative to the workspace, slash-separated
+	URI    string `json:"uri"`
+	Action string `json:"action"` // restored | removed | recreated
+}
+
+// CheckpointDiffParams is zot/checkpoint/diff's params.
+type CheckpointDiffParams struct {
+	Checkpoint string `json:"checkpoint"`
+}
+
+// CheckpointDiffResult is the difference between a checkpoint and now,
+// file by file.
+type CheckpointDiffResult struct {
+	Checkpoint string               `json:"checkpoint"`
+	Files      []CheckpointFileDiff `json:"files"`
+}
+
+// CheckpointFileDiff is one file's unified diff, checkpoint → now.
+type CheckpointFileDiff struct {
+	Path   string `json:"path"`
+	URI    string `json:"uri"`
+	Status string `json:"status"` // added | deleted | modified (since the checkpoint)
+	Diff   string `json:"diff"`
 }
 
 // ImageParam is one attached image (base64).
@@ -346,6 +415,26 @@ type SessionResult struct {
 	// zot process, so this one is a new session copied from it.
 	ForkedFrom string `json:"forkedFrom,omitempty"`
 	Message    string `json:"message,omitempty"`
+}
+
+// SessionForkParams is zot/session/fork's params: a new session continues
+// the conversation before message MessageIndex (a user message's index,
+// or the conversation's length); WithFiles also restores the files to the
+// checkpoint taken before that prompt.
+type SessionForkParams struct {
+	MessageIndex int  `json:"messageIndex"`
+	WithFiles    bool `json:"withFiles,omitempty"`
+}
+
+// SessionForkResult is the new session: ForkedFrom is the session it
+// branched from; Files what WithFiles restored, Undo the checkpoint that
+// undoes it.
+type SessionForkResult struct {
+	SessionID    string                 `json:"sessionId"`
+	ForkedFrom   string                 `json:"forkedFrom"`
+	MessageCount int                    `json:"messageCount"`
+	Files        []CheckpointFileChange `json:"files"`
+	Undo         string                 `json:"undo,omitempty"`
 }
 
 // ---------------------------------------------------------------- extensions

@@ -89,6 +89,8 @@ type Info struct {
 	Modified time.Time `json:"modified"`
 	Title    string    `json:"title"` // set by the session, else the first user prompt, shortened
 	Messages int       `json:"messages"`
+	// Parent is the session this one was forked from (zot's meta.parent).
+	Parent string `json:"parent,omitempty"`
 }
 
 // ErrLocked is returned by Open when another writer (another zot process,
@@ -484,6 +486,7 @@ func (l *Loaded) apply(a anyLine) {
 			l.Info.ID = a.Meta.ID
 		}
 		l.Info.Cwd, l.Info.Created, l.Provider, l.Model = a.Meta.Cwd, a.Meta.Started, a.Meta.Provider, a.Meta.Model
+		l.Info.Parent = a.Meta.Parent
 		if a.Meta.Title != "" {
 			l.Info.Title, l.titled = title(a.Meta.Title), true
 		}

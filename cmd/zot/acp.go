@@ -34,7 +34,7 @@ func cmdACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	srv := acp.New(acp.Options{Config: c.config(true), Exts: c.exts, NoExt: c.noExt, NoMCP: c.noMCP, MCPConfigs: absAll(c.mcpConfigs), DefaultMode: *mode, Log: stderr, AskEveryTool: c.noYolo})
+	srv := acp.New(acp.Options{Config: c.checkpointed(true), Exts: c.exts, NoExt: c.noExt, NoMCP: c.noMCP, MCPConfigs: absAll(c.mcpConfigs), DefaultMode: *mode, Log: stderr, AskEveryTool: c.noYolo})
 	if err := srv.Serve(ctx, stdin, stdout); err != nil {
 		fmt.Fprintln(stderr, "zot acp:", err)
 		return 1

@@ -42,6 +42,7 @@ type common struct {
 	sessionPath                           string
 	cont                                  bool
 	noYolo                                bool
+	noCheckpoints                         bool
 	// approve asks about each tool call under --no-yolo; the front sets it.
 	approve agent.Approver
 }
@@ -71,7 +72,17 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.cont, "c", false, "continue the latest session of this workspace")
 	fs.BoolVar(&c.cont, "continue", false, "same as -c")
 	fs.BoolVar(&c.noYolo, "no-yolo", false, "ask before every tool call (zot -p without a terminal and zot rpc cannot ask: tool calls are refused)")
+	fs.BoolVar(&c.noCheckpoints, "no-checkpoints", false, "zot lsp, rpc and acp: do not record the workspace before each prompt (no checkpoints to restore)")
 	fs.StringVar(&c.reasoning, "reasoning", "", "how much the model thinks: off, low, medium or high (default: the model's; see README)")
+}
+
+// checkpointed is config for a front that offers checkpoints (zot lsp,
+// zot rpc, zot acp): the workspace is recorded before every prompt unless
+// --no-checkpoints.
+func (c *common) checkpointed(sessions bool) agent.Config {
+	cfg := c.config(sessions)
+	cfg.Checkpoints = !c.noCheckpoints
+	return cfg
 }
 
 // config turns the flags into a runtime configuration.

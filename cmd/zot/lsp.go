@@ -52,7 +52,7 @@ func cmdLSP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	srv := server.New(server.Options{
 		NewMCP:  newMCP,
-		Config:  c.config(true),
+		Config:  c.checkpointed(true),
 		Exts:    c.exts,
 		NewHost: newHost,
 		Log:     stderr,

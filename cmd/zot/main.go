@@ -173,7 +173,7 @@ func serveRPC(c *common, stdin io.Reader, stdout, stderr io.Writer) int {
 			srv.Notify(ext, level, msg)
 		}
 	}
-	rt, host, closeExt, err := newRuntime(ctx, c, c.config(false), true, stderr, front, notify)
+	rt, host, closeExt, err := newRuntime(ctx, c, c.checkpointed(false), true, stderr, front, notify)
 	if err != nil {
 		fmt.Fprintln(stderr, "zot rpc:", err)
 		return 1

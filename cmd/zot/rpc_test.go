@@ -370,7 +370,11 @@ func TestRPCQueueFullKeepsReading(t *testing.T) {
 
 	started, queued, full := 0, 0, 0
 	var fullMsg string
+	atModel := false // the running one hangs in its model call
 	p.until(func(m map[string]any) bool {
+		if m["type"] == "assistant_start" {
+			atModel = true
+		}
 		if m["type"] != "response" || m["command"] != "prompt" {
 			return false
 		}
@@ -398,6 +402,11 @@ func TestRPCQueueFullKeepsReading(t *testing.T) {
 	p.send(map[string]any{"id": "ping", "type": "ping"})
 	if r := p.until(isResponse("ping")); r[len(r)-1]["success"] != true {
 		t.Fatalf("ping: %v", r[len(r)-1])
+	}
+	if !atModel {
+		// The abort must find the first run in its model call (the only
+		// reply), not before it: the next run would take the hang.
+		p.until(isType("assistant_start"))
 	}
 	p.send(map[string]any{"id": "abort", "type": "abort"})
 	p.until(isResponse("abort"))

@@ -30,6 +30,9 @@ var builtinCommands = []command{
 	{Name: "mode", Description: "show or set the permission mode: /mode auto|ask|readonly", Hint: "auto, ask or readonly"},
 	{Name: "extensions", Description: "list the extensions and their state"},
 	{Name: "reload-ext", Description: "reload the extensions from disk"},
+	{Name: "checkpoints", Description: "list the checkpoints: the workspace before each prompt"},
+	{Name: "checkpoint-diff", Description: "show what changed since a checkpoint: /checkpoint-diff <id>", Hint: "checkpoint id"},
+	{Name: "restore", Description: "restore a checkpoint: /restore <id> code|conversation|both", Hint: "checkpoint id, then code, conversation or both"},
 }
 
 // commandList is the built-in commands, then the extensions' (sorted).
@@ -198,6 +201,9 @@ func (ss *session) runCommand(ctx context.Context, name, args string) (sdk.Promp
 		}
 		ss.commandsChanged()
 		return say("Extensions reloaded.")
+	}
+	if text, ok := ss.checkpointCommand(ctx, name, args); ok {
+		return say("%s", text)
 	}
 	h := ss.currentHost()
 	if h == nil {

@@ -62,6 +62,9 @@ type Command struct {
 	Cancelled bool            `json:"cancelled,omitempty"`
 	Name      string          `json:"name,omitempty"` // command
 	Args      string          `json:"args,omitempty"` // command
+	// restore and checkpoint_diff (checkpoints.go).
+	Checkpoint string `json:"checkpoint,omitempty"`
+	Mode       string `json:"mode,omitempty"`
 }
 
 // Image is a prompt attachment.
@@ -409,6 +412,8 @@ func (s *Server) handle(ctx context.Context, c Command) {
 		ok(nil)
 	case "command":
 		s.command(ctx, c, ok, fail)
+	case "checkpoints", "restore", "checkpoint_diff":
+		s.checkpointCommand(ctx, c, ok, fail)
 	case "":
 		fail(errors.New(`missing "type"; commands: ` + commandTypes))
 	default:
@@ -416,7 +421,7 @@ func (s *Server) handle(ctx context.Context, c Command) {
 	}
 }
 
-const commandTypes = "hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ui_response, command, ping"
+const commandTypes = "hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ui_response, command, checkpoints, restore, checkpoint_diff, ping"
 
 // promptJob starts a prompt run.
 func (s *Server) promptJob(text string, imgs []message.Content) func(context.Context) (<-chan agent.Event, error) {

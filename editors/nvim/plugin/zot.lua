@@ -32,6 +32,9 @@ cmd('ZotAbort', 'abort', { bang = true, desc = 'zot: stop the run (! also drops 
 cmd('ZotChat', 'chat', { desc = 'zot: show or hide the chat' })
 cmd('ZotNew', 'new', { desc = 'zot: start a new session' })
 cmd('ZotSessions', 'sessions', { desc = 'zot: pick a saved session and resume it' })
+cmd('ZotCheckpoints', 'checkpoints', {
+  desc = 'zot: pick a checkpoint (before each prompt): restore code, conversation or both, or compare',
+})
 cmd('ZotModel', 'model', { nargs = '?', desc = 'zot: pick the model (or :ZotModel id)' })
 cmd('ZotMode', 'mode', {
   nargs = '?',

@@ -20,6 +20,8 @@ export interface ChatHost {
     pickAt(item: AtItem): Promise<PendingChip | string>;
     /** Retry the last answer. */
     retry(): Promise<unknown>;
+    /** A user message's "Restore checkpoint…" (the message's index). */
+    restoreCheckpoint(messageIndex: number): Promise<void>;
     /** Accept / reject a tool call's review from its chat card. */
     reviewDecision(toolCallId: string, decision: "accept" | "reject"): Promise<void>;
     /** Show a tool call's edit as a diff. */
@@ -127,6 +129,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
                 }
                 case "retry":
                     await this.host.retry();
+                    break;
+                case "restoreCheckpoint":
+                    await this.host.restoreCheckpoint(m.messageIndex);
                     break;
                 case "reviewDecision":
                     await this.host.reviewDecision(m.toolCallId, m.decision);

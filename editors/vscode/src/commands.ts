@@ -244,7 +244,7 @@ export async function resumeSession(ctx: Ctx): Promise<void> {
         sessions.map((s) => ({
             label: s.title || "(untitled)",
             description: `${new Date(s.modified).toLocaleString()} · ${s.messages} messages${s.id === current ? " · current" : ""}`,
-            detail: s.id,
+            detail: s.parent ? `${s.id} · a branch of ${s.parent}` : s.id,
             id: s.id,
         })),
         { title: "zot: resume a session", placeHolder: "Pick a session of this workspace", matchOnDetail: true },

@@ -24,6 +24,7 @@ import { Attachments } from "./attach";
 import type { PendingChip } from "./webview/protocol";
 import type { Ctx } from "./ctx";
 import { DraftStore } from "./draft";
+import { registerCheckpointContent, restoreFromMessage } from "./checkpoints";
 import type { HostToChat } from "./webview/protocol";
 
 let zot: Zot | undefined;
@@ -126,6 +127,7 @@ export class Zot implements Ctx, vscode.Disposable {
         this.statusItem.show();
 
         this.disposables.push(
+            registerCheckpointContent(),
             this.output,
             this.client,
             this.chat,
@@ -313,6 +315,7 @@ export class Zot implements Ctx, vscode.Disposable {
             atItems: (q) => this.attachments.items(q),
             pickAt: (item) => this.attachments.pick(item),
             retry: () => commands.retry(this),
+            restoreCheckpoint: (index) => restoreFromMessage(this, index),
             reviewDecision: (id, d) => commands.reviewDecision(this, id, d),
             openDiff: (id, name, args) => commands.openCallDiff(this, id, name, args),
             resolveFiles: (paths) => resolveFiles(paths),

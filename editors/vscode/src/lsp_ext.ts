@@ -191,6 +191,68 @@ export interface ApplyCodeResult {
 }
 export const applyCode = new lc.RequestType<ApplyCodeParams, ApplyCodeResult, void>("zot/applyCode");
 
+// Checkpoints (docs/protocol.md, "Checkpoints"): the workspace recorded
+// before every prompt; restore code, conversation or both; compare.
+export interface CheckpointInfo {
+    id: string;
+    messageIndex: number;
+    prompt: string;
+    kind: "prompt" | "restore";
+    time: string;
+    filesChanged: number;
+}
+export interface CheckpointsResult {
+    checkpoints: CheckpointInfo[];
+}
+export const checkpoints = new lc.RequestType0<CheckpointsResult, void>("zot/checkpoints");
+
+export interface CheckpointRestoreParams {
+    checkpoint: string;
+    mode: "code" | "conversation" | "both";
+}
+export interface CheckpointFileChange {
+    path: string;
+    uri: string;
+    action: "restored" | "removed" | "recreated";
+}
+export interface CheckpointRestoreResult {
+    checkpoint: string;
+    mode: string;
+    undo: string;
+    files: CheckpointFileChange[];
+    messageCount: number;
+    messagesRemoved: number;
+}
+export const checkpointRestore = new lc.RequestType<CheckpointRestoreParams, CheckpointRestoreResult, void>("zot/checkpoint/restore");
+
+export interface CheckpointDiffParams {
+    checkpoint: string;
+}
+export interface CheckpointFileDiff {
+    path: string;
+    uri: string;
+    status: "added" | "deleted" | "modified";
+    diff: string;
+}
+export interface CheckpointDiffResult {
+    checkpoint: string;
+    files: CheckpointFileDiff[];
+}
+export const checkpointDiff = new lc.RequestType<CheckpointDiffParams, CheckpointDiffResult, void>("zot/checkpoint/diff");
+
+export interface SessionForkParams {
+    messageIndex: number;
+    withFiles?: boolean;
+}
+export interface SessionForkResult {
+    sessionId: string;
+    forkedFrom: string;
+    messageCount: number;
+    files: CheckpointFileChange[];
+    undo?: string;
+}
+export const sessionFork = new lc.RequestType<SessionForkParams, SessionForkResult, void>("zot/session/fork");
+
 export interface AbortParams {
     clearQueue?: boolean;
 }
@@ -321,6 +383,8 @@ export interface SessionInfo {
     modified: string;
     title: string;
     messages: number;
+    /** The session this one was forked from. */
+    parent?: string;
 }
 export interface SessionsResult {
     sessions: SessionInfo[];

@@ -37,6 +37,8 @@ export class ZotState {
     provider = "";
     mode: ext.PermissionMode = "auto";
     usage?: ext.Usage;
+    /** Tokens the last model call read: how full the context window is (0: unknown). */
+    contextUsed = 0;
 
     get running(): boolean {
         return this.runs.size > 0;
@@ -69,6 +71,10 @@ export class ZotState {
         let changed = before !== this.runs.size;
         if (ev.type === "usage") {
             this.usage = ev.cumulative;
+            this.contextUsed = ev.input + ev.cache_read + ev.cache_write;
+            changed = true;
+        } else if (ev.type === "compact_done") {
+            this.contextUsed = 0; // the next call reads the summary
             changed = true;
         }
         return { changed, idle: ev.type === "done" && this.runs.size === 0 };
@@ -93,6 +99,9 @@ export class ZotState {
         this.provider = s.provider;
         this.mode = s.permissionMode;
         this.usage = s.usage;
+        if (s.message_count === 0) {
+            this.contextUsed = 0; // a new or cleared conversation
+        }
     }
 
     chatStatus(conn: Connection): ChatStatus {
@@ -107,6 +116,7 @@ export class ZotState {
             model: this.model,
             permissionMode: this.mode,
             usage: this.usage,
+            contextUsed: this.contextUsed,
             version: conn.version,
         };
     }

@@ -427,6 +427,8 @@ end
 
 -- --------------------------------------------------------------- header --
 
+local know_windows, update_bar
+
 local function bar_text(chat)
   local st = require('zot.client').by_root[chat.root]
   local model = chat.model or (st and st.info and st.info.model) or ''
@@ -455,11 +457,40 @@ local function bar_text(chat)
       parts[#parts + 1] = string.format('$%.4f', tonumber(u.cost_usd))
     end
   end
+  local window = chat.windows and chat.windows[model]
+  if window and window > 0 and (chat.ctx_used or 0) > 0 then
+    local pct = chat.ctx_used / window * 100
+    parts[#parts + 1] = string.format(
+      'ctx %s of %s',
+      pct < 1 and '<1%' or string.format('%d%%', math.min(100, math.floor(pct + 0.5))),
+      util.human(window)
+    )
+  end
   return table.concat(parts, ' · ')
 end
 M.bar_text = bar_text
 
-local function update_bar(chat)
+--- Learns the models' context windows (zot/models), once per chat, for
+--- the bar's fill.
+know_windows = function(chat, state)
+  if chat.windows or chat.asking_windows or not state then
+    return
+  end
+  chat.asking_windows = true
+  require('zot.client').request(state, require('zot.protocol').request.models, nil, function(err, res)
+    chat.asking_windows = false
+    if err or not res then
+      return
+    end
+    chat.windows = {}
+    for _, m in ipairs(res.models or {}) do
+      chat.windows[m.id] = tonumber(m.context_window) or 0
+    end
+    update_bar(chat)
+  end)
+end
+
+update_bar = function(chat)
   local text = bar_text(chat)
   if text == chat.bar then
     return
@@ -1245,6 +1276,17 @@ local function run_of(chat, id)
   return r
 end
 
+--- The lines of the error that ended a run: the error, and how to retry it
+--- (a provider unreachable, a rate limit: the same prompt again).
+local function run_error_lines(msg)
+  local lines = { '**error:** ' .. msg }
+  local key = config.get().chat.keys.retry
+  if key and key ~= '' then
+    lines[#lines + 1] = string.format('_(%s in the chat: retry)_', key)
+  end
+  return lines
+end
+
 --- A zot/event notification.
 function M.on_event(state, ev)
   local chat = M.get(state.root)
@@ -1325,6 +1367,11 @@ function M.on_event(state, ev)
     on_tool_result(chat, ev)
   elseif t == 'usage' then
     chat.usage = util.val(ev.cumulative) or ev
+    -- What the last model call read: how full the context window is.
+    chat.ctx_used = (tonumber(ev.input) or 0)
+      + (tonumber(util.val(ev.cache_read)) or 0)
+      + (tonumber(util.val(ev.cache_write)) or 0)
+    know_windows(chat, state)
     update_bar(chat)
   elseif t == 'turn_end' then
     run.stop = ev.stop
@@ -1334,7 +1381,7 @@ function M.on_event(state, ev)
       -- The same failure may come as an "error" event too: shown once.
       if not run.error_shown then
         run.error_shown = true
-        block(chat, { '**error:** ' .. tostring(util.val(ev.error) or 'the model call failed') }, false)
+        block(chat, run_error_lines(tostring(util.val(ev.error) or 'the model call failed')), false)
       end
     elseif ev.stop == 'length' then
       block(chat, { '_(stopped: the output limit was reached)_' }, false)
@@ -1345,7 +1392,7 @@ function M.on_event(state, ev)
     run.error = ev.message
     if not run.error_shown then
       run.error_shown = true
-      block(chat, { '**error:** ' .. tostring(ev.message or '') }, false)
+      block(chat, run_error_lines(tostring(ev.message or '')), false)
     end
   elseif t == 'compact_done' then
     -- The transcript was renumbered: the messages shown so far cannot be

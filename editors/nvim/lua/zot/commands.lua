@@ -128,6 +128,12 @@ function M.sessions()
   zot().sessions()
 end
 
+function M.checkpoints()
+  zot().with_state(nil, function(state)
+    require('zot.checkpoints').pick(state)
+  end)
+end
+
 function M.model(opts)
   if opts.args and opts.args ~= '' then
     zot().set_model(opts.args)

@@ -485,13 +485,16 @@ function M.sessions(opts)
         prompt = 'zot: resume a session',
         format_item = function(s)
           local mark = s.id == res.current and '* ' or '  '
+          -- A branch (zot/session/fork) names the session it came from.
+          local branch = util.val(s.parent) and ('  ↳ ' .. tostring(s.parent):sub(1, 8)) or ''
           return string.format(
-            '%s%s  %s  %d messages  %s',
+            '%s%s  %s  %d messages  %s%s',
             mark,
             tostring(s.id),
             tostring(s.modified or ''):sub(1, 16),
             tonumber(s.messages) or 0,
-            tostring(s.title or '')
+            tostring(s.title or ''),
+            branch
           )
         end,
       }, function(choice)

@@ -36,6 +36,7 @@ M.request = {
   sessions = 'zot/sessions',
   session_resume = 'zot/session/resume',
   session_new = 'zot/session/new',
+  session_fork = 'zot/session/fork',
   extensions = 'zot/extensions',
   extensions_reload = 'zot/extensions/reload',
   mcp = 'zot/mcp',
@@ -44,6 +45,9 @@ M.request = {
   retry = 'zot/retry',
   resend = 'zot/resend',
   apply_code = 'zot/applyCode',
+  checkpoints = 'zot/checkpoints',
+  checkpoint_restore = 'zot/checkpoint/restore',
+  checkpoint_diff = 'zot/checkpoint/diff',
 }
 
 --- Client → server notifications.
@@ -180,6 +184,59 @@ M.error_code = {
 ---@field applied boolean
 ---@field message? string
 
+--- Checkpoints: the workspace recorded before every prompt.
+---@class zot.CheckpointInfo
+---@field id string
+---@field messageIndex integer
+---@field prompt string
+---@field kind 'prompt'|'restore'
+---@field time string
+---@field filesChanged integer
+
+---@class zot.CheckpointsResult
+---@field checkpoints zot.CheckpointInfo[]
+
+---@class zot.CheckpointRestoreParams
+---@field checkpoint string
+---@field mode 'code'|'conversation'|'both'
+
+---@class zot.CheckpointFileChange
+---@field path string
+---@field uri string
+---@field action 'restored'|'removed'|'recreated'
+
+---@class zot.CheckpointRestoreResult
+---@field checkpoint string
+---@field mode string
+---@field undo string
+---@field files zot.CheckpointFileChange[]
+---@field messageCount integer
+---@field messagesRemoved integer
+
+---@class zot.CheckpointDiffParams
+---@field checkpoint string
+
+---@class zot.CheckpointFileDiff
+---@field path string
+---@field uri string
+---@field status 'added'|'deleted'|'modified'
+---@field diff string
+
+---@class zot.CheckpointDiffResult
+---@field checkpoint string
+---@field files zot.CheckpointFileDiff[]
+
+---@class zot.SessionForkParams
+---@field messageIndex integer
+---@field withFiles? boolean
+
+---@class zot.SessionForkResult
+---@field sessionId string
+---@field forkedFrom string
+---@field messageCount integer
+---@field files zot.CheckpointFileChange[]
+---@field undo? string
+
 --- The answer to zot/prompt, zot/compact and prompt commands.
 ---@class zot.RunStarted
 ---@field runId string
@@ -281,6 +338,7 @@ M.error_code = {
 ---@field modified string
 ---@field title string
 ---@field messages integer
+---@field parent? string
 
 ---@class zot.SessionsResult
 ---@field sessions zot.SessionInfo[]

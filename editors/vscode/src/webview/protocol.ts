@@ -42,6 +42,8 @@ export interface ChatStatus {
     model?: string;
     permissionMode?: PermissionMode;
     usage?: Usage;
+    /** Tokens the last model call read (input and cache): the context window's fill; 0 unknown. */
+    contextUsed?: number;
     version?: string;
 }
 
@@ -116,6 +118,8 @@ export type ChatToHost =
     | { type: "pickAt"; item: AtItem }
     /** Retry the last answer. */
     | { type: "retry" }
+    /** A user message's "Restore checkpoint…": code, conversation, both or compare (the host asks). */
+    | { type: "restoreCheckpoint"; messageIndex: number }
     /** Accept or reject, from the chat's tool card, the review of a tool call's edit. */
     | { type: "reviewDecision"; toolCallId: string; decision: "accept" | "reject" }
     /** Show a tool call's edit as a diff (its review's, when one is open). */

@@ -63,6 +63,7 @@ test("server info and zot/state fill the state; clearRuns forgets runs", () => {
         model: "c",
         permissionMode: "auto",
         usage: { input: 0, output: 0, cache_read: 0, cache_write: 0, cost_usd: 0 },
+        contextUsed: 0,
         version: "v",
     });
     s.addRun("run-9");

@@ -50,8 +50,9 @@ function atBottom(): boolean {
 
 function flush(): void {
     const stick = atBottom();
-    // Retry belongs to the last answer, when nothing runs.
-    const retryable = st.isRunning(state) ? undefined : st.lastAssistant(state)?.id;
+    // Retry belongs to the last answer, or to the error that ended the last
+    // run, when nothing runs.
+    const retryable = st.isRunning(state) ? undefined : st.retryItem(state);
     if (retryable !== renderer.retryable) {
         for (const id of [retryable, renderer.retryable]) {
             if (id) {
@@ -107,7 +108,7 @@ function renderStatus(): void {
     stopBtn.hidden = !running;
     sendBtn.hidden = running;
     document.body.classList.toggle("running", running);
-    statusEl.textContent = statusText(s, running);
+    statusEl.textContent = statusText(s, running, state.models.find((m) => m.id === s.model)?.context_window);
     statusEl.title = usageTitle(s.usage);
     if (s.message && s.connection !== "starting") {
         showBanner(s.message, s.actions ?? []);
@@ -245,6 +246,7 @@ window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
         case "models":
             state.models = m.models;
             setModels(m.models, m.current);
+            renderStatus(); // the context window's size is the model's
             break;
         case "runStarted":
             st.runStarted(state, m.runId, m.queued, m.ahead);
@@ -634,7 +636,7 @@ transcript.addEventListener("click", (e) => {
     const itemEl = target.closest<HTMLElement>("[data-id]");
     const item = itemEl ? state.byId.get(itemEl.dataset.id ?? "") : undefined;
     const msg = target.closest<HTMLElement>(".msg-action");
-    if (msg && item && (item.kind === "user" || item.kind === "assistant")) {
+    if (msg && item && (item.kind === "user" || item.kind === "assistant" || (item.kind === "notice" && msg.dataset.action === "retry"))) {
         e.preventDefault();
         switch (msg.dataset.action) {
             case "copy":
@@ -642,6 +644,11 @@ transcript.addEventListener("click", (e) => {
                 break;
             case "retry":
                 post({ type: "retry" });
+                break;
+            case "checkpoint":
+                if (item.kind === "user" && item.index !== undefined) {
+                    post({ type: "restoreCheckpoint", messageIndex: item.index });
+                }
                 break;
             case "edit":
                 if (item.kind === "user" && item.index !== undefined) {

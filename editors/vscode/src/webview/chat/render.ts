@@ -159,6 +159,7 @@ export function renderUser(u: UserItem, files?: FileLinks): string {
         `<div class="msg-actions">` +
         msgAction("copy", "copy", "Copy") +
         (u.index !== undefined ? msgAction("edit", "edit", "Edit") : "") +
+        (u.index !== undefined ? msgAction("checkpoint", "history", "Restore checkpoint…") : "") +
         `</div>`;
     return renderChips(u.chips) + (u.text ? `<div class="md">${renderMarkdown(u.text, files)}</div>` : "") + actions;
 }
@@ -208,11 +209,12 @@ export function renderThinking(it: AssistantItem): string {
     );
 }
 
-export function renderNotice(n: NoticeItem, files?: FileLinks): string {
+export function renderNotice(n: NoticeItem, files?: FileLinks, retry?: boolean): string {
     const icon = n.level === "error" ? "error" : n.level === "warn" ? "warning" : n.level === "display" ? "terminal" : "info";
     const src = n.source ? `<span class="notice-source">${escapeHtml(n.source)}</span> ` : "";
     const text = n.level === "display" ? `<pre>${escapeHtml(n.text)}</pre>` : `<div class="md">${renderMarkdown(n.text, files)}</div>`;
-    return `${codicon(icon)}<div class="notice-body">${src}${text}</div>`;
+    const actions = retry ? `<div class="msg-actions">${msgAction("retry", "refresh", "Retry")}</div>` : "";
+    return `${codicon(icon)}<div class="notice-body">${src}${text}${actions}</div>`;
 }
 
 /** Renders items; keeps a streaming renderer per assistant item. */
@@ -245,11 +247,11 @@ export class ItemRenderer {
             case "tool":
                 return renderTool(it);
             case "notice":
-                return renderNotice(it, this.files);
+                return renderNotice(it, this.files, this.retryable === it.id);
         }
     }
 
-    /** The last answer gets Retry (set by the view before rendering). */
+    /** The last answer, or the error that ended the last run, gets Retry (set by the view before rendering). */
     retryable?: string;
 
     private assistant(it: AssistantItem): string {
@@ -314,8 +316,16 @@ export function usageTitle(u: Usage | undefined): string {
     return `input ${u.input}, output ${u.output}, cache read ${u.cache_read}, cache write ${u.cache_write}, cost $${u.cost_usd.toFixed(6)}`;
 }
 
-/** The status line under the input. */
-export function statusText(st: ChatStatus, running: boolean): string {
+/** How full the model's context window is: "ctx 12% of 200k" (empty when unknown). */
+export function formatContext(used: number | undefined, window: number | undefined): string {
+    if (!used || !window) {
+        return "";
+    }
+    return `ctx ${Math.min(100, Math.round((used / window) * 100))}% of ${compact(window)}`;
+}
+
+/** The status line under the input; window: the current model's context window. */
+export function statusText(st: ChatStatus, running: boolean, window?: number): string {
     const parts: string[] = [];
     if (st.connection === "starting") {
         parts.push("starting zot…");
@@ -332,6 +342,10 @@ export function statusText(st: ChatStatus, running: boolean): string {
     const u = formatUsage(st.usage);
     if (u) {
         parts.push(u);
+    }
+    const c = formatContext(st.contextUsed, window);
+    if (c) {
+        parts.push(c);
     }
     return parts.join(" · ");
 }

@@ -45,6 +45,8 @@ export interface NoticeItem {
     level: NoticeLevel;
     text: string;
     source?: string;
+    /** The error that ended a run (it offers Retry while it is the last thing said). */
+    run?: boolean;
 }
 export type Item = UserItem | AssistantItem | ToolItem | NoticeItem;
 
@@ -145,6 +147,24 @@ export function lastAssistant(s: ChatState): AssistantItem | undefined {
         const it = s.items[i];
         if (it.kind === "assistant") {
             return it;
+        }
+        if (it.kind === "user") {
+            return undefined;
+        }
+    }
+    return undefined;
+}
+
+/**
+ * The item that offers Retry: the error that ended the last run (a
+ * provider unreachable, a rate limit), else the last answer; none once the
+ * user wrote again.
+ */
+export function retryItem(s: ChatState): string | undefined {
+    for (let i = s.items.length - 1; i >= 0; i--) {
+        const it = s.items[i];
+        if ((it.kind === "notice" && it.run) || it.kind === "assistant") {
+            return it.id;
         }
         if (it.kind === "user") {
             return undefined;
@@ -391,7 +411,7 @@ export function applyEvent(s: ChatState, ev: ZotEvent): void {
             }
             break;
         case "error":
-            addNotice(s, "error", ev.message);
+            addNotice(s, "error", ev.message).run = true;
             break;
         case "compact_done":
             // The transcript was renumbered: older messages cannot be resent.
