@@ -213,10 +213,7 @@ func (b editorBuffers) Restore(ctx context.Context, texts map[string]*string) er
 				return err
 			}
 			if applied {
-				s.barrier(ctx)
-				if cur.open {
-					s.overlay.waitChange(ctx, path, cur.version, 2*time.Second)
-				}
+				s.awaitApplied(ctx, path, cur)
 				done = true
 				break
 			}

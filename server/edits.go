@@ -432,14 +432,7 @@ func (w *editorWorkspace) change(ctx context.Context, path, base, proposed strin
 			return err
 		}
 		if applied {
-			// The client sent didOpen/didChange for the edit before its
-			// answer: let them land so the next read sees the result.
-			s.barrier(ctx)
-			if cur.open {
-				// A client that answers before sending its didChange:
-				// give it a moment, so the next read is not stale.
-				s.overlay.waitChange(ctx, path, cur.version, 2*time.Second)
-			}
+			s.awaitApplied(ctx, path, cur)
 			w.remember(ctx, path, target)
 			return nil
 		}
@@ -906,4 +899,15 @@ func (s *Server) extraTools() []tools.Tool {
 		out = append(out, host.Tools()...)
 	}
 	return append(out, s.mcpTools()...)
+}
+
+// awaitApplied lets an edit the client applied land in the overlay: the
+// client sent didOpen/didChange for it before its answer (the barrier),
+// or, for a client that answers first, sends its didChange within a
+// moment (waited for, so the next read is not stale).
+func (s *Server) awaitApplied(ctx context.Context, path string, cur snap) {
+	s.barrier(ctx)
+	if cur.open {
+		s.overlay.waitChange(ctx, path, cur.version, 2*time.Second)
+	}
 }
