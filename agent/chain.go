@@ -240,3 +240,21 @@ func (c *HookChain) interceptsAnswer(i int) func() bool {
 		return ok && ai.InterceptsAssistantMessage()
 	}
 }
+
+var _ TreeHooks = (*HookChain)(nil)
+
+// BeforeFork and BeforeTree reach the host as they are: no front's layer
+// changes them.
+func (c *HookChain) BeforeFork(ctx context.Context, p ForkPreparation) TreeDecision {
+	if th, ok := c.host().(TreeHooks); ok {
+		return th.BeforeFork(ctx, p)
+	}
+	return TreeDecision{}
+}
+
+func (c *HookChain) BeforeTree(ctx context.Context, p TreePreparation) TreeDecision {
+	if th, ok := c.host().(TreeHooks); ok {
+		return th.BeforeTree(ctx, p)
+	}
+	return TreeDecision{}
+}

@@ -412,7 +412,9 @@ type ForkResult struct {
 // checkpoints taken up to that prompt come along (the new session's own
 // from then on). withFiles also restores the files to the checkpoint
 // taken before that prompt (a checkpoint of now is taken first, in the
-// new session, so it can be undone). ErrBusy during a run.
+// new session, so it can be undone). ErrBusy during a run. The
+// extensions hear session_before_fork first (one may cancel: a
+// *CancelledError), then session_start (reason fork) and session_fork.
 func (r *Runtime) ForkAt(ctx context.Context, messageIndex int, withFiles bool) (ForkResult, error) {
 	r.mu.Lock()
 	if r.busy || r.restoring {
@@ -430,24 +432,53 @@ func (r *Runtime) ForkAt(ctx context.Context, messageIndex int, withFiles bool) 
 	}
 	r.restoring = true
 	old := r.sess
-	keep := slices.Clone(r.messages[:messageIndex])
-	custom := slices.Clone(r.custom)
-	// The branch names its parent in its meta line, as zot's forks do.
-	meta := r.sessionMeta()
-	meta.Parent = old.ID()
+	src := branchSource{id: old.ID(), messages: slices.Clone(r.messages[:messageIndex]), custom: slices.Clone(r.custom)}
 	r.mu.Unlock()
 	defer func() {
 		r.mu.Lock()
 		r.restoring = false
 		r.mu.Unlock()
 	}()
+	entry := EntryID(old.ID(), messageIndex)
+	if d := r.beforeFork(ctx, ForkPreparation{EntryID: entry, SessionID: old.ID(), MessageIndex: messageIndex, WithFiles: withFiles}); d.Cancel {
+		return ForkResult{}, &CancelledError{What: "fork", Extension: d.Extension, Reason: d.Reason}
+	}
+	res, err := r.branch(ctx, src, withFiles)
+	if err != nil {
+		return res, err
+	}
+	r.ObserveSessionStart(SessionStartFork)
+	r.observe(Lifecycle{Event: "session_fork", Tree: &TreeChange{EntryID: entry, MessageIndex: messageIndex,
+		SessionID: res.SessionID, SessionFile: r.sessionPath(), PreviousSessionID: old.ID(), PreviousSessionFile: old.Path()}})
+	return res, nil
+}
+
+// branchSource is the conversation a new branch starts with: the first
+// messages of session id, and that session's extension entries.
+type branchSource struct {
+	id       string
+	messages []message.Message
+	custom   []session.Custom
+}
+
+// branch continues src in a new session file naming src.id its parent,
+// and makes it the current session (the current file is closed). The
+// checkpoints of src's conversation come along; withFiles restores the
+// files to the checkpoint before its end. The caller holds r.restoring.
+func (r *Runtime) branch(ctx context.Context, src branchSource, withFiles bool) (ForkResult, error) {
+	keep, messageIndex := src.messages, len(src.messages)
+	// The branch names its parent in its meta line, as zot's forks do.
+	r.mu.Lock()
+	meta := r.sessionMeta()
+	r.mu.Unlock()
+	meta.Parent = src.id
 
 	// The checkpoints of the conversation being kept.
 	var carried []checkpoint.Checkpoint
 	var before *checkpoint.Checkpoint
 	store, storeErr := r.openStore(ctx)
 	if storeErr == nil {
-		cps, err := store.List(ctx, old.ID())
+		cps, err := store.List(ctx, src.id)
 		if err != nil {
 			return ForkResult{}, err
 		}
@@ -481,16 +512,20 @@ func (r *Runtime) ForkAt(ctx context.Context, messageIndex int, withFiles bool) 
 		w.Close()
 		return ForkResult{}, err
 	}
-	for _, c := range custom {
+	for _, c := range src.custom {
 		w.AppendCustom(c)
 	}
 	r.mu.Lock()
+	old := r.sess
 	r.sess = w
 	r.messages, r.usage, r.lastIn = keep, message.Usage{}, 0
+	r.custom = src.custom
 	r.forked, r.nextTurn = "", nil
 	r.mu.Unlock()
-	old.Close()
-	res := ForkResult{SessionID: w.ID(), ForkedFrom: old.ID(), MessageCount: len(keep), Files: []checkpoint.Change{}}
+	if old != nil {
+		old.Close()
+	}
+	res := ForkResult{SessionID: w.ID(), ForkedFrom: src.id, MessageCount: len(keep), Files: []checkpoint.Change{}}
 	if store != nil && len(carried) > 0 {
 		if err := store.Copy(ctx, carried, w.ID()); err != nil {
 			return res, err
@@ -512,6 +547,5 @@ func (r *Runtime) ForkAt(ctx context.Context, messageIndex int, withFiles bool) 
 			}
 		}
 	}
-	r.ObserveSessionStart("new")
 	return res, nil
 }

@@ -86,6 +86,60 @@ type Lifecycle struct {
 	Usage         *message.Usage // agent_end: this run's usage
 	// model_select
 	Provider, Model, PreviousModel string
+	// session_fork, session_tree
+	Tree *TreeChange
+}
+
+// TreeChange is what session_fork and session_tree report: the session
+// before and now, and where in the tree the conversation is.
+type TreeChange struct {
+	// EntryID and MessageIndex: the prompt a fork was made from.
+	EntryID      string
+	MessageIndex int
+	// The session now and before (the same for a navigation that stayed
+	// in its session).
+	SessionID, SessionFile                 string
+	PreviousSessionID, PreviousSessionFile string
+	// NewLeafID and OldLeafID (session_tree): the last entry of the
+	// conversation after and before; "" for an empty one (pi's null).
+	NewLeafID, OldLeafID string
+}
+
+// TreeHooks are pi's cancellable session-tree hooks
+// (session_before_fork, session_before_tree). Optional, as RunHooks.
+type TreeHooks interface {
+	BeforeFork(ctx context.Context, p ForkPreparation) TreeDecision
+	BeforeTree(ctx context.Context, p TreePreparation) TreeDecision
+}
+
+// ForkPreparation is what session_before_fork tells the extensions.
+type ForkPreparation struct {
+	EntryID      string // the prompt forked from
+	SessionID    string
+	MessageIndex int
+	WithFiles    bool
+}
+
+// TreePreparation is what session_before_tree tells the extensions (pi's
+// TreePreparation). Empty ids are pi's null.
+type TreePreparation struct {
+	TargetID         string
+	OldLeafID        string
+	CommonAncestorID string
+	// EntriesToSummarize are the old branch's entries past the common
+	// ancestor, oldest first.
+	EntriesToSummarize  []string
+	CustomInstructions  string
+	ReplaceInstructions bool
+	Label               string
+}
+
+// TreeDecision is a BeforeFork / BeforeTree verdict. The zero value
+// allows.
+type TreeDecision struct {
+	Cancel    bool
+	Extension string // who cancelled
+	Reason    string
 }
 
 // RunHooks are the hooks added to protocol v1 (pi's before_agent_start,

@@ -3,6 +3,7 @@ package extensions
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -23,6 +24,10 @@ type Actions interface {
 	SetModel(id string) error
 	AppendEntry(ext, kind string, data json.RawMessage) error
 	Entries(ext, kind string) []wire.Entry
+	// The session tree (pi's ctx.fork / ctx.branch, ctx.navigateTree).
+	Fork(ctx context.Context, ext, entry string, withFiles bool) (agent.ForkResult, error)
+	NavigateTree(ctx context.Context, ext, target string, o agent.TreeOptions) (agent.TreeResult, error)
+	Tree() (agent.Tree, error)
 }
 
 // SetActions installs the front's actions; call it before Start (the
@@ -51,21 +56,51 @@ type ActionRuntime interface {
 	SetModel(id string) error
 	AppendEntry(ext, kind string, data json.RawMessage) error
 	Entries(ext, kind string) []agent.CustomEntry
+	ForkEntry(ctx context.Context, entry string, withFiles bool) (agent.ForkResult, error)
+	NavigateTree(ctx context.Context, target string, o agent.TreeOptions) (agent.TreeResult, error)
+	SessionTree() (agent.Tree, error)
 }
 
 var _ ActionRuntime = (*agent.Runtime)(nil)
 
 // RuntimeActions implements Actions on a runtime. startRun starts a run
 // with text when none is running (send_message steer / follow_up while
-// idle); nil refuses that with an error.
-func RuntimeActions(rt ActionRuntime, startRun func(text string) error) Actions {
-	return &runtimeActions{rt: rt, start: startRun}
+// idle); nil refuses that with an error. sessionChanged (optional) is
+// called after an extension moved the runtime to another session (fork,
+// navigate_tree), for the front to follow.
+func RuntimeActions(rt ActionRuntime, startRun func(text string) error, sessionChanged func()) Actions {
+	return &runtimeActions{rt: rt, start: startRun, changed: sessionChanged}
 }
 
 type runtimeActions struct {
-	rt    ActionRuntime
-	start func(string) error
-	mu    sync.Mutex // a message sent while idle starts one run, not two
+	rt      ActionRuntime
+	start   func(string) error
+	changed func()
+	mu      sync.Mutex // a message sent while idle starts one run, not two
+}
+
+func (a *runtimeActions) Fork(ctx context.Context, ext, entry string, withFiles bool) (agent.ForkResult, error) {
+	r, err := a.rt.ForkEntry(ctx, entry, withFiles)
+	if err == nil || r.SessionID != "" {
+		a.sessionChanged()
+	}
+	return r, err
+}
+
+func (a *runtimeActions) NavigateTree(ctx context.Context, ext, target string, o agent.TreeOptions) (agent.TreeResult, error) {
+	r, err := a.rt.NavigateTree(ctx, target, o)
+	if err == nil && r.NewLeafID != r.OldLeafID || r.SessionID != "" && err != nil {
+		a.sessionChanged()
+	}
+	return r, err
+}
+
+func (a *runtimeActions) Tree() (agent.Tree, error) { return a.rt.SessionTree() }
+
+func (a *runtimeActions) sessionChanged() {
+	if a.changed != nil {
+		a.changed()
+	}
 }
 
 func (a *runtimeActions) SendMessage(ext, text, deliver string) error {
@@ -188,6 +223,37 @@ func (p *proc) doAction(f wire.Frame, res *wire.Frame) error {
 		if res.Entries == nil {
 			res.Entries = []wire.Entry{}
 		}
+		return nil
+	case wire.TypeFork:
+		r, err := a.Fork(p.s.h.ctx, p.name, f.EntryID, f.WithFiles)
+		var c *agent.CancelledError
+		if errors.As(err, &c) {
+			res.Cancelled, res.Reason = true, c.Error()
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		res.SessionID = r.SessionID
+		return nil
+	case wire.TypeNavigateTree:
+		r, err := a.NavigateTree(p.s.h.ctx, p.name, f.TargetID, agent.TreeOptions{Summarize: f.Summarize,
+			CustomInstructions: f.CustomInstructions, ReplaceInstructions: f.ReplaceInstructions, Label: f.Label})
+		if err != nil {
+			return err
+		}
+		res.Cancelled, res.SessionID, res.NewLeafID, res.OldLeafID, res.EditorText = r.Cancelled, r.SessionID, r.NewLeafID, r.OldLeafID, r.EditorText
+		return nil
+	case wire.TypeGetTree:
+		t, err := a.Tree()
+		if err != nil {
+			return err
+		}
+		wt := &wire.Tree{SessionID: t.SessionID, LeafID: t.LeafID, Sessions: make([]wire.TreeBranch, 0, len(t.Sessions))}
+		for _, b := range t.Sessions {
+			wt.Sessions = append(wt.Sessions, wire.TreeBranch(b))
+		}
+		res.Tree = wt
 		return nil
 	}
 	return fmt.Errorf("unknown action %q", f.Type)

@@ -233,6 +233,13 @@ func (fakeActions) SetActiveTools(names []string) error                      { r
 func (fakeActions) SetModel(id string) error                                 { return nil }
 func (fakeActions) AppendEntry(ext, kind string, data json.RawMessage) error { return nil }
 func (fakeActions) Entries(ext, kind string) []wire.Entry                    { return nil }
+func (fakeActions) Fork(context.Context, string, string, bool) (agent.ForkResult, error) {
+	return agent.ForkResult{}, nil
+}
+func (fakeActions) NavigateTree(context.Context, string, string, agent.TreeOptions) (agent.TreeResult, error) {
+	return agent.TreeResult{}, nil
+}
+func (fakeActions) Tree() (agent.Tree, error) { return agent.Tree{}, nil }
 
 // A dialog that times out answers its default; set_widget reaches the
 // front and is cleared when the extension stops.

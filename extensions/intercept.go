@@ -247,6 +247,16 @@ func (h *Host) Observe(ev agent.Lifecycle) {
 	if ev.Event == wire.EventModelSelect {
 		f.Provider, f.Model, f.PreviousModel = ev.Provider, ev.Model, ev.PreviousModel
 	}
+	if t := ev.Tree; t != nil {
+		f.SessionID, f.SessionFile, f.PreviousSessionID, f.PreviousSessionFile = t.SessionID, t.SessionFile, t.PreviousSessionID, t.PreviousSessionFile
+		switch ev.Event {
+		case wire.EventSessionFork:
+			index := t.MessageIndex
+			f.EntryID, f.MessageIndex = t.EntryID, &index
+		case wire.EventSessionTree:
+			f.NewLeafID, f.OldLeafID = t.NewLeafID, t.OldLeafID
+		}
+	}
 	b, err := EncodeFrame(f)
 	if err != nil {
 		return
@@ -479,4 +489,47 @@ func (h *Host) AfterTool(ctx context.Context, call agent.ToolCallInfo, res tools
 		return true
 	})
 	return res
+}
+
+var _ agent.TreeHooks = (*Host)(nil)
+
+// BeforeFork runs the session_before_fork interceptors in load order: the
+// first that answers cancel (or block) refuses the fork. Unresponsive
+// ones are skipped (fail-open, as pi's handlers that throw).
+func (h *Host) BeforeFork(ctx context.Context, p agent.ForkPreparation) agent.TreeDecision {
+	index := p.MessageIndex
+	f := wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventSessionBeforeFork, EntryID: p.EntryID, SessionID: p.SessionID, MessageIndex: &index, WithFiles: p.WithFiles}
+	return h.treeVerdict(ctx, &f)
+}
+
+// BeforeTree runs the session_before_tree interceptors: the first that
+// answers cancel (or block) refuses the navigation; fail-open. pi's
+// summary, custom_instructions and label answers are not used: zot writes
+// no branch summaries and has no labels.
+func (h *Host) BeforeTree(ctx context.Context, p agent.TreePreparation) agent.TreeDecision {
+	prep := &wire.TreePreparation{TargetID: p.TargetID, EntriesToSummarize: p.EntriesToSummarize,
+		CustomInstructions: p.CustomInstructions, ReplaceInstructions: p.ReplaceInstructions, Label: p.Label}
+	if prep.EntriesToSummarize == nil {
+		prep.EntriesToSummarize = []string{}
+	}
+	if p.OldLeafID != "" {
+		prep.OldLeafID = &p.OldLeafID
+	}
+	if p.CommonAncestorID != "" {
+		prep.CommonAncestorID = &p.CommonAncestorID
+	}
+	f := wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventSessionBeforeTree, Preparation: prep}
+	return h.treeVerdict(ctx, &f)
+}
+
+func (h *Host) treeVerdict(ctx context.Context, f *wire.Frame) agent.TreeDecision {
+	var d agent.TreeDecision
+	h.interceptChain(ctx, f, func(s *slot, r wire.Frame) bool {
+		if r.Cancel || r.Block {
+			d = agent.TreeDecision{Cancel: true, Extension: s.name(), Reason: r.Reason}
+			return false
+		}
+		return true
+	})
+	return d
 }

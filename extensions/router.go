@@ -30,9 +30,11 @@ var (
 		// Additions to v1 (the intercept-only ones are listed so the
 		// registry indexes them).
 		wire.EventAgentStart, wire.EventAgentEnd, wire.EventSessionShutdown, wire.EventModelSelect, wire.EventCompactStart, wire.EventCompactEnd,
-		wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput}
+		wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput,
+		wire.EventSessionFork, wire.EventSessionTree, wire.EventSessionBeforeFork, wire.EventSessionBeforeTree}
 	interceptable = []string{wire.EventToolCall, wire.EventTurnStart, wire.EventAssistantMessage,
-		wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput}
+		wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput,
+		wire.EventSessionBeforeFork, wire.EventSessionBeforeTree}
 )
 
 // handle routes one frame from the extension.
@@ -78,7 +80,8 @@ func (p *proc) handle(f wire.Frame) {
 		p.onSetWidget(f)
 	case wire.TypeToolUpdate:
 		p.onToolUpdate(f)
-	case wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries:
+	case wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries,
+		wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree:
 		go p.onAction(f)
 	case wire.TypeBusPublish:
 		p.onBusPublish(f)

@@ -56,7 +56,8 @@ func (h *Host) hostCapabilities() *wire.HostCapabilities {
 		c.UI = a.UICapabilities()
 	}
 	if h.actions() != nil {
-		c.Actions = []string{wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries}
+		c.Actions = []string{wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries,
+			wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree}
 	}
 	return c
 }

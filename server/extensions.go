@@ -180,7 +180,7 @@ func (s *Server) startHost() {
 		st := rt.State()
 		cfg.Provider, cfg.Model = st.Provider, st.Model
 		if ar, ok := rt.(extensions.ActionRuntime); ok {
-			cfg.Actions = extensions.RuntimeActions(ar, s.startExtensionRun)
+			cfg.Actions = extensions.RuntimeActions(ar, s.startExtensionRun, s.sessionChanged)
 		}
 	}
 	s.mu.Unlock()

@@ -49,14 +49,20 @@ type contractFront struct {
 	sessionStart string
 	// selectsModel: the front has a command that switches the model.
 	selectsModel bool
+	// tree: the front runs an extension's command after the prompt, which
+	// forks and navigates the session tree with the extension actions
+	// (zot -p takes no command after its prompt; zot rpc keeps no session
+	// file unless resumed, docs/rpc.md, so it has no tree; zot acp offers
+	// no actions).
+	tree bool
 }
 
 // contractFronts is every front, each with and without --no-yolo and with
 // a permission mode that asks where it has one.
 var contractFronts = []contractFront{
-	{name: "zot lsp (auto)", kind: "lsp", mode: "auto", sessionStart: "startup", selectsModel: true},
-	{name: "zot lsp (ask)", kind: "lsp", mode: "ask", sessionStart: "startup", selectsModel: true},
-	{name: "zot lsp --no-yolo", kind: "lsp", mode: "ask", flags: []string{"--no-yolo"}, asks: true, sessionStart: "startup", selectsModel: true},
+	{name: "zot lsp (auto)", kind: "lsp", mode: "auto", sessionStart: "startup", selectsModel: true, tree: true},
+	{name: "zot lsp (ask)", kind: "lsp", mode: "ask", sessionStart: "startup", selectsModel: true, tree: true},
+	{name: "zot lsp --no-yolo", kind: "lsp", mode: "ask", flags: []string{"--no-yolo"}, asks: true, sessionStart: "startup", selectsModel: true, tree: true},
 	{name: "zot rpc", kind: "rpc", sessionStart: "startup", selectsModel: true},
 	{name: "zot rpc --no-yolo", kind: "rpc", flags: []string{"--no-yolo"}, asks: true, sessionStart: "startup", selectsModel: true},
 	{name: "zot -p", kind: "print", sessionStart: "startup"},
@@ -133,7 +139,28 @@ func same(s string) func(contractFront) string { return func(contractFront) stri
 var contractRows = []contractRow{
 	// Events.
 	{name: "session_start", got: func(r contractRun) string { return each(r.events("session_start"), field("reason")) },
-		want: func(f contractFront) string { return f.sessionStart }},
+		want: func(f contractFront) string {
+			if f.tree {
+				return f.sessionStart + ",fork,tree" // the fork, then the navigation back to the first session
+			}
+			return f.sessionStart
+		}},
+	// The session tree (the extension's /hookext-tree): a fork from the
+	// first prompt into a new session, and a navigation back.
+	{name: "session_fork", got: func(r contractRun) string {
+		return each(r.events("session_fork"), func(m map[string]any) string {
+			return fmt.Sprintf("at %v, a new session %v, files named %v", m["message_index"],
+				m["session_id"] != nil && m["session_id"] != m["previous_session_id"], m["session_file"] != nil && m["previous_session_file"] != nil)
+		})
+	}, want: treeWant("at 0, a new session true, files named true")},
+	{name: "session_tree", got: func(r contractRun) string {
+		from, to := r.forked()
+		return each(r.events("session_tree"), func(m map[string]any) string {
+			leaf, _ := m["new_leaf_id"].(string)
+			return fmt.Sprintf("back to the first session %v from the fork %v, its leaf %v, the fork's leaf %v", m["session_id"] == from,
+				m["previous_session_id"] == to, strings.HasPrefix(leaf, fmt.Sprint(from)+":"), m["old_leaf_id"])
+		})
+	}, want: treeWant("back to the first session true from the fork true, its leaf true, the fork's leaf <nil>")},
 	{name: "agent_start", got: func(r contractRun) string { return fmt.Sprint(len(r.events("agent_start"))) }, want: same("1")},
 	{name: "turn_start", got: func(r contractRun) string { return each(r.events("turn_start"), field("step")) }, want: same("1,2,3")},
 	{name: "tool_call", got: func(r contractRun) string { return each(r.events("tool_call"), toolCell) },
@@ -216,7 +243,54 @@ var contractRows = []contractRow{
 	}},
 	{name: "assistant_message", hook: true, got: func(r contractRun) string { return each(r.hooks("assistant_message"), field("text")) },
 		want: same("the SECRET is out")},
+	// The first fork is refused; the second is made.
+	{name: "session_before_fork", hook: true, got: func(r contractRun) string {
+		return each(r.hooks("session_before_fork"), func(m map[string]any) string {
+			entry, _ := m["entry_id"].(string)
+			return fmt.Sprintf("%v %v", m["message_index"], strings.HasSuffix(entry, ":0") && m["session_id"] != nil)
+		}) + fmt.Sprintf("; forks made: %d", len(r.events("session_fork")))
+	}, want: func(f contractFront) string {
+		if f.tree {
+			return "0 true,0 true; forks made: 1"
+		}
+		return "; forks made: 0"
+	}},
+	// The navigation labelled "refuse" is refused; the next is made.
+	{name: "session_before_tree", hook: true, got: func(r contractRun) string {
+		from, _ := r.forked()
+		return each(r.hooks("session_before_tree"), func(m map[string]any) string {
+			p, _ := m["preparation"].(map[string]any)
+			return fmt.Sprintf("label %v to the first session %v, from %v, %v to leave", p["label"], p["target_id"] == from, p["old_leaf_id"], len(p["entries_to_summarize"].([]any)))
+		}) + fmt.Sprintf("; navigations: %d", len(r.events("session_tree")))
+	}, want: func(f contractFront) string {
+		if f.tree {
+			return "label refuse to the first session true, from <nil>, 0 to leave,label <nil> to the first session true, from <nil>, 0 to leave; navigations: 1"
+		}
+		return "; navigations: 0"
+	}},
 }
+
+// treeWant is a row's cell for the fronts that drive the session tree.
+func treeWant(s string) func(contractFront) string {
+	return func(f contractFront) string {
+		if f.tree {
+			return s
+		}
+		return ""
+	}
+}
+
+// forked is the session the fork left and the one it made.
+func (r contractRun) forked() (from, to any) {
+	for _, m := range r.events("session_fork") {
+		return m["previous_session_id"], m["session_id"]
+	}
+	return nil, nil
+}
+
+// contractTreeDisplay is what /hookext-tree shows: each action's answer.
+const contractTreeDisplay = "fork: cancelled=true error=<nil>\nfork: cancelled=<nil> error=<nil>\n" +
+	"navigate: cancelled=true error=<nil> back=false\nnavigate: cancelled=<nil> error=<nil> back=true"
 
 // TestExtensionContractInEveryFront is the conformance matrix: every row
 // × every front.
@@ -391,6 +465,11 @@ func (e *env) contractLSP(t *testing.T, rec string, f contractFront, flags []str
 	waitSessionStart(t, rec, ed.Stderr)
 	run := ed.Prompt(contractPrompt)
 	ed.WaitDone(run.RunID)
+	var cmd struct{ Display string }
+	ed.MustCall("zot/command", map[string]any{"name": "hookext-tree"}, &cmd)
+	if cmd.Display != contractTreeDisplay {
+		t.Errorf("/hookext-tree showed %q\nwant %q", cmd.Display, contractTreeDisplay)
+	}
 	ed.MustCall("zot/setModel", map[string]any{"model": "tiny2"}, nil)
 	if code := ed.Shutdown(); code != 0 {
 		t.Fatalf("zot lsp exited %d", code)

@@ -115,7 +115,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	// included: they are known once the runtime is built.
 	st := rt.State()
 	host.SetModelInfo(st.Provider, st.Model)
-	host.SetActions(extensions.RuntimeActions(rt, front.startRun))
+	host.SetActions(extensions.RuntimeActions(rt, front.startRun, nil))
 	if err := host.Start(ctx); err != nil {
 		host.Close(context.WithoutCancel(ctx))
 		closeMCP()

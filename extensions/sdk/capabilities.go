@@ -33,7 +33,18 @@ type (
 	ContextHandler func(messages json.RawMessage) json.RawMessage
 	// InputHandler may rewrite the user's prompt or handle it.
 	InputHandler func(text string) InputDecision
+	// BeforeForkHandler may refuse a fork from entry (session_before_fork).
+	BeforeForkHandler func(entry string, withFiles bool) TreeVerdict
+	// BeforeTreeHandler may refuse a navigation (session_before_tree).
+	BeforeTreeHandler func(prep wire.TreePreparation) TreeVerdict
 )
+
+// TreeVerdict answers session_before_fork / session_before_tree: Cancel
+// refuses (Reason is shown to whoever asked).
+type TreeVerdict struct {
+	Cancel bool
+	Reason string
+}
 
 // AgentStart is a before_agent_start answer.
 type AgentStart struct {
@@ -168,6 +179,34 @@ func (e *Extension) Entries(ctx context.Context, kind string) ([]wire.Entry, err
 	return r.Entries, err
 }
 
+// Fork continues the conversation before entry (a prompt of the current
+// session, "<session id>:<message index>") in a new session, a branch;
+// withFiles also restores the files to the checkpoint before it. It
+// reports cancelled when an extension's session_before_fork refused.
+func (e *Extension) Fork(ctx context.Context, entry string, withFiles bool) (sessionID string, cancelled bool, err error) {
+	r, err := e.request(ctx, wire.Frame{Type: wire.TypeFork, EntryID: entry, WithFiles: withFiles})
+	return r.SessionID, r.Cancelled, err
+}
+
+// NavigateTree moves the conversation to target (an entry id, or a
+// session id for its last message): the answer has cancelled,
+// session_id, new_leaf_id, old_leaf_id and editor_text.
+func (e *Extension) NavigateTree(ctx context.Context, target string) (wire.Frame, error) {
+	return e.request(ctx, wire.Frame{Type: wire.TypeNavigateTree, TargetID: target})
+}
+
+// Tree returns the current session's tree.
+func (e *Extension) Tree(ctx context.Context) (*wire.Tree, error) {
+	r, err := e.request(ctx, wire.Frame{Type: wire.TypeGetTree})
+	return r.Tree, err
+}
+
+// OnBeforeFork installs the session_before_fork hook. Call before Run.
+func (e *Extension) OnBeforeFork(fn BeforeForkHandler) { e.setHook(wire.EventSessionBeforeFork, fn) }
+
+// OnBeforeTree installs the session_before_tree hook. Call before Run.
+func (e *Extension) OnBeforeTree(fn BeforeTreeHandler) { e.setHook(wire.EventSessionBeforeTree, fn) }
+
 // OnToolResult installs the tool_result hook. Call before Run.
 func (e *Extension) OnToolResult(fn ToolResultHandler) { e.setHook(wire.EventToolResult, fn) }
 
@@ -278,6 +317,16 @@ func (e *Extension) runHook(f wire.Frame, resp *wire.Frame) bool {
 		resp.SystemPrompt = d.SystemPrompt
 	case ContextHandler:
 		resp.Messages = h(f.Messages)
+	case BeforeForkHandler:
+		v := h(f.EntryID, f.WithFiles)
+		resp.Cancel, resp.Reason = v.Cancel, v.Reason
+	case BeforeTreeHandler:
+		var prep wire.TreePreparation
+		if f.Preparation != nil {
+			prep = *f.Preparation
+		}
+		v := h(prep)
+		resp.Cancel, resp.Reason = v.Cancel, v.Reason
 	case InputHandler:
 		d := h(f.Text)
 		if d.Handled {

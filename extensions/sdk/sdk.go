@@ -400,7 +400,8 @@ func (e *Extension) announce() error {
 	if e.msgGuard != nil {
 		intercept = append(intercept, wire.EventAssistantMessage)
 	}
-	for _, ev := range []string{wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput} {
+	for _, ev := range []string{wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput,
+		wire.EventSessionBeforeFork, wire.EventSessionBeforeTree} {
 		if e.hooks[ev] != nil {
 			intercept = append(intercept, ev)
 		}

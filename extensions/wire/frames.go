@@ -36,6 +36,11 @@ const (
 	TypeSetModel       = "set_model"
 	TypeAppendEntry    = "append_entry"
 	TypeGetEntries     = "get_entries"
+	// The session tree (pi's ctx.branch / ctx.fork, ctx.navigateTree):
+	// fork from an entry, move to another point of the tree, read it.
+	TypeFork         = "fork"
+	TypeNavigateTree = "navigate_tree"
+	TypeGetTree      = "get_tree"
 	// TypeBusPublish (negotiated with CapBus): Key is the topic, Data
 	// the payload (a JSON object); the host fans it out to the other
 	// extensions, zot's and SEP's alike.
@@ -126,6 +131,12 @@ const (
 	EventModelSelect      = "model_select"
 	EventCompactStart     = "compact_start"
 	EventCompactEnd       = "compact_end"
+	// The session tree (pi's names and payloads): the before_ ones are
+	// intercepts an extension may cancel (fail-open), the others events.
+	EventSessionBeforeFork = "session_before_fork"
+	EventSessionFork       = "session_fork"
+	EventSessionBeforeTree = "session_before_tree"
+	EventSessionTree       = "session_tree"
 )
 
 // Notify levels.
@@ -260,10 +271,79 @@ type Frame struct {
 	Messages json.RawMessage `json:"messages,omitempty"`
 	// input intercept response: the prompt was handled (Display shown)
 	Handled bool `json:"handled,omitempty"`
+	// The session tree. Entry ids are "<session id>:<message index>"
+	// (docs/extensions.md, "The session tree"); a leaf id absent is
+	// pi's null (an empty conversation).
+	// session_before_fork, session_fork, fork: the entry forked from
+	EntryID string `json:"entry_id,omitempty"`
+	// session_before_fork, session_fork: its index in its session
+	MessageIndex *int `json:"message_index,omitempty"`
+	// session_before_fork, fork: the checkpoint's files come along
+	WithFiles bool `json:"with_files,omitempty"`
+	// session_fork, session_tree: the session now and before; fork's
+	// action_result: the new session
+	SessionID           string `json:"session_id,omitempty"`
+	SessionFile         string `json:"session_file,omitempty"`
+	PreviousSessionID   string `json:"previous_session_id,omitempty"`
+	PreviousSessionFile string `json:"previous_session_file,omitempty"`
+	// session_before_tree
+	Preparation *TreePreparation `json:"preparation,omitempty"`
+	// session_tree; navigate_tree's action_result (NewLeafID)
+	NewLeafID string `json:"new_leaf_id,omitempty"`
+	OldLeafID string `json:"old_leaf_id,omitempty"`
+	// navigate_tree (pi's options; zot writes no branch summaries, so
+	// summarize is refused)
+	TargetID            string `json:"target_id,omitempty"`
+	Summarize           bool   `json:"summarize,omitempty"`
+	CustomInstructions  string `json:"custom_instructions,omitempty"`
+	ReplaceInstructions bool   `json:"replace_instructions,omitempty"`
+	Label               string `json:"label,omitempty"`
+	// navigate_tree's action_result: the prompt navigated to (pi puts it
+	// in the editor)
+	EditorText string `json:"editor_text,omitempty"`
+	// get_tree's action_result
+	Tree *Tree `json:"tree,omitempty"`
+	// session_before_fork / session_before_tree response: refuse (pi's
+	// field; block means the same, as in zot's other intercepts)
+	Cancel bool `json:"cancel,omitempty"`
 	// event tool_call and the tool_result intercept of an extension's
 	// tool: the extension providing it (seed 000's tool result
 	// attribution, "surfaces extension name in details").
 	Details *ToolDetails `json:"details,omitempty"`
+}
+
+// TreePreparation is session_before_tree's preparation (pi's
+// TreePreparation, snake_case): where the navigation goes and what the
+// old branch keeps. Null ids are JSON null.
+type TreePreparation struct {
+	TargetID         string  `json:"target_id"`
+	OldLeafID        *string `json:"old_leaf_id"`
+	CommonAncestorID *string `json:"common_ancestor_id"`
+	// EntriesToSummarize are the old branch's entries past the common
+	// ancestor, oldest first.
+	EntriesToSummarize  []string `json:"entries_to_summarize"`
+	UserWantsSummary    bool     `json:"user_wants_summary"`
+	CustomInstructions  string   `json:"custom_instructions,omitempty"`
+	ReplaceInstructions bool     `json:"replace_instructions,omitempty"`
+	Label               string   `json:"label,omitempty"`
+}
+
+// Tree is get_tree's answer: the sessions of the current session's tree
+// (zot's branches are session files naming their parent), oldest first.
+type Tree struct {
+	SessionID string       `json:"session_id"`
+	LeafID    string       `json:"leaf_id,omitempty"`
+	Sessions  []TreeBranch `json:"sessions"`
+}
+
+// TreeBranch is one session of the tree.
+type TreeBranch struct {
+	SessionID string `json:"session_id"`
+	Parent    string `json:"parent,omitempty"`
+	Title     string `json:"title,omitempty"`
+	Messages  int    `json:"messages"`
+	LeafID    string `json:"leaf_id,omitempty"`
+	Current   bool   `json:"current,omitempty"`
 }
 
 // ToolDetails attributes a tool call or result to the extension whose

@@ -29,6 +29,7 @@ var (
 	replace      = flag.String("replace", "", "replace_text for assistant_message intercepts (old=new)")
 	blockTurn    = flag.Bool("block-turn", false, "block turn_start")
 	hangIcpt     = flag.Bool("hang-intercept", false, "never answer intercepts")
+	cancelTree   = flag.Bool("cancel-tree", false, "cancel session_before_fork and session_before_tree")
 	crashIcpt    = flag.Bool("crash-intercept", false, "exit while an intercept is pending")
 	noHello      = flag.Bool("nohello", false, "never say hello")
 	noReady      = flag.Bool("noready", false, "never send ready")
@@ -386,6 +387,11 @@ func intercept(id string, f map[string]json.RawMessage) {
 			c, _ := m["command"].(string)
 			m["command"] = c + *suffix
 			emit(frame{"type": "event_intercept_response", "id": id, "modified_args": m})
+			return
+		}
+	case "session_before_fork", "session_before_tree":
+		if *cancelTree {
+			emit(frame{"type": "event_intercept_response", "id": id, "cancel": true, "reason": *name + " refused the " + str(f, "event")})
 			return
 		}
 	case "turn_start":

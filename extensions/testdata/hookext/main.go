@@ -17,6 +17,14 @@
 //	context intercept: the first user message's first text gets
 //	  " +context-hook" (for that model call)
 //	input intercept: "hookext:upper X" becomes X upper-cased
+//	session_before_fork intercept: the first fork is refused ("hookext
+//	  refused the first fork"), later ones allowed
+//	session_before_tree intercept: a navigation labelled "refuse" is
+//	  refused
+//	command /hookext-tree: forks at the first message of the session
+//	  (refused, then again: allowed), then navigates back to the session's
+//	  leaf (labelled "refuse": refused, then again: allowed); displays the
+//	  action results
 //	-record FILE: every frame received, one JSON line each
 package main
 
@@ -28,6 +36,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 type frame map[string]any
@@ -36,7 +45,42 @@ var (
 	outMu sync.Mutex
 	out   = bufio.NewWriter(os.Stdout)
 	rec   *os.File
+
+	// Actions waiting for their action_result, by id.
+	waitMu  sync.Mutex
+	waiting = map[string]chan frame{}
+	seq     atomic.Int64
+	forks   atomic.Int64 // session_before_fork intercepts seen
 )
+
+// act sends an action and waits for its action_result.
+func act(f frame) frame {
+	id := fmt.Sprintf("hookext-a%d", seq.Add(1))
+	f["id"] = id
+	ch := make(chan frame, 1)
+	waitMu.Lock()
+	waiting[id] = ch
+	waitMu.Unlock()
+	emit(f)
+	return <-ch
+}
+
+// tree is /hookext-tree: fork and navigate, each refused once.
+func tree(id string) {
+	t := act(frame{"type": "get_tree"})
+	tr, _ := t["tree"].(map[string]any)
+	sid, _ := tr["session_id"].(string)
+	var out []string
+	for range 2 {
+		r := act(frame{"type": "fork", "entry_id": sid + ":0"})
+		out = append(out, fmt.Sprintf("fork: cancelled=%v error=%v", r["cancelled"], r["error"]))
+	}
+	for _, label := range []string{"refuse", ""} {
+		r := act(frame{"type": "navigate_tree", "target_id": sid, "label": label})
+		out = append(out, fmt.Sprintf("navigate: cancelled=%v error=%v back=%v", r["cancelled"], r["error"], r["session_id"] == sid))
+	}
+	emit(frame{"type": "command_response", "id": id, "action": "display", "display": strings.Join(out, "\n")})
+}
 
 func emit(f frame) {
 	b, _ := json.Marshal(f)
@@ -87,12 +131,14 @@ func main() {
 }
 
 func register() {
+	emit(frame{"type": "register_command", "name": "hookext-tree", "description": "forks and navigates the session tree"})
 	emit(frame{"type": "register_tool", "name": "probe", "description": "echoes its text",
 		"schema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}, "required": []string{"text"}}})
 	emit(frame{"type": "subscribe",
 		"events": []string{"session_start", "turn_start", "tool_call", "turn_end", "assistant_message",
-			"agent_start", "agent_end", "session_shutdown", "model_select", "compact_start", "compact_end"},
-		"intercept": []string{"tool_call", "turn_start", "assistant_message", "tool_result", "before_agent_start", "context", "input"}})
+			"agent_start", "agent_end", "session_shutdown", "model_select", "compact_start", "compact_end", "session_fork", "session_tree"},
+		"intercept": []string{"tool_call", "turn_start", "assistant_message", "tool_result", "before_agent_start", "context", "input",
+			"session_before_fork", "session_before_tree"}})
 	emit(frame{"type": "ready"})
 }
 
@@ -103,6 +149,18 @@ func handle(f frame) bool {
 	case "shutdown":
 		emit(frame{"type": "shutdown_ack"})
 		return true
+	case "action_result":
+		waitMu.Lock()
+		ch := waiting[id]
+		delete(waiting, id)
+		waitMu.Unlock()
+		if ch != nil {
+			ch <- f
+		}
+	case "command_invoked":
+		if f["name"] == "hookext-tree" {
+			go tree(id)
+		}
 	case "tool_call":
 		var a struct {
 			Text string `json:"text"`
@@ -145,6 +203,14 @@ func handle(f frame) bool {
 		case "context":
 			if msgs, ok := f["messages"].([]any); ok && markFirstUserText(msgs) {
 				r["messages"] = msgs
+			}
+		case "session_before_fork":
+			if forks.Add(1) == 1 {
+				r["cancel"], r["reason"] = true, "hookext refused the first fork"
+			}
+		case "session_before_tree":
+			if prep, _ := f["preparation"].(map[string]any); prep["label"] == "refuse" {
+				r["cancel"], r["reason"] = true, "hookext refused it"
 			}
 		case "input":
 			if text, _ := f["text"].(string); strings.HasPrefix(text, "hookext:upper ") {
