@@ -66,40 +66,41 @@ var _ ActionRuntime = (*agent.Runtime)(nil)
 // RuntimeActions implements Actions on a runtime. startRun starts a run
 // with text when none is running (send_message steer / follow_up while
 // idle); nil refuses that with an error. sessionChanged (optional) is
-// called after an extension moved the runtime to another session (fork,
-// navigate_tree), for the front to follow.
-func RuntimeActions(rt ActionRuntime, startRun func(text string) error, sessionChanged func()) Actions {
+// called after an extension moved the conversation (reason fork or tree;
+// editorText: the prompt a navigation went back to), for the front to
+// follow.
+func RuntimeActions(rt ActionRuntime, startRun func(text string) error, sessionChanged func(reason, editorText string)) Actions {
 	return &runtimeActions{rt: rt, start: startRun, changed: sessionChanged}
 }
 
 type runtimeActions struct {
 	rt      ActionRuntime
 	start   func(string) error
-	changed func()
+	changed func(reason, editorText string)
 	mu      sync.Mutex // a message sent while idle starts one run, not two
 }
 
 func (a *runtimeActions) Fork(ctx context.Context, ext, entry string, withFiles bool) (agent.ForkResult, error) {
 	r, err := a.rt.ForkEntry(ctx, entry, withFiles)
-	if err == nil || r.SessionID != "" {
-		a.sessionChanged()
+	if err == nil || r.SessionID != "" { // a fork whose file restore failed still moved
+		a.sessionChanged(agent.SessionStartFork, "")
 	}
 	return r, err
 }
 
 func (a *runtimeActions) NavigateTree(ctx context.Context, ext, target string, o agent.TreeOptions) (agent.TreeResult, error) {
 	r, err := a.rt.NavigateTree(ctx, target, o)
-	if err == nil && r.NewLeafID != r.OldLeafID || r.SessionID != "" && err != nil {
-		a.sessionChanged()
+	if err == nil && !r.Cancelled && r.NewLeafID != r.OldLeafID {
+		a.sessionChanged(agent.SessionStartTree, r.EditorText)
 	}
 	return r, err
 }
 
 func (a *runtimeActions) Tree() (agent.Tree, error) { return a.rt.SessionTree() }
 
-func (a *runtimeActions) sessionChanged() {
+func (a *runtimeActions) sessionChanged(reason, editorText string) {
 	if a.changed != nil {
-		a.changed()
+		a.changed(reason, editorText)
 	}
 }
 

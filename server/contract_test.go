@@ -262,6 +262,7 @@ var wireTypes = map[string]reflect.Type{
 	"CheckpointFileDiff":      reflect.TypeOf(CheckpointFileDiff{}),
 	"SessionForkParams":       reflect.TypeOf(SessionForkParams{}),
 	"SessionForkResult":       reflect.TypeOf(SessionForkResult{}),
+	"SessionChangedParams":    reflect.TypeOf(SessionChangedParams{}),
 }
 
 // goOnlyFields are accepted by the server but not advertised to clients.

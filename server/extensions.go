@@ -160,6 +160,19 @@ func (s *Server) hostStarting() bool {
 	}
 }
 
+// extensionMovedSession follows an extension's fork or navigate_tree: the
+// session's "always allow" answers go, as on a resume, and the editor is
+// told to draw the conversation again (zot/session/changed).
+func (s *Server) extensionMovedSession(reason, editorText string) {
+	s.sessionChanged()
+	rt, err := s.runtime()
+	if err != nil {
+		return
+	}
+	st := rt.State()
+	notifySessionChanged.send(s, SessionChangedParams{SessionID: st.SessionID, MessageCount: st.MessageCount, Reason: reason, EditorText: editorText})
+}
+
 func (s *Server) currentHost() Host {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -180,7 +193,7 @@ func (s *Server) startHost() {
 		st := rt.State()
 		cfg.Provider, cfg.Model = st.Provider, st.Model
 		if ar, ok := rt.(extensions.ActionRuntime); ok {
-			cfg.Actions = extensions.RuntimeActions(ar, s.startExtensionRun, s.sessionChanged)
+			cfg.Actions = extensions.RuntimeActions(ar, s.startExtensionRun, s.extensionMovedSession)
 		}
 	}
 	s.mu.Unlock()

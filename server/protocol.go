@@ -27,7 +27,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 24
+const ProtocolRevision = 25
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -82,6 +82,7 @@ const (
 	MethodUIStatus          = "zot/ui/status"
 	MethodUIWidget          = "zot/ui/widget"
 	MethodMCPChanged        = "zot/mcp/changed"
+	MethodSessionChanged    = "zot/session/changed"
 )
 
 // Server → client requests.
@@ -105,6 +106,7 @@ var (
 	requestUI               = serverRequest[UIRequestParams, UIRequestResult]{MethodUIRequest}
 	notifyUIStatus          = serverNotification[UIStatusParams]{MethodUIStatus}
 	notifyUIWidget          = serverNotification[UIWidgetParams]{MethodUIWidget}
+	notifySessionChanged    = serverNotification[SessionChangedParams]{MethodSessionChanged}
 )
 
 // serverMethods lists the server → client methods for the contract test.
@@ -112,7 +114,7 @@ var serverMethods = []methodSpec{
 	notifyEvent.spec(), notifyNotify.spec(), notifyPanelOpen.spec(), notifyPanelRender.spec(),
 	notifyPanelClose.spec(), notifyExtensionsChanged.spec(), notifyMCPChanged.spec(),
 	requestReviewEdit.spec(), requestSave.spec(),
-	requestUI.spec(), notifyUIStatus.spec(), notifyUIWidget.spec(),
+	requestUI.spec(), notifyUIStatus.spec(), notifyUIWidget.spec(), notifySessionChanged.spec(),
 }
 
 // ---------------------------------------------------------------- runs
@@ -415,6 +417,20 @@ type SessionResult struct {
 	// zot process, so this one is a new session copied from it.
 	ForkedFrom string `json:"forkedFrom,omitempty"`
 	Message    string `json:"message,omitempty"`
+}
+
+// SessionChangedParams is zot/session/changed's params: an extension
+// moved the conversation to another session or point of the session tree
+// (its fork or navigate_tree action); the client draws it again
+// (zot/messages).
+type SessionChangedParams struct {
+	SessionID    string `json:"sessionId"`
+	MessageCount int    `json:"messageCount"`
+	// Reason is fork or tree.
+	Reason string `json:"reason"`
+	// EditorText is the prompt a navigation went back to, for the chat's
+	// input (pi puts it in its editor).
+	EditorText string `json:"editorText,omitempty"`
 }
 
 // SessionForkParams is zot/session/fork's params: a new session continues

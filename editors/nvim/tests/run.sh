@@ -60,6 +60,11 @@ if command -v "$GO" >/dev/null 2>&1; then
   mkdir -p "$EXT/redactor"
   (cd "$REPO" && "$GO" build -o "$EXT/redactor/fakeext" ./extensions/testdata/fakeext) || echo "warning: building fakeext failed" >&2
   printf '{"name":"redactor","version":"1.0.0","exec":"./fakeext","args":["-name","redactor","-intercept","assistant_message","-replace","SECRET-4242=[redacted]"]}\n' > "$EXT/redactor/extension.json"
+  # hookext (extensions/testdata): its /hookext-tree forks and navigates
+  # the session tree (test_session_changed).
+  mkdir -p "$EXT/hookext"
+  (cd "$REPO" && "$GO" build -o "$EXT/hookext/hookext" ./extensions/testdata/hookext) || echo "warning: building hookext failed" >&2
+  printf '{"name":"hookext","version":"1.0.0","exec":"./hookext","description":"conformance test extension"}\n' > "$EXT/hookext/extension.json"
   # The Go SDK fake MCP server (test_mcp).
   (cd "$REPO" && "$GO" build -o "$EXT/fakemcp" ./extensions/mcp/testdata/fakemcp) || echo "warning: building fakemcp failed" >&2
 else
@@ -96,7 +101,7 @@ for t in "${tests[@]}"; do
   (cd "$dir/ws" && env ZOT_HOME="$dir/home" XDG_DATA_HOME="$dir/xdg/data" XDG_STATE_HOME="$dir/xdg/state" ZOT_BIN="$ZOT_BIN" ZOT_TEST_URL="$url" ZOT_TEST_WS="$dir/ws" \
     ZOT_TEST_TMP="$dir/tmp" ZOT_TEST_NVIM="$NVIM" ZOT_TEST_TODO="$dir/todo" ZOT_TEST_LSPEXT="$EXT/lspext" ZOT_TEST_FAKEMCP="$EXT/fakemcp" \
     ZOT_TEST_GATE="$EXT/permission-gate" ZOT_TEST_PLAN="$EXT/plan-mode" ZOT_TEST_CAPEXT="$EXT/capext" \
-    ZOT_TEST_LINT="$EXT/lint-on-write" ZOT_TEST_REDACTOR="$EXT/redactor" \
+    ZOT_TEST_LINT="$EXT/lint-on-write" ZOT_TEST_REDACTOR="$EXT/redactor" ZOT_TEST_HOOKEXT="$EXT/hookext" \
     ZOT_TEST_NVIM="$(command -v "$NVIM")" \
     timeout 120 "$NVIM" --headless -u NONE -i NONE -n \
     -c "lua local ok,e=pcall(dofile,'$t'); if not ok then io.stderr:write(tostring(e)..'\n'); vim.cmd('cquit 1') end" \

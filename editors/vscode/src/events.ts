@@ -33,11 +33,31 @@ export function installHandlers(c: Pick<lc.LanguageClient, "onNotification" | "o
         c.onNotification(ext.panelClose, (p) => ctx.panels.close(p)),
         c.onNotification(ext.extensionsChanged, (r) => ctx.setCommands(r.commands)),
         c.onNotification(ext.mcpChanged, (r) => onMcpChanged(ctx, r)),
+        c.onNotification(ext.sessionChanged, (p) => void onSessionChanged(ctx, p)),
         c.onRequest(ext.reviewEdit, (p, token) => ctx.reviews.review(p, token)),
         c.onRequest(ext.save, (p) => saveDocuments(p, rebased)),
         c.onRequest(showMessageRequest, (p) => ctx.approvals.ask(p)),
         c.onNotification(ShowMessageNotification.type, (p) => onShowMessage(ctx, p)),
     ];
+}
+
+/**
+ * zot/session/changed: an extension forked the conversation or moved it in
+ * the session tree. The chat draws the conversation it is in now; a
+ * navigation back to a prompt puts that prompt in the input, as pi does.
+ */
+export async function onSessionChanged(ctx: Ctx, p: ext.SessionChangedParams): Promise<void> {
+    try {
+        await ctx.refresh(true);
+    } catch (e) {
+        ctx.chat.notice("error", `The conversation changed, but could not be shown: ${errorMessage(e)}`);
+        return;
+    }
+    const what = p.reason === "fork" ? "forked the conversation into a new session" : "moved the conversation in the session tree";
+    ctx.chat.notice("info", `An extension ${what} (session ${p.sessionId}, ${p.messageCount} messages).`);
+    if (p.editorText) {
+        ctx.chat.post({ type: "insert", text: p.editorText });
+    }
 }
 
 /**

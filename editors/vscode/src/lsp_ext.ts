@@ -253,6 +253,17 @@ export interface SessionForkResult {
 }
 export const sessionFork = new lc.RequestType<SessionForkParams, SessionForkResult, void>("zot/session/fork");
 
+/** An extension moved the conversation (its fork or navigate_tree action): draw it again. */
+export interface SessionChangedParams {
+    sessionId: string;
+    messageCount: number;
+    /** fork or tree */
+    reason: string;
+    /** The prompt a navigation went back to, for the chat's input. */
+    editorText?: string;
+}
+export const sessionChanged = new lc.NotificationType<SessionChangedParams>("zot/session/changed");
+
 export interface AbortParams {
     clearQueue?: boolean;
 }

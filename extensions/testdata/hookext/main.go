@@ -24,7 +24,8 @@
 //	command /hookext-tree: forks at the first message of the session
 //	  (refused, then again: allowed), then navigates back to the session's
 //	  leaf (labelled "refuse": refused, then again: allowed); displays the
-//	  action results
+//	  action results. "/hookext-tree prompt" instead navigates to the
+//	  session's first message (a prompt: a new branch before it)
 //	-record FILE: every frame received, one JSON line each
 package main
 
@@ -65,11 +66,17 @@ func act(f frame) frame {
 	return <-ch
 }
 
-// tree is /hookext-tree: fork and navigate, each refused once.
-func tree(id string) {
+// tree is /hookext-tree: fork and navigate, each refused once; with args
+// "prompt", a navigation to the first prompt.
+func tree(id, args string) {
 	t := act(frame{"type": "get_tree"})
 	tr, _ := t["tree"].(map[string]any)
 	sid, _ := tr["session_id"].(string)
+	if args == "prompt" {
+		r := act(frame{"type": "navigate_tree", "target_id": sid + ":0"})
+		emit(frame{"type": "command_response", "id": id, "action": "display", "display": fmt.Sprintf("navigate: cancelled=%v error=%v editor_text=%v", r["cancelled"], r["error"], r["editor_text"])})
+		return
+	}
 	var out []string
 	for range 2 {
 		r := act(frame{"type": "fork", "entry_id": sid + ":0"})
@@ -159,7 +166,8 @@ func handle(f frame) bool {
 		}
 	case "command_invoked":
 		if f["name"] == "hookext-tree" {
-			go tree(id)
+			args, _ := f["args"].(string)
+			go tree(id, strings.TrimSpace(args))
 		}
 	case "tool_call":
 		var a struct {

@@ -345,6 +345,16 @@ function M.extensions_changed(_, params, ctx)
   end
 end
 
+--- zot/session/changed: an extension forked the conversation or moved it
+--- in the session tree.
+---@param params zot.SessionChangedParams
+function M.session_changed(_, params, ctx)
+  local st = state_of(ctx)
+  if st and params then
+    require('zot').session_changed(st, params)
+  end
+end
+
 function M.progress(err, params, ctx, cfg)
   local default = vim.lsp.handlers[P.lsp.progress]
   if default then
@@ -378,6 +388,7 @@ function M.build()
     [P.server_notification.panel_render] = M.panel_render,
     [P.server_notification.panel_close] = M.panel_close,
     [P.server_notification.extensions_changed] = M.extensions_changed,
+    [P.server_notification.session_changed] = M.session_changed,
     [P.lsp.apply_edit] = M.apply_edit,
     [P.lsp.show_message] = M.show_message,
     [P.lsp.show_message_request] = M.show_message_request,

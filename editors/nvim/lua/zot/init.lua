@@ -414,6 +414,22 @@ local function show_transcript(state, note, cb)
   end)
 end
 
+--- zot/session/changed: an extension forked the conversation or moved it
+--- in the session tree. The chat draws the conversation it is in now; a
+--- navigation back to a prompt puts that prompt in the input, as pi does.
+---@param params zot.SessionChangedParams
+function M.session_changed(state, params)
+  local what = params.reason == 'fork' and 'forked the conversation into a new session'
+    or 'moved the conversation in the session tree'
+  local note = ('An extension %s (session %s, %d messages).'):format(what, tostring(params.sessionId), params.messageCount or 0)
+  show_transcript(state, note, function()
+    local text = util.val(params.editorText)
+    if text and text ~= '' then
+      require('zot.input').append(state.root, text)
+    end
+  end)
+end
+
 local function resume_note(res, what)
   if util.val(res.message) and res.message ~= '' then
     return res.message

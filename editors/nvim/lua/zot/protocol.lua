@@ -67,6 +67,7 @@ M.server_notification = {
   ui_status = 'zot/ui/status',
   ui_widget = 'zot/ui/widget',
   mcp_changed = 'zot/mcp/changed',
+  session_changed = 'zot/session/changed',
 }
 
 --- Server → client requests.
@@ -236,6 +237,14 @@ M.error_code = {
 ---@field messageCount integer
 ---@field files zot.CheckpointFileChange[]
 ---@field undo? string
+
+--- zot/session/changed: an extension moved the conversation (its fork or
+--- navigate_tree action); the chat draws it again.
+---@class zot.SessionChangedParams
+---@field sessionId string
+---@field messageCount integer
+---@field reason string
+---@field editorText? string
 
 --- The answer to zot/prompt, zot/compact and prompt commands.
 ---@class zot.RunStarted

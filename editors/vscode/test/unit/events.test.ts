@@ -7,7 +7,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { RebasedWrites } from "../../src/rebased";
 import { fakeCtx, stateAnswer } from "./fake/ctx";
-import { installHandlers, onEvent, onMcpChanged, onNotify, onShowMessage, saveDocuments } from "../../src/events";
+import { installHandlers, onEvent, onMcpChanged, onNotify, onSessionChanged, onShowMessage, saveDocuments } from "../../src/events";
 import type { ZotEvent } from "../../src/lsp_ext";
 
 beforeEach(() => resetFake());
@@ -23,7 +23,7 @@ test("every server → client zot method gets a handler", () => {
     };
     const ds = installHandlers(lc as never, t.ctx);
     assert.equal(ds.length, methods.length + 2, "the handlers, the extension UI they share, and the rebased writes");
-    assert.deepEqual(methods.sort(), ["window/showMessage", "window/showMessageRequest", "zot/event", "zot/extensions/changed", "zot/mcp/changed", "zot/notify", "zot/panel/close", "zot/panel/open", "zot/panel/render", "zot/reviewEdit", "zot/save", "zot/ui/request", "zot/ui/status", "zot/ui/widget"]);
+    assert.deepEqual(methods.sort(), ["window/showMessage", "window/showMessageRequest", "zot/event", "zot/extensions/changed", "zot/mcp/changed", "zot/notify", "zot/panel/close", "zot/panel/open", "zot/panel/render", "zot/reviewEdit", "zot/save", "zot/session/changed", "zot/ui/request", "zot/ui/status", "zot/ui/widget"]);
 });
 
 test("window/showMessage: zot's cannot-start problem is not a second copy of the chat's banner; other messages are toasts", () => {
@@ -54,6 +54,23 @@ test("zot/event goes to the chat; the end of the last run re-reads the state", a
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(t.methods(), ["zot/state"]);
     assert.equal(t.client.resumeSession, "sess-1");
+});
+
+test("zot/session/changed: the chat draws the conversation it is in now; a navigation's prompt goes to the input", async () => {
+    const t = fakeCtx({ "zot/state": stateAnswer, "zot/messages": () => ({ messages: [{ role: "user", content: [{ type: "text", text: "one" }] }] }) });
+    await onSessionChanged(t.ctx, { sessionId: "sess-2", messageCount: 1, reason: "tree", editorText: "two" });
+    assert.deepEqual(t.methods(), ["zot/state", "zot/messages"]);
+    assert.deepEqual(
+        t.posted.filter((m) => m.type === "history" || m.type === "insert").map((m) => m.type),
+        ["history", "insert"],
+    );
+    assert.deepEqual(t.posted.find((m) => m.type === "insert"), { type: "insert", text: "two" });
+    assert.match(t.notices[0].text, /An extension moved the conversation in the session tree \(session sess-2, 1 messages\)/);
+
+    const f = fakeCtx({ "zot/state": stateAnswer, "zot/messages": () => ({ messages: [] }) });
+    await onSessionChanged(f.ctx, { sessionId: "sess-3", messageCount: 0, reason: "fork" });
+    assert.equal(f.posted.some((m) => m.type === "insert"), false, "a fork has no prompt for the input");
+    assert.match(f.notices[0].text, /forked the conversation into a new session/);
 });
 
 test("zot/notify: in the chat; info also as a toast (warn and error come as showMessage)", () => {
