@@ -1,5 +1,7 @@
-// The chat side panel (a WebviewView): forwards zot/event to the webview in
-// batches, runs what the user types (prompts and slash commands).
+// The chat (the side panel's WebviewView, or an editor tab's WebviewPanel
+// for a chat of its own: Zot: New Chat in Editor Tab): forwards zot/event
+// to the webview in batches, runs what the user types (prompts and slash
+// commands).
 
 import * as vscode from "vscode";
 import type { AtItem, ChatToHost, HostToChat, NoticeLevel, ChatStatus, PendingChip } from "./webview/protocol";
@@ -52,8 +54,17 @@ const BATCH_MS = 16;
 /** …or go at once when this many are waiting. */
 const BATCH_MAX = 2000;
 
+/** Where a chat is shown: the side panel's view or an editor tab. */
+interface ChatSurface {
+    readonly webview: vscode.Webview;
+    readonly visible: boolean;
+    readonly onDidDispose: vscode.Event<void>;
+    /** Brings it into view. */
+    reveal(): Thenable<unknown> | void;
+}
+
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
-    private view?: vscode.WebviewView;
+    private view?: ChatSurface;
     private ready = false;
     private queue: HostToChat[] = [];
     private events: ext.ZotEvent[] = [];
@@ -75,6 +86,29 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
 
     resolveWebviewView(view: vscode.WebviewView): void {
+        this.attach({
+            webview: view.webview,
+            get visible() {
+                return view.visible;
+            },
+            onDidDispose: view.onDidDispose,
+            reveal: () => vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`),
+        });
+    }
+
+    /** Shows this chat in an editor tab (a chat of its own). */
+    attachPanel(panel: vscode.WebviewPanel): void {
+        this.attach({
+            webview: panel.webview,
+            get visible() {
+                return panel.visible;
+            },
+            onDidDispose: panel.onDidDispose,
+            reveal: () => panel.reveal(),
+        });
+    }
+
+    private attach(view: ChatSurface): void {
         this.view = view;
         this.ready = false;
         const dist = vscode.Uri.joinPath(this.extensionUri, "dist");
@@ -263,7 +297,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
 
     async reveal(focusInput = false): Promise<void> {
-        await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+        await (this.view ? this.view.reveal() : vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`));
         if (focusInput) {
             this.post({ type: "focusInput" });
         }

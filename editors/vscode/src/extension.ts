@@ -9,23 +9,16 @@
 
 import * as vscode from "vscode";
 import * as ext from "./lsp_ext";
-import { ZotClient } from "./client";
 import { errorMessage } from "./errors";
-import { CHAT_VIEW_ID, ChatViewProvider, type ChatHost } from "./chatView";
-import { PanelManager, type PanelSink } from "./panels";
+import { CHAT_VIEW_ID } from "./chatView";
 import { ReviewManager } from "./review";
 import { Approvals } from "./approval";
 import { restartSettings } from "./config";
-import { ZotState } from "./state";
-import { installHandlers } from "./events";
 import * as commands from "./commands";
-import { codeAction, resolveFiles } from "./files";
-import { Attachments } from "./attach";
-import type { PendingChip } from "./webview/protocol";
-import type { Ctx } from "./ctx";
 import { DraftStore } from "./draft";
-import { registerCheckpointContent, restoreFromMessage } from "./checkpoints";
-import type { HostToChat } from "./webview/protocol";
+import { registerCheckpointContent } from "./checkpoints";
+import { ChatContext } from "./chatContext";
+import { ChatTab } from "./chatTab";
 
 let zot: Zot | undefined;
 
@@ -88,39 +81,38 @@ export async function deactivate(): Promise<void> {
     await zot?.client.stop();
 }
 
-/** The running extension; activate() returns it (tests may use it). */
-export class Zot implements Ctx, vscode.Disposable {
-    readonly output: vscode.LogOutputChannel;
-    /** The chat input's draft, kept across reloads. */
-    private readonly draft: DraftStore;
-    readonly client: ZotClient;
-    readonly chat: ChatViewProvider;
-    readonly panels: PanelManager;
-    readonly reviews: ReviewManager;
-    readonly approvals = new Approvals();
-    readonly state = new ZotState();
-    readonly attachments: Attachments;
+/** The running extension; activate() returns it (tests may use it). It is
+ * the side panel's chat, and opens the editor-tab chats (chatTab.ts). */
+export class Zot extends ChatContext {
     private readonly statusItem: vscode.StatusBarItem;
-    private readonly disposables: vscode.Disposable[] = [];
+    /** The editor-tab chats open now. */
+    readonly tabs = new Set<ChatTab>();
+    private tabCount = 0;
 
     constructor(private readonly context: vscode.ExtensionContext) {
-        this.output = vscode.window.createOutputChannel("zot", { log: true });
+        const output = vscode.window.createOutputChannel("zot", { log: true });
         const storage = context.storageUri?.scheme === "file" ? context.storageUri.fsPath : undefined;
-        this.draft = new DraftStore(storage, context.workspaceState, (s) => this.output.appendLine(s));
         const version = (context.extension?.packageJSON as { version?: unknown } | undefined)?.version;
-        this.client = new ZotClient(this.output, (c) => installHandlers(c, this), undefined, undefined, {
-            extensionPath: context.extensionPath,
-            version: typeof version === "string" ? version : "unknown",
-        });
-        this.client.secretApiKey = () => context.secrets.get(SECRET_API_KEY);
-        this.chat = new ChatViewProvider(context.extensionUri, this.chatHost(), (s) => this.output.appendLine(s));
-        this.panels = new PanelManager(context.extensionUri, () => this.panelSink());
-        this.reviews = new ReviewManager((s) => this.output.appendLine(s));
-        this.reviews.onReviewing = (toolCallId, pending) => this.chat.post({ type: "review", toolCallId, pending });
-        this.attachments = new Attachments(
-            async () => (this.client.state === "running" ? (await this.client.running().sendRequest(ext.mcpResources)).resources : []),
-            (chip) => this.chat.post({ type: "activeFile", chip }),
+        const reviews = new ReviewManager((s) => output.appendLine(s));
+        super(
+            {
+                extensionUri: context.extensionUri,
+                output,
+                pkg: { extensionPath: context.extensionPath, version: typeof version === "string" ? version : "unknown" },
+                secretApiKey: () => context.secrets.get(SECRET_API_KEY),
+                reviews,
+                approvals: new Approvals(),
+            },
+            new DraftStore(storage, context.workspaceState, (s) => output.appendLine(s)),
         );
+        // A review's card is in the chat whose run it is: each chat's
+        // webview marks the cards it has.
+        this.reviews.onReviewing = (toolCallId, pending) => {
+            this.chat.post({ type: "review", toolCallId, pending });
+            for (const t of this.tabs) {
+                t.chat.post({ type: "review", toolCallId, pending });
+            }
+        };
         this.statusItem = vscode.window.createStatusBarItem("zot.status", vscode.StatusBarAlignment.Right, 100);
         this.statusItem.name = "zot";
         this.statusItem.command = "zot.focusChat";
@@ -129,38 +121,27 @@ export class Zot implements Ctx, vscode.Disposable {
         this.disposables.push(
             registerCheckpointContent(),
             this.output,
-            this.client,
-            this.chat,
-            this.panels,
             this.reviews,
-            this.attachments,
             this.approvals,
             this.statusItem,
             vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, this.chat, { webviewOptions: { retainContextWhenHidden: true } }),
-            this.client.onState(() => this.onClientState()),
-            this.client.onStarted(() => void this.onStarted()),
             vscode.workspace.onDidChangeConfiguration((e) => this.onConfig(e)),
             ...commands.registerCommands(this),
             vscode.commands.registerCommand("zot.setApiKey", () => setApiKey(context, this)),
             // The editor's context menu names the extension ("Zot: Prompt…").
             vscode.commands.registerCommand("zot.promptFromEditor", () => vscode.commands.executeCommand("zot.prompt")),
+            vscode.commands.registerCommand("zot.newChatTab", () => this.newChatTab()),
+            { dispose: () => this.tabs.forEach((t) => t.dispose()) },
         );
         this.updateStatusBar();
     }
 
-    // ------------------------------------------------------------ Ctx
-
-    selectionChip(): PendingChip | undefined {
-        return this.attachments.selectionChip();
-    }
-
-    setCommands(cmds: ext.CommandInfo[]): void {
-        this.state.commands = cmds;
-        this.chat.post({ type: "commands", commands: cmds });
-    }
-
-    refresh(history: boolean): Promise<void> {
-        return commands.refresh(this, history);
+    /** Zot: New Chat in Editor Tab: a chat of its own, beside this one. */
+    newChatTab(): ChatTab {
+        const t = new ChatTab(this.shared, ++this.tabCount, () => this.tabs.delete(t));
+        this.tabs.add(t);
+        void t.client.start();
+        return t;
     }
 
     updateStatusBar(): void {
@@ -170,74 +151,12 @@ export class Zot implements Ctx, vscode.Disposable {
         this.statusItem.backgroundColor = v.background ? new vscode.ThemeColor(v.background) : undefined;
     }
 
-    focusChat(): Promise<void> {
-        return this.chat.reveal(true);
-    }
-
-    showOutput(): void {
-        this.output.show(true);
-    }
-
-    // ------------------------------------------------------------ the client
-
-    private panelSink(): PanelSink | undefined {
-        const c = this.client.client;
-        if (!c || this.client.state !== "running") {
-            return undefined;
-        }
-        return {
-            key: (p: ext.PanelKeyParams) => void c.sendNotification(ext.panelKey, p).catch((e) => this.output.appendLine(`[panel] key: ${errorMessage(e)}`)),
-            closed: (p: ext.PanelCloseParams) => void c.sendNotification(ext.panelClosed, p).catch(() => undefined),
-        };
-    }
-
-    private onClientState(): void {
-        if (this.client.state !== "running") {
-            this.state.clearRuns();
-            this.panels.closeAll();
-            this.reviews.abandonAll();
-        }
-        this.chat.status({ connection: this.client.state, message: this.client.problem });
-        this.updateStatusBar();
-    }
-
-    private async onStarted(): Promise<void> {
-        const restarted = this.client.restarts > 0;
-        if (!restarted && !this.restoredOnce) {
-            this.restoredOnce = true;
-            await this.restoreLastSession();
-        }
-        const info = this.client.info;
-        if (info) {
-            this.state.fromServerInfo(info);
-            this.setCommands(this.state.commands);
-        }
-        this.state.clearRuns();
-        this.chat.dropHeldEvents();
-        for (const m of await this.snapshot()) {
-            this.chat.post(m);
-        }
-        if (this.restoredNotice) {
-            this.chat.notice("info", this.restoredNotice);
-            this.restoredNotice = undefined;
-        }
-        if (restarted) {
-            this.chat.notice(
-                "warn",
-                `zot lsp stopped unexpectedly and was restarted${this.client.resumedSession ? "; the session was resumed" : ""}. A run in progress was lost.`,
-            );
-        }
-        this.updateStatusBar();
-    }
-
-    private restoredOnce = false;
-
     /**
      * After a window reload (a new zot lsp, a new empty session) the last
      * conversation of this workspace comes back: zot resumes it. Nothing
      * happens when it is gone or the new session already has messages.
      */
-    private async restoreLastSession(): Promise<void> {
+    protected async beforeFirstSnapshot(): Promise<void> {
         const last = this.context.workspaceState.get<string>(LAST_SESSION);
         const c = this.client.state === "running" ? this.client.client : undefined;
         if (!last || !c) {
@@ -249,84 +168,17 @@ export class Zot implements Ctx, vscode.Disposable {
                 return;
             }
             const r = await c.sendRequest(ext.sessionResume, { id: last });
-            this.restoredNotice = `Restored the last conversation (session ${r.sessionId}, ${r.messageCount} messages).`;
+            this.pendingNotice = `Restored the last conversation (session ${r.sessionId}, ${r.messageCount} messages).`;
         } catch (e) {
             this.output.appendLine(`[session] the last conversation (${last}) could not be restored: ${errorMessage(e)}`);
         }
     }
 
-    private restoredNotice?: string;
-
-    /** Remembers the session for the next window (see restoreLastSession). */
+    /** Remembers the session for the next window (see beforeFirstSnapshot). */
     rememberSession(id: string | undefined): void {
         if (id && this.context.workspaceState.get<string>(LAST_SESSION) !== id) {
             void this.context.workspaceState.update(LAST_SESSION, id);
         }
-    }
-
-    /** Everything a fresh chat webview needs. */
-    private async snapshot(): Promise<HostToChat[]> {
-        const out: HostToChat[] = [];
-        const c = this.client.state === "running" ? this.client.client : undefined;
-        if (c) {
-            const [state, models, messages, cmds, mcp] = await Promise.allSettled([
-                c.sendRequest(ext.state),
-                c.sendRequest(ext.models),
-                c.sendRequest(ext.messages),
-                c.sendRequest(ext.commands),
-                c.sendRequest(ext.mcp),
-            ]);
-            if (mcp.status === "fulfilled") {
-                // The view keeps it (sticky): posted, not returned.
-                this.chat.post({ type: "mcp", servers: mcp.value.servers, disabled: mcp.value.disabled });
-            }
-            if (state.status === "fulfilled") {
-                const s = state.value;
-                this.client.resumeSession = s.session_id || undefined;
-                if (s.message_count > 0) {
-                    this.rememberSession(s.session_id);
-                }
-                this.state.fromState(s);
-                if (s.runId && this.state.addRun(s.runId)) {
-                    this.updateStatusBar();
-                }
-            }
-            if (cmds.status === "fulfilled") {
-                this.state.commands = cmds.value.commands;
-            }
-            if (models.status === "fulfilled") {
-                out.push({ type: "models", models: models.value.models, current: models.value.current });
-            }
-            out.push({ type: "history", messages: messages.status === "fulfilled" ? messages.value.messages : [] });
-            if (state.status === "fulfilled" && state.value.runId) {
-                out.push({ type: "runStarted", runId: state.value.runId, queued: false });
-            }
-        }
-        out.push({ type: "commands", commands: this.state.commands });
-        out.push({ type: "status", status: this.state.chatStatus(this.client.connection) });
-        out.push({ type: "draft", text: this.draft.get() });
-        this.attachments.announceActive();
-        return out;
-    }
-
-    private chatHost(): ChatHost {
-        return {
-            send: (text, attachments, resendIndex) => commands.send(this, text, undefined, attachments, resendIndex),
-            atItems: (q) => this.attachments.items(q),
-            pickAt: (item) => this.attachments.pick(item),
-            retry: () => commands.retry(this),
-            restoreCheckpoint: (index) => restoreFromMessage(this, index),
-            reviewDecision: (id, d) => commands.reviewDecision(this, id, d),
-            openDiff: (id, name, args) => commands.openCallDiff(this, id, name, args),
-            resolveFiles: (paths) => resolveFiles(paths),
-            codeAction: (action, code) => (action === "apply" ? commands.applyCode(this, code) : codeAction(action, code)),
-            saveDraft: (text) => this.draft.set(text),
-            abort: () => commands.abort(this),
-            setModel: (m) => commands.setModel(this, m),
-            setMode: (m) => commands.setMode(this, m),
-            restartMcp: (name) => commands.restartMcp(this, name),
-            snapshot: () => this.snapshot(),
-        };
     }
 
     private onConfig(e: vscode.ConfigurationChangeEvent): void {
@@ -354,14 +206,11 @@ export class Zot implements Ctx, vscode.Disposable {
             void vscode.window.showInformationMessage("zot: settings changed. Restart zot lsp to apply them?", "Restart").then((a) => {
                 if (a === "Restart") {
                     void this.client.restart();
+                    for (const t of this.tabs) {
+                        void t.client.restart();
+                    }
                 }
             });
-        }
-    }
-
-    dispose(): void {
-        for (const d of this.disposables.reverse()) {
-            d.dispose();
         }
     }
 }
