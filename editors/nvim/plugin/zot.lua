@@ -30,6 +30,8 @@ cmd('ZotCommand', 'command', {
 })
 cmd('ZotAbort', 'abort', { bang = true, desc = 'zot: stop the run (! also drops the queued prompts)' })
 cmd('ZotChat', 'chat', { desc = 'zot: show or hide the chat' })
+cmd('ZotChatNew', 'chat_new', { desc = 'zot: open another chat, with its own zot (session, run, mode, model)' })
+cmd('ZotChatClose', 'chat_close', { desc = "zot: close this chat (a :ZotChatNew chat's zot stops; its session stays)" })
 cmd('ZotNew', 'new', { desc = 'zot: start a new session' })
 cmd('ZotSessions', 'sessions', { desc = 'zot: pick a saved session and resume it' })
 cmd('ZotCheckpoints', 'checkpoints', {

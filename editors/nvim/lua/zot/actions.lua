@@ -79,7 +79,8 @@ function M.apply_code(chat, path)
     if p == '' then
       return
     end
-    local full = p:match('^/') and p or (chat.root .. '/' .. p)
+    local dir = util.dir_of(chat.root)
+    local full = p:match('^/') and p or (dir .. '/' .. p)
     if p:sub(1, 1) == '~' then
       full = vim.fn.expand(p)
     end
@@ -108,7 +109,8 @@ function M.apply_code(chat, path)
     local name = w and require('zot.client').buf_path(api.nvim_win_get_buf(w))
     guess = name
   end
-  local default = guess and guess:sub(1, #chat.root + 1) == chat.root .. '/' and guess:sub(#chat.root + 2) or guess
+  local dir = util.dir_of(chat.root)
+  local default = guess and guess:sub(1, #dir + 1) == dir .. '/' and guess:sub(#dir + 2) or guess
   vim.ui.input({ prompt = 'zot: apply the code block to ', default = default or '', completion = 'file' }, apply)
   return b
 end

@@ -65,7 +65,7 @@ function M.file_at_cursor(chat)
       if path:sub(1, 1) == '~' then
         full = vim.fn.expand(path)
       elseif not path:match('^/') then
-        full = chat.root .. '/' .. path
+        full = util.dir_of(chat.root) .. '/' .. path
       end
       if vim.fn.filereadable(full) == 1 then
         return { path = full, line = tonumber(l), col = tonumber(c) }
@@ -1231,7 +1231,7 @@ function M.code_block_file(chat, b)
     if tok == '' or tok:match('^%a[%w+.-]*://') then
       return nil
     end
-    local full = tok:match('^/') and tok or (chat.root .. '/' .. tok)
+    local full = tok:match('^/') and tok or (util.dir_of(chat.root) .. '/' .. tok)
     if vim.fn.filereadable(full) == 1 then
       return full
     end
@@ -1245,7 +1245,7 @@ function M.code_block_file(chat, b)
   end
   if path and path:find('[./]') then
     -- It may not exist yet: applying creates it.
-    return existing(path) or (path:match('^/') and path or (chat.root .. '/' .. path))
+    return existing(path) or (path:match('^/') and path or (util.dir_of(chat.root) .. '/' .. path))
   end
   local lines = api.nvim_buf_get_lines(chat.buf, math.max(0, b.s - 6), b.s, false)
   for i = #lines, 1, -1 do

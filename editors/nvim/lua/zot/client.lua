@@ -80,10 +80,11 @@ function M.root_for(bufnr)
     -- Not a file: the client already running for the cwd, else the cwd.
     return cwd
   end
-  -- A running client whose root holds the file wins.
+  -- A running client whose root holds the file wins (the workspace's
+  -- first chat: a file's commands go there, not to a :ZotChatNew chat).
   local best
   for root in pairs(M.by_root) do
-    if under(path, root) and (not best or #root > #best) then
+    if not util.is_extra_chat(root) and under(path, root) and (not best or #root > #best) then
       best = root
     end
   end
@@ -169,7 +170,7 @@ M.attach = attach
 local function attach_all(state)
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     local p = buf_path(b)
-    if p and under(p, state.root) and vim.api.nvim_buf_is_loaded(b) then
+    if p and under(p, util.dir_of(state.root)) and vim.api.nvim_buf_is_loaded(b) then
       attach(state, b)
     end
   end
@@ -251,6 +252,8 @@ local function start(root, bufnr)
     return nil
   end
   local state = { root = root, waiters = {}, commands = {}, extensions = nil, ready = false }
+  -- root is the chat's key; dir the workspace (they differ for :ZotChatNew's chats).
+  local dir = util.dir_of(root)
   M.by_root[root] = state
   local init = config.init_options()
   local resume = M.resume_after_crash[root]
@@ -267,9 +270,9 @@ local function start(root, bufnr)
     name = 'zot',
     cmd = cmd,
     cmd_env = o.cmd_env,
-    cmd_cwd = compat.is_dir(root) and root or nil,
-    root_dir = root,
-    workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') } },
+    cmd_cwd = compat.is_dir(dir) and dir or nil,
+    root_dir = dir,
+    workspace_folders = { { uri = vim.uri_from_fname(dir), name = vim.fn.fnamemodify(dir, ':t') } },
     capabilities = capabilities(),
     init_options = init,
     handlers = require('zot.handlers').build(),
@@ -317,7 +320,7 @@ local function start(root, bufnr)
       end)
     end,
   }
-  if not compat.is_dir(root) then
+  if not compat.is_dir(dir) then
     cfg.cmd_cwd = nil
   end
   local id = with_transport(cfg, function()
@@ -563,12 +566,18 @@ function M.setup_autocmds()
       end
       local best
       for root, st in pairs(M.by_root) do
-        if st.ready and under(p, root) and (not best or #root > #best.root) then
+        if st.ready and not util.is_extra_chat(root) and under(p, root) and (not best or #root > #best.root) then
           best = st
         end
       end
       if best then
         attach(best, args.buf)
+      end
+      -- Every chat of the workspace has the file (its own zot reads it).
+      for root, st in pairs(M.by_root) do
+        if st.ready and util.is_extra_chat(root) and under(p, util.dir_of(root)) then
+          attach(st, args.buf)
+        end
       end
     end,
   })

@@ -120,6 +120,14 @@ function M.chat()
   zot().toggle_chat()
 end
 
+function M.chat_new()
+  zot().new_chat()
+end
+
+function M.chat_close()
+  zot().close_chat()
+end
+
 function M.new()
   zot().new_session()
 end

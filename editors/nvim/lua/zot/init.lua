@@ -373,6 +373,46 @@ function M.open_chat(opts)
   return win
 end
 
+--- :ZotChatNew: another chat of this workspace, with a zot of its own: its
+--- own session, run, queue, permission mode and model, so a run in one
+--- never waits for another. Commands typed in its chat or input go to it;
+--- a file's commands go to the workspace's first chat. Returns its key.
+function M.new_chat(opts)
+  opts = opts or {}
+  M.ensure_setup()
+  local dir = util.dir_of(opts.root or client().root_for(vim.api.nvim_get_current_buf()))
+  local n = 2
+  while client().by_root[dir .. '#zot-chat-' .. n] or chat().chats[dir .. '#zot-chat-' .. n] do
+    n = n + 1
+  end
+  local key = dir .. '#zot-chat-' .. n
+  M.open_chat({ root = key, focus = opts.focus })
+  return key
+end
+
+--- :ZotChatClose: closes a chat made by :ZotChatNew — its zot stops, its
+--- session stays for :ZotSessions. The workspace's first chat is only
+--- hidden (as :ZotChat does).
+function M.close_chat(opts)
+  opts = opts or {}
+  local key = opts.root or client().root_for(vim.api.nvim_get_current_buf())
+  chat().close(key)
+  require('zot.input').close(key)
+  if not util.is_extra_chat(key) then
+    return
+  end
+  client().stop(client().by_root[key])
+  local c = chat().get(key, false)
+  local inp = require('zot.input').get(key, false)
+  for _, b in ipairs({ c and c.buf, inp and inp.buf }) do
+    if b and vim.api.nvim_buf_is_valid(b) then
+      pcall(vim.api.nvim_buf_delete, b, { force = true })
+    end
+  end
+  chat().get(key, false) -- forgets it (and its timer)
+  require('zot.input').get(key, false)
+end
+
 -- ------------------------------------------------------------- sessions --
 
 function M.new_session(opts)

@@ -11,6 +11,7 @@
 -- #file: variables): the model reads "compare #buffer with
 -- #file:src/app.go" next to context blocks labelled with those files.
 local compat = require('zot.compat')
+local dir_of = require('zot.util').dir_of
 
 local api = vim.api
 
@@ -41,6 +42,7 @@ local function buf_uri(buf)
 end
 
 local function rel(root, path)
+  root = root and dir_of(root)
   if root and path:sub(1, #root + 1) == root .. '/' then
     return path:sub(#root + 2)
   end
@@ -138,6 +140,7 @@ end
 -- -------------------------------------------------------------- parse --
 
 local function resolve_file(root, path)
+  root = dir_of(root)
   local full = path
   if path:sub(1, 1) == '~' then
     full = vim.fn.expand(path)
@@ -259,6 +262,7 @@ end
 -- --------------------------------------------------------- completion --
 
 local function workspace_files(root)
+  root = dir_of(root)
   local files
   if vim.fn.isdirectory(root .. '/.git') == 1 and vim.fn.executable('git') == 1 then
     files = vim.fn.systemlist({ 'git', '-C', root, 'ls-files', '--cached', '--others', '--exclude-standard' })

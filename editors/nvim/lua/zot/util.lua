@@ -115,4 +115,19 @@ function M.human(n)
   return tostring(math.floor(n))
 end
 
+-- Several chats of one workspace (:ZotChatNew): each is a client of its
+-- own, keyed by the workspace root plus "#zot-chat-N"; the first chat's key
+-- is the root itself.
+local CHAT_SUFFIX = '#zot%-chat%-%d+$'
+
+--- The workspace directory of a chat key (the key without "#zot-chat-N").
+function M.dir_of(key)
+  return (key:gsub(CHAT_SUFFIX, ''))
+end
+
+--- Whether key is a chat of its own beside the workspace's first one.
+function M.is_extra_chat(key)
+  return key:find(CHAT_SUFFIX) ~= nil
+end
+
 return M
