@@ -29,7 +29,10 @@ H.wait("the second chat's zot", function()
 end)
 local second = client.get(key)
 H.ok(second.id ~= first.id, 'a zot client of its own')
-H.ok(vim.api.nvim_buf_get_name(chat.get(key, false).buf):find('#zot-chat-2', 1, true), 'the chat buffer is named for it')
+H.ok(
+  vim.api.nvim_buf_get_name(chat.get(key, false).buf):find('#zot-chat-2', 1, true),
+  'the chat buffer is named for it'
+)
 H.ok(not text(key):find('the long one', 1, true), "the first chat's conversation is not in it:\n" .. text(key))
 
 zot.send(key, 'the quick one')

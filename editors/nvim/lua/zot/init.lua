@@ -461,7 +461,11 @@ end
 function M.session_changed(state, params)
   local what = params.reason == 'fork' and 'forked the conversation into a new session'
     or 'moved the conversation in the session tree'
-  local note = ('An extension %s (session %s, %d messages).'):format(what, tostring(params.sessionId), params.messageCount or 0)
+  local note = ('An extension %s (session %s, %d messages).'):format(
+    what,
+    tostring(params.sessionId),
+    params.messageCount or 0
+  )
   show_transcript(state, note, function()
     local text = util.val(params.editorText)
     if text and text ~= '' then
