@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zot-editors/zot/agent/home"
@@ -85,6 +86,7 @@ type Runtime struct {
 	forked    string // the locked session the current one was copied from
 	lastIn    int    // input tokens of the last model call, for auto-compaction
 	compacts  int
+	execSeq   atomic.Int64 // ids of extensions' exec calls (exec.go)
 
 	// Extension actions (extend.go).
 	steer      []string        // added before the next model call

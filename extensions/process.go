@@ -66,6 +66,8 @@ type proc struct {
 	badLines      atomic.Int64
 	hugeLines     atomic.Int64
 	wholeLogged   atomic.Int64 // bytes of cut UI texts logged whole (logWhole)
+	lastLine      atomic.Int64 // when the last line came (unix ns): pings go to an idle extension
+	pingOut       atomic.Bool  // a ping of the host is unanswered (features.go)
 
 	mu        sync.Mutex
 	hello     wire.Frame
@@ -272,6 +274,7 @@ func (p *proc) readLoop() {
 		if err != nil {
 			break
 		}
+		p.lastLine.Store(time.Now().UnixNano())
 		select {
 		case p.activity <- struct{}{}:
 		default:

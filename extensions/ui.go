@@ -58,6 +58,7 @@ func (h *Host) hostCapabilities() *wire.HostCapabilities {
 	if h.actions() != nil {
 		c.Actions = []string{wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries}
 	}
+	c.Features = h.features()
 	return c
 }
 

@@ -140,7 +140,7 @@ func New(c Config) *Bridge {
 // there); the SEP initialize follows the host's hello_ack.
 func (b *Bridge) Run() {
 	b.toHost(wire.Frame{Type: wire.TypeHello, Name: b.c.Name, Version: b.c.Manifest.Version,
-		Capabilities: []string{wire.CapUI, wire.CapHooks, wire.CapActions, wire.CapReady}})
+		Capabilities: []string{wire.CapUI, wire.CapHooks, wire.CapActions, wire.CapReady, wire.CapExec, wire.CapComplete}})
 	hostDone := make(chan struct{})
 	go b.writeLoop()
 	go func() {
@@ -233,6 +233,10 @@ func (b *Bridge) fromHost(f wire.Frame) {
 			p["arguments"] = map[string]any{"args": text}
 		}
 		b.call("command/execute", pendingCall{zotID: f.ID}, p)
+	case wire.TypeCommandComplete:
+		b.call("command/complete", pendingCall{zotID: f.ID}, map[string]any{
+			"command": f.Name, "partial": f.Text, "context": b.context("command"),
+		})
 	case wire.TypeEvent:
 		b.event(f)
 	case wire.TypeEventIntercept:
@@ -249,7 +253,8 @@ func (b *Bridge) initialize(ack wire.Frame) {
 	enabled := map[string]bool{
 		"tools": true, "commands": true, "ui": true, "session": true,
 		"kv": b.c.KV != nil, "bus": b.c.Publish != nil,
-		"exec": false, "providers": false, // not offered by zot yet (docs/extensions.md)
+		"exec":      ack.HostCapabilities != nil && slices.Contains(ack.HostCapabilities.Features, wire.CapExec),
+		"providers": false, // not offered by zot yet (docs/extensions.md)
 	}
 	for g, on := range enabled {
 		enabled[g] = on && b.c.Manifest.Enabled(g)
@@ -570,6 +575,17 @@ func (b *Bridge) answered(m Message) {
 		b.toHost(f)
 	case "hook":
 		b.toHost(hookAnswer(pc, m, b.c.Logf))
+	case "command/complete":
+		// Best effort (SEP): an error or junk is no completions.
+		var r struct {
+			Completions []wire.Completion `json:"completions"`
+		}
+		if m.Error != nil {
+			b.c.Logf("sep: command/complete: %s", m.Error.Error())
+		} else if json.Unmarshal(m.Result, &r) != nil {
+			b.c.Logf("sep: command/complete: the reply is not {completions: [{value, description}]}: %s", preview(m.Result))
+		}
+		b.toHost(wire.Frame{Type: wire.TypeCompletions, ID: pc.zotID, Completions: r.Completions})
 	case "shutdown":
 		b.toHost(wire.Frame{Type: wire.TypeShutdownAck})
 	}
@@ -824,8 +840,8 @@ func (b *Bridge) serve(m Message) *Error {
 		if m.IsRequest() {
 			b.reply(m.ID, struct{}{}, nil)
 		}
-	case "exec/run", "command/complete":
-		return Errorf(CodeCapabilityDisabled, "%s is not offered by zot yet", m.Method)
+	case "exec/run":
+		return b.execRun(m)
 	default:
 		if strings.HasPrefix(m.Method, "provider/") {
 			return Errorf(CodeCapabilityDisabled, "%s is not offered by zot yet", m.Method)
@@ -1016,6 +1032,10 @@ func (b *Bridge) hostAnswered(f wire.Frame) {
 		}
 		return
 	}
+	if hc.method == "exec/run" {
+		b.execAnswered(hc, f)
+		return
+	}
 	if f.Error != "" && !(f.Type == wire.TypeUIResponse && f.Cancelled) {
 		code := CodeInternalError
 		if strings.Contains(f.Error, "no ") && hc.method == "ui/request" {
@@ -1122,4 +1142,88 @@ func (b *Bridge) pingLoop() {
 			b.call("ping", pendingCall{}, struct{}{})
 		}
 	}
+}
+
+// ---- exec/run ----
+
+// execRun runs a command through the host's exec: the bash tool's
+// guards, approval and process rules. SEP's command and args become one
+// shell command line — quoted, so what the user is asked about is
+// exactly what runs — and cwd a leading cd. Command tier only: the
+// guards and the approval it waits for are what an event's turn is
+// waiting on.
+func (b *Bridge) execRun(m Message) *Error {
+	if !m.IsRequest() {
+		return Errorf(CodeInvalidRequest, "exec/run is a request (it has an answer)")
+	}
+	var p struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+		Cwd     string   `json:"cwd"`
+		Context struct {
+			Token string `json:"token"`
+		} `json:"context"`
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil || strings.TrimSpace(p.Command) == "" {
+		return Errorf(CodeInvalidParams, "exec/run needs {command, args?, cwd?, context}")
+	}
+	b.mu.Lock()
+	tier, known := b.tokens[p.Context.Token]
+	b.mu.Unlock()
+	switch {
+	case p.Context.Token == "":
+		return Errorf(CodeInvalidParams, "exec/run needs the context {token, tier} of the call it acts in")
+	case !known:
+		return Errorf(CodeContextViolation, "exec/run: context token %q is unknown or stale (from before a restart)", p.Context.Token)
+	case tier != "command":
+		return Errorf(CodeContextViolation, "exec/run is refused from an event-tier context (a hook or event): the guards and the user's approval it waits for are what that turn is waiting on; run it from a tool or command")
+	}
+	line := p.Command
+	if len(p.Args) > 0 {
+		quoted := make([]string, len(p.Args))
+		for i, a := range p.Args {
+			quoted[i] = ShellQuote(a)
+		}
+		line += " " + strings.Join(quoted, " ")
+	}
+	if p.Cwd != "" {
+		line = "cd " + ShellQuote(p.Cwd) + " && " + line
+	}
+	b.toHostCall(m, "", wire.Frame{Type: wire.TypeExec, Command: line})
+	return nil
+}
+
+// ShellQuote quotes s for a POSIX shell (single quotes).
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || r == '@' || r == '+' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// execAnswered turns exec's action_result into exec/run's result; a
+// block (a guard, the user's denial, readonly) is -32000 Blocked.
+func (b *Bridge) execAnswered(hc hostCall, f wire.Frame) {
+	if f.Error != "" {
+		code := CodeInternalError
+		if strings.HasPrefix(f.Error, "blocked: ") {
+			code = CodeBlocked
+		}
+		b.reply(hc.id, nil, &Error{Code: code, Message: f.Error})
+		return
+	}
+	res := map[string]any{"stdout": "", "stderr": "", "exit_code": 0}
+	if f.Stdout != nil {
+		res["stdout"] = *f.Stdout
+	}
+	if f.Stderr != nil {
+		res["stderr"] = *f.Stderr
+	}
+	if f.ExitCode != nil {
+		res["exit_code"] = *f.ExitCode
+	}
+	b.reply(hc.id, res, nil)
 }

@@ -40,6 +40,24 @@ const (
 	// the payload (a JSON object); the host fans it out to the other
 	// extensions, zot's and SEP's alike.
 	TypeBusPublish = "bus_publish"
+	// SEP's other additions, offered on zot's wire (negotiated with the
+	// Cap* of the same name; hello_ack.host_capabilities.features lists
+	// what this host serves). Each has an id and gets an action_result.
+	// kv_get {key} → value; kv_set {key, value}; kv_delete {key};
+	// kv_list {prefix} → keys: the extension's own store (CapKV).
+	TypeKVGet    = "kv_get"
+	TypeKVSet    = "kv_set"
+	TypeKVDelete = "kv_delete"
+	TypeKVList   = "kv_list"
+	// TypeExec {command, timeout_ms} (CapExec) → stdout, stderr,
+	// exit_code: the command runs as the model's bash would, through the
+	// guards and the front's approval.
+	TypeExec = "exec"
+	// TypePing (CapPing) both ways: answered at once with pong {id}.
+	TypePing = "ping"
+	TypePong = "pong"
+	// TypeCompletions (CapComplete) answers command_complete.
+	TypeCompletions = "completions"
 )
 
 // Frame types, host → extension.
@@ -63,6 +81,10 @@ const (
 	// bus_publish / SEP bus/publish. Name is the publisher, Key the
 	// topic, Data the payload.
 	TypeBusEvent = "bus_event"
+	// TypeCommandComplete (CapComplete): the editor completes the
+	// argument of the extension's command; Name is the command, Text
+	// what is typed after it. Answer: completions {id, completions}.
+	TypeCommandComplete = "command_complete"
 )
 
 // Capability names an extension may declare in hello.capabilities to
@@ -78,6 +100,14 @@ const (
 	// CapBus: the extension publishes bus_publish and receives bus_event
 	// (SEP's inter-extension bus, offered on zot's wire too).
 	CapBus = "bus"
+	// SEP's other additions on zot's wire: the extension's kv store
+	// (kv_*), exec, ping both ways (an extension that negotiated it and
+	// misses two pings is restarted), and command argument completion
+	// (command_complete / completions).
+	CapKV       = "kv"
+	CapExec     = "exec"
+	CapPing     = "ping"
+	CapComplete = "complete"
 )
 
 // ui_request kinds.
@@ -264,6 +294,24 @@ type Frame struct {
 	// tool: the extension providing it (seed 000's tool result
 	// attribution, "surfaces extension name in details").
 	Details *ToolDetails `json:"details,omitempty"`
+
+	// SEP's additions on zot's wire. kv_*: Key, Value, Prefix; the
+	// action_result of kv_get carries Value, of kv_list Keys. exec:
+	// Command, TimeoutMS; its action_result Stdout, Stderr, ExitCode.
+	// completions: Completions.
+	Prefix      string       `json:"prefix,omitempty"`
+	Keys        []string     `json:"keys,omitempty"`
+	Command     string       `json:"command,omitempty"`
+	Stdout      *string      `json:"stdout,omitempty"`
+	Stderr      *string      `json:"stderr,omitempty"`
+	ExitCode    *int         `json:"exit_code,omitempty"`
+	Completions []Completion `json:"completions,omitempty"`
+}
+
+// Completion is one candidate for a command's argument.
+type Completion struct {
+	Value       string `json:"value"`
+	Description string `json:"description,omitempty"`
 }
 
 // ToolDetails attributes a tool call or result to the extension whose
@@ -279,6 +327,10 @@ type HostCapabilities struct {
 	UI      UICapabilities `json:"ui"`
 	Hooks   []string       `json:"hooks"`
 	Actions []string       `json:"actions"`
+	// Features lists SEP's additions this host serves on zot's wire
+	// (bus, kv, exec, ping, complete): an extension uses those it also
+	// declared in hello.capabilities.
+	Features []string `json:"features,omitempty"`
 }
 
 // UICapabilities says which user interface this front has (pi's

@@ -7,7 +7,8 @@
 // whose arguments mention "rm -rf" asks the user; "hang": never answers;
 // "crash": exits), SEPEXT_NOPING=1 (never answers ping),
 // SEPEXT_EVENTMUTATE=1 (on turn_start, tries session/send_message from
-// the event's context).
+// the event's context), SEPEXT_EVENTEXEC=1 (on turn_start, tries exec/run
+// from the event's context: "xv <code>").
 package main
 
 import (
@@ -138,6 +139,9 @@ func handle(m msg) {
 					map[string]any{"name": name + "_crash", "description": "Exit at once.", "parameters": map[string]any{"type": "object"}},
 					map[string]any{"name": name + "_publish", "description": "Publish on the bus.", "parameters": map[string]any{"type": "object"}},
 					map[string]any{"name": name + "_narrow", "description": "Narrow the active tools to read, nonexistent and its own say.", "parameters": map[string]any{"type": "object"}},
+					map[string]any{"name": name + "_exec", "description": "Run a command through the host (exec/run).",
+						"parameters": map[string]any{"type": "object", "properties": map[string]any{
+							"command": map[string]any{"type": "string"}, "args": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}, "cwd": map[string]any{"type": "string"}}}},
 				},
 				"commands":      []any{map[string]any{"name": name + "-note", "description": "Post a message to the session."}},
 				"subscriptions": []string{"turn_start", "bus/event"},
@@ -164,6 +168,14 @@ func handle(m msg) {
 			_ = json.Unmarshal(p.Payload, &b)
 			note("bus %s from %s %s", b.Topic, b.From, b.Payload)
 		}
+		if p.Event == "turn_start" && os.Getenv("SEPEXT_EVENTEXEC") == "1" {
+			r := request("exec/run", map[string]any{"context": p.Context, "command": "echo", "args": []string{"from an event"}})
+			if r.Error != nil {
+				note("xv %d", r.Error.Code)
+			} else {
+				note("xv none")
+			}
+		}
 		if p.Event == "turn_start" && os.Getenv("SEPEXT_EVENTMUTATE") == "1" {
 			r := request("session/send_message", map[string]any{"context": p.Context, "text": "from an event"})
 			if r.Error != nil {
@@ -176,8 +188,11 @@ func handle(m msg) {
 		hook(m, p.Hook, p.Input)
 	case "tool/execute":
 		var a struct {
-			Phrase string `json:"phrase"`
-			Value  string `json:"value"`
+			Phrase  string   `json:"phrase"`
+			Value   string   `json:"value"`
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+			Cwd     string   `json:"cwd"`
 		}
 		_ = json.Unmarshal(p.Arguments, &a)
 		switch strings.TrimPrefix(p.Tool, name+"_") {
@@ -208,12 +223,45 @@ func handle(m msg) {
 				return
 			}
 			reply(m.ID, map[string]any{"content": "active: " + string(r.Result)})
+		case "exec":
+			params := map[string]any{"context": p.Context, "command": a.Command}
+			if a.Args != nil {
+				params["args"] = a.Args
+			}
+			if a.Cwd != "" {
+				params["cwd"] = a.Cwd
+			}
+			r := request("exec/run", params)
+			if r.Error != nil {
+				reply(m.ID, map[string]any{"content": fmt.Sprintf("refused %d: %s", r.Error.Code, r.Error.Message), "is_error": true})
+				return
+			}
+			var x struct {
+				Stdout   string `json:"stdout"`
+				Stderr   string `json:"stderr"`
+				ExitCode int    `json:"exit_code"`
+			}
+			_ = json.Unmarshal(r.Result, &x)
+			reply(m.ID, map[string]any{"content": fmt.Sprintf("exit %d out %q err %q", x.ExitCode, x.Stdout, x.Stderr)})
 		case "publish":
 			send(map[string]any{"jsonrpc": "2.0", "method": "bus/publish", "params": map[string]any{"topic": "greeting", "payload": map[string]any{"from": name}}})
 			reply(m.ID, map[string]any{"content": "published"})
 		default:
 			reply(m.ID, map[string]any{"content": "unknown tool " + p.Tool, "is_error": true})
 		}
+	case "command/complete":
+		// The colours that start with what is typed.
+		var c struct {
+			Partial string `json:"partial"`
+		}
+		_ = json.Unmarshal(m.Params, &c)
+		out := []any{}
+		for _, v := range []string{"red", "green", "blue", "grey"} {
+			if strings.HasPrefix(v, c.Partial) {
+				out = append(out, map[string]any{"value": v, "description": "the colour " + v})
+			}
+		}
+		reply(m.ID, map[string]any{"completions": out})
 	case "command/execute":
 		r := request("session/send_message", map[string]any{"context": p.Context, "text": "note from " + name})
 		if r.Error != nil {
