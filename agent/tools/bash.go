@@ -138,8 +138,8 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 // spawned is how a command run by spawn ended.
 type spawned struct {
 	state    *os.ProcessState
-	killed   bool  // cancelled or timed out: its process group was stopped
-	waitErr  error // cmd.Wait's error
+	killed   bool   // cancelled or timed out: its process group was stopped
+	waitErr  error  // cmd.Wait's error
 	startErr string // it never ran: why
 }
 
