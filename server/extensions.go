@@ -39,6 +39,12 @@ type Host interface {
 	Close(ctx context.Context) error
 }
 
+// commandCompleter is a Host that completes its commands' arguments
+// (extensions.Host: command_complete, SEP's command/complete).
+type commandCompleter interface {
+	CompleteCommand(ctx context.Context, name, partial string) ([]CommandCompletion, error)
+}
+
 // startWaiter is a Host whose extensions may still be starting: a tool or
 // command not (yet) registered waits for them instead of being unknown.
 // extensions.Host implements it.

@@ -70,3 +70,40 @@ func TestSEPExtensionUnderLSP(t *testing.T) {
 		t.Fatalf("zot/ui/request params: %v", asked)
 	}
 }
+
+// zot/command/complete: an SEP extension's command completes its
+// argument through command/complete; /mode completes the modes; a
+// command that does not exist is InvalidParams.
+func TestSEPCommandCompleteUnderLSP(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("ok"))
+	bin := filepath.Join(t.TempDir(), "sepext")
+	if err := servertest.Build("./extensions/testdata/sepext", bin, false); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "col")
+	os.MkdirAll(dir, 0o755)
+	toml := fmt.Sprintf("name = \"col\"\nversion = \"0.1.0\"\n\n[run]\ncommand = %q\n\n[run.env]\nSEPEXT_NAME = \"col\"\nSEPEXT_OUT = %q\n", bin, filepath.Join(dir, "notes"))
+	os.WriteFile(filepath.Join(dir, "extension.toml"), []byte(toml), 0o644)
+	ed := servertest.Start(t, e.config("--ext", dir))
+	ed.Initialize(nil)
+	waitExt(ed, "col", "loaded")
+	type result struct {
+		Completions []struct {
+			Value       string `json:"value"`
+			Description string `json:"description"`
+		} `json:"completions"`
+	}
+	var r result
+	ed.MustCall("zot/command/complete", map[string]any{"name": "/col-note", "args": "gr"}, &r)
+	if fmt.Sprint(r.Completions) != "[{green the colour green} {grey the colour grey}]" {
+		t.Fatalf("completions: %+v", r.Completions)
+	}
+	r = result{}
+	ed.MustCall("zot/command/complete", map[string]any{"name": "mode", "args": "r"}, &r)
+	if fmt.Sprint(r.Completions) != "[{readonly }]" {
+		t.Fatalf("/mode completions: %+v", r.Completions)
+	}
+	if err := ed.Call("zot/command/complete", map[string]any{"name": "nosuch", "args": ""}, &r); err == nil || err.Code != -32602 || !strings.Contains(err.Message, "names no command") {
+		t.Fatalf("an unknown command: %+v", err)
+	}
+}
