@@ -216,11 +216,12 @@ func (s *Server) zotCommandComplete(ctx context.Context, p *CommandCompleteParam
 		return res, nil
 	}
 	release(ctx) // an extension's answer takes a moment: let other messages through
-	if c, ok := s.waitHost(ctx).(commandCompleter); ok {
-		cs, err := c.CompleteCommand(ctx, name, partial)
-		if err != nil && !slices.ContainsFunc(s.commandList(), func(c CommandInfo) bool { return c.Name == name }) {
-			return res, fieldError(MethodCommandComplete, "name", "names no command (%q); zot/commands lists them", name)
-		}
+	host := s.waitHost(ctx)
+	if !slices.ContainsFunc(s.commandList(), func(c CommandInfo) bool { return c.Name == name }) {
+		return res, fieldError(MethodCommandComplete, "name", "names no command (%q); zot/commands lists them", name)
+	}
+	if c, ok := host.(commandCompleter); ok {
+		cs, _ := c.CompleteCommand(ctx, name, partial) // (a built-in, a skill or an MCP prompt: none)
 		res.Completions = append(res.Completions, cs...)
 	}
 	return res, nil
