@@ -121,3 +121,51 @@ func checkSEPTrace(t *testing.T, path string, want []string) {
 		}
 	}
 }
+
+// A SEP extension's exec/run under zot rpc --no-yolo: the user is asked
+// about the command itself (after the extension's tool), shown whole and
+// quoted as it will run; a denial reaches the extension as -32000
+// Blocked, an allow runs it. complete_command reaches the extension's
+// command/complete.
+func TestRPCSEPExecAsksAndCompletes(t *testing.T) {
+	call := llmtest.ToolReply("ex_exec", map[string]any{"command": "printf", "args": []string{"%s", "a b"}})
+	e := newEnv(t, call, llmtest.TextReply("denied"), call, llmtest.TextReply("ran"))
+	trace := t.TempDir()
+	dir := writeSEPExt(t, filepath.Join(t.TempDir(), "ex"), "ex", filepath.Join(trace, "notes"), nil)
+	p := e.startRPC([]string{extensions.EnvSEPTrace + "=" + trace}, "--no-yolo", "--ext", dir)
+
+	// answer answers the next --no-yolo question, which must name what.
+	answer := func(what, choice string) {
+		t.Helper()
+		frames := p.until(isType("ext_ui_request"))
+		req := frames[len(frames)-1]
+		if req["extension"] != "zot" || !strings.Contains(fmt.Sprint(req["message"]), what) {
+			t.Fatalf("asked %v, want a question naming %q", req, what)
+		}
+		p.send(map[string]any{"id": "u", "type": "ui_response", "ui_id": req["id"], "value": choice})
+	}
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "run it"})
+	answer("the ex_exec tool", "Allow once")
+	answer(`"command": "printf '%s' 'a b'"`, "Deny")
+	tr := find(p.until(isType("done")), "tool_result")
+	if tr == nil || !strings.Contains(toJSON(tr), "refused -32000: blocked: the user denied this bash call") {
+		t.Fatalf("denied: %v", tr)
+	}
+	p.send(map[string]any{"id": "2", "type": "prompt", "message": "run it now"})
+	answer("the ex_exec tool", "Allow once")
+	answer(`"command": "printf '%s' 'a b'"`, "Allow once")
+	tr = find(p.until(isType("done")), "tool_result")
+	if tr == nil || !strings.Contains(toJSON(tr), `exit 0 out \"a b\" err \"\"`) {
+		t.Fatalf("allowed: %v", tr)
+	}
+
+	p.send(map[string]any{"id": "3", "type": "complete_command", "name": "/ex-note", "args": "bl"})
+	res := p.until(isType("response"))
+	if r := res[len(res)-1]; r["success"] != true || toJSON(r["data"]) != `{"completions":[{"description":"the colour blue","value":"blue"}]}` {
+		t.Fatalf("complete_command: %v", r)
+	}
+	p.in.Close()
+	for range p.lines {
+	}
+	checkSEPTrace(t, filepath.Join(trace, "ex.ndjson"), []string{"reply:exec/run", "command/complete", "error reply"})
+}
