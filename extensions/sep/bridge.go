@@ -553,12 +553,16 @@ func (b *Bridge) answered(m Message) {
 			Content string `json:"content"`
 			IsError bool   `json:"is_error"`
 		}
+		var shape struct {
+			Content *string `json:"content"`
+		}
 		if m.Error != nil {
 			r.Content, r.IsError = m.Error.Message, true
 			if m.Error.Code == CodeCancelled {
 				r.Content = "cancelled: " + m.Error.Message
 			}
-		} else if json.Unmarshal(m.Result, &r) != nil {
+		} else if json.Unmarshal(m.Result, &r) != nil || json.Unmarshal(m.Result, &shape) != nil || shape.Content == nil {
+			b.c.Logf("sep: tool/execute: the result is not {content, is_error?}: %s", preview(m.Result))
 			r.Content, r.IsError = "the extension's tool result is not {content, is_error}", true
 		}
 		b.toHost(wire.Frame{Type: wire.TypeToolResult, ID: pc.zotID, Content: []wire.Block{{Type: "text", Text: r.Content}}, IsError: r.IsError})
@@ -582,8 +586,9 @@ func (b *Bridge) answered(m Message) {
 		}
 		if m.Error != nil {
 			b.c.Logf("sep: command/complete: %s", m.Error.Error())
-		} else if json.Unmarshal(m.Result, &r) != nil {
-			b.c.Logf("sep: command/complete: the reply is not {completions: [{value, description}]}: %s", preview(m.Result))
+		} else if json.Unmarshal(m.Result, &r) != nil || slices.ContainsFunc(r.Completions, func(c wire.Completion) bool { return c.Value == "" }) {
+			b.c.Logf("sep: command/complete: the reply is not {completions: [{value, description?}]}: %s", preview(m.Result))
+			r.Completions = nil
 		}
 		b.toHost(wire.Frame{Type: wire.TypeCompletions, ID: pc.zotID, Completions: r.Completions})
 	case "shutdown":
@@ -618,8 +623,11 @@ func hookAnswer(pc pendingCall, m Message, logf func(string, ...any)) wire.Frame
 		f.Block, f.Reason = true, o.Reason
 	case "modify":
 		var p map[string]json.RawMessage
-		if json.Unmarshal(o.Patch, &p) != nil {
+		if json.Unmarshal(o.Patch, &p) != nil || p == nil {
 			logf("sep: hook %s: modify without an object patch; ignored", HookName(pc.event))
+			if pc.event == wire.EventToolCall { // a guard's junk answer fails closed
+				f.Block, f.Reason = true, "the guard's hook answered modify without a patch"
+			}
 			return f
 		}
 		switch pc.event {
@@ -772,12 +780,14 @@ func (b *Bridge) serve(m Message) *Error {
 		} else {
 			b.c.Logf("[%s] %s", p.Level, p.Message)
 		}
+		b.replyEmpty(m)
 	case "registry/update":
 		var r registrations
 		if err := json.Unmarshal(m.Params, &r); err != nil {
 			return Errorf(CodeInvalidParams, "registry/update: %v", err)
 		}
 		b.register(r, false)
+		b.replyEmpty(m)
 	case "tool/update":
 		var p struct {
 			CallID   string   `json:"call_id"`
@@ -786,6 +796,9 @@ func (b *Bridge) serve(m Message) *Error {
 		}
 		if json.Unmarshal(m.Params, &p) != nil || p.CallID == "" {
 			return Errorf(CodeInvalidParams, "tool/update needs a call_id")
+		}
+		if p.Progress != nil && (*p.Progress < 0 || *p.Progress > 1) {
+			return Errorf(CodeInvalidParams, "tool/update progress is a fraction from 0 to 1, not %g", *p.Progress)
 		}
 		text := p.Message
 		if p.Progress != nil {
@@ -797,6 +810,7 @@ func (b *Bridge) serve(m Message) *Error {
 		if running { // SEP: an update for an unknown call is ignored
 			b.toHost(wire.Frame{Type: wire.TypeToolUpdate, ID: p.CallID, Text: text})
 		}
+		b.replyEmpty(m)
 	case "$/cancel":
 		// The host sends the extension no request that outlives a turn
 		// except dialogs (answered by the user); nothing to cancel.
@@ -849,6 +863,14 @@ func (b *Bridge) serve(m Message) *Error {
 		return Errorf(CodeMethodNotFound, "method not found: %s", m.Method)
 	}
 	return nil
+}
+
+// replyEmpty answers a request that has no result of its own with {} (SEP's
+// notifications sent as requests: log, registry/update, tool/update).
+func (b *Bridge) replyEmpty(m Message) {
+	if m.IsRequest() {
+		b.reply(m.ID, struct{}{}, nil)
+	}
 }
 
 // BusEvent delivers another extension's bus/publish.
@@ -950,6 +972,9 @@ func (b *Bridge) uiRequest(m Message) *Error {
 	b.mu.Lock()
 	caps := b.uiCaps
 	b.mu.Unlock()
+	if len(p.Options) > 0 && p.Kind != "select" {
+		return Errorf(CodeInvalidParams, "ui/request %s takes no options (only select does)", p.Kind)
+	}
 	if p.Kind != "" && !slices.Contains(caps, p.Kind) && slices.Contains([]string{"select", "confirm", "input", "set_status", "set_widget", "set_title"}, p.Kind) {
 		return Errorf(CodeNoUI, "this front cannot show ui/request %s", p.Kind)
 	}
