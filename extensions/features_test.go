@@ -50,9 +50,12 @@ func (a *approvals) commands() []string {
 // under a --no-yolo approval layer, with the runtime's actions installed
 // before the start (as the fronts do): exec then runs as the model's
 // bash would.
-func execHost(t *testing.T, e *env, ap *approvals) *Host {
+func execHost(t *testing.T, e *env, ap *approvals, mods ...func(*Options)) *Host {
 	t.Helper()
 	o := e.opts()
+	for _, m := range mods {
+		m(&o)
+	}
 	h := NewHost(o)
 	rt, err := agent.New(agent.Config{
 		Provider: "anthropic", APIKey: "k", BaseURL: "http://127.0.0.1:1",
