@@ -21,10 +21,7 @@ import (
 // shutdown — validates against SEP's own method schemas (read from
 // $ZOT_SEP_SPEC, a checkout of SEP's spec/extension; skipped without).
 func TestSEPSessionsValidateAgainstSEPSpec(t *testing.T) {
-	dir := os.Getenv("ZOT_SEP_SPEC")
-	if dir == "" {
-		testenv.Skip(t, "ZOT_SEP_SPEC is not set (a checkout of SEP's spec/extension: smooth-operator's repository)")
-	}
+	dir := testenv.OptIn(t, "ZOT_SEP_SPEC", "a checkout of SEP's spec/extension directory (smooth-operator's repository)")
 	spec, err := schema.LoadSpec(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -24,10 +24,7 @@ const EnvSEPSpec = "ZOT_SEP_SPEC"
 
 // specDir returns $ZOT_SEP_SPEC or skips.
 func specDir(t *testing.T) *schema.Spec {
-	dir := os.Getenv(EnvSEPSpec)
-	if dir == "" {
-		testenv.Skip(t, "%s is not set (a checkout of SEP's spec/extension: smooth-operator's repository)", EnvSEPSpec)
-	}
+	dir := testenv.OptIn(t, EnvSEPSpec, "a checkout of SEP's spec/extension directory (smooth-operator's repository)")
 	s, err := schema.LoadSpec(dir)
 	if err != nil {
 		t.Fatal(err)

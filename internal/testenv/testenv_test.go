@@ -33,3 +33,18 @@ func TestSkipFailsUnderRequireAll(t *testing.T) {
 		t.Fatalf("go is on PATH: skipped %q, failed %q", f.skipped, f.failed)
 	}
 }
+
+func TestOptInSkipsEvenUnderRequireAll(t *testing.T) {
+	t.Setenv("ZOT_REQUIRE_ALL", "1")
+	t.Setenv("ZOT_TESTENV_OPTIN", "")
+	f := &fakeT{}
+	OptIn(f, "ZOT_TESTENV_OPTIN", "a directory")
+	if f.failed != "" || !strings.Contains(f.skipped, "opt-in: set ZOT_TESTENV_OPTIN to a directory") {
+		t.Fatalf("skipped %q, failed %q", f.skipped, f.failed)
+	}
+	t.Setenv("ZOT_TESTENV_OPTIN", "/x")
+	f = &fakeT{}
+	if v := OptIn(f, "ZOT_TESTENV_OPTIN", "a directory"); v != "/x" || f.skipped != "" {
+		t.Fatalf("set: %q, skipped %q", v, f.skipped)
+	}
+}
