@@ -45,7 +45,7 @@ func (a *runtimeActions) Exec(ctx context.Context, ext, command string, timeout 
 // features is host_capabilities.features: what of SEP's additions this
 // host serves now.
 func (h *Host) features() []string {
-	f := []string{wire.CapBus, wire.CapKV, wire.CapPing, wire.CapComplete}
+	f := []string{wire.CapBus, wire.CapKV, wire.CapPing, wire.CapComplete, wire.CapProviders}
 	if _, ok := h.actions().(Execer); ok {
 		f = append(f, wire.CapExec)
 	}

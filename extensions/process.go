@@ -3,6 +3,7 @@ package extensions
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -93,7 +94,11 @@ type proc struct {
 	idle        chan struct{}
 	// SEP extensions: the codec between the process and the host's
 	// frames, and SEP's longer shutdown grace (5 s).
-	bridge       *sep.Bridge
+	bridge *sep.Bridge
+	// Providers (providers.go): registered, and the deltas of the model
+	// calls in flight by provider_complete id.
+	providers    []providerReg
+	deltas       map[string]func(json.RawMessage)
 	shutdownWait time.Duration
 }
 
@@ -211,6 +216,7 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 		pending:   map[string]chan wire.Frame{},
 		reqCtx:    map[string]context.Context{},
 		progress:  map[string]func(string){},
+		deltas:    map[string]func(json.RawMessage){},
 		panels:    map[string]bool{},
 	}
 	p.out = newOutQueue(inW, h.o.EventQueue, p)

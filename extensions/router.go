@@ -91,8 +91,12 @@ func (p *proc) handle(f wire.Frame) {
 		p.onPing(f)
 	case wire.TypePong:
 		p.onPong(f)
-	case wire.TypeCompletions:
+	case wire.TypeCompletions, wire.TypeProviderResult:
 		p.deliver(f)
+	case wire.TypeRegisterProvider:
+		changed = p.onRegisterProvider(f)
+	case wire.TypeProviderDelta:
+		p.onProviderDelta(f)
 	default:
 		p.logBad("skipped unknown frame type %q", f.Type)
 	}

@@ -169,3 +169,72 @@ func TestRPCSEPExecAsksAndCompletes(t *testing.T) {
 	}
 	checkSEPTrace(t, filepath.Join(trace, "ex.ndjson"), []string{"reply:exec/run", "command/complete", "error reply"})
 }
+
+// A SEP extension that registers a provider under zot rpc: its model is
+// listed (get_models) and selected with --model PROVIDER/MODEL, a prompt
+// streams through provider/complete and provider/delta like a built-in
+// provider's (text deltas, the answer, usage), a tool call it makes runs
+// and its result goes back to it, and its error ends the turn with an
+// error event. zot's own models stay selectable.
+func TestRPCSEPProvider(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("from the built-in provider"))
+	trace := t.TempDir()
+	dir := writeSEPExt(t, filepath.Join(t.TempDir(), "llm"), "llm", filepath.Join(trace, "notes"), map[string]string{"SEPEXT_PROVIDER": "echo-llm"})
+	p := e.startRPC([]string{extensions.EnvSEPTrace + "=" + trace}, "--model", "echo-llm/echo-1", "--ext", dir)
+
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "hello there"})
+	frames := p.until(isType("done"))
+	var deltas []string
+	for _, f := range frames {
+		if f["type"] == "text_delta" {
+			deltas = append(deltas, fmt.Sprint(f["delta"]))
+		}
+	}
+	if strings.Join(deltas, "|") != "echo: he|llo there" {
+		t.Fatalf("text deltas %q (%v)\nstderr: %s", deltas, types(frames), p.errb.String())
+	}
+	if am := find(frames, "assistant_message"); am == nil || !strings.Contains(toJSON(am), `"text":"echo: hello there"`) {
+		t.Fatalf("assistant_message: %v", am)
+	}
+	if u := find(frames, "usage"); u == nil || u["input"] != float64(10) || u["output"] != float64(3) || u["cache_read"] != float64(2) {
+		t.Fatalf("usage: %v", u)
+	}
+
+	p.send(map[string]any{"id": "2", "type": "get_models"})
+	res := p.until(isType("response"))
+	if !strings.Contains(toJSON(res[len(res)-1]), `"id":"echo-llm/echo-1"`) || !strings.Contains(toJSON(res[len(res)-1]), `"provider":"echo-llm"`) {
+		t.Fatalf("get_models: %v", res[len(res)-1])
+	}
+	p.send(map[string]any{"id": "3", "type": "get_state"})
+	res = p.until(isType("response"))
+	if d, _ := res[len(res)-1]["data"].(map[string]any); d["model"] != "echo-llm/echo-1" || d["provider"] != "echo-llm" {
+		t.Fatalf("get_state: %v", res[len(res)-1])
+	}
+
+	p.send(map[string]any{"id": "4", "type": "prompt", "message": "use the tool"})
+	frames = p.until(isType("done"))
+	if tr := find(frames, "tool_result"); tr == nil || !strings.Contains(toJSON(tr), "said: x") {
+		t.Fatalf("the provider's tool call: %v (%v)", tr, types(frames))
+	}
+	if am := frames[len(frames)-1]; am["type"] != "done" || !strings.Contains(toJSON(frames), `"text":"done"`) {
+		t.Fatalf("the answer after the tool: %v", types(frames))
+	}
+
+	p.send(map[string]any{"id": "5", "type": "prompt", "message": "now fail"})
+	frames = p.until(isType("done"))
+	if ev := find(frames, "error"); ev == nil || !strings.Contains(toJSON(ev), "upstream is down") {
+		t.Fatalf("the provider's error: %v (%v)", ev, types(frames))
+	}
+
+	// Back to zot's own provider.
+	p.send(map[string]any{"id": "6", "type": "set_model", "model": "claude-sonnet-4-5"})
+	p.until(isType("response"))
+	p.send(map[string]any{"id": "7", "type": "prompt", "message": "hi"})
+	if am := find(p.until(isType("done")), "assistant_message"); am == nil || !strings.Contains(toJSON(am), "from the built-in provider") {
+		t.Fatalf("the built-in provider after switching back: %v", am)
+	}
+	p.in.Close()
+	for range p.lines {
+	}
+	checkSEPTrace(t, filepath.Join(trace, "llm.ndjson"), []string{"provider/complete"})
+}

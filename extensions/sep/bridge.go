@@ -140,7 +140,7 @@ func New(c Config) *Bridge {
 // there); the SEP initialize follows the host's hello_ack.
 func (b *Bridge) Run() {
 	b.toHost(wire.Frame{Type: wire.TypeHello, Name: b.c.Name, Version: b.c.Manifest.Version,
-		Capabilities: []string{wire.CapUI, wire.CapHooks, wire.CapActions, wire.CapReady, wire.CapExec, wire.CapComplete}})
+		Capabilities: []string{wire.CapUI, wire.CapHooks, wire.CapActions, wire.CapReady, wire.CapExec, wire.CapComplete, wire.CapProviders}})
 	hostDone := make(chan struct{})
 	go b.writeLoop()
 	go func() {
@@ -233,6 +233,18 @@ func (b *Bridge) fromHost(f wire.Frame) {
 			p["arguments"] = map[string]any{"args": text}
 		}
 		b.call("command/execute", pendingCall{zotID: f.ID}, p)
+	case wire.TypeProviderComplete:
+		tools := f.ToolSpecs
+		if len(tools) == 0 || string(tools) == "null" {
+			tools = json.RawMessage("[]")
+		}
+		id := b.call("provider/complete", pendingCall{zotID: f.ID}, map[string]any{
+			"request_id": f.ID, "provider": f.Name, "model": f.Model, "messages": f.Messages, "tools": tools,
+			"stream": true, "context": b.context("command"),
+		})
+		b.mu.Lock()
+		b.toolRPC[f.ID] = id // tool_cancel cancels it as it does a tool call
+		b.mu.Unlock()
 	case wire.TypeCommandComplete:
 		b.call("command/complete", pendingCall{zotID: f.ID}, map[string]any{
 			"command": f.Name, "partial": f.Text, "context": b.context("command"),
@@ -254,7 +266,7 @@ func (b *Bridge) initialize(ack wire.Frame) {
 		"tools": true, "commands": true, "ui": true, "session": true,
 		"kv": b.c.KV != nil, "bus": b.c.Publish != nil,
 		"exec":      ack.HostCapabilities != nil && slices.Contains(ack.HostCapabilities.Features, wire.CapExec),
-		"providers": false, // not offered by zot yet (docs/extensions.md)
+		"providers": ack.HostCapabilities != nil && slices.Contains(ack.HostCapabilities.Features, wire.CapProviders),
 	}
 	for g, on := range enabled {
 		enabled[g] = on && b.c.Manifest.Enabled(g)
@@ -537,7 +549,7 @@ func (b *Bridge) answered(m Message) {
 	if pc.method == "ping" {
 		b.pingOut = false
 	}
-	if pc.method == "tool/execute" {
+	if pc.method == "tool/execute" || pc.method == "provider/complete" {
 		delete(b.toolRPC, pc.zotID)
 	}
 	b.mu.Unlock()
@@ -579,6 +591,8 @@ func (b *Bridge) answered(m Message) {
 		b.toHost(f)
 	case "hook":
 		b.toHost(hookAnswer(pc, m, b.c.Logf))
+	case "provider/complete":
+		b.toHost(providerAnswer(pc, m, b.c.Logf))
 	case "command/complete":
 		// Best effort (SEP): an error or junk is no completions.
 		var r struct {
@@ -703,6 +717,13 @@ type registrations struct {
 	} `json:"commands"`
 	Subscriptions []string `json:"subscriptions"`
 	Hooks         []string `json:"hooks"`
+	Providers     []struct {
+		Name   string `json:"name"`
+		Models []struct {
+			ID          string `json:"id"`
+			DisplayName string `json:"display_name"`
+		} `json:"models"`
+	} `json:"providers"`
 }
 
 // register hands registrations to the host. first: the handshake's,
@@ -717,6 +738,13 @@ func (b *Bridge) register(r registrations, first bool) {
 	}
 	for _, c := range r.Commands {
 		b.toHost(wire.Frame{Type: wire.TypeRegisterCommand, Name: c.Name, Description: c.Description})
+	}
+	for _, p := range r.Providers {
+		f := wire.Frame{Type: wire.TypeRegisterProvider, Name: p.Name}
+		for _, m := range p.Models {
+			f.Models = append(f.Models, wire.ProviderModel{ID: m.ID, DisplayName: m.DisplayName})
+		}
+		b.toHost(f)
 	}
 	hooks := append(slices.Clone(r.Hooks), b.c.Manifest.Events()...)
 	events := slices.Clone(r.Subscriptions)
@@ -856,10 +884,20 @@ func (b *Bridge) serve(m Message) *Error {
 		}
 	case "exec/run":
 		return b.execRun(m)
-	default:
-		if strings.HasPrefix(m.Method, "provider/") {
-			return Errorf(CodeCapabilityDisabled, "%s is not offered by zot yet", m.Method)
+	case "provider/delta":
+		var p struct {
+			RequestID string          `json:"request_id"`
+			Event     json.RawMessage `json:"event"`
 		}
+		var ev struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil || p.RequestID == "" || json.Unmarshal(p.Event, &ev) != nil || ev.Type == "" {
+			return Errorf(CodeInvalidParams, "provider/delta needs {request_id, event: {type, …}}")
+		}
+		b.toHost(wire.Frame{Type: wire.TypeProviderDelta, ID: p.RequestID, Delta: p.Event})
+		b.replyEmpty(m)
+	default:
 		return Errorf(CodeMethodNotFound, "method not found: %s", m.Method)
 	}
 	return nil
@@ -1251,4 +1289,44 @@ func (b *Bridge) execAnswered(hc hostCall, f wire.Frame) {
 		res["exit_code"] = *f.ExitCode
 	}
 	b.reply(hc.id, res, nil)
+}
+
+// providerAnswer turns provider/complete's reply into provider_result.
+func providerAnswer(pc pendingCall, m Message, logf func(string, ...any)) wire.Frame {
+	f := wire.Frame{Type: wire.TypeProviderResult, ID: pc.zotID}
+	if m.Error != nil {
+		f.Error = m.Error.Message
+		if m.Error.Code == CodeCancelled {
+			f.Error = "cancelled: " + m.Error.Message
+		}
+		return f
+	}
+	var r struct {
+		Content   *string `json:"content"`
+		ToolCalls []struct {
+			ID        string          `json:"id"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"tool_calls"`
+		FinishReason string          `json:"finish_reason"`
+		Usage        json.RawMessage `json:"usage"`
+	}
+	if err := json.Unmarshal(m.Result, &r); err != nil {
+		logf("sep: provider/complete: the reply is not {content, tool_calls, finish_reason, usage}: %s", preview(m.Result))
+		f.Error = "the extension's provider answered something that is not a completion result"
+		return f
+	}
+	for _, tc := range r.ToolCalls {
+		if tc.ID == "" || tc.Name == "" {
+			logf("sep: provider/complete: a tool call without id or name: %s", preview(m.Result))
+			f.Error = "the extension's provider returned a tool call without id or name"
+			return f
+		}
+		f.ToolCalls = append(f.ToolCalls, wire.ProviderToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+	}
+	if r.Content != nil {
+		f.Text = *r.Content
+	}
+	f.Stop, f.Usage = r.FinishReason, r.Usage
+	return f
 }

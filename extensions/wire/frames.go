@@ -58,6 +58,13 @@ const (
 	TypePong = "pong"
 	// TypeCompletions (CapComplete) answers command_complete.
 	TypeCompletions = "completions"
+	// Providers (CapProviders): register_provider {name, models} makes
+	// the models selectable; the host's provider_complete is answered by
+	// provider_delta {id, delta} pieces, then provider_result {id, text,
+	// tool_calls, stop, usage, error}.
+	TypeRegisterProvider = "register_provider"
+	TypeProviderDelta    = "provider_delta"
+	TypeProviderResult   = "provider_result"
 )
 
 // Frame types, host → extension.
@@ -85,6 +92,12 @@ const (
 	// argument of the extension's command; Name is the command, Text
 	// what is typed after it. Answer: completions {id, completions}.
 	TypeCommandComplete = "command_complete"
+	// TypeProviderComplete (CapProviders): one model call to the
+	// extension's provider: Name the provider, Model the model id,
+	// Messages zot's message objects (a leading system message carries
+	// the system prompt), ToolSpecs the tools offered. Cancelled with
+	// tool_cancel {id}.
+	TypeProviderComplete = "provider_complete"
 )
 
 // Capability names an extension may declare in hello.capabilities to
@@ -108,6 +121,9 @@ const (
 	CapExec     = "exec"
 	CapPing     = "ping"
 	CapComplete = "complete"
+	// CapProviders: the extension registers model providers
+	// (register_provider) and answers provider_complete.
+	CapProviders = "providers"
 )
 
 // ui_request kinds.
@@ -306,6 +322,30 @@ type Frame struct {
 	Stderr      *string      `json:"stderr,omitempty"`
 	ExitCode    *int         `json:"exit_code,omitempty"`
 	Completions []Completion `json:"completions,omitempty"`
+	// register_provider (Name too): the models. provider_complete
+	// (Name, Model, Messages): ToolSpecs. provider_delta: Delta (SEP's
+	// stream event: {"type":"Delta","content"}, Reasoning, ToolCallStart
+	// {index,id,name}, ToolCallArgumentsDelta {index,arguments_chunk},
+	// Usage, Done). provider_result (Text, Stop, Usage, Error): ToolCalls.
+	Models    []ProviderModel    `json:"models,omitempty"`
+	ToolSpecs json.RawMessage    `json:"tool_specs,omitempty"`
+	Delta     json.RawMessage    `json:"delta,omitempty"`
+	ToolCalls []ProviderToolCall `json:"tool_calls,omitempty"`
+}
+
+// ProviderModel is one model of an extension's provider.
+type ProviderModel struct {
+	ID            string `json:"id"`
+	DisplayName   string `json:"display_name,omitempty"`
+	ContextWindow int    `json:"context_window,omitempty"`
+	MaxOutput     int    `json:"max_output,omitempty"`
+}
+
+// ProviderToolCall is a tool call a provider's model made.
+type ProviderToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 // Completion is one candidate for a command's argument.

@@ -8,7 +8,9 @@
 // "crash": exits), SEPEXT_NOPING=1 (never answers ping),
 // SEPEXT_EVENTMUTATE=1 (on turn_start, tries session/send_message from
 // the event's context), SEPEXT_EVENTEXEC=1 (on turn_start, tries exec/run
-// from the event's context: "xv <code>").
+// from the event's context: "xv <code>"), SEPEXT_PROVIDER=NAME (registers
+// the model provider NAME with the model echo-1: it streams "echo: " and
+// the last user text, fails on "fail", calls NAME_say on "tool").
 package main
 
 import (
@@ -127,6 +129,10 @@ func handle(m msg) {
 	switch m.Method {
 	case "initialize":
 		send(map[string]any{"jsonrpc": "2.0", "method": "log", "params": map[string]any{"level": "info", "message": "sepext says hello", "fields": map[string]any{"pid": os.Getpid()}}})
+		var providers []any
+		if pv := os.Getenv("SEPEXT_PROVIDER"); pv != "" {
+			providers = append(providers, map[string]any{"name": pv, "models": []any{map[string]any{"id": "echo-1", "display_name": "Echo 1"}}})
+		}
 		reply(m.ID, map[string]any{
 			"protocol_version": 1,
 			"extension":        map[string]any{"name": name, "version": "0.1.0"},
@@ -146,6 +152,7 @@ func handle(m msg) {
 				"commands":      []any{map[string]any{"name": name + "-note", "description": "Post a message to the session."}},
 				"subscriptions": []string{"turn_start", "bus/event"},
 				"hooks":         []string{"tool_call"},
+				"providers":     providers,
 			},
 		})
 	case "ping":
@@ -249,6 +256,8 @@ func handle(m msg) {
 		default:
 			reply(m.ID, map[string]any{"content": "unknown tool " + p.Tool, "is_error": true})
 		}
+	case "provider/complete":
+		complete(m)
 	case "command/complete":
 		// The colours that start with what is typed.
 		var c struct {
@@ -305,4 +314,54 @@ func hook(m msg, hook string, input json.RawMessage) {
 		return
 	}
 	reply(m.ID, map[string]any{"action": "continue"})
+}
+
+// complete answers provider/complete: "echo: " and the last user text,
+// streamed in two provider/delta pieces, with usage; an error on "fail";
+// a tool call of NAME_say on "tool" (and "done" once its result is back).
+func complete(m msg) {
+	var p struct {
+		RequestID string `json:"request_id"`
+		Model     string `json:"model"`
+		Messages  []struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	last, afterTool := "", false // the last user text; whether a tool result came last
+	for _, msg := range p.Messages {
+		afterTool = false
+		for _, c := range msg.Content {
+			if msg.Role == "user" && c.Type == "text" {
+				last = c.Text
+			}
+			afterTool = c.Type == "tool_result"
+		}
+	}
+	delta := func(ev map[string]any) {
+		send(map[string]any{"jsonrpc": "2.0", "method": "provider/delta", "params": map[string]any{"request_id": p.RequestID, "event": ev}})
+	}
+	usage := map[string]any{"prompt_tokens": 12, "completion_tokens": 3, "cached_tokens": 2}
+	switch {
+	case strings.Contains(last, "fail"):
+		send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32603, "message": "upstream is down"}})
+	case strings.Contains(last, "tool") && !afterTool:
+		id := "call-" + p.RequestID
+		delta(map[string]any{"type": "ToolCallStart", "index": 0, "id": id, "name": name + "_say"})
+		delta(map[string]any{"type": "ToolCallArgumentsDelta", "index": 0, "arguments_chunk": `{"phrase":"x"}`})
+		reply(m.ID, map[string]any{"content": "", "finish_reason": "tool_calls", "usage": usage,
+			"tool_calls": []any{map[string]any{"id": id, "name": name + "_say", "arguments": map[string]any{"phrase": "x"}}}})
+	default:
+		text := "echo: " + last
+		if afterTool {
+			text = "done"
+		}
+		delta(map[string]any{"type": "Delta", "content": text[:len(text)/2]})
+		delta(map[string]any{"type": "Delta", "content": text[len(text)/2:]})
+		reply(m.ID, map[string]any{"content": text, "finish_reason": "stop", "usage": usage})
+	}
 }
