@@ -86,8 +86,8 @@ type Runtime struct {
 	forked    string // the locked session the current one was copied from
 	lastIn    int    // input tokens of the last model call, for auto-compaction
 	compacts  int
-	execSeq   atomic.Int64 // ids of extensions' exec calls (exec.go)
-	clientErr error        // why there is no client of zot's own provider (an extension's model runs)
+	execSeq   atomic.Int64   // ids of extensions' exec calls (exec.go)
+	clientErr error          // why there is no client of zot's own provider (an extension's model runs)
 	fallback  provider.Model // --model "x/y": zot's own model of that id, when no extension provides x
 
 	// Extension actions (extend.go).
