@@ -195,7 +195,7 @@ func TestV1KVSurvivesRestart(t *testing.T) {
 			break
 		}
 	}
-	if ack == nil || ack.HostCapabilities == nil || !slices.Equal(ack.HostCapabilities.Features, []string{"bus", "complete", "kv", "ping"}) {
+	if ack == nil || ack.HostCapabilities == nil || !slices.Equal(ack.HostCapabilities.Features, []string{"bus", "complete", "kv", "ping", "providers"}) {
 		t.Fatalf("hello_ack %+v", ack)
 	}
 }
