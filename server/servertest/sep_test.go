@@ -230,3 +230,49 @@ func TestTypeScriptSEPExtensionsUnderLSP(t *testing.T) {
 		t.Fatalf("zot/ui/request: %v", asked)
 	}
 }
+
+// A SEP extension's provider under zot lsp: its model is in zot/models
+// (the editors' model pickers), zot/setModel selects it, and a prompt
+// streams through it onto the editor's events like a built-in model's.
+func TestSEPProviderUnderLSP(t *testing.T) {
+	e := newEnv(t)
+	bin := filepath.Join(t.TempDir(), "sepext")
+	if err := servertest.Build("./extensions/testdata/sepext", bin, false); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "llm")
+	os.MkdirAll(dir, 0o755)
+	toml := fmt.Sprintf("name = \"llm\"\nversion = \"0.1.0\"\n\n[run]\ncommand = %q\n\n[run.env]\nSEPEXT_NAME = \"llm\"\nSEPEXT_OUT = %q\nSEPEXT_PROVIDER = \"echo-llm\"\n", bin, filepath.Join(dir, "notes"))
+	os.WriteFile(filepath.Join(dir, "extension.toml"), []byte(toml), 0o644)
+	ed := servertest.Start(t, e.config("--ext", dir))
+	ed.Initialize(nil)
+	waitExt(ed, "llm", "loaded")
+	var models struct {
+		Models []struct {
+			ID       string `json:"id"`
+			Provider string `json:"provider"`
+		} `json:"models"`
+	}
+	ed.MustCall("zot/models", nil, &models)
+	found := false
+	for _, m := range models.Models {
+		found = found || (m.ID == "echo-llm/echo-1" && m.Provider == "echo-llm")
+	}
+	if !found {
+		t.Fatalf("zot/models: %+v", models.Models)
+	}
+	ed.MustCall("zot/setModel", map[string]any{"model": "echo-llm/echo-1"}, nil)
+	evs := ed.WaitDone(ed.Prompt("hello there").RunID)
+	var deltas []string
+	for _, ev := range evs {
+		if ev.Type() == "text_delta" {
+			deltas = append(deltas, ev.Str("delta"))
+		}
+	}
+	if strings.Join(deltas, "|") != "echo: he|llo there" {
+		t.Fatalf("text deltas %q", deltas)
+	}
+	if n := len(e.llm.Requests()); n != 0 {
+		t.Fatalf("zot's own provider was called %d times", n)
+	}
+}
