@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/extensions/wire"
 )
 
@@ -214,5 +216,38 @@ func TestV1MissedPingsRestart(t *testing.T) {
 	eventually(t, "a restart after missed pings", func() bool { st := statusOf(h, "deaf"); return st.PID != 0 && st.PID != pid })
 	if !strings.Contains(e.logOf("deaf"), "no answer to two pings") {
 		t.Fatalf("log:\n%s", e.logOf("deaf"))
+	}
+}
+
+// A zot extension that negotiated providers registers one: its model is
+// listed as provider/model and a model call streams its deltas and ends
+// with its answer and usage; its error is the call's error.
+func TestV1ProviderStreams(t *testing.T) {
+	e := newEnv(t)
+	e.global("vprov", "-caps", "providers", "-provider", "tiny")
+	e.global("noprov", "-provider", "nope") // did not negotiate: refused
+	h := e.start(nil)
+	models := h.ProviderModels()
+	if len(models) != 1 || models[0].ID != "tiny/m1" || models[0].Provider != "tiny" || models[0].ContextWindow != 1000 {
+		t.Fatalf("models %+v", models)
+	}
+	if h.ProviderClient("nope") != nil {
+		t.Fatal("a provider of an extension that did not negotiate providers was registered")
+	}
+	c := h.ProviderClient("tiny")
+	var deltas []string
+	req := provider.Request{Model: models[0], Messages: []message.Message{{Role: message.RoleUser, Content: []message.Content{message.Text("hello")}}}}
+	resp, err := c.Stream(context.Background(), req, func(ev provider.StreamEvent) {
+		if ev.TextDelta != "" {
+			deltas = append(deltas, ev.TextDelta)
+		}
+	})
+	if err != nil || strings.Join(deltas, "|") != "v1: |hello" || message.TextOf(resp.Content) != "v1: hello" ||
+		resp.Stop != provider.StopEndTurn || resp.Usage.Input != 7 || resp.Usage.Output != 2 {
+		t.Fatalf("stream: %q, %+v, %v", deltas, resp, err)
+	}
+	req.Messages[0].Content[0].Text = "fail now"
+	if _, err := c.Stream(context.Background(), req, func(provider.StreamEvent) {}); err == nil || !strings.Contains(err.Error(), "the model is down") {
+		t.Fatalf("the provider's error: %v", err)
 	}
 }

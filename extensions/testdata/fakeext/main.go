@@ -88,6 +88,7 @@ var (
 	askMu  sync.Mutex
 	askSeq int
 	noPong = flag.Bool("no-pong", false, "never answer the host's ping (-caps ping)")
+	provF  = flag.String("provider", "", "register this model provider (model m1; -caps providers): it answers \"v1: <last user text>\" in two deltas, fails on \"fail\"")
 )
 
 func ask(f frame) map[string]json.RawMessage {
@@ -165,6 +166,9 @@ func main() {
 	}
 	for _, c := range list(*cmdsF) {
 		emit(frame{"type": "register_command", "name": c, "description": "fake /" + c})
+	}
+	if *provF != "" {
+		emit(frame{"type": "register_provider", "name": *provF, "models": []frame{{"id": "m1", "context_window": 1000}}})
 	}
 	if *eventsF != "" || *interceptF != "" {
 		emit(frame{"type": "subscribe", "events": list(*eventsF), "intercept": list(*interceptF)})
@@ -264,6 +268,31 @@ func handle(f map[string]json.RawMessage) {
 		if !*noPong {
 			emit(frame{"type": "pong", "id": id})
 		}
+	case "provider_complete": // -provider: answer the last user text
+		var msgs []struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		}
+		json.Unmarshal(f["messages"], &msgs)
+		last := ""
+		for _, m := range msgs {
+			for _, c := range m.Content {
+				if m.Role == "user" && c.Type == "text" {
+					last = c.Text
+				}
+			}
+		}
+		if strings.Contains(last, "fail") {
+			emit(frame{"type": "provider_result", "id": id, "error": "the model is down"})
+			return
+		}
+		text := "v1: " + last
+		emit(frame{"type": "provider_delta", "id": id, "delta": frame{"type": "Delta", "content": text[:4]}})
+		emit(frame{"type": "provider_delta", "id": id, "delta": frame{"type": "Delta", "content": text[4:]}})
+		emit(frame{"type": "provider_result", "id": id, "text": text, "stop": "stop", "usage": frame{"prompt_tokens": 7, "completion_tokens": 2}})
 	case "command_complete": // -caps complete: the words starting with text
 		var out []frame
 		for _, w := range []string{"alpha", "beta", "bravo"} {
