@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/extensions/sep/schema"
 	"github.com/zot-editors/zot/extensions/wire"
 	"github.com/zot-editors/zot/internal/testenv"
@@ -30,7 +32,7 @@ func TestSEPSessionsValidateAgainstSEPSpec(t *testing.T) {
 	t.Setenv(EnvSEPTrace, trace)
 	e := newEnv(t)
 	out := filepath.Join(e.home, "notes")
-	writeSEP(t, filepath.Join(GlobalRoot(e.home), "alpha"), "alpha", out, map[string]string{"SEPEXT_HOOK": "gate"}, "")
+	writeSEP(t, filepath.Join(GlobalRoot(e.home), "alpha"), "alpha", out, map[string]string{"SEPEXT_HOOK": "gate", "SEPEXT_PROVIDER": "echo-llm"}, "")
 	writeSEP(t, filepath.Join(GlobalRoot(e.home), "beta"), "beta", out, nil, "")
 	ui := &askUI{caps: wire.UICapabilities{Confirm: true, Status: true}}
 	ui.answer = func(context.Context, UIRequest) UIAnswer { return UIAnswer{Confirmed: false} }
@@ -54,6 +56,12 @@ func TestSEPSessionsValidateAgainstSEPSpec(t *testing.T) {
 		t.Fatalf("the gate allowed: %+v", d)
 	}
 	h.Observe(agent.Lifecycle{Event: wire.EventTurnStart, Step: 1})
+	req := provider.Request{Model: provider.Model{ID: "echo-llm/echo-1", Provider: "echo-llm"}, System: "be brief",
+		Messages: []message.Message{{Role: message.RoleUser, Content: []message.Content{message.Text("hello")}}},
+		Tools:    []provider.ToolSpec{{Name: "read", Description: "read a file", Schema: json.RawMessage(`{"type":"object"}`)}}}
+	if resp, err := h.ProviderClient("echo-llm").Stream(context.Background(), req, func(provider.StreamEvent) {}); err != nil || message.TextOf(resp.Content) != "echo: hello" {
+		t.Fatalf("provider: %+v, %v", resp, err)
+	}
 	eventually(t, "bus/event at beta", noted(out, "beta bus greeting"))
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -81,7 +89,7 @@ func TestSEPSessionsValidateAgainstSEPSpec(t *testing.T) {
 	}
 	sort.Strings(kinds)
 	for _, want := range []string{"initialize", "tool/execute", "command/execute", "command/complete", "hook", "event", "shutdown",
-		"reply:kv/set", "reply:kv/get", "reply:exec/run", "reply:tools/set_active", "reply:ui/request"} {
+		"reply:kv/set", "reply:kv/get", "reply:exec/run", "reply:tools/set_active", "reply:ui/request", "provider/complete"} {
 		if all[want] == 0 {
 			t.Errorf("the sessions sent no %s (%v)", want, all)
 		}

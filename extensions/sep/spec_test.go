@@ -98,6 +98,7 @@ var hostSent = map[string][2]string{
 	"kv.schema.json#/$defs/ListResult":             {"kv/list", schema.Result},
 	"exec-run.schema.json#/$defs/Result":           {"exec/run", schema.Result},
 	"session.schema.json#/$defs/SendMessageResult": {"session/send_message", schema.Result},
+	"provider.schema.json#/$defs/CompleteParams":   {"provider/complete", schema.Params},
 }
 
 // SEP's conformance fixtures through the host's message types: SEP's
@@ -166,7 +167,7 @@ func TestSEPConformanceFixtures(t *testing.T) {
 	}
 	full := wire.UICapabilities{Confirm: true, Select: true, Input: true, Status: true, Widget: true}
 	ack, _ := json.Marshal(wire.Frame{Type: wire.TypeHelloAck, Cwd: "/w", ZotVersion: "9",
-		HostCapabilities: &wire.HostCapabilities{UI: full, Features: []string{wire.CapExec}}})
+		HostCapabilities: &wire.HostCapabilities{UI: full, Features: []string{wire.CapExec, wire.CapProviders}}})
 	hostFrame(wire.TypeHello)
 	r.toBridge(r.hostW, string(ack))
 	init := extMsg("initialize")
@@ -264,6 +265,15 @@ func TestSEPConformanceFixtures(t *testing.T) {
 				inst, _ = json.Marshal(p)
 			}
 			v = request(method, inst)
+		case file == "provider.schema.json" && def == "DeltaParams":
+			v = request("provider/delta", fx.instance)
+		case file == "provider.schema.json" && def == "CompleteResult":
+			pc, _ := json.Marshal(wire.Frame{Type: wire.TypeProviderComplete, ID: next(), Name: "p", Model: "m", Messages: json.RawMessage("[]")})
+			r.toBridge(r.hostW, string(pc))
+			req := extMsg("provider/complete")
+			r.toBridge(r.extW, `{"jsonrpc":"2.0","id":`+jsonOf(req["id"])+`,"result":`+string(fx.instance)+`}`)
+			f := hostFrame(wire.TypeProviderResult)
+			v = verdict{true, f.Error == "", "provider_result " + jsonOf(f)}
 		case file == "log.schema.json":
 			v = request("log", fx.instance)
 		case file == "command-execute.schema.json" && def == "Result":

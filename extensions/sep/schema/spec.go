@@ -99,7 +99,7 @@ func (s *Spec) ValidateRef(ref string, value json.RawMessage) error {
 func MethodRef(method, part string) string {
 	group, verb, _ := strings.Cut(method, "/")
 	switch group {
-	case "kv", "session":
+	case "kv", "session", "provider":
 		camel := ""
 		for _, w := range strings.Split(verb, "_") {
 			if w != "" {
