@@ -46,7 +46,7 @@ func OptIn(t testing.TB, name, what string) string {
 	t.Helper()
 	v := os.Getenv(name)
 	if v == "" {
-		t.Skip(fmt.Sprintf("opt-in: set %s to %s", name, what))
+		t.Skipf("opt-in: set %s to %s", name, what)
 	}
 	return v
 }

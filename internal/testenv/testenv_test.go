@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -13,6 +14,7 @@ type fakeT struct {
 
 func (f *fakeT) Helper()                           {}
 func (f *fakeT) Skip(args ...any)                  { f.skipped = args[0].(string) }
+func (f *fakeT) Skipf(format string, args ...any)  { f.skipped = fmt.Sprintf(format, args...) }
 func (f *fakeT) Fatalf(format string, args ...any) { f.failed = format }
 
 func TestSkipFailsUnderRequireAll(t *testing.T) {
