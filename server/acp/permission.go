@@ -246,21 +246,6 @@ func (ss *session) hookChain() agent.Hooks {
 }
 
 func (ss *session) beforeTool(ctx context.Context, call agent.ToolCallInfo, next func(context.Context, agent.ToolCallInfo) agent.ToolDecision) agent.ToolDecision {
-	if call.Requester != "" {
-		// An extension's exec: no tool card of the model's turn to wait
-		// for; the guards and the permission mode judge it all the same.
-		d := next(ctx, call)
-		if d.Block {
-			return d
-		}
-		if len(d.ModifiedArgs) > 0 {
-			call.Args = d.ModifiedArgs
-		}
-		if p := ss.permit(ctx, call); p.Block {
-			return p
-		}
-		return agent.ToolDecision{ModifiedArgs: d.ModifiedArgs}
-	}
 	ss.waitForwarded(ctx, call.ID, 5*time.Second)
 	ss.mu.Lock()
 	ss.current = call.ID
