@@ -276,3 +276,55 @@ func TestSEPProviderUnderLSP(t *testing.T) {
 		t.Fatalf("zot's own provider was called %d times", n)
 	}
 }
+
+// A SEP extension's exec/run under zot lsp in ask mode: the user is asked
+// with the bash approval, the whole command as it will run, and a denial
+// reaches the extension as -32000; an allow runs it.
+func TestSEPExecAsksInAskMode(t *testing.T) {
+	call := llmtest.ToolReply("ex_exec", map[string]any{"command": "printf", "args": []string{"%s", "a b"}})
+	e := newEnv(t, call, llmtest.TextReply("denied"), call, llmtest.TextReply("ran"))
+	bin := filepath.Join(t.TempDir(), "sepext")
+	if err := servertest.Build("./extensions/testdata/sepext", bin, false); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "ex")
+	os.MkdirAll(dir, 0o755)
+	toml := fmt.Sprintf("name = \"ex\"\nversion = \"0.1.0\"\n\n[run]\ncommand = %q\n\n[run.env]\nSEPEXT_NAME = \"ex\"\nSEPEXT_OUT = %q\n", bin, filepath.Join(dir, "notes"))
+	os.WriteFile(filepath.Join(dir, "extension.toml"), []byte(toml), 0o644)
+	cfg := e.config("--ext", dir)
+	cfg.InitOptions = map[string]any{"permissionMode": "ask"}
+	ed := servertest.Start(t, cfg)
+	var mu sync.Mutex
+	var asked []string
+	answer := "Deny"
+	ed.Choose = func(msg string, actions []string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, msg)
+		return answer
+	}
+	ed.Initialize(nil)
+	waitExt(ed, "ex", "loaded")
+	result := func() string {
+		t.Helper()
+		for _, ev := range ed.WaitDone(ed.Prompt("run it").RunID) {
+			if ev.Type() == "tool_result" {
+				return servertest.ResultText(ev)
+			}
+		}
+		t.Fatal("no tool_result")
+		return ""
+	}
+	if r := result(); !strings.HasPrefix(r, "refused -32000: blocked: ") {
+		t.Fatalf("denied: %q", r)
+	}
+	mu.Lock()
+	if len(asked) != 1 || asked[0] != "zot wants to run a command:\n\nprintf '%s' 'a b'" {
+		t.Fatalf("asked %q", asked)
+	}
+	answer = "Allow once"
+	mu.Unlock()
+	if r := result(); r != `exit 0 out "a b" err ""` {
+		t.Fatalf("allowed: %q", r)
+	}
+}
