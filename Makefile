@@ -11,7 +11,7 @@ CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 COVERDIR    ?= $(CURDIR)/bin/cover
 NVIM_TESTS  := editors/nvim/tests
 
-.PHONY: all build run test print-test-targets test-go test-nvim test-nvim-all test-lsp-clients test-vscode test-acp lint fuzz cover bench bench-editors early-ready vet cross release-snapshot vsix demo clean
+.PHONY: all build run test print-test-targets test-go test-nvim test-nvim-all test-lsp-clients test-vscode test-acp lint fuzz cover bench bench-editors early-ready vet cross release-snapshot vsix demo clean sep-ts-deps
 
 all: build
 
@@ -90,6 +90,12 @@ test-lsp-clients: build
 # `zot acp` (test/acp; npm ci there once, as .ci/run does).
 test-acp: build
 	cd test/acp && { [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error; } && ZOT_BIN=$(CURDIR)/$(BIN) npm test --silent
+
+# The TypeScript SEP extensions' pinned runner (tsx, in
+# extensions/testdata/sep-ts's lock; .ci/run's setup runs this). The Go
+# tests that run them skip through testenv without it.
+sep-ts-deps:
+	cd extensions/testdata/sep-ts && npm ci --no-audit --no-fund --loglevel=error
 
 test-vscode: build
 	ZOT_BIN=$(CURDIR)/$(BIN) editors/vscode/scripts/test.sh

@@ -38,7 +38,12 @@ func (r *Runtime) compact(ctx context.Context, emit func(Event), keepFrom int) e
 		Messages: append(append([]message.Message(nil), prefix...),
 			message.Message{Role: message.RoleUser, Content: []message.Content{message.Text(compactAsk)}, Time: now()}),
 	}
-	resp, err := r.client.Stream(ctx, req, func(provider.StreamEvent) {})
+	client, model, err := r.clientFor(ctx, req.Model)
+	if err != nil {
+		return err
+	}
+	req.Model = model
+	resp, err := client.Stream(ctx, req, func(provider.StreamEvent) {})
 	if err != nil {
 		if ctx.Err() != nil {
 			emit(Event{Type: EventTurnEnd, Stop: provider.StopAborted})

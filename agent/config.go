@@ -93,6 +93,11 @@ type Config struct {
 
 	// Client overrides the provider client (tests, embedding).
 	Client provider.Client
+	// Providers are the model providers extensions contribute (SEP's
+	// provider/*, zot's register_provider): their models are listed and
+	// selectable as "provider/model" next to the catalogue's, and their
+	// model calls go to the extension. Optional.
+	Providers ExtensionProviders
 	// HTTPClient is used by the provider clients; default http.DefaultClient.
 	HTTPClient *http.Client
 	// FirstByteTimeout and IdleTimeout bound a model stream's silences

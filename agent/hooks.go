@@ -44,6 +44,10 @@ type ToolCallInfo struct {
 	// Extension names the extension providing the tool ("" for zot's
 	// own, or one not known yet): seed 000's tool result attribution.
 	Extension string
+	// Requester names the extension whose exec/run this bash call is
+	// (Runtime.Exec); "" for the model's calls. Such a call is not part
+	// of the model's turn: no tool card waits for it.
+	Requester string
 }
 
 // ToolDecision is a BeforeTool verdict. The zero value allows unchanged.

@@ -185,7 +185,14 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 	// decision (held); otherwise they stream as they come.
 	held := heldAnswer{hold: r.holdsAnswer(), still: r.holdsAnswer}
 	var partial []byte
-	resp, err := r.client.Stream(ctx, req, func(ev provider.StreamEvent) {
+	client, model, err := r.clientFor(ctx, req.Model)
+	if err != nil {
+		r.endTurn(emit, provider.StopError, err.Error())
+		emit(Event{Type: EventError, Message: err.Error()})
+		return false
+	}
+	req.Model = model
+	resp, err := client.Stream(ctx, req, func(ev provider.StreamEvent) {
 		switch {
 		case ev.Open:
 			startAnswer()

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zot-editors/zot/agent/home"
@@ -85,6 +86,9 @@ type Runtime struct {
 	forked    string // the locked session the current one was copied from
 	lastIn    int    // input tokens of the last model call, for auto-compaction
 	compacts  int
+	execSeq   atomic.Int64   // ids of extensions' exec calls (exec.go)
+	clientErr error          // why there is no client of zot's own provider (an extension's model runs)
+	fallback  provider.Model // --model "x/y": zot's own model of that id, when no extension provides x
 
 	// Extension actions (extend.go).
 	steer      []string        // added before the next model call
@@ -154,6 +158,17 @@ func New(cfg Config) (*Runtime, error) {
 		modelID = cat.Default(cfg.Provider)
 	}
 	model, err := cat.Resolve(cfg.Provider, modelID, cfg.BaseURL)
+	var fallback provider.Model
+	if ext, ok := (&Runtime{cfg: cfg}).pendingExtModel(modelID); ok && !cat.Known(cfg.Provider, modelID) {
+		// An extension's model ("provider/model"): its extension has not
+		// started yet; the first model call finds its client. An id the
+		// base URL's server serves (OpenRouter's "vendor/model") is the
+		// fallback when no extension registers that provider.
+		if err == nil {
+			fallback = model
+		}
+		model, err = ext, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +179,7 @@ func New(cfg Config) (*Runtime, error) {
 	if err := cat.CheckReasoning(model, level); err != nil {
 		return nil, err
 	}
-	r := &Runtime{cfg: cfg, catalog: cat, model: model, reasoning: level, keepModel: cfg.Model != ""}
+	r := &Runtime{cfg: cfg, catalog: cat, model: model, reasoning: level, keepModel: cfg.Model != "", fallback: fallback}
 	r.client = cfg.Client
 	r.redact = secrets.NewRedactor(cfg.APIKey)
 	if r.client == nil {
@@ -175,19 +190,24 @@ func New(cfg Config) (*Runtime, error) {
 			keyBase = model.BaseURL
 		}
 		key, err := provider.APIKey(cfg.Provider, cfg.APIKey, keyBase, cfg.Home)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			if key != provider.LocalPlaceholderKey {
+				r.redact = secrets.NewRedactor(cfg.APIKey, key)
+			}
+			r.client, err = provider.New(provider.Options{
+				Provider: cfg.Provider, APIKey: key, BaseURL: cfg.BaseURL,
+				HTTPClient: cfg.HTTPClient, Catalog: cat,
+				FirstByteTimeout: cfg.FirstByteTimeout, IdleTimeout: cfg.IdleTimeout,
+			})
 		}
-		if key != provider.LocalPlaceholderKey {
-			r.redact = secrets.NewRedactor(cfg.APIKey, key)
-		}
-		r.client, err = provider.New(provider.Options{
-			Provider: cfg.Provider, APIKey: key, BaseURL: cfg.BaseURL,
-			HTTPClient: cfg.HTTPClient, Catalog: cat,
-			FirstByteTimeout: cfg.FirstByteTimeout, IdleTimeout: cfg.IdleTimeout,
-		})
 		if err != nil {
-			return nil, err
+			if model.Provider == cfg.Provider || model.Provider == "" {
+				return nil, err
+			}
+			// The session runs on an extension's model: its provider's
+			// key is the extension's business. zot's own models fail
+			// with this error when chosen.
+			r.clientErr = err
 		}
 	}
 	r.ws = cfg.Workspace
@@ -514,9 +534,13 @@ func (r *Runtime) Busy() bool {
 	return r.busy
 }
 
-// SetModel switches the model within the provider.
+// SetModel switches the model within the provider, or to an extension
+// provider's model ("provider/model").
 func (r *Runtime) SetModel(id string) error {
 	m, err := r.catalog.Resolve(r.cfg.Provider, id, r.cfg.BaseURL)
+	if ext, ok := r.extModel(id); ok && !r.catalog.Known(r.cfg.Provider, id) {
+		m, err = ext, nil // an extension's provider wins over a base URL's guess
+	}
 	if err != nil {
 		return err
 	}
@@ -565,7 +589,11 @@ func (r *Runtime) Model() provider.Model {
 func (r *Runtime) State() State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := State{Provider: r.cfg.Provider, Model: r.model.ID, Reasoning: provider.EffectiveReasoning(r.model, r.reasoning), Cwd: r.cfg.CWD,
+	prov := r.cfg.Provider
+	if r.model.Provider != "" && r.cfg.Providers != nil {
+		prov = r.model.Provider // an extension's model: its provider
+	}
+	s := State{Provider: prov, Model: r.model.ID, Reasoning: provider.EffectiveReasoning(r.model, r.reasoning), Cwd: r.cfg.CWD,
 		MessageCount: len(r.messages), Busy: r.busy, Usage: r.usage}
 	if r.sess != nil {
 		s.SessionID = r.sess.ID()
@@ -607,7 +635,13 @@ func (r *Runtime) Cost() message.Usage {
 }
 
 // ListModels lists the models known for the current provider.
-func (r *Runtime) ListModels() []provider.Model { return r.catalog.Models(r.cfg.Provider) }
+func (r *Runtime) ListModels() []provider.Model {
+	ms := r.catalog.Models(r.cfg.Provider)
+	if r.cfg.Providers != nil {
+		ms = append(ms, r.cfg.Providers.ProviderModels()...)
+	}
+	return ms
+}
 
 // CWD is the workspace directory.
 func (r *Runtime) CWD() string { return r.cfg.CWD }

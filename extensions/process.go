@@ -3,6 +3,7 @@ package extensions
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -66,6 +67,8 @@ type proc struct {
 	badLines      atomic.Int64
 	hugeLines     atomic.Int64
 	wholeLogged   atomic.Int64 // bytes of cut UI texts logged whole (logWhole)
+	lastLine      atomic.Int64 // when the last line came (unix ns): pings go to an idle extension
+	pingOut       atomic.Bool  // a ping of the host is unanswered (features.go)
 
 	mu        sync.Mutex
 	hello     wire.Frame
@@ -91,7 +94,11 @@ type proc struct {
 	idle        chan struct{}
 	// SEP extensions: the codec between the process and the host's
 	// frames, and SEP's longer shutdown grace (5 s).
-	bridge       *sep.Bridge
+	bridge *sep.Bridge
+	// Providers (providers.go): registered, and the deltas of the model
+	// calls in flight by provider_complete id.
+	providers    []providerReg
+	deltas       map[string]func(json.RawMessage)
 	shutdownWait time.Duration
 }
 
@@ -209,6 +216,7 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 		pending:   map[string]chan wire.Frame{},
 		reqCtx:    map[string]context.Context{},
 		progress:  map[string]func(string){},
+		deltas:    map[string]func(json.RawMessage){},
 		panels:    map[string]bool{},
 	}
 	p.out = newOutQueue(inW, h.o.EventQueue, p)
@@ -272,6 +280,7 @@ func (p *proc) readLoop() {
 		if err != nil {
 			break
 		}
+		p.lastLine.Store(time.Now().UnixNano())
 		select {
 		case p.activity <- struct{}{}:
 		default:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -85,6 +86,20 @@ func (p *proc) handle(f wire.Frame) {
 		go p.onAction(f)
 	case wire.TypeBusPublish:
 		p.onBusPublish(f)
+	case wire.TypeKVGet, wire.TypeKVSet, wire.TypeKVDelete, wire.TypeKVList:
+		p.onKV(f)
+	case wire.TypeExec:
+		go p.onExec(f)
+	case wire.TypePing:
+		p.onPing(f)
+	case wire.TypePong:
+		p.onPong(f)
+	case wire.TypeCompletions, wire.TypeProviderResult:
+		p.deliver(f)
+	case wire.TypeRegisterProvider:
+		changed = p.onRegisterProvider(f)
+	case wire.TypeProviderDelta:
+		p.onProviderDelta(f)
 	default:
 		p.logBad("skipped unknown frame type %q", f.Type)
 	}
@@ -110,6 +125,12 @@ func (p *proc) onHello(f wire.Frame) {
 	p.mu.Unlock()
 	if f.Name != "" && f.Name != p.name {
 		p.log.printf("hello names %q but the manifest says %q; using the manifest's name", f.Name, p.name)
+	}
+	if p.bridge == nil && slices.Contains(f.Capabilities, wire.CapPing) {
+		// (A SEP extension's bridge pings it in SEP's frames.)
+		if d := envDuration(EnvSEPPing, 60*time.Second, p.s.h.o.Logf); d > 0 {
+			go p.pingLoop(d)
+		}
 	}
 	h := p.s.h
 	h.mu.Lock()

@@ -59,6 +59,7 @@ func (h *Host) hostCapabilities() *wire.HostCapabilities {
 		c.Actions = []string{wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries,
 			wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree}
 	}
+	c.Features = h.features()
 	return c
 }
 

@@ -180,6 +180,53 @@ func (s *Server) zotCommand(ctx context.Context, p *CommandParams) (CommandResul
 	return CommandResult{}, fieldError(MethodCommand, "name", "names no command (%q); zot/commands lists them", name)
 }
 
+func (p *CommandCompleteParams) validate(method string) error {
+	if strings.TrimPrefix(strings.TrimSpace(p.Name), "/") == "" {
+		return fieldError(method, "name", "is required: a command from zot/commands")
+	}
+	return nil
+}
+
+// zotCommandComplete completes a command's argument: an extension's
+// command asks its extension (command_complete, SEP's command/complete;
+// none when it offers none or is slow), /model the model ids, /mode the
+// permission modes. Any other command has none.
+func (s *Server) zotCommandComplete(ctx context.Context, p *CommandCompleteParams) (CommandCompleteResult, error) {
+	name, partial := strings.TrimPrefix(strings.TrimSpace(p.Name), "/"), strings.TrimLeft(p.Args, " ")
+	res := CommandCompleteResult{Completions: []CommandCompletion{}}
+	prefixed := func(values ...string) {
+		for _, v := range values {
+			if strings.HasPrefix(v, partial) {
+				res.Completions = append(res.Completions, CommandCompletion{Value: v})
+			}
+		}
+	}
+	switch name {
+	case "model":
+		rt, err := s.runtime()
+		if err != nil {
+			return res, err
+		}
+		for _, m := range rt.ListModels() {
+			prefixed(m.ID)
+		}
+		return res, nil
+	case "mode":
+		prefixed("auto", "ask", "readonly")
+		return res, nil
+	}
+	release(ctx) // an extension's answer takes a moment: let other messages through
+	host := s.waitHost(ctx)
+	if !slices.ContainsFunc(s.commandList(), func(c CommandInfo) bool { return c.Name == name }) {
+		return res, fieldError(MethodCommandComplete, "name", "names no command (%q); zot/commands lists them", name)
+	}
+	if c, ok := host.(commandCompleter); ok {
+		cs, _ := c.CompleteCommand(ctx, name, partial) // (a built-in, a skill or an MCP prompt: none)
+		res.Completions = append(res.Completions, cs...)
+	}
+	return res, nil
+}
+
 // commandAction maps an extension's command_response onto the editor.
 func (s *Server) commandAction(resp CommandResponse) (CommandResult, error) {
 	res := CommandResult{Action: resp.Action, Error: resp.Error}

@@ -846,6 +846,7 @@ func (s *Server) withEditorTools(cfg agent.Config) agent.Config {
 	cfg.ExtraTools = s.extraTools
 	cfg.AwaitTool = s.awaitTool
 	cfg.AwaitExtensions = s.awaitExtensions
+	cfg.Providers = serverProviders{s}
 	if cfg.NoTools {
 		return cfg
 	}

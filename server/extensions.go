@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions"
 )
@@ -37,6 +38,42 @@ type Host interface {
 	Reload(ctx context.Context) error
 	// Close shuts every extension down (shutdown, then kill).
 	Close(ctx context.Context) error
+}
+
+// commandCompleter is a Host that completes its commands' arguments
+// (extensions.Host: command_complete, SEP's command/complete).
+type commandCompleter interface {
+	CompleteCommand(ctx context.Context, name, partial string) ([]CommandCompletion, error)
+}
+
+// serverProviders is agent.Config.Providers: the current host's
+// extensions' model providers (none before the host starts, or without
+// one).
+type serverProviders struct{ s *Server }
+
+func (p serverProviders) host() agent.ExtensionProviders {
+	h, _ := p.s.currentHost().(agent.ExtensionProviders)
+	return h
+}
+
+func (p serverProviders) ProviderModels() []provider.Model {
+	if h := p.host(); h != nil {
+		return h.ProviderModels()
+	}
+	return nil
+}
+
+func (p serverProviders) ProviderClient(name string) provider.Client {
+	if h := p.host(); h != nil {
+		return h.ProviderClient(name)
+	}
+	return nil
+}
+
+func (p serverProviders) AwaitProviders(ctx context.Context) {
+	if h, _ := p.s.waitHost(ctx).(agent.ExtensionProviders); h != nil {
+		h.AwaitProviders(ctx)
+	}
 }
 
 // startWaiter is a Host whose extensions may still be starting: a tool or

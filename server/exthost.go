@@ -81,6 +81,15 @@ func (h extHost) RunCommand(ctx context.Context, name, args string) (CommandResp
 	return resp, nil
 }
 
+func (h extHost) CompleteCommand(ctx context.Context, name, partial string) ([]CommandCompletion, error) {
+	cs, err := h.Host.CompleteCommand(ctx, name, partial)
+	out := make([]CommandCompletion, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, CommandCompletion{Value: c.Value, Description: c.Description})
+	}
+	return out, err
+}
+
 func (h extHost) Status() []ExtensionStatus {
 	st := h.Host.Status()
 	out := make([]ExtensionStatus, 0, len(st))

@@ -30,6 +30,7 @@ var zotMethods = newMethodTable(
 	request0(MethodPing, (*Server).zotPing),
 	request0(MethodCommands, (*Server).zotCommands),
 	request(MethodCommand, (*Server).zotCommand),
+	request(MethodCommandComplete, (*Server).zotCommandComplete),
 	request0(MethodSkills, (*Server).zotSkills),
 	request0(MethodSessions, (*Server).zotSessions),
 	request(MethodSessionResume, (*Server).zotSessionResume),

@@ -27,7 +27,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 25
+const ProtocolRevision = 27
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -47,6 +47,7 @@ const (
 	MethodPing              = "zot/ping"
 	MethodCommands          = "zot/commands"
 	MethodCommand           = "zot/command"
+	MethodCommandComplete   = "zot/command/complete"
 	MethodSkills            = "zot/skills"
 	MethodSessions          = "zot/sessions"
 	MethodSessionResume     = "zot/session/resume"
@@ -376,6 +377,25 @@ type CommandInfo struct {
 type CommandParams struct {
 	Name string `json:"name"`
 	Args string `json:"args"`
+}
+
+// CommandCompleteParams is zot/command/complete's params: the command
+// and what is typed after it so far.
+type CommandCompleteParams struct {
+	Name string `json:"name"`
+	Args string `json:"args"`
+}
+
+// CommandCompleteResult is zot/command/complete's result: candidates
+// for the argument (the whole argument, replacing what is typed).
+type CommandCompleteResult struct {
+	Completions []CommandCompletion `json:"completions"`
+}
+
+// CommandCompletion is one candidate for a command's argument.
+type CommandCompletion struct {
+	Value       string `json:"value"`
+	Description string `json:"description,omitempty"`
 }
 
 // CommandResult is zot/command's result: what the editor should do.

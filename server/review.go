@@ -242,8 +242,12 @@ func (s *Server) hookChain() agent.Hooks {
 }
 
 func (s *Server) beforeTool(ctx context.Context, call agent.ToolCallInfo, next func(context.Context, agent.ToolCallInfo) agent.ToolDecision) agent.ToolDecision {
-	s.runs.waitForwarded(ctx, call.ID, 5*time.Second)
-	s.ws.beginCall(call.ID, call.Name)
+	if call.Requester == "" {
+		// (An extension's exec has no tool card of the turn to wait for,
+		// and is not the model's running call.)
+		s.runs.waitForwarded(ctx, call.ID, 5*time.Second)
+		s.ws.beginCall(call.ID, call.Name)
+	}
 	// waitHost: the host's interceptors (guards) see every call, even
 	// one made while the host is being created.
 	s.waitHost(ctx)

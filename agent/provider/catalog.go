@@ -226,6 +226,13 @@ func (c *Catalog) ids(provider string) []string {
 	return ids
 }
 
+// Known reports whether the catalogue has the model (models.json
+// included), as opposed to an id Resolve accepts for a base URL.
+func (c *Catalog) Known(provider, id string) bool {
+	_, ok := c.lookup(provider, id)
+	return ok
+}
+
 func (c *Catalog) lookup(provider, id string) (Model, bool) {
 	if c == nil {
 		return Model{}, false

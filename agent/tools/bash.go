@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -99,14 +100,64 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 	out := newOutputCollector(progress)
 	defer out.cleanup()
 
+	sp := t.spawn(ctx, command, timeout, out, out, out.startProgress)
+	if sp.startErr != "" {
+		return ErrorResult(sp.startErr)
+	}
+	out.finish()
+
+	text, note := out.result()
+	// Cancel runs only when the context ends before the shell exits; a
+	// shell that exited by itself is judged by its exit status even if the
+	// deadline passed while its background children held the output.
+	switch {
+	case sp.killed && ctx.Err() != nil:
+		return ErrorResult(joinOutput(text, note, "The command was cancelled; it and its child processes were killed."))
+	case sp.killed:
+		return ErrorResult(joinOutput(text, note, fmt.Sprintf("The command timed out after %s and was killed with its child processes. If it needs longer, raise timeout; for servers, run them in the background with output redirected to a file (they are killed when your turn ends).", fmtSeconds(timeout))))
+	}
+	state := sp.state
+	if state == nil {
+		return ErrorResult(joinOutput(text, note, fmt.Sprintf("The command failed: %v", sp.waitErr)))
+	}
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ErrorResult(joinOutput(text, note, fmt.Sprintf("The command was killed by signal %v.", ws.Signal())))
+	}
+	if code := state.ExitCode(); code != 0 {
+		return ErrorResult(joinOutput(text, note, fmt.Sprintf("The command failed with exit code %d.", code)))
+	}
+	if errors.Is(sp.waitErr, exec.ErrWaitDelay) {
+		note = strings.TrimSpace(note + "\n[background processes kept the output open; what they print from now on is not captured]")
+	}
+	if text == "" && note == "" {
+		return TextResult("(no output)")
+	}
+	return TextResult(joinOutput(text, note, ""))
+}
+
+// spawned is how a command run by spawn ended.
+type spawned struct {
+	state    *os.ProcessState
+	killed   bool   // cancelled or timed out: its process group was stopped
+	waitErr  error  // cmd.Wait's error
+	startErr string // it never ran: why
+}
+
+// spawn runs command under the bash tool's process rules: the host's
+// shell in the workspace root, zot's credentials scrubbed from its
+// environment, the command and what it starts in one process group (a
+// job object on Windows) stopped on cancel or timeout (SIGTERM, SIGKILL
+// after childproc.Grace), and background jobs kept for EndRun. started
+// runs once the process is attached.
+func (t *bashTool) spawn(ctx context.Context, command string, timeout time.Duration, stdout, stderr io.Writer, started func()) spawned {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, t.shell.path, t.shell.argv(command)...)
 	cmd.Dir = t.ws.Root()
 	// zot's own credentials stay out of the commands the model runs.
 	cmd.Env = append(secrets.ScrubEnv(os.Environ()), "PWD="+cmd.Dir, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	cmd.Stdout = out
-	cmd.Stderr = out
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
 	// The command and what it starts share a process group (a job object
 	// on Windows), so a cancel reaches all of them.
 	childproc.Prepare(cmd)
@@ -126,50 +177,24 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 	cmd.WaitDelay = killGrace
 
 	if err := childproc.Start(cmd); err != nil {
-		return ErrorResult(fmt.Sprintf("Could not start %s: %v", t.shell.path, err))
+		return spawned{startErr: fmt.Sprintf("Could not start %s: %v", t.shell.path, err)}
 	}
 	group, err := childproc.Attach(cmd)
 	close(attached)
 	if err != nil {
 		_ = cmd.Wait()
-		return ErrorResult(fmt.Sprintf("Could not run the command: %v", err))
+		return spawned{startErr: fmt.Sprintf("Could not run the command: %v", err)}
 	}
-	out.startProgress()
+	if started != nil {
+		started()
+	}
 	waitErr := cmd.Wait()
-	out.finish()
 	if group.Alive() {
 		t.background.Add(group)
 	} else {
 		group.Release()
 	}
-
-	text, note := out.result()
-	// Cancel runs only when the context ends before the shell exits; a
-	// shell that exited by itself is judged by its exit status even if the
-	// deadline passed while its background children held the output.
-	switch {
-	case killed.Load() && ctx.Err() != nil:
-		return ErrorResult(joinOutput(text, note, "The command was cancelled; it and its child processes were killed."))
-	case killed.Load():
-		return ErrorResult(joinOutput(text, note, fmt.Sprintf("The command timed out after %s and was killed with its child processes. If it needs longer, raise timeout; for servers, run them in the background with output redirected to a file (they are killed when your turn ends).", fmtSeconds(timeout))))
-	}
-	state := cmd.ProcessState
-	if state == nil {
-		return ErrorResult(joinOutput(text, note, fmt.Sprintf("The command failed: %v", waitErr)))
-	}
-	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return ErrorResult(joinOutput(text, note, fmt.Sprintf("The command was killed by signal %v.", ws.Signal())))
-	}
-	if code := state.ExitCode(); code != 0 {
-		return ErrorResult(joinOutput(text, note, fmt.Sprintf("The command failed with exit code %d.", code)))
-	}
-	if errors.Is(waitErr, exec.ErrWaitDelay) {
-		note = strings.TrimSpace(note + "\n[background processes kept the output open; what they print from now on is not captured]")
-	}
-	if text == "" && note == "" {
-		return TextResult("(no output)")
-	}
-	return TextResult(joinOutput(text, note, ""))
+	return spawned{state: cmd.ProcessState, killed: killed.Load(), waitErr: waitErr}
 }
 
 func fmtSeconds(d time.Duration) string {

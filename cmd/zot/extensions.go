@@ -97,6 +97,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	cfg.ExtraTools = host.Tools
 	cfg.AwaitTool = host.AwaitTool
 	cfg.AwaitExtensions = host.AwaitStarting
+	cfg.Providers = host
 	if mh != nil {
 		cfg.ExtraTools = func() []tools.Tool { return append(host.Tools(), mh.Tools()...) }
 		cfg.AwaitTool = func(ctx context.Context, name string) tools.Tool {

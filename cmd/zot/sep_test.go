@@ -121,3 +121,120 @@ func checkSEPTrace(t *testing.T, path string, want []string) {
 		}
 	}
 }
+
+// A SEP extension's exec/run under zot rpc --no-yolo: the user is asked
+// about the command itself (after the extension's tool), shown whole and
+// quoted as it will run; a denial reaches the extension as -32000
+// Blocked, an allow runs it. complete_command reaches the extension's
+// command/complete.
+func TestRPCSEPExecAsksAndCompletes(t *testing.T) {
+	call := llmtest.ToolReply("ex_exec", map[string]any{"command": "printf", "args": []string{"%s", "a b"}})
+	e := newEnv(t, call, llmtest.TextReply("denied"), call, llmtest.TextReply("ran"))
+	trace := t.TempDir()
+	dir := writeSEPExt(t, filepath.Join(t.TempDir(), "ex"), "ex", filepath.Join(trace, "notes"), nil)
+	p := e.startRPC([]string{extensions.EnvSEPTrace + "=" + trace}, "--no-yolo", "--ext", dir)
+
+	// answer answers the next --no-yolo question, which must name what.
+	answer := func(what, choice string) {
+		t.Helper()
+		frames := p.until(isType("ext_ui_request"))
+		req := frames[len(frames)-1]
+		if req["extension"] != "zot" || !strings.Contains(fmt.Sprint(req["message"]), what) {
+			t.Fatalf("asked %v, want a question naming %q", req, what)
+		}
+		p.send(map[string]any{"id": "u", "type": "ui_response", "ui_id": req["id"], "value": choice})
+	}
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "run it"})
+	answer("the ex_exec tool", "Allow once")
+	answer(`"command": "printf '%s' 'a b'"`, "Deny")
+	tr := find(p.until(isType("done")), "tool_result")
+	if tr == nil || !strings.Contains(toJSON(tr), "refused -32000: blocked: the user denied this bash call") {
+		t.Fatalf("denied: %v", tr)
+	}
+	p.send(map[string]any{"id": "2", "type": "prompt", "message": "run it now"})
+	answer("the ex_exec tool", "Allow once")
+	answer(`"command": "printf '%s' 'a b'"`, "Allow once")
+	tr = find(p.until(isType("done")), "tool_result")
+	if tr == nil || !strings.Contains(toJSON(tr), `exit 0 out \"a b\" err \"\"`) {
+		t.Fatalf("allowed: %v", tr)
+	}
+
+	p.send(map[string]any{"id": "3", "type": "complete_command", "name": "/ex-note", "args": "bl"})
+	res := p.until(isType("response"))
+	if r := res[len(res)-1]; r["success"] != true || toJSON(r["data"]) != `{"completions":[{"description":"the colour blue","value":"blue"}]}` {
+		t.Fatalf("complete_command: %v", r)
+	}
+	p.in.Close()
+	for range p.lines {
+	}
+	checkSEPTrace(t, filepath.Join(trace, "ex.ndjson"), []string{"reply:exec/run", "command/complete", "error reply"})
+}
+
+// A SEP extension that registers a provider under zot rpc: its model is
+// listed (get_models) and selected with --model PROVIDER/MODEL, a prompt
+// streams through provider/complete and provider/delta like a built-in
+// provider's (text deltas, the answer, usage), a tool call it makes runs
+// and its result goes back to it, and its error ends the turn with an
+// error event. zot's own models stay selectable.
+func TestRPCSEPProvider(t *testing.T) {
+	e := newEnv(t, llmtest.TextReply("from the built-in provider"))
+	trace := t.TempDir()
+	dir := writeSEPExt(t, filepath.Join(t.TempDir(), "llm"), "llm", filepath.Join(trace, "notes"), map[string]string{"SEPEXT_PROVIDER": "echo-llm"})
+	p := e.startRPC([]string{extensions.EnvSEPTrace + "=" + trace}, "--model", "echo-llm/echo-1", "--ext", dir)
+
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "hello there"})
+	frames := p.until(isType("done"))
+	var deltas []string
+	for _, f := range frames {
+		if f["type"] == "text_delta" {
+			deltas = append(deltas, fmt.Sprint(f["delta"]))
+		}
+	}
+	if strings.Join(deltas, "|") != "echo: he|llo there" {
+		t.Fatalf("text deltas %q (%v)\nstderr: %s", deltas, types(frames), p.errb.String())
+	}
+	if am := find(frames, "assistant_message"); am == nil || !strings.Contains(toJSON(am), `"text":"echo: hello there"`) {
+		t.Fatalf("assistant_message: %v", am)
+	}
+	if u := find(frames, "usage"); u == nil || u["input"] != float64(10) || u["output"] != float64(3) || u["cache_read"] != float64(2) {
+		t.Fatalf("usage: %v", u)
+	}
+
+	p.send(map[string]any{"id": "2", "type": "get_models"})
+	res := p.until(isType("response"))
+	if !strings.Contains(toJSON(res[len(res)-1]), `"id":"echo-llm/echo-1"`) || !strings.Contains(toJSON(res[len(res)-1]), `"provider":"echo-llm"`) {
+		t.Fatalf("get_models: %v", res[len(res)-1])
+	}
+	p.send(map[string]any{"id": "3", "type": "get_state"})
+	res = p.until(isType("response"))
+	if d, _ := res[len(res)-1]["data"].(map[string]any); d["model"] != "echo-llm/echo-1" || d["provider"] != "echo-llm" {
+		t.Fatalf("get_state: %v", res[len(res)-1])
+	}
+
+	p.send(map[string]any{"id": "4", "type": "prompt", "message": "use the tool"})
+	frames = p.until(isType("done"))
+	if tr := find(frames, "tool_result"); tr == nil || !strings.Contains(toJSON(tr), "said: x") {
+		t.Fatalf("the provider's tool call: %v (%v)", tr, types(frames))
+	}
+	if am := frames[len(frames)-1]; am["type"] != "done" || !strings.Contains(toJSON(frames), `"text":"done"`) {
+		t.Fatalf("the answer after the tool: %v", types(frames))
+	}
+
+	p.send(map[string]any{"id": "5", "type": "prompt", "message": "now fail"})
+	frames = p.until(isType("done"))
+	if ev := find(frames, "error"); ev == nil || !strings.Contains(toJSON(ev), "upstream is down") {
+		t.Fatalf("the provider's error: %v (%v)", ev, types(frames))
+	}
+
+	// Back to zot's own provider.
+	p.send(map[string]any{"id": "6", "type": "set_model", "model": "claude-sonnet-4-5"})
+	p.until(isType("response"))
+	p.send(map[string]any{"id": "7", "type": "prompt", "message": "hi"})
+	if am := find(p.until(isType("done")), "assistant_message"); am == nil || !strings.Contains(toJSON(am), "from the built-in provider") {
+		t.Fatalf("the built-in provider after switching back: %v", am)
+	}
+	p.in.Close()
+	for range p.lines {
+	}
+	checkSEPTrace(t, filepath.Join(trace, "llm.ndjson"), []string{"provider/complete"})
+}

@@ -140,7 +140,7 @@ func New(c Config) *Bridge {
 // there); the SEP initialize follows the host's hello_ack.
 func (b *Bridge) Run() {
 	b.toHost(wire.Frame{Type: wire.TypeHello, Name: b.c.Name, Version: b.c.Manifest.Version,
-		Capabilities: []string{wire.CapUI, wire.CapHooks, wire.CapActions, wire.CapReady}})
+		Capabilities: []string{wire.CapUI, wire.CapHooks, wire.CapActions, wire.CapReady, wire.CapExec, wire.CapComplete, wire.CapProviders}})
 	hostDone := make(chan struct{})
 	go b.writeLoop()
 	go func() {
@@ -233,6 +233,22 @@ func (b *Bridge) fromHost(f wire.Frame) {
 			p["arguments"] = map[string]any{"args": text}
 		}
 		b.call("command/execute", pendingCall{zotID: f.ID}, p)
+	case wire.TypeProviderComplete:
+		tools := f.ToolSpecs
+		if len(tools) == 0 || string(tools) == "null" {
+			tools = json.RawMessage("[]")
+		}
+		id := b.call("provider/complete", pendingCall{zotID: f.ID}, map[string]any{
+			"request_id": f.ID, "provider": f.Name, "model": f.Model, "messages": f.Messages, "tools": tools,
+			"stream": true, "context": b.context("command"),
+		})
+		b.mu.Lock()
+		b.toolRPC[f.ID] = id // tool_cancel cancels it as it does a tool call
+		b.mu.Unlock()
+	case wire.TypeCommandComplete:
+		b.call("command/complete", pendingCall{zotID: f.ID}, map[string]any{
+			"command": f.Name, "partial": f.Text, "context": b.context("command"),
+		})
 	case wire.TypeEvent:
 		b.event(f)
 	case wire.TypeEventIntercept:
@@ -249,7 +265,8 @@ func (b *Bridge) initialize(ack wire.Frame) {
 	enabled := map[string]bool{
 		"tools": true, "commands": true, "ui": true, "session": true,
 		"kv": b.c.KV != nil, "bus": b.c.Publish != nil,
-		"exec": false, "providers": false, // not offered by zot yet (docs/extensions.md)
+		"exec":      ack.HostCapabilities != nil && slices.Contains(ack.HostCapabilities.Features, wire.CapExec),
+		"providers": ack.HostCapabilities != nil && slices.Contains(ack.HostCapabilities.Features, wire.CapProviders),
 	}
 	for g, on := range enabled {
 		enabled[g] = on && b.c.Manifest.Enabled(g)
@@ -532,7 +549,7 @@ func (b *Bridge) answered(m Message) {
 	if pc.method == "ping" {
 		b.pingOut = false
 	}
-	if pc.method == "tool/execute" {
+	if pc.method == "tool/execute" || pc.method == "provider/complete" {
 		delete(b.toolRPC, pc.zotID)
 	}
 	b.mu.Unlock()
@@ -548,12 +565,16 @@ func (b *Bridge) answered(m Message) {
 			Content string `json:"content"`
 			IsError bool   `json:"is_error"`
 		}
+		var shape struct {
+			Content *string `json:"content"`
+		}
 		if m.Error != nil {
 			r.Content, r.IsError = m.Error.Message, true
 			if m.Error.Code == CodeCancelled {
 				r.Content = "cancelled: " + m.Error.Message
 			}
-		} else if json.Unmarshal(m.Result, &r) != nil {
+		} else if json.Unmarshal(m.Result, &r) != nil || json.Unmarshal(m.Result, &shape) != nil || shape.Content == nil {
+			b.c.Logf("sep: tool/execute: the result is not {content, is_error?}: %s", preview(m.Result))
 			r.Content, r.IsError = "the extension's tool result is not {content, is_error}", true
 		}
 		b.toHost(wire.Frame{Type: wire.TypeToolResult, ID: pc.zotID, Content: []wire.Block{{Type: "text", Text: r.Content}}, IsError: r.IsError})
@@ -570,6 +591,20 @@ func (b *Bridge) answered(m Message) {
 		b.toHost(f)
 	case "hook":
 		b.toHost(hookAnswer(pc, m, b.c.Logf))
+	case "provider/complete":
+		b.toHost(providerAnswer(pc, m, b.c.Logf))
+	case "command/complete":
+		// Best effort (SEP): an error or junk is no completions.
+		var r struct {
+			Completions []wire.Completion `json:"completions"`
+		}
+		if m.Error != nil {
+			b.c.Logf("sep: command/complete: %s", m.Error.Error())
+		} else if json.Unmarshal(m.Result, &r) != nil || slices.ContainsFunc(r.Completions, func(c wire.Completion) bool { return c.Value == "" }) {
+			b.c.Logf("sep: command/complete: the reply is not {completions: [{value, description?}]}: %s", preview(m.Result))
+			r.Completions = nil
+		}
+		b.toHost(wire.Frame{Type: wire.TypeCompletions, ID: pc.zotID, Completions: r.Completions})
 	case "shutdown":
 		b.toHost(wire.Frame{Type: wire.TypeShutdownAck})
 	}
@@ -602,8 +637,11 @@ func hookAnswer(pc pendingCall, m Message, logf func(string, ...any)) wire.Frame
 		f.Block, f.Reason = true, o.Reason
 	case "modify":
 		var p map[string]json.RawMessage
-		if json.Unmarshal(o.Patch, &p) != nil {
+		if json.Unmarshal(o.Patch, &p) != nil || p == nil {
 			logf("sep: hook %s: modify without an object patch; ignored", HookName(pc.event))
+			if pc.event == wire.EventToolCall { // a guard's junk answer fails closed
+				f.Block, f.Reason = true, "the guard's hook answered modify without a patch"
+			}
 			return f
 		}
 		switch pc.event {
@@ -679,6 +717,13 @@ type registrations struct {
 	} `json:"commands"`
 	Subscriptions []string `json:"subscriptions"`
 	Hooks         []string `json:"hooks"`
+	Providers     []struct {
+		Name   string `json:"name"`
+		Models []struct {
+			ID          string `json:"id"`
+			DisplayName string `json:"display_name"`
+		} `json:"models"`
+	} `json:"providers"`
 }
 
 // register hands registrations to the host. first: the handshake's,
@@ -693,6 +738,13 @@ func (b *Bridge) register(r registrations, first bool) {
 	}
 	for _, c := range r.Commands {
 		b.toHost(wire.Frame{Type: wire.TypeRegisterCommand, Name: c.Name, Description: c.Description})
+	}
+	for _, p := range r.Providers {
+		f := wire.Frame{Type: wire.TypeRegisterProvider, Name: p.Name}
+		for _, m := range p.Models {
+			f.Models = append(f.Models, wire.ProviderModel{ID: m.ID, DisplayName: m.DisplayName})
+		}
+		b.toHost(f)
 	}
 	hooks := append(slices.Clone(r.Hooks), b.c.Manifest.Events()...)
 	events := slices.Clone(r.Subscriptions)
@@ -756,12 +808,14 @@ func (b *Bridge) serve(m Message) *Error {
 		} else {
 			b.c.Logf("[%s] %s", p.Level, p.Message)
 		}
+		b.replyEmpty(m)
 	case "registry/update":
 		var r registrations
 		if err := json.Unmarshal(m.Params, &r); err != nil {
 			return Errorf(CodeInvalidParams, "registry/update: %v", err)
 		}
 		b.register(r, false)
+		b.replyEmpty(m)
 	case "tool/update":
 		var p struct {
 			CallID   string   `json:"call_id"`
@@ -770,6 +824,9 @@ func (b *Bridge) serve(m Message) *Error {
 		}
 		if json.Unmarshal(m.Params, &p) != nil || p.CallID == "" {
 			return Errorf(CodeInvalidParams, "tool/update needs a call_id")
+		}
+		if p.Progress != nil && (*p.Progress < 0 || *p.Progress > 1) {
+			return Errorf(CodeInvalidParams, "tool/update progress is a fraction from 0 to 1, not %g", *p.Progress)
 		}
 		text := p.Message
 		if p.Progress != nil {
@@ -781,6 +838,7 @@ func (b *Bridge) serve(m Message) *Error {
 		if running { // SEP: an update for an unknown call is ignored
 			b.toHost(wire.Frame{Type: wire.TypeToolUpdate, ID: p.CallID, Text: text})
 		}
+		b.replyEmpty(m)
 	case "$/cancel":
 		// The host sends the extension no request that outlives a turn
 		// except dialogs (answered by the user); nothing to cancel.
@@ -824,15 +882,33 @@ func (b *Bridge) serve(m Message) *Error {
 		if m.IsRequest() {
 			b.reply(m.ID, struct{}{}, nil)
 		}
-	case "exec/run", "command/complete":
-		return Errorf(CodeCapabilityDisabled, "%s is not offered by zot yet", m.Method)
-	default:
-		if strings.HasPrefix(m.Method, "provider/") {
-			return Errorf(CodeCapabilityDisabled, "%s is not offered by zot yet", m.Method)
+	case "exec/run":
+		return b.execRun(m)
+	case "provider/delta":
+		var p struct {
+			RequestID string          `json:"request_id"`
+			Event     json.RawMessage `json:"event"`
 		}
+		var ev struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil || p.RequestID == "" || json.Unmarshal(p.Event, &ev) != nil || ev.Type == "" {
+			return Errorf(CodeInvalidParams, "provider/delta needs {request_id, event: {type, …}}")
+		}
+		b.toHost(wire.Frame{Type: wire.TypeProviderDelta, ID: p.RequestID, Delta: p.Event})
+		b.replyEmpty(m)
+	default:
 		return Errorf(CodeMethodNotFound, "method not found: %s", m.Method)
 	}
 	return nil
+}
+
+// replyEmpty answers a request that has no result of its own with {} (SEP's
+// notifications sent as requests: log, registry/update, tool/update).
+func (b *Bridge) replyEmpty(m Message) {
+	if m.IsRequest() {
+		b.reply(m.ID, struct{}{}, nil)
+	}
 }
 
 // BusEvent delivers another extension's bus/publish.
@@ -934,6 +1010,9 @@ func (b *Bridge) uiRequest(m Message) *Error {
 	b.mu.Lock()
 	caps := b.uiCaps
 	b.mu.Unlock()
+	if len(p.Options) > 0 && p.Kind != "select" {
+		return Errorf(CodeInvalidParams, "ui/request %s takes no options (only select does)", p.Kind)
+	}
 	if p.Kind != "" && !slices.Contains(caps, p.Kind) && slices.Contains([]string{"select", "confirm", "input", "set_status", "set_widget", "set_title"}, p.Kind) {
 		return Errorf(CodeNoUI, "this front cannot show ui/request %s", p.Kind)
 	}
@@ -1014,6 +1093,10 @@ func (b *Bridge) hostAnswered(f wire.Frame) {
 		if f.Type == wire.TypeError {
 			b.c.Logf("sep: the host refused a %s: %s", f.Ref, f.Error)
 		}
+		return
+	}
+	if hc.method == "exec/run" {
+		b.execAnswered(hc, f)
 		return
 	}
 	if f.Error != "" && !(f.Type == wire.TypeUIResponse && f.Cancelled) {
@@ -1122,4 +1205,128 @@ func (b *Bridge) pingLoop() {
 			b.call("ping", pendingCall{}, struct{}{})
 		}
 	}
+}
+
+// ---- exec/run ----
+
+// execRun runs a command through the host's exec: the bash tool's
+// guards, approval and process rules. SEP's command and args become one
+// shell command line — quoted, so what the user is asked about is
+// exactly what runs — and cwd a leading cd. Command tier only: the
+// guards and the approval it waits for are what an event's turn is
+// waiting on.
+func (b *Bridge) execRun(m Message) *Error {
+	if !m.IsRequest() {
+		return Errorf(CodeInvalidRequest, "exec/run is a request (it has an answer)")
+	}
+	var p struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+		Cwd     string   `json:"cwd"`
+		Context struct {
+			Token string `json:"token"`
+		} `json:"context"`
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil || strings.TrimSpace(p.Command) == "" {
+		return Errorf(CodeInvalidParams, "exec/run needs {command, args?, cwd?, context}")
+	}
+	b.mu.Lock()
+	tier, known := b.tokens[p.Context.Token]
+	b.mu.Unlock()
+	switch {
+	case p.Context.Token == "":
+		return Errorf(CodeInvalidParams, "exec/run needs the context {token, tier} of the call it acts in")
+	case !known:
+		return Errorf(CodeContextViolation, "exec/run: context token %q is unknown or stale (from before a restart)", p.Context.Token)
+	case tier != "command":
+		return Errorf(CodeContextViolation, "exec/run is refused from an event-tier context (a hook or event): the guards and the user's approval it waits for are what that turn is waiting on; run it from a tool or command")
+	}
+	line := p.Command
+	if len(p.Args) > 0 {
+		quoted := make([]string, len(p.Args))
+		for i, a := range p.Args {
+			quoted[i] = ShellQuote(a)
+		}
+		line += " " + strings.Join(quoted, " ")
+	}
+	if p.Cwd != "" {
+		line = "cd " + ShellQuote(p.Cwd) + " && " + line
+	}
+	b.toHostCall(m, "", wire.Frame{Type: wire.TypeExec, Command: line})
+	return nil
+}
+
+// ShellQuote quotes s for a POSIX shell (single quotes).
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || r == '@' || r == '+' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// execAnswered turns exec's action_result into exec/run's result; a
+// block (a guard, the user's denial, readonly) is -32000 Blocked.
+func (b *Bridge) execAnswered(hc hostCall, f wire.Frame) {
+	if f.Error != "" {
+		code := CodeInternalError
+		if strings.HasPrefix(f.Error, "blocked: ") {
+			code = CodeBlocked
+		}
+		b.reply(hc.id, nil, &Error{Code: code, Message: f.Error})
+		return
+	}
+	res := map[string]any{"stdout": "", "stderr": "", "exit_code": 0}
+	if f.Stdout != nil {
+		res["stdout"] = *f.Stdout
+	}
+	if f.Stderr != nil {
+		res["stderr"] = *f.Stderr
+	}
+	if f.ExitCode != nil {
+		res["exit_code"] = *f.ExitCode
+	}
+	b.reply(hc.id, res, nil)
+}
+
+// providerAnswer turns provider/complete's reply into provider_result.
+func providerAnswer(pc pendingCall, m Message, logf func(string, ...any)) wire.Frame {
+	f := wire.Frame{Type: wire.TypeProviderResult, ID: pc.zotID}
+	if m.Error != nil {
+		f.Error = m.Error.Message
+		if m.Error.Code == CodeCancelled {
+			f.Error = "cancelled: " + m.Error.Message
+		}
+		return f
+	}
+	var r struct {
+		Content   *string `json:"content"`
+		ToolCalls []struct {
+			ID        string          `json:"id"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"tool_calls"`
+		FinishReason string          `json:"finish_reason"`
+		Usage        json.RawMessage `json:"usage"`
+	}
+	if err := json.Unmarshal(m.Result, &r); err != nil {
+		logf("sep: provider/complete: the reply is not {content, tool_calls, finish_reason, usage}: %s", preview(m.Result))
+		f.Error = "the extension's provider answered something that is not a completion result"
+		return f
+	}
+	for _, tc := range r.ToolCalls {
+		if tc.ID == "" || tc.Name == "" {
+			logf("sep: provider/complete: a tool call without id or name: %s", preview(m.Result))
+			f.Error = "the extension's provider returned a tool call without id or name"
+			return f
+		}
+		f.ToolCalls = append(f.ToolCalls, wire.ProviderToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+	}
+	if r.Content != nil {
+		f.Text = *r.Content
+	}
+	f.Stop, f.Usage = r.FinishReason, r.Usage
+	return f
 }

@@ -45,6 +45,31 @@ const (
 	// the payload (a JSON object); the host fans it out to the other
 	// extensions, zot's and SEP's alike.
 	TypeBusPublish = "bus_publish"
+	// SEP's other additions, offered on zot's wire (negotiated with the
+	// Cap* of the same name; hello_ack.host_capabilities.features lists
+	// what this host serves). Each has an id and gets an action_result.
+	// kv_get {key} → value; kv_set {key, value}; kv_delete {key};
+	// kv_list {prefix} → keys: the extension's own store (CapKV).
+	TypeKVGet    = "kv_get"
+	TypeKVSet    = "kv_set"
+	TypeKVDelete = "kv_delete"
+	TypeKVList   = "kv_list"
+	// TypeExec {command, timeout_ms} (CapExec) → stdout, stderr,
+	// exit_code: the command runs as the model's bash would, through the
+	// guards and the front's approval.
+	TypeExec = "exec"
+	// TypePing (CapPing) both ways: answered at once with pong {id}.
+	TypePing = "ping"
+	TypePong = "pong"
+	// TypeCompletions (CapComplete) answers command_complete.
+	TypeCompletions = "completions"
+	// Providers (CapProviders): register_provider {name, models} makes
+	// the models selectable; the host's provider_complete is answered by
+	// provider_delta {id, delta} pieces, then provider_result {id, text,
+	// tool_calls, stop, usage, error}.
+	TypeRegisterProvider = "register_provider"
+	TypeProviderDelta    = "provider_delta"
+	TypeProviderResult   = "provider_result"
 )
 
 // Frame types, host → extension.
@@ -68,6 +93,16 @@ const (
 	// bus_publish / SEP bus/publish. Name is the publisher, Key the
 	// topic, Data the payload.
 	TypeBusEvent = "bus_event"
+	// TypeCommandComplete (CapComplete): the editor completes the
+	// argument of the extension's command; Name is the command, Text
+	// what is typed after it. Answer: completions {id, completions}.
+	TypeCommandComplete = "command_complete"
+	// TypeProviderComplete (CapProviders): one model call to the
+	// extension's provider: Name the provider, Model the model id,
+	// Messages zot's message objects (a leading system message carries
+	// the system prompt), ToolSpecs the tools offered. Cancelled with
+	// tool_cancel {id}.
+	TypeProviderComplete = "provider_complete"
 )
 
 // Capability names an extension may declare in hello.capabilities to
@@ -83,6 +118,17 @@ const (
 	// CapBus: the extension publishes bus_publish and receives bus_event
 	// (SEP's inter-extension bus, offered on zot's wire too).
 	CapBus = "bus"
+	// SEP's other additions on zot's wire: the extension's kv store
+	// (kv_*), exec, ping both ways (an extension that negotiated it and
+	// misses two pings is restarted), and command argument completion
+	// (command_complete / completions).
+	CapKV       = "kv"
+	CapExec     = "exec"
+	CapPing     = "ping"
+	CapComplete = "complete"
+	// CapProviders: the extension registers model providers
+	// (register_provider) and answers provider_complete.
+	CapProviders = "providers"
 )
 
 // ui_request kinds.
@@ -310,6 +356,48 @@ type Frame struct {
 	// tool: the extension providing it (seed 000's tool result
 	// attribution, "surfaces extension name in details").
 	Details *ToolDetails `json:"details,omitempty"`
+
+	// SEP's additions on zot's wire. kv_*: Key, Value, Prefix; the
+	// action_result of kv_get carries Value, of kv_list Keys. exec:
+	// Command, TimeoutMS; its action_result Stdout, Stderr, ExitCode.
+	// completions: Completions.
+	Prefix      string       `json:"prefix,omitempty"`
+	Keys        []string     `json:"keys,omitempty"`
+	Command     string       `json:"command,omitempty"`
+	Stdout      *string      `json:"stdout,omitempty"`
+	Stderr      *string      `json:"stderr,omitempty"`
+	ExitCode    *int         `json:"exit_code,omitempty"`
+	Completions []Completion `json:"completions,omitempty"`
+	// register_provider (Name too): the models. provider_complete
+	// (Name, Model, Messages): ToolSpecs. provider_delta: Delta (SEP's
+	// stream event: {"type":"Delta","content"}, Reasoning, ToolCallStart
+	// {index,id,name}, ToolCallArgumentsDelta {index,arguments_chunk},
+	// Usage, Done). provider_result (Text, Stop, Usage, Error): ToolCalls.
+	Models    []ProviderModel    `json:"models,omitempty"`
+	ToolSpecs json.RawMessage    `json:"tool_specs,omitempty"`
+	Delta     json.RawMessage    `json:"delta,omitempty"`
+	ToolCalls []ProviderToolCall `json:"tool_calls,omitempty"`
+}
+
+// ProviderModel is one model of an extension's provider.
+type ProviderModel struct {
+	ID            string `json:"id"`
+	DisplayName   string `json:"display_name,omitempty"`
+	ContextWindow int    `json:"context_window,omitempty"`
+	MaxOutput     int    `json:"max_output,omitempty"`
+}
+
+// ProviderToolCall is a tool call a provider's model made.
+type ProviderToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Completion is one candidate for a command's argument.
+type Completion struct {
+	Value       string `json:"value"`
+	Description string `json:"description,omitempty"`
 }
 
 // TreePreparation is session_before_tree's preparation (pi's
@@ -359,6 +447,10 @@ type HostCapabilities struct {
 	UI      UICapabilities `json:"ui"`
 	Hooks   []string       `json:"hooks"`
 	Actions []string       `json:"actions"`
+	// Features lists SEP's additions this host serves on zot's wire
+	// (bus, kv, exec, ping, complete): an extension uses those it also
+	// declared in hello.capabilities.
+	Features []string `json:"features,omitempty"`
 }
 
 // UICapabilities says which user interface this front has (pi's

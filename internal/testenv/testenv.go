@@ -36,3 +36,17 @@ func NeedCommand(t testing.TB, name, why string) string {
 	}
 	return p
 }
+
+// OptIn returns the value of the environment variable name, or skips the
+// test when it is unset — even under ZOT_REQUIRE_ALL=1: an opt-in test
+// needs something the project does not ship (what names it), not
+// something the machine lacks, so CI's promise to run everything does
+// not cover it. Such tests are listed in docs/testing.md.
+func OptIn(t testing.TB, name, what string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		t.Skipf("opt-in: set %s to %s", name, what)
+	}
+	return v
+}

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -13,6 +14,7 @@ type fakeT struct {
 
 func (f *fakeT) Helper()                           {}
 func (f *fakeT) Skip(args ...any)                  { f.skipped = args[0].(string) }
+func (f *fakeT) Skipf(format string, args ...any)  { f.skipped = fmt.Sprintf(format, args...) }
 func (f *fakeT) Fatalf(format string, args ...any) { f.failed = format }
 
 func TestSkipFailsUnderRequireAll(t *testing.T) {
@@ -31,5 +33,20 @@ func TestSkipFailsUnderRequireAll(t *testing.T) {
 	f = &fakeT{}
 	if NeedCommand(f, "go", "this test") == "" || f.failed != "" || f.skipped != "" {
 		t.Fatalf("go is on PATH: skipped %q, failed %q", f.skipped, f.failed)
+	}
+}
+
+func TestOptInSkipsEvenUnderRequireAll(t *testing.T) {
+	t.Setenv("ZOT_REQUIRE_ALL", "1")
+	t.Setenv("ZOT_TESTENV_OPTIN", "")
+	f := &fakeT{}
+	OptIn(f, "ZOT_TESTENV_OPTIN", "a directory")
+	if f.failed != "" || !strings.Contains(f.skipped, "opt-in: set ZOT_TESTENV_OPTIN to a directory") {
+		t.Fatalf("skipped %q, failed %q", f.skipped, f.failed)
+	}
+	t.Setenv("ZOT_TESTENV_OPTIN", "/x")
+	f = &fakeT{}
+	if v := OptIn(f, "ZOT_TESTENV_OPTIN", "a directory"); v != "/x" || f.skipped != "" {
+		t.Fatalf("set: %q, skipped %q", v, f.skipped)
 	}
 }

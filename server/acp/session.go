@@ -14,6 +14,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions"
 )
@@ -119,6 +120,7 @@ func (s *Server) openSessionAs(ctx context.Context, cwd, resume, forkPath string
 	cfg.ExtraTools = ss.extraTools
 	cfg.AwaitTool = ss.awaitTool
 	cfg.AwaitExtensions = ss.awaitExtensions
+	cfg.Providers = sessionProviders{ss}
 	if caps.Terminal {
 		cfg = ss.withTerminalBash(cfg)
 	}
@@ -169,6 +171,30 @@ func (ss *session) currentHost() *extensions.Host {
 		return nil
 	}
 	return ss.hosts.ext
+}
+
+// sessionProviders is agent.Config.Providers: the session's extensions'
+// model providers.
+type sessionProviders struct{ ss *session }
+
+func (p sessionProviders) ProviderModels() []provider.Model {
+	if h := p.ss.currentHost(); h != nil {
+		return h.ProviderModels()
+	}
+	return nil
+}
+
+func (p sessionProviders) ProviderClient(name string) provider.Client {
+	if h := p.ss.currentHost(); h != nil {
+		return h.ProviderClient(name)
+	}
+	return nil
+}
+
+func (p sessionProviders) AwaitProviders(ctx context.Context) {
+	if h := p.ss.currentHost(); h != nil {
+		h.AwaitProviders(ctx)
+	}
 }
 
 // runningCall is the tool call running now in the session's prompt, "".

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zot-editors/zot/agent/skills"
 	"github.com/zot-editors/zot/extensions"
+	"github.com/zot-editors/zot/extensions/wire"
 )
 
 // CommandHost runs extension slash commands (the extension host).
@@ -16,6 +17,53 @@ type CommandHost interface {
 	Commands() []extensions.Command
 	RunCommand(ctx context.Context, name, args string) (extensions.CommandResult, error)
 	Reload(ctx context.Context) error
+}
+
+// CommandCompleter completes an extension command's argument
+// (extensions.Host: command_complete, SEP's command/complete).
+type CommandCompleter interface {
+	CompleteCommand(ctx context.Context, name, partial string) ([]wire.Completion, error)
+}
+
+// completeCommand answers complete_command: candidates for a command's
+// argument ({completions: [{value, description?}]}, each the whole
+// argument). An extension's command asks its extension (none when it
+// offers none or does not answer in 2 s); /model completes the model
+// ids; other commands have none.
+func (s *Server) completeCommand(ctx context.Context, c Command, ok func(any), fail func(error)) {
+	name := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(c.Name), "/"))
+	partial := strings.TrimLeft(c.Args, " ")
+	out := []wire.Completion{}
+	switch {
+	case name == "":
+		fail(errors.New(`complete_command needs a "name" (a slash command without the slash: help lists them)`))
+		return
+	case name == "model":
+		for _, m := range s.rt.ListModels() {
+			if strings.HasPrefix(m.ID, partial) {
+				out = append(out, wire.Completion{Value: m.ID})
+			}
+		}
+	case isBuiltin(name) || strings.HasPrefix(name, "skill:"):
+	default:
+		cc, isCompleter := s.opts.Commands.(CommandCompleter)
+		if !isCompleter {
+			fail(fmt.Errorf("unknown command %q; send {\"type\":\"command\",\"name\":\"help\"} for the list", name))
+			return
+		}
+		s.cmds.Add(1)
+		go func() { // an extension's answer takes a moment: the reader goes on
+			defer s.cmds.Done()
+			cs, err := cc.CompleteCommand(ctx, name, partial)
+			if err != nil {
+				fail(err)
+				return
+			}
+			ok(map[string]any{"completions": append(out, cs...)})
+		}()
+		return
+	}
+	ok(map[string]any{"completions": out})
 }
 
 // builtinCommand is one of zot's own slash commands over RPC.

@@ -412,6 +412,8 @@ func (s *Server) handle(ctx context.Context, c Command) {
 		ok(nil)
 	case "command":
 		s.command(ctx, c, ok, fail)
+	case "complete_command":
+		s.completeCommand(ctx, c, ok, fail)
 	case "checkpoints", "restore", "checkpoint_diff":
 		s.checkpointCommand(ctx, c, ok, fail)
 	case "":
@@ -421,7 +423,7 @@ func (s *Server) handle(ctx context.Context, c Command) {
 	}
 }
 
-const commandTypes = "hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ui_response, command, checkpoints, restore, checkpoint_diff, ping"
+const commandTypes = "hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ui_response, command, complete_command, checkpoints, restore, checkpoint_diff, ping"
 
 // promptJob starts a prompt run.
 func (s *Server) promptJob(text string, imgs []message.Content) func(context.Context) (<-chan agent.Event, error) {

@@ -1,5 +1,6 @@
 -- :ZotModel, :ZotMode, :ZotCommand /help, :ZotNew and :ZotSessions (resume
--- through vim.ui.select), and completion of slash commands.
+-- through vim.ui.select), and completion of slash commands and their
+-- arguments.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
 H.setup()
 local got = H.capture_notify()
@@ -40,6 +41,8 @@ H.wait('the mode', function()
 end)
 H.eq('readonly', require('zot.client').request_sync(st, 'zot/state').permissionMode, 'zot mode')
 H.eq({ 'readonly' }, require('zot.commands').complete_mode('re'), 'mode completion')
+-- :ZotCommand completes a command's argument through zot/command/complete.
+H.eq({ 'readonly' }, require('zot.commands').complete_command('r', 'ZotCommand /mode r', 0), 'argument completion')
 
 -- A built-in slash command shows its output in the chat.
 vim.cmd('ZotCommand /help')

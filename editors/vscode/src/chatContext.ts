@@ -208,6 +208,16 @@ export abstract class ChatContext implements Ctx, vscode.Disposable {
         return {
             send: (text, attachments, resendIndex) => commands.send(this, text, undefined, attachments, resendIndex),
             atItems: (q) => this.attachments.items(q),
+            completeArgs: async (name, args) => {
+                if (this.client.state !== "running") {
+                    return [];
+                }
+                try {
+                    return (await this.client.running().sendRequest(ext.commandComplete, { name, args })).completions;
+                } catch {
+                    return []; // completion is best effort (an older zot has no zot/command/complete)
+                }
+            },
             pickAt: (item) => this.attachments.pick(item),
             retry: () => commands.retry(this),
             restoreCheckpoint: (index) => restoreFromMessage(this, index),

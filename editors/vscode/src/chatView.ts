@@ -18,6 +18,8 @@ export interface ChatHost {
     send(text: string, attachments?: ext.Attachment[], resendIndex?: number): Promise<unknown>;
     /** The `@` completion list. */
     atItems(query: string): Promise<AtItem[]>;
+    /** Completions of a slash command's argument (zot/command/complete; none on failure). */
+    completeArgs(name: string, args: string): Promise<ext.CommandCompletion[]>;
     /** The chip an `@` entry becomes, or why it cannot be attached. */
     pickAt(item: AtItem): Promise<PendingChip | string>;
     /** Retry the last answer. */
@@ -151,6 +153,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
                     break;
                 case "atQuery":
                     this.post({ type: "atItems", query: m.query, items: await this.host.atItems(m.query) });
+                    break;
+                case "argQuery":
+                    this.post({ type: "argItems", name: m.name, args: m.args, completions: await this.host.completeArgs(m.name, m.args) });
                     break;
                 case "pickAt": {
                     const chip = await this.host.pickAt(m.item);

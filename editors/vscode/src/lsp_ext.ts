@@ -384,6 +384,22 @@ export interface CommandResult {
 }
 export const command = new lc.RequestType<CommandParams, CommandResult, void>("zot/command");
 
+/** Completion of a command's argument: `args` is what is typed after the name. */
+export interface CommandCompleteParams {
+    name: string;
+    args: string;
+}
+export interface CommandCompletion {
+    value: string;
+    description?: string;
+}
+export interface CommandCompleteResult {
+    completions: CommandCompletion[];
+}
+export const commandComplete = new lc.RequestType<CommandCompleteParams, CommandCompleteResult, void>(
+    "zot/command/complete",
+);
+
 // ---------------------------------------------------------------- sessions
 
 export interface SessionInfo {

@@ -20,7 +20,7 @@ type frame map[string]any
 
 var (
 	name         = flag.String("name", "fake", "hello name")
-	toolsF       = flag.String("tools", "", "tools to register: echo,env,slow,crash,image,hang,late,buspub (and grep, ls, find, read, answering as echo)")
+	toolsF       = flag.String("tools", "", "tools to register: echo,env,slow,crash,image,hang,late,buspub,kv,vexec (and grep, ls, find, read, answering as echo)")
 	cmdsF        = flag.String("cmds", "", "commands to register: hi,panel,crash,err,insert,display,noop,flood,slow")
 	eventsF      = flag.String("events", "", "events to subscribe to")
 	interceptF   = flag.String("intercept", "", "events to intercept")
@@ -80,6 +80,28 @@ func emit(f frame) {
 	out.WriteByte('\n')
 	out.Flush()
 	outMu.Unlock()
+}
+
+// ask sends a frame with an id and waits for the host's answer
+// (action_result, pong).
+var (
+	asks   = map[string]chan map[string]json.RawMessage{}
+	askMu  sync.Mutex
+	askSeq int
+	noPong = flag.Bool("no-pong", false, "never answer the host's ping (-caps ping)")
+	provF  = flag.String("provider", "", "register this model provider (model m1; -caps providers): it answers \"v1: <last user text>\" in two deltas, fails on \"fail\"")
+)
+
+func ask(f frame) map[string]json.RawMessage {
+	askMu.Lock()
+	askSeq++
+	id := fmt.Sprintf("ask-%d", askSeq)
+	ch := make(chan map[string]json.RawMessage, 1)
+	asks[id] = ch
+	askMu.Unlock()
+	f["id"] = id
+	emit(f)
+	return <-ch
 }
 
 func raw(s string) {
@@ -145,6 +167,9 @@ func main() {
 	}
 	for _, c := range list(*cmdsF) {
 		emit(frame{"type": "register_command", "name": c, "description": "fake /" + c})
+	}
+	if *provF != "" {
+		emit(frame{"type": "register_provider", "name": *provF, "models": []frame{{"id": "m1", "context_window": 1000}}})
 	}
 	if *eventsF != "" || *interceptF != "" {
 		emit(frame{"type": "subscribe", "events": list(*eventsF), "intercept": list(*interceptF)})
@@ -232,6 +257,51 @@ func handle(f map[string]json.RawMessage) {
 	switch str(f, "type") {
 	case "hello_ack":
 		fmt.Fprintf(os.Stderr, "hello_ack %s\n", f["data_dir"])
+	case "action_result", "pong":
+		askMu.Lock()
+		ch := asks[id]
+		delete(asks, id)
+		askMu.Unlock()
+		if ch != nil {
+			ch <- f
+		}
+	case "ping":
+		if !*noPong {
+			emit(frame{"type": "pong", "id": id})
+		}
+	case "provider_complete": // -provider: answer the last user text
+		var msgs []struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		}
+		json.Unmarshal(f["messages"], &msgs)
+		last := ""
+		for _, m := range msgs {
+			for _, c := range m.Content {
+				if m.Role == "user" && c.Type == "text" {
+					last = c.Text
+				}
+			}
+		}
+		if strings.Contains(last, "fail") {
+			emit(frame{"type": "provider_result", "id": id, "error": "the model is down"})
+			return
+		}
+		text := "v1: " + last
+		emit(frame{"type": "provider_delta", "id": id, "delta": frame{"type": "Delta", "content": text[:4]}})
+		emit(frame{"type": "provider_delta", "id": id, "delta": frame{"type": "Delta", "content": text[4:]}})
+		emit(frame{"type": "provider_result", "id": id, "text": text, "stop": "stop", "usage": frame{"prompt_tokens": 7, "completion_tokens": 2}})
+	case "command_complete": // -caps complete: the words starting with text
+		var out []frame
+		for _, w := range []string{"alpha", "beta", "bravo"} {
+			if strings.HasPrefix(w, str(f, "text")) {
+				out = append(out, frame{"value": w, "description": "word " + w})
+			}
+		}
+		emit(frame{"type": "completions", "id": id, "completions": out})
 	case "tool_call":
 		toolCall(id, str(f, "name"), f["args"])
 	case "tool_cancel":
@@ -289,6 +359,22 @@ func toolCall(id, name string, args json.RawMessage) {
 	case "buspub": // publish text as the topic on the bus (-caps bus)
 		emit(frame{"type": "bus_publish", "key": a.Text, "data": frame{"from": flag.Lookup("name").Value.String()}})
 		emit(frame{"type": "tool_result", "id": id, "content": []frame{{"type": "text", "text": "published"}}})
+	case "kv": // -caps kv: store text under "k" (when given), then read it back
+		if a.Text != "" {
+			if r := ask(frame{"type": "kv_set", "key": "k", "value": a.Text}); str(r, "error") != "" {
+				emit(frame{"type": "tool_result", "id": id, "is_error": true, "content": []frame{{"type": "text", "text": str(r, "error")}}})
+				return
+			}
+		}
+		r := ask(frame{"type": "kv_get", "key": "k"})
+		emit(frame{"type": "tool_result", "id": id, "content": []frame{{"type": "text", "text": "kv: " + string(r["value"]) + str(r, "error")}}})
+	case "vexec": // -caps exec: run text through the host's exec
+		r := ask(frame{"type": "exec", "command": a.Text})
+		text := fmt.Sprintf("exit %s out %s err %s error %q", r["exit_code"], r["stdout"], r["stderr"], str(r, "error"))
+		emit(frame{"type": "tool_result", "id": id, "content": []frame{{"type": "text", "text": text}}})
+	case "vping": // -caps ping: ping the host
+		r := ask(frame{"type": "ping"})
+		emit(frame{"type": "tool_result", "id": id, "content": []frame{{"type": "text", "text": "pong " + str(r, "type")}}})
 	case "hang":
 		// never answers, ignores tool_cancel
 	case "slow":

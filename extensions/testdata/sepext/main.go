@@ -7,7 +7,10 @@
 // whose arguments mention "rm -rf" asks the user; "hang": never answers;
 // "crash": exits), SEPEXT_NOPING=1 (never answers ping),
 // SEPEXT_EVENTMUTATE=1 (on turn_start, tries session/send_message from
-// the event's context).
+// the event's context), SEPEXT_EVENTEXEC=1 (on turn_start, tries exec/run
+// from the event's context: "xv <code>"), SEPEXT_PROVIDER=NAME (registers
+// the model provider NAME with the model echo-1: it streams "echo: " and
+// the last user text, fails on "fail", calls NAME_say on "tool").
 package main
 
 import (
@@ -126,6 +129,10 @@ func handle(m msg) {
 	switch m.Method {
 	case "initialize":
 		send(map[string]any{"jsonrpc": "2.0", "method": "log", "params": map[string]any{"level": "info", "message": "sepext says hello", "fields": map[string]any{"pid": os.Getpid()}}})
+		var providers []any
+		if pv := os.Getenv("SEPEXT_PROVIDER"); pv != "" {
+			providers = append(providers, map[string]any{"name": pv, "models": []any{map[string]any{"id": "echo-1", "display_name": "Echo 1"}}})
+		}
 		reply(m.ID, map[string]any{
 			"protocol_version": 1,
 			"extension":        map[string]any{"name": name, "version": "0.1.0"},
@@ -138,10 +145,14 @@ func handle(m msg) {
 					map[string]any{"name": name + "_crash", "description": "Exit at once.", "parameters": map[string]any{"type": "object"}},
 					map[string]any{"name": name + "_publish", "description": "Publish on the bus.", "parameters": map[string]any{"type": "object"}},
 					map[string]any{"name": name + "_narrow", "description": "Narrow the active tools to read, nonexistent and its own say.", "parameters": map[string]any{"type": "object"}},
+					map[string]any{"name": name + "_exec", "description": "Run a command through the host (exec/run).",
+						"parameters": map[string]any{"type": "object", "properties": map[string]any{
+							"command": map[string]any{"type": "string"}, "args": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}, "cwd": map[string]any{"type": "string"}}}},
 				},
 				"commands":      []any{map[string]any{"name": name + "-note", "description": "Post a message to the session."}},
 				"subscriptions": []string{"turn_start", "bus/event"},
 				"hooks":         []string{"tool_call"},
+				"providers":     providers,
 			},
 		})
 	case "ping":
@@ -164,6 +175,14 @@ func handle(m msg) {
 			_ = json.Unmarshal(p.Payload, &b)
 			note("bus %s from %s %s", b.Topic, b.From, b.Payload)
 		}
+		if p.Event == "turn_start" && os.Getenv("SEPEXT_EVENTEXEC") == "1" {
+			r := request("exec/run", map[string]any{"context": p.Context, "command": "echo", "args": []string{"from an event"}})
+			if r.Error != nil {
+				note("xv %d", r.Error.Code)
+			} else {
+				note("xv none")
+			}
+		}
 		if p.Event == "turn_start" && os.Getenv("SEPEXT_EVENTMUTATE") == "1" {
 			r := request("session/send_message", map[string]any{"context": p.Context, "text": "from an event"})
 			if r.Error != nil {
@@ -176,8 +195,11 @@ func handle(m msg) {
 		hook(m, p.Hook, p.Input)
 	case "tool/execute":
 		var a struct {
-			Phrase string `json:"phrase"`
-			Value  string `json:"value"`
+			Phrase  string   `json:"phrase"`
+			Value   string   `json:"value"`
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+			Cwd     string   `json:"cwd"`
 		}
 		_ = json.Unmarshal(p.Arguments, &a)
 		switch strings.TrimPrefix(p.Tool, name+"_") {
@@ -208,12 +230,47 @@ func handle(m msg) {
 				return
 			}
 			reply(m.ID, map[string]any{"content": "active: " + string(r.Result)})
+		case "exec":
+			params := map[string]any{"context": p.Context, "command": a.Command}
+			if a.Args != nil {
+				params["args"] = a.Args
+			}
+			if a.Cwd != "" {
+				params["cwd"] = a.Cwd
+			}
+			r := request("exec/run", params)
+			if r.Error != nil {
+				reply(m.ID, map[string]any{"content": fmt.Sprintf("refused %d: %s", r.Error.Code, r.Error.Message), "is_error": true})
+				return
+			}
+			var x struct {
+				Stdout   string `json:"stdout"`
+				Stderr   string `json:"stderr"`
+				ExitCode int    `json:"exit_code"`
+			}
+			_ = json.Unmarshal(r.Result, &x)
+			reply(m.ID, map[string]any{"content": fmt.Sprintf("exit %d out %q err %q", x.ExitCode, x.Stdout, x.Stderr)})
 		case "publish":
 			send(map[string]any{"jsonrpc": "2.0", "method": "bus/publish", "params": map[string]any{"topic": "greeting", "payload": map[string]any{"from": name}}})
 			reply(m.ID, map[string]any{"content": "published"})
 		default:
 			reply(m.ID, map[string]any{"content": "unknown tool " + p.Tool, "is_error": true})
 		}
+	case "provider/complete":
+		complete(m)
+	case "command/complete":
+		// The colours that start with what is typed.
+		var c struct {
+			Partial string `json:"partial"`
+		}
+		_ = json.Unmarshal(m.Params, &c)
+		out := []any{}
+		for _, v := range []string{"red", "green", "blue", "grey"} {
+			if strings.HasPrefix(v, c.Partial) {
+				out = append(out, map[string]any{"value": v, "description": "the colour " + v})
+			}
+		}
+		reply(m.ID, map[string]any{"completions": out})
 	case "command/execute":
 		r := request("session/send_message", map[string]any{"context": p.Context, "text": "note from " + name})
 		if r.Error != nil {
@@ -257,4 +314,54 @@ func hook(m msg, hook string, input json.RawMessage) {
 		return
 	}
 	reply(m.ID, map[string]any{"action": "continue"})
+}
+
+// complete answers provider/complete: "echo: " and the last user text,
+// streamed in two provider/delta pieces, with usage; an error on "fail";
+// a tool call of NAME_say on "tool" (and "done" once its result is back).
+func complete(m msg) {
+	var p struct {
+		RequestID string `json:"request_id"`
+		Model     string `json:"model"`
+		Messages  []struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	last, afterTool := "", false // the last user text; whether a tool result came last
+	for _, msg := range p.Messages {
+		afterTool = false
+		for _, c := range msg.Content {
+			if msg.Role == "user" && c.Type == "text" {
+				last = c.Text
+			}
+			afterTool = c.Type == "tool_result"
+		}
+	}
+	delta := func(ev map[string]any) {
+		send(map[string]any{"jsonrpc": "2.0", "method": "provider/delta", "params": map[string]any{"request_id": p.RequestID, "event": ev}})
+	}
+	usage := map[string]any{"prompt_tokens": 12, "completion_tokens": 3, "cached_tokens": 2}
+	switch {
+	case strings.Contains(last, "fail"):
+		send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32603, "message": "upstream is down"}})
+	case strings.Contains(last, "tool") && !afterTool:
+		id := "call-" + p.RequestID
+		delta(map[string]any{"type": "ToolCallStart", "index": 0, "id": id, "name": name + "_say"})
+		delta(map[string]any{"type": "ToolCallArgumentsDelta", "index": 0, "arguments_chunk": `{"phrase":"x"}`})
+		reply(m.ID, map[string]any{"content": "", "finish_reason": "tool_calls", "usage": usage,
+			"tool_calls": []any{map[string]any{"id": id, "name": name + "_say", "arguments": map[string]any{"phrase": "x"}}}})
+	default:
+		text := "echo: " + last
+		if afterTool {
+			text = "done"
+		}
+		delta(map[string]any{"type": "Delta", "content": text[:len(text)/2]})
+		delta(map[string]any{"type": "Delta", "content": text[len(text)/2:]})
+		reply(m.ID, map[string]any{"content": text, "finish_reason": "stop", "usage": usage})
+	}
 }

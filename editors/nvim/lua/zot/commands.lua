@@ -76,11 +76,33 @@ local function complete_commands(arglead)
   return out
 end
 
---- :ZotCommand completion: the command name, then nothing.
+--- The argument of slash command name: zot/command/complete (an
+--- extension's command asks its extension; /model and /mode complete their
+--- values). A candidate is the whole argument; the command line completes
+--- its last word, so candidates are cut to what follows the typed words.
+function M.complete_argument(name, partial)
+  local ok, st = pcall(client_for_completion)
+  if not ok or not st then
+    return {}
+  end
+  local P = require('zot.protocol')
+  local res = require('zot.client').request_sync(st, P.request.command_complete, { name = name, args = partial }, 2500)
+  local head = partial:match('^(.*%s)') or ''
+  local out = {}
+  for _, c in ipairs(res and res.completions or {}) do
+    if type(c.value) == 'string' and c.value:sub(1, #head) == head then
+      out[#out + 1] = c.value:sub(#head + 1)
+    end
+  end
+  return out
+end
+
+--- :ZotCommand completion: the command name, then its argument.
 function M.complete_command(arglead, cmdline, _)
   local before = cmdline:gsub('^%s*%S+%s*', '', 1)
-  if before:find('%s') then
-    return {}
+  local name, partial = before:match('^/?(%S+)%s+(.*)$')
+  if name then
+    return M.complete_argument(name, partial)
   end
   return complete_commands(arglead)
 end

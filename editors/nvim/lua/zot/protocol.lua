@@ -32,6 +32,7 @@ M.request = {
   ping = 'zot/ping',
   commands = 'zot/commands',
   command = 'zot/command',
+  command_complete = 'zot/command/complete',
   skills = 'zot/skills',
   sessions = 'zot/sessions',
   session_resume = 'zot/session/resume',
@@ -325,6 +326,18 @@ M.error_code = {
 ---@class zot.CommandParams
 ---@field name string
 ---@field args? string
+
+-- Completion of a command's argument (args: what is typed after the name).
+---@class zot.CommandCompleteParams
+---@field name string
+---@field args string
+
+---@class zot.CommandCompleteResult
+---@field completions zot.CommandCompletion[]
+
+---@class zot.CommandCompletion
+---@field value string
+---@field description? string
 
 --- What the editor should do after a slash command.
 ---@class zot.CommandResult

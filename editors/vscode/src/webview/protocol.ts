@@ -2,7 +2,7 @@
 // extension panels). Types only: both sides import this file, neither
 // imports 'vscode' through it.
 
-import type { Attachment, AttachmentKind, CommandInfo, MCPServerStatus, Model, Panel, PanelKey, PermissionMode, Usage, WireMessage, ZotEvent } from "../lsp_ext";
+import type { Attachment, AttachmentKind, CommandCompletion, CommandInfo, MCPServerStatus, Model, Panel, PanelKey, PermissionMode, Usage, WireMessage, ZotEvent } from "../lsp_ext";
 
 /** An entry of the `@` completion list. */
 export interface AtItem {
@@ -86,6 +86,8 @@ export type HostToChat =
     | { type: "draft"; text: string }
     /** The `@` completion list for query. */
     | { type: "atItems"; query: string; items: AtItem[] }
+    /** Completions of a slash command's argument (argQuery's answer). */
+    | { type: "argItems"; name: string; args: string; completions: CommandCompletion[] }
     /** A chip to add above the input (an `@` pick, Zot: Prompt's selection). */
     | { type: "addChip"; chip: PendingChip }
     /** The active editor's file, offered as a chip the user can toggle (none: no file editor). */
@@ -114,6 +116,8 @@ export type ChatToHost =
     | { type: "send"; text: string; attachments?: Attachment[]; resendIndex?: number }
     /** The `@` word being typed (answered by atItems). */
     | { type: "atQuery"; query: string }
+    /** "/name args" typed: complete the argument (zot/command/complete). */
+    | { type: "argQuery"; name: string; args: string }
     /** An `@` entry was chosen (answered by addChip). */
     | { type: "pickAt"; item: AtItem }
     /** Retry the last answer. */

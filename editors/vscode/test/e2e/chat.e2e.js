@@ -529,6 +529,12 @@ test("slash commands: completion, /mode ask; a review: edit the proposal, accept
         const t = await text(chat, "#completions .completion-name");
         return t.includes("/mode") && t.includes("/model");
     });
+    // Then the argument: zot/command/complete offers /mode's values; Tab takes one.
+    await chat.fill("#input", "");
+    await chat.type("#input", "/mode r");
+    await waitFor("the argument completion of /mode", async () => (await text(chat, "#completions .arg-item .completion-name")) === "readonly");
+    await chat.press("#input", "Tab");
+    await waitFor("the completed argument", async () => (await chat.inputValue("#input")) === "/mode readonly");
     await chat.fill("#input", "");
     await askForChange(chat, "change it again", "hello review", "hello.txt");
     console.log(`     (the review diff is ${await diffLayout()})`);

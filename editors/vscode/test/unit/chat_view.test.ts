@@ -63,3 +63,26 @@ test("an answer's first delta is posted at once, marked firstDelta; later deltas
         chat.dispose();
     }
 });
+
+// "/name args" typed in the webview asks the host for the argument's
+// completions (zot/command/complete) and posts them back for that query.
+test("an argQuery is answered with argItems from the host", async () => {
+    const panel = new FakeWebviewPanel("zot.chat", "Chat", 1);
+    const asked: string[] = [];
+    const host = {
+        snapshot: () => Promise.resolve([]),
+        completeArgs: (name: string, args: string) => {
+            asked.push(`${name} ${args}`);
+            return Promise.resolve([{ value: "on" }, { value: "off", description: "writes allowed" }]);
+        },
+    } as unknown as ChatHost;
+    const chat = new ChatViewProvider(Uri.file("/ext"), host, () => {});
+    chat.resolveWebviewView(panel as unknown as vscode.WebviewView);
+    panel.receive({ type: "ready" });
+    await new Promise((r) => setImmediate(r));
+    panel.posted.length = 0;
+    panel.receive({ type: "argQuery", name: "plan", args: "o" });
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(asked, ["plan o"]);
+    assert.deepEqual(panel.posted, [{ type: "argItems", name: "plan", args: "o", completions: [{ value: "on" }, { value: "off", description: "writes allowed" }] }]);
+});

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { completions, parseSlash, promptText } from "../../src/webview/chat/slash";
+import { argQuery, completions, parseSlash, promptText } from "../../src/webview/chat/slash";
 import type { CommandInfo } from "../../src/lsp_ext";
 
 const cmds: CommandInfo[] = [
@@ -29,4 +29,14 @@ test("parseSlash", () => {
     assert.equal(parseSlash("//not a command"), undefined);
     assert.equal(parseSlash("/"), undefined);
     assert.equal(promptText("//not a command"), "/not a command");
+});
+
+test("argQuery: the argument of a listed command as it is typed", () => {
+    assert.deepEqual(argQuery("/mode ", cmds), { name: "mode", args: "" });
+    assert.deepEqual(argQuery("/todos buy mi", cmds), { name: "todos", args: "buy mi" });
+    assert.equal(argQuery("/mode", cmds), undefined, "the name is still being typed");
+    assert.equal(argQuery("/nosuch x", cmds), undefined, "a command zot did not list");
+    assert.equal(argQuery("//mode x", cmds), undefined, "a prompt starting with /");
+    assert.equal(argQuery("/todos a\nb", cmds), undefined, "a multi-line argument");
+    assert.equal(argQuery("hello /mode x", cmds), undefined);
 });

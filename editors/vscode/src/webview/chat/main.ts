@@ -6,10 +6,10 @@ import type { Attachment } from "../../lsp_ext";
 import { atQueryAt, chipIcon } from "./context";
 import { escapeHtml } from "./markdown";
 import { KnownFiles } from "./files";
-import type { CommandInfo } from "../../lsp_ext";
+import type { CommandCompletion, CommandInfo } from "../../lsp_ext";
 import * as st from "./state";
 import { ItemRenderer, mcpNeedsAttention, mcpSummary, renderCompletions, renderMcpServer, renderWidgets, statusText, usageTitle } from "./render";
-import { completions } from "./slash";
+import { argQuery, completions } from "./slash";
 import { browserFrame, FrameScheduler } from "../scheduler";
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -284,6 +284,12 @@ window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
                 renderAtList();
             }
             break;
+        case "argItems":
+            if (arg && m.name === arg.name && m.args === arg.args) {
+                argItems = m.completions;
+                renderArgList();
+            }
+            break;
         case "addChip":
             addChip(m.chip);
             break;
@@ -347,6 +353,9 @@ let resendIndex: number | undefined;
 /** The `@` word being typed, and its completion list. */
 let at: { start: number; query: string } | undefined;
 let atItems: AtItem[] = [];
+/** The slash command whose argument is being typed, and zot's completions of it. */
+let arg: { name: string; args: string } | undefined;
+let argItems: CommandCompletion[] = [];
 
 function chipKey(a: Attachment): string {
     return JSON.stringify([a.kind, a.uri ?? "", a.server ?? "", a.range ?? null, a.kind === "terminal" ? a.text : ""]);
@@ -406,6 +415,39 @@ chipsEl.addEventListener("click", (e) => {
 
 function atIcon(kind: string): string {
     return chipIcon(kind);
+}
+
+function renderArgList(): void {
+    if (!arg || argItems.length === 0) {
+        complEl.hidden = true;
+        complEl.textContent = "";
+        return;
+    }
+    complSel = Math.min(complSel, argItems.length - 1);
+    complEl.innerHTML = argItems
+        .map(
+            (c, i) =>
+                `<div class="completion arg-item${i === complSel ? " selected" : ""}" role="option" data-index="${i}" aria-selected="${i === complSel}"><span class="completion-name">${escapeHtml(
+                    c.value,
+                )}</span>${c.description ? `<span class="completion-desc">${escapeHtml(c.description)}</span>` : ""}</div>`,
+        )
+        .join("");
+    complEl.hidden = false;
+    complEl.querySelector(".selected")?.scrollIntoView({ block: "nearest" });
+}
+
+/** Puts a completion of the argument in the input: "/name value". */
+function acceptArg(i: number): void {
+    const c = argItems[i];
+    if (!arg || !c) {
+        return;
+    }
+    input.value = "/" + arg.name + " " + c.value;
+    complSel = 0;
+    updateCompletions();
+    autosize();
+    saveDraft();
+    input.focus();
 }
 
 function renderAtList(): void {
@@ -474,6 +516,19 @@ function updateCompletions(): void {
     }
     at = undefined;
     atItems = [];
+    const aq = argQuery(input.value, state.commands);
+    if (aq) {
+        compl = [];
+        if (!arg || arg.name !== aq.name || arg.args !== aq.args) {
+            argItems = [];
+            post({ type: "argQuery", name: aq.name, args: aq.args });
+        }
+        arg = aq;
+        renderArgList();
+        return;
+    }
+    arg = undefined;
+    argItems = [];
     compl = completions(input.value, state.commands);
     if (compl.length === 0) {
         complEl.hidden = true;
@@ -558,6 +613,26 @@ input.addEventListener("keydown", (e) => {
             return;
         }
     }
+    if (arg && !complEl.hidden && argItems.length > 0) {
+        if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+            e.preventDefault();
+            complSel = (complSel + (e.key === "ArrowDown" ? 1 : argItems.length - 1)) % argItems.length;
+            renderArgList();
+            return;
+        }
+        // Enter takes the selected completion unless it is what is typed
+        // already (then it sends).
+        if (e.key === "Tab" || (e.key === "Enter" && !e.shiftKey && argItems[complSel].value !== arg.args)) {
+            e.preventDefault();
+            acceptArg(complSel);
+            return;
+        }
+        if (e.key === "Escape") {
+            e.preventDefault();
+            complEl.hidden = true;
+            return;
+        }
+    }
     if (e.key === "Escape" && resendIndex !== undefined) {
         e.preventDefault();
         cancelEditBtn.click();
@@ -606,6 +681,8 @@ complEl.addEventListener("mousedown", (e) => {
         e.preventDefault();
         if (el.classList.contains("at-item")) {
             acceptAt(Number(el.dataset.index));
+        } else if (el.classList.contains("arg-item")) {
+            acceptArg(Number(el.dataset.index));
         } else {
             acceptCompletion(Number(el.dataset.index));
         }

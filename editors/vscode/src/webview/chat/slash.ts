@@ -18,6 +18,19 @@ export function completions(input: string, commands: CommandInfo[]): CommandInfo
     return [...prefix, ...inner];
 }
 
+/**
+ * The slash command whose argument is being typed: "/name " and what
+ * follows (the argument so far, spaces kept); undefined otherwise, or for
+ * a name zot did not list.
+ */
+export function argQuery(input: string, commands: CommandInfo[]): { name: string; args: string } | undefined {
+    const m = /^\/([^\s/]\S*) ([\s\S]*)$/.exec(input);
+    if (!m || m[2].includes("\n") || !commands.some((c) => c.name === m[1])) {
+        return undefined;
+    }
+    return { name: m[1], args: m[2] };
+}
+
 /** "/name args" → {name, args}; anything else → undefined. "//x" is a prompt starting with "/x". */
 export function parseSlash(text: string): { name: string; args: string } | undefined {
     const t = text.trim();
