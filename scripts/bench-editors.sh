@@ -59,10 +59,15 @@ const line = (k) => `${f(q(col(k), 0.5))} (${f(q(col(k), 0.95))})`;
 const fl = `${f(q(r.floor, 0.5))} (${f(q(r.floor, 0.95))})`;
 const over = f(q(col("paint"), 0.5) - q(r.floor, 0.5));
 const cpu = Object.entries(r.cpu).map(([k, v]) => `${k.replace(/_ms$/, "")} ${f(v)}`).join(", ");
+// VS Code: the client (renderers + extension host) against zot, and what
+// the same processes spend idle over as long as a prompt took.
+const client = r.cpu.zot_ms !== undefined && r.cpu.extension_host_ms !== undefined ? r.cpu.webview_renderer_ms + r.cpu.extension_host_ms : undefined;
+const ratio = client !== undefined ? `; client ${f(client)} = ${f(client / r.cpu.zot_ms)}× zot` : "";
+const idle = r.idle_cpu ? `\n  idle over as long (${f(r.prompt_ms)} ms a prompt): ` + Object.entries(r.idle_cpu).map(([k, v]) => `${k.replace(/_ms$/, "")} ${f(v)}`).join(", ") : "";
 console.log(`${name}, ${r.prompts.length} prompts after ${r.warm} warm-ups, ms median (p95):`);
 console.log(`  Enter → first token painted ${line("paint")}   floor ${fl}   painted − floor ${over}`);
 console.log(`  ` + r.marks.map((k) => `${k} ${line(k)}`).join("   "));
-console.log(`  CPU per prompt, ms: ${cpu}`);
+console.log(`  CPU per prompt, ms: ${cpu}${ratio}${idle}`);
 ' "$1" "$2"
 }
 
