@@ -25,7 +25,10 @@
 #      ZOT_BENCH_NVIMS ("nvim unstable": nvim is the one on PATH, another
 #        word a Debian suite for editors/nvim/tests/install-nvim.sh, or a path),
 #      ZOT_BENCH_CODE_SERVERS ("4.100.3 4.139.1"), ZOT_BENCH_KEEP=1 keeps the
-#        temp dir (results, logs).
+#        temp dir (results, logs), ZOT_BENCH_ZOT_ARGS (VS Code: zot's extra
+#        arguments, a JSON array, e.g. '["--no-checkpoints"]'),
+#        ZOT_BENCH_PROFILE=1 / ZOT_BENCH_TRACE=1 (VS Code: profiles, a
+#        trace; see bench.e2e.js).
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 ZOT_BIN=${ZOT_BIN:-$REPO/bin/zot}
@@ -119,6 +122,7 @@ for ed in ${ZOT_BENCH_EDITORS:-nvim vscode}; do
         d=$W/vscode-$cs
         mkdir -p "$d"
         ZOT_BIN="$ZOT_BIN" ZOT_E2E_CODE_SERVER=$cs ZOT_E2E_SPECS=bench ZOT_E2E_ART="$d" ZOT_E2E_BENCH_SCRIPT="$W/script.json" \
+          SPEC_ZOT_ARGS="${ZOT_BENCH_ZOT_ARGS:-[]}" \
           bash "$REPO/editors/vscode/scripts/e2e.sh" > "$d/e2e.out" 2>&1 || true
         if [ -s "$d/bench.json" ]; then
           report "$(grep -m1 -E '^code-server [0-9]' "$d/e2e.out" | sed 's/ on Node.*//')" "$d/bench.json" || rc=1
