@@ -1,9 +1,9 @@
 // The chat input's draft, kept across window reloads. Each change is
 // written as it comes (without blocking the extension host; keystrokes
 // during a write make one more) to a file in the extension's workspace
-// storage (on the machine the extension host runs on). workspaceState alone lost it: the
-// window flushes those writes, and a reload (in code-server, the
-// browser's) dropped the last ones.
+// storage (on the machine the extension host runs on). workspaceState
+// alone lost it: the window flushes those writes, and a reload (in
+// code-server, the browser's) dropped the last ones.
 import * as fs from "fs";
 import * as path from "path";
 
@@ -66,7 +66,7 @@ export class DraftStore {
             return;
         }
         this.pending = text;
-        this.writing ??= this.writeAll(this.file).finally(() => (this.writing = undefined));
+        this.writing ??= this.writeAll(this.file);
     }
 
     /** Resolves when what was set is in the file (or the memento). */
@@ -76,18 +76,25 @@ export class DraftStore {
         }
     }
 
+    /** Writes what is pending until nothing is (always awaits first: set() has assigned writing by then). */
     private async writeAll(file: string): Promise<void> {
-        while (this.pending !== undefined) {
-            const text = this.pending;
-            this.pending = undefined;
-            if (await this.writeFile(file, text)) {
-                if (this.memento.get<string>(KEY) !== undefined) {
-                    // An older draft there would come back were the file lost.
-                    void this.memento.update(KEY, undefined);
+        try {
+            while (this.pending !== undefined) {
+                const text = this.pending;
+                this.pending = undefined;
+                if (await this.writeFile(file, text)) {
+                    if (this.memento.get<string>(KEY) !== undefined) {
+                        // An older draft there would come back were the file lost.
+                        void this.memento.update(KEY, undefined);
+                    }
+                } else {
+                    void this.memento.update(KEY, text);
                 }
-            } else {
-                void this.memento.update(KEY, text);
             }
+        } finally {
+            // In the same step as the last check of pending: a set() after
+            // it starts a new write.
+            this.writing = undefined;
         }
     }
 
