@@ -25,7 +25,10 @@
 #      ZOT_BENCH_NVIMS ("nvim unstable": nvim is the one on PATH, another
 #        word a Debian suite for editors/nvim/tests/install-nvim.sh, or a path),
 #      ZOT_BENCH_CODE_SERVERS ("4.100.3 4.139.1"), ZOT_BENCH_KEEP=1 keeps the
-#        temp dir (results, logs).
+#        temp dir (results, logs), ZOT_BENCH_ZOT_ARGS (VS Code: zot's extra
+#        arguments, a JSON array, e.g. '["--no-checkpoints"]'),
+#        ZOT_BENCH_PROFILE=1 / ZOT_BENCH_TRACE=1 (VS Code: profiles, a
+#        trace; see bench.e2e.js).
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 ZOT_BIN=${ZOT_BIN:-$REPO/bin/zot}
@@ -59,10 +62,15 @@ const line = (k) => `${f(q(col(k), 0.5))} (${f(q(col(k), 0.95))})`;
 const fl = `${f(q(r.floor, 0.5))} (${f(q(r.floor, 0.95))})`;
 const over = f(q(col("paint"), 0.5) - q(r.floor, 0.5));
 const cpu = Object.entries(r.cpu).map(([k, v]) => `${k.replace(/_ms$/, "")} ${f(v)}`).join(", ");
+// VS Code: the client (renderers + extension host) against zot, and what
+// the same processes spend idle over as long as a prompt took.
+const client = r.cpu.zot_ms !== undefined && r.cpu.extension_host_ms !== undefined ? r.cpu.webview_renderer_ms + r.cpu.extension_host_ms : undefined;
+const ratio = client !== undefined ? `; client ${f(client)} = ${f(client / r.cpu.zot_ms)}× zot` : "";
+const idle = r.idle_cpu ? `\n  idle over as long (${f(r.prompt_ms)} ms a prompt): ` + Object.entries(r.idle_cpu).map(([k, v]) => `${k.replace(/_ms$/, "")} ${f(v)}`).join(", ") : "";
 console.log(`${name}, ${r.prompts.length} prompts after ${r.warm} warm-ups, ms median (p95):`);
 console.log(`  Enter → first token painted ${line("paint")}   floor ${fl}   painted − floor ${over}`);
 console.log(`  ` + r.marks.map((k) => `${k} ${line(k)}`).join("   "));
-console.log(`  CPU per prompt, ms: ${cpu}`);
+console.log(`  CPU per prompt, ms: ${cpu}${ratio}${idle}`);
 ' "$1" "$2"
 }
 
@@ -114,6 +122,7 @@ for ed in ${ZOT_BENCH_EDITORS:-nvim vscode}; do
         d=$W/vscode-$cs
         mkdir -p "$d"
         ZOT_BIN="$ZOT_BIN" ZOT_E2E_CODE_SERVER=$cs ZOT_E2E_SPECS=bench ZOT_E2E_ART="$d" ZOT_E2E_BENCH_SCRIPT="$W/script.json" \
+          SPEC_ZOT_ARGS="${ZOT_BENCH_ZOT_ARGS:-[]}" \
           bash "$REPO/editors/vscode/scripts/e2e.sh" > "$d/e2e.out" 2>&1 || true
         if [ -s "$d/bench.json" ]; then
           report "$(grep -m1 -E '^code-server [0-9]' "$d/e2e.out" | sed 's/ on Node.*//')" "$d/bench.json" || rc=1

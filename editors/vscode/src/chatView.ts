@@ -73,6 +73,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private timer?: NodeJS.Timeout;
     /** The current answer (since its assistant_start) had a delta: later ones are batched. */
     private answerHadDelta = false;
+    /** Bumped by each send and draft message: a send's emptying of the draft yields to a draft that came after it. */
+    private draftSeq = 0;
     private disposables: vscode.Disposable[] = [];
     /** The last widgets and MCP state: every new webview gets them. */
     private readonly sticky = new Map<HostToChat["type"], HostToChat>();
@@ -148,9 +150,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
                     this.flushQueue();
                     break;
                 }
-                case "send":
-                    await this.host.send(m.text, m.attachments, m.resendIndex);
+                case "send": {
+                    const sent = this.host.send(m.text, m.attachments, m.resendIndex);
+                    // The webview emptied its input as it sent: so goes
+                    // the draft kept for it, once the request is on its
+                    // way (a send that fails puts the text back, and the
+                    // webview its draft).
+                    const seq = ++this.draftSeq;
+                    setImmediate(() => seq === this.draftSeq && this.host.saveDraft(""));
+                    await sent;
                     break;
+                }
                 case "atQuery":
                     this.post({ type: "atItems", query: m.query, items: await this.host.atItems(m.query) });
                     break;
@@ -179,6 +189,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
                     await this.host.openDiff(m.toolCallId, m.name, m.args);
                     break;
                 case "draft":
+                    this.draftSeq++; // typed after a send: this one stays
                     this.host.saveDraft(m.text);
                     break;
                 case "codeAction":

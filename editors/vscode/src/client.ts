@@ -29,6 +29,12 @@ class ZotCapabilities implements lc.StaticFeature {
     fillClientCapabilities(caps: lc.ClientCapabilities): void {
         const zot: ext.ClientCapabilities = { reviewEdit: true, save: true, panels: true, notify: true, ui: true };
         caps.experimental = { ...(caps.experimental as object), zot };
+        // No window/workDoneProgress for runs (registered after the
+        // client's own features, this wins over its progress feature):
+        // the status bar item and the chat already show a run, and each
+        // run's progress cost a request to the editor, three or more
+        // messages to the window and a second spinner in the status bar.
+        caps.window = { ...caps.window, workDoneProgress: false };
     }
     initialize(): void {}
     clear(): void {}

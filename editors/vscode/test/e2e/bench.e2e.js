@@ -12,10 +12,24 @@
 // measured prompts from /proc/PID/stat: Chromium's renderers (code-server
 // serves webviews from its own origin, so the workbench and the chat's
 // webview share them), the extension host (zot's parent) and zot.
+// The answer is the first .item.assistant that was not there at Enter
+// (the previous answer says Hello too). "recv": the message with the
+// answer's first delta reached the webview (a capture listener, before
+// the chat's). The prompt is typed and sent as keyboard input and each
+// prompt's end awaited as one promise in the page: the benchmark's own
+// calls into the page count as the webview's CPU, so it makes few. The
+// CPU of the same processes idle, over as long as the prompts took, is
+// measured after them (idle_cpu). ZOT_BENCH_PROFILE=1: CPU profiles of
+// the renderer (CDP) and the extension host (its inspector, opened with
+// SIGUSR1 on port 9229) over the measured prompts, and the WebSocket
+// frames between the browser and code-server (renderer.cpuprofile,
+// exthost.cpuprofile, wsframes.json); ZOT_BENCH_TRACE=1: a Chromium
+// trace (trace.json). Both slow what they measure.
 // Env: as chat.e2e.js, plus ZOT_BENCH_N (20), ZOT_BENCH_WARM (3); results
 // in ART/bench.json.
 
 const { chromium } = require("playwright-core");
+const { performance } = require("perf_hooks");
 const fs = require("fs");
 const net = require("net");
 const path = require("path");
@@ -102,6 +116,58 @@ function cpuOf(pids) {
     return sum * 1000;
 }
 
+// ------------------------------------------------------------------ profiles (ZOT_BENCH_PROFILE=1)
+
+/**
+ * A CPU profile of a Node process (the extension host) over the measured
+ * prompts: SIGUSR1 opens its inspector (port 9229), the profiler runs
+ * until stop() and the profile goes to file.
+ */
+async function nodeProfiler(pid, file) {
+    process.kill(pid, "SIGUSR1");
+    const list = await waitFor("the extension host's inspector", async () => {
+        const r = await fetch("http://127.0.0.1:9229/json/list");
+        return r.ok ? r.json() : undefined;
+    }, 10_000);
+    const WS = globalThis.WebSocket ? undefined : require("playwright-core/lib/utilsBundle").ws;
+    const sock = WS ? new WS(list[0].webSocketDebuggerUrl) : new WebSocket(list[0].webSocketDebuggerUrl);
+    await new Promise((res, rej) => {
+        if (WS) {
+            sock.once("open", res).once("error", rej);
+        } else {
+            sock.onopen = res;
+            sock.onerror = rej;
+        }
+    });
+    let id = 0;
+    const waiting = new Map();
+    const onMsg = (data) => {
+        const m = JSON.parse(String(data));
+        if (m.id && waiting.has(m.id)) {
+            waiting.get(m.id)(m.result);
+            waiting.delete(m.id);
+        }
+    };
+    if (WS) {
+        sock.on("message", onMsg);
+    } else {
+        sock.onmessage = (e) => onMsg(e.data);
+    }
+    const send = (method, params = {}) =>
+        new Promise((res) => {
+            waiting.set(++id, res);
+            sock.send(JSON.stringify({ id, method, params }));
+        });
+    await send("Profiler.enable");
+    await send("Profiler.setSamplingInterval", { interval: 200 });
+    await send("Profiler.start");
+    return async () => {
+        const { profile } = await send("Profiler.stop");
+        fs.writeFileSync(file, JSON.stringify(profile));
+        sock.close();
+    };
+}
+
 // ------------------------------------------------------------------ the floor
 
 const llm = new URL(process.env.LLM_URL);
@@ -140,8 +206,21 @@ function instrument() {
         "keydown",
         (e) => {
             if (e.key === "Enter" && !e.shiftKey) {
-                b.cur = { enter: performance.now() };
+                // The answers already there (the last one says Hello too):
+                // the prompt's answer is the first one not among them.
+                b.cur = { enter: performance.now(), enterEpoch: performance.timeOrigin + performance.now(), before: new Set(transcript.querySelectorAll(".item.assistant")) };
                 b.runs.push(b.cur);
+            }
+        },
+        true,
+    );
+    window.addEventListener(
+        "message",
+        (e) => {
+            const c = b.cur;
+            if (c && !c.recv && e.data && e.data.type === "events" && e.data.firstDelta) {
+                c.recv = performance.now();
+                c.recvEpoch = performance.timeOrigin + c.recv;
             }
         },
         true,
@@ -151,19 +230,46 @@ function instrument() {
         if (!c || c.dom) {
             return;
         }
-        const answers = transcript.querySelectorAll(".item.assistant");
-        const last = answers[answers.length - 1];
-        if (last && last.textContent.includes("Hello")) {
+        const answer = [...transcript.querySelectorAll(".item.assistant")].find((a) => !c.before.has(a));
+        if (answer && answer.textContent.includes("Hello")) {
             c.dom = performance.now();
             requestAnimationFrame(() => {
                 const ch = new MessageChannel();
                 ch.port1.onmessage = () => {
                     c.paint = performance.now();
+                    b.check();
                 };
                 ch.port2.postMessage(0);
             });
         }
     }).observe(transcript, { childList: true, subtree: true, characterData: true });
+    // Run n over: its answer painted and Send back (the run ended). One
+    // promise per prompt, no polling: the benchmark's own calls into the
+    // page would count as the webview's CPU.
+    const send = document.getElementById("send");
+    const waiting = [];
+    b.check = () => {
+        for (let i = waiting.length - 1; i >= 0; i--) {
+            const r = b.runs[waiting[i].n - 1];
+            if (r && r.paint !== undefined && !send.hidden) {
+                const { enter, recv, dom, paint, enterEpoch, recvEpoch } = r;
+                const focused = document.hasFocus() && document.activeElement === document.getElementById("input");
+                waiting.splice(i, 1)[0].resolve({ enter, recv, dom, paint, enterEpoch, recvEpoch, focused });
+            }
+        }
+    };
+    new MutationObserver(() => b.check()).observe(send, { attributes: true });
+    b.done = (n) =>
+        new Promise((resolve) => {
+            waiting.push({ n, resolve });
+            b.check();
+        });
+}
+
+/** Resolves with p, or fails after ms naming what did not happen. */
+function within(p, ms, what) {
+    let timer;
+    return Promise.race([p, new Promise((_, rej) => (timer = setTimeout(() => rej(new Error(`timed out waiting for ${what}`)), ms)))]).finally(() => clearTimeout(timer));
 }
 
 (async () => {
@@ -196,6 +302,7 @@ function instrument() {
     });
     await waitFor("a model in the chat's picker", async () => (await chat.$$eval("#model option", (o) => o.length)) > 0);
     await chat.evaluate(instrument);
+    let focused = false;
 
     const zotBin = process.env.ZOT_BIN;
     const zot = await waitFor("zot lsp", async () => allPids().find((p) => cmdline(p)[0] === zotBin && cmdline(p)[1] === "lsp"));
@@ -203,33 +310,81 @@ function instrument() {
     // Chromium is a child of this process (Playwright starts it); it
     // rewrites its command line as one string (its process title).
     const renderers = () => descendants(process.pid).filter((p) => cmdline(p).join(" ").includes("--type=renderer"));
-    const result = { warm: WARM, marks: ["dom"], prompts: [], floor: [] };
+    const result = { warm: WARM, marks: ["recv", "dom"], prompts: [], floor: [] };
     let cpu0;
+    let prof;
+    let stopHostProfile;
+    const frames = [];
     for (let i = 1; i <= WARM + N; i++) {
         if (i === WARM + 1) {
-            cpu0 = { webview: cpuOf(renderers()), exthost: cpuOf([exthost]), zot: cpuOf([zot]) };
+            cpu0 = { webview: cpuOf(renderers()), exthost: cpuOf([exthost]), zot: cpuOf([zot]), t: performance.now() };
+            if (process.env.ZOT_BENCH_TRACE) {
+                await browser.startTracing(page, { categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "toplevel", "blink", "v8"] });
+            }
+            if (process.env.ZOT_BENCH_PROFILE) {
+                prof = await page.context().newCDPSession(page);
+                await prof.send("Profiler.enable");
+                await prof.send("Profiler.setSamplingInterval", { interval: 200 });
+                await prof.send("Profiler.start");
+                stopHostProfile = await nodeProfiler(exthost, path.join(art, "exthost.cpuprofile"));
+                await prof.send("Network.enable");
+                prof.on("Network.webSocketFrameReceived", (e) => frames.push({ dir: "in", data: e.response.payloadData, op: e.response.opcode }));
+                prof.on("Network.webSocketFrameSent", (e) => frames.push({ dir: "out", data: e.response.payloadData, op: e.response.opcode }));
+            }
         }
         const fl = await floor();
-        await chat.fill("#input", `bench ${i}`);
-        await chat.press("#input", "Enter");
-        const run = await waitFor(`prompt ${i}'s answer painted`, async () =>
-            chat.evaluate((n) => {
-                const r = window.__bench.runs[n - 1];
-                return r && r.paint !== undefined ? r : undefined;
-            }, i),
+        if (!focused) {
+            await chat.focus("#input");
+        }
+        // Typed and sent as keyboard input (Input.insertText, then the
+        // Enter key) into the input, which keeps the focus between
+        // prompts: no element lookups, scrolling or stability checks in
+        // the page, which would count as the webview's CPU.
+        await page.keyboard.insertText(`bench ${i}`);
+        await page.keyboard.press("Enter");
+        const run = await within(
+            chat.evaluate((n) => window.__bench.done(n), i),
+            HANG,
+            `prompt ${i}'s answer painted and its run ended`,
         );
-        await waitFor(`prompt ${i}'s run to end`, async () => chat.$eval("#send", (s) => !s.hidden));
+        focused = run.focused;
         if (i > WARM) {
             result.floor.push(fl);
-            result.prompts.push({ dom: run.dom - run.enter, paint: run.paint - run.enter });
+            result.prompts.push({ recv: run.recv - run.enter, dom: run.dom - run.enter, paint: run.paint - run.enter, enterEpoch: run.enterEpoch, recvEpoch: run.recvEpoch });
         }
         await sleep(100); // as a user would: not the next Enter in the same frame
     }
+    const promptMs = (performance.now() - cpu0.t) / N;
     result.cpu = {
         webview_renderer_ms: (cpuOf(renderers()) - cpu0.webview) / N,
         extension_host_ms: (cpuOf([exthost]) - cpu0.exthost) / N,
         zot_ms: (cpuOf([zot]) - cpu0.zot) / N,
     };
+    if (process.env.ZOT_BENCH_TRACE) {
+        fs.writeFileSync(path.join(art, "trace.json"), await browser.stopTracing());
+    }
+    if (frames.length) {
+        fs.writeFileSync(path.join(art, "wsframes.json"), JSON.stringify(frames));
+    }
+    if (stopHostProfile) {
+        await stopHostProfile();
+    }
+    if (prof) {
+        const { profile } = await prof.send("Profiler.stop");
+        fs.writeFileSync(path.join(art, "renderer.cpuprofile"), JSON.stringify(profile));
+    }
+    // What the same processes spend with nothing to do (the workbench's
+    // own timers, VS Code's other extensions) over as long as a prompt
+    // took: part of the CPU above is that, not the prompt.
+    const idle0 = { webview: cpuOf(renderers()), exthost: cpuOf([exthost]), zot: cpuOf([zot]), t: performance.now() };
+    await sleep(Math.max(3000, promptMs * 10));
+    const idleScale = promptMs / (performance.now() - idle0.t);
+    result.idle_cpu = {
+        webview_renderer_ms: (cpuOf(renderers()) - idle0.webview) * idleScale,
+        extension_host_ms: (cpuOf([exthost]) - idle0.exthost) * idleScale,
+        zot_ms: (cpuOf([zot]) - idle0.zot) * idleScale,
+    };
+    result.prompt_ms = promptMs;
     fs.writeFileSync(path.join(art, "bench.json"), JSON.stringify(result));
     await browser.close();
     console.log(`ok   bench: ${N} prompts after ${WARM} warm-ups, every answer drawn`);

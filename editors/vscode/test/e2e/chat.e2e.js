@@ -716,14 +716,39 @@ test("commands: Show Extensions, Reload Extensions, Select Model", async () => {
     await waitFor("the first model back", async () => (await statusItems()).some((t) => t.includes(`zot: ${before}`)));
 });
 
-test("a burst of 20,000 deltas renders completely", async () => {
+test("a burst of 20,000 deltas renders completely, drawn at most once per frame", async () => {
     const chat = await ensureChat();
+    // Counts the chat's DOM writes to the transcript: those made in an
+    // animation-frame callback, by the frame's timestamp (every callback
+    // of one frame gets the same), and those made anywhere else.
+    await chat.evaluate(() => {
+        const draws = (window.__draws = { perFrame: {}, outside: 0 });
+        const mo = new MutationObserver(() => draws.outside++);
+        mo.observe(document.getElementById("transcript"), { childList: true, subtree: true, characterData: true, attributes: true });
+        const raf = window.requestAnimationFrame.bind(window);
+        window.requestAnimationFrame = (cb) =>
+            raf((ts) => {
+                cb(ts);
+                if (mo.takeRecords().length > 0) {
+                    draws.perFrame[ts] = (draws.perFrame[ts] ?? 0) + 1;
+                }
+            });
+    });
     await send(chat, "burst");
     await waitFor("all the words", async () => {
         const t = await chat.$$eval(".item.assistant", (els) => els[els.length - 1].textContent);
         return (t.match(/word/g) || []).length === 20000;
     });
     await idle(chat);
+    const draws = await chat.evaluate(() => window.__draws);
+    const counts = Object.values(draws.perFrame);
+    // At once, not on a frame: only the answer's first delta.
+    if (draws.outside > 1) {
+        throw new Error(`the transcript was written ${draws.outside} times outside animation frames (only the first delta may be): ${JSON.stringify(draws)}`);
+    }
+    if (counts.length === 0 || Math.max(...counts) > 1) {
+        throw new Error(`want one write of the transcript per animation frame at most, and some: ${JSON.stringify(counts)}`);
+    }
 });
 
 test("Stop aborts a long stream; the next prompt still works", async () => {

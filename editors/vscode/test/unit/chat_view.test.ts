@@ -86,3 +86,40 @@ test("an argQuery is answered with argItems from the host", async () => {
     assert.deepEqual(asked, ["plan o"]);
     assert.deepEqual(panel.posted, [{ type: "argItems", name: "plan", args: "o", completions: [{ value: "on" }, { value: "off", description: "writes allowed" }] }]);
 });
+
+// Sending empties the input: the host empties the draft it keeps on the
+// send message itself (the webview posts no draft for it), after the
+// request has gone; a draft typed right after the send is kept.
+test("a send empties the kept draft after the request; a draft typed after it stays", async () => {
+    const panel = new FakeWebviewPanel("zot.chat", "Chat", 1);
+    const calls: string[] = [];
+    const host = {
+        snapshot: () => Promise.resolve([]),
+        send: (text: string) => {
+            calls.push(`send ${text}`);
+            return Promise.resolve(true);
+        },
+        saveDraft: (text: string) => calls.push(`draft "${text}"`),
+    } as unknown as ChatHost;
+    const chat = new ChatViewProvider(Uri.file("/ext"), host, () => {});
+    chat.resolveWebviewView(panel as unknown as vscode.WebviewView);
+    const tick = () => new Promise((r) => setImmediate(r));
+    try {
+        panel.receive({ type: "ready" });
+        await tick();
+        panel.receive({ type: "draft", text: "hello" });
+        panel.receive({ type: "send", text: "hello" });
+        await tick();
+        await tick();
+        assert.deepEqual(calls, ['draft "hello"', "send hello", 'draft ""']);
+
+        calls.length = 0;
+        panel.receive({ type: "send", text: "again" });
+        panel.receive({ type: "draft", text: "typed at once" });
+        await tick();
+        await tick();
+        assert.deepEqual(calls, ["send again", 'draft "typed at once"'], "the later draft is not emptied");
+    } finally {
+        chat.dispose();
+    }
+});

@@ -80,11 +80,16 @@ test("start: runs zot lsp with the settings, advertises zot's capabilities, read
     assert.deepEqual(run.args, ["lsp", "--no-session"]);
     const opts = (f.options.initializationOptions as () => InitializationOptions)();
     assert.deepEqual(opts, { model: "m2", permissionMode: "ask" });
-    const caps: lc.ClientCapabilities = {};
+    // As the language client's own progress feature (registered before
+    // ours) leaves them.
+    const caps: lc.ClientCapabilities = { window: { workDoneProgress: true, showMessage: {} } };
     for (const feat of f.features) {
         feat.fillClientCapabilities(caps);
     }
     assert.deepEqual(caps.experimental, { zot: { reviewEdit: true, save: true, panels: true, notify: true, ui: true } });
+    // Runs show in the status bar item and the chat, not as LSP progress
+    // too (a request and three or more window messages per run).
+    assert.deepEqual(caps.window, { workDoneProgress: false, showMessage: {} });
     assert.deepEqual(t.installed, [f]);
     assert.deepEqual(t.states, ["starting", "running"]);
     assert.equal(t.started(), 1);

@@ -586,7 +586,9 @@ function send(): void {
     complSel = 0;
     updateCompletions();
     autosize();
-    saveDraft();
+    // The host empties the draft it keeps when the message arrives: one
+    // message to it for the send, not two.
+    vscode.setState({ draft: "" });
 }
 
 input.addEventListener("keydown", (e) => {
