@@ -84,6 +84,9 @@ type proc struct {
 	extended    bool                    // negotiated: gets host_capabilities and the extended event fields
 	progress    map[string]func(string) // tool_update targets by tool_call id
 	dialogs     int                     // ui_requests open
+	// dialogCancel closes an open ui_request by its id (ui_cancel: the
+	// extension withdrew it, pi's AbortSignal on a dialog).
+	dialogCancel map[string]context.CancelFunc
 	dialogsDone chan struct{}
 	sessionGen  uint64 // the last session_start this process was sent
 	diags       []string

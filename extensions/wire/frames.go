@@ -40,6 +40,16 @@ const (
 	// the payload (a JSON object); the host fans it out to the other
 	// extensions, zot's and SEP's alike.
 	TypeBusPublish = "bus_publish"
+	// Added for pi extensions (extensions/pi): ui_cancel {id} withdraws
+	// an open ui_request (pi's AbortSignal on a dialog); abort stops the
+	// running prompt (ctx.abort); get_thinking / set_thinking {level}
+	// read and set the reasoning level; get_messages answers the
+	// session's transcript (action_result.messages) for ctx.sessionManager.
+	TypeUICancel    = "ui_cancel"
+	TypeAbort       = "abort"
+	TypeGetThinking = "get_thinking"
+	TypeSetThinking = "set_thinking"
+	TypeGetMessages = "get_messages"
 )
 
 // Frame types, host → extension.

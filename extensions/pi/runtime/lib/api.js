@@ -82,7 +82,7 @@ function makeAPI(wire, extName) {
 	function logOnce(what) {
 		if (onceLogged.has(what)) return;
 		onceLogged.add(what);
-		process.stderr.write(`[pi] ${what}: only pi's terminal has it; accepted, no effect in zot\n`);
+		process.stderr.write(`[pi] ${what}: not offered by zot (docs/extensions.md, pi extensions); accepted, no effect\n`);
 	}
 
 	function log(msg) {
@@ -124,41 +124,12 @@ function makeAPI(wire, extName) {
 
 	async function loadEntries() {
 		try {
-			const r = await action({ type: "get_entries", kind: "" });
-			const out = [];
-			let n = 0;
-			for (const e of r.entries || []) {
-				const id = `e${++n}`;
-				const ts = e.time || new Date().toISOString();
-				if (e.kind === DETAILS_KIND) {
-					const d = e.data || {};
-					out.push({
-						type: "message",
-						id,
-						parentId: null,
-						timestamp: ts,
-						message: {
-							role: "toolResult",
-							toolCallId: d.toolCallId,
-							toolName: d.toolName,
-							content: d.content || [],
-							details: d.details,
-							isError: !!d.isError,
-							timestamp: Date.parse(ts) || Date.now(),
-						},
-					});
-				} else if (e.kind === NAME_KIND) {
-					sessionName = e.data && e.data.name;
-					out.push({ type: "session_info", id, parentId: null, timestamp: ts, name: sessionName });
-				} else {
-					out.push({ type: "custom", id, parentId: null, timestamp: ts, customType: e.kind, data: e.data });
-				}
-			}
-			for (let i = 1; i < out.length; i++) out[i].parentId = out[i - 1].id;
-			entries = out;
+			const [er, mr] = await Promise.all([action({ type: "get_entries", kind: "" }), action({ type: "get_messages" }).catch(() => ({ messages: [] }))]);
+			entries = sessionEntries(mr.messages || [], er.entries || []);
+			for (const e of entries) if (e.type === "session_info") sessionName = e.name;
 			entriesFresh = true;
 		} catch (err) {
-			log(`get_entries: ${err.message}`);
+			log(`reading the session: ${err.message}`);
 		}
 	}
 
@@ -323,15 +294,18 @@ function makeAPI(wire, extName) {
 			},
 			isIdle: () => idle,
 			abort() {
-				wire.send({ type: "abort" });
+				action({ type: "abort" }).catch((err) => log(`abort: ${err.message}`));
 			},
 			hasPendingMessages: () => pendingMessages > 0,
 			shutdown() {
-				wire.send({ type: "shutdown_request" });
+				// The front owns zot's lifetime (an editor, an RPC client).
+				logOnce("ctx.shutdown");
 			},
 			getContextUsage: () => undefined,
-			compact() {
-				wire.send({ type: "compact" });
+			compact(options) {
+				const err = new Error("zot does not let an extension start a compaction yet; /compact does");
+				log(err.message);
+				if (options && typeof options.onError === "function") options.onError(err);
 			},
 			getSystemPrompt: () => "",
 			// ExtensionCommandContext
@@ -340,8 +314,9 @@ function makeAPI(wire, extName) {
 				return new Promise((r) => idleWaiters.push(r));
 			},
 			async newSession() {
-				const r = await action({ type: "new_session" }).catch((err) => ({ error: err.message }));
-				return { cancelled: !!r.error };
+				// The front starts sessions (zot/session/new, rpc new_session).
+				logOnce("ctx.newSession");
+				return { cancelled: true };
 			},
 			async fork() {
 				logOnce("ctx.fork");
@@ -356,7 +331,8 @@ function makeAPI(wire, extName) {
 				return { cancelled: true };
 			},
 			async reload() {
-				wire.send({ type: "reload" });
+				// zot reloads an extension when its files change, or on /reload-ext.
+				logOnce("ctx.reload");
 			},
 		};
 	}
@@ -466,8 +442,19 @@ function makeAPI(wire, extName) {
 		},
 		getThinkingLevel: () => thinkingLevel,
 		setThinkingLevel(level) {
+			// pi's levels onto zot's (off, low, medium, high).
+			const zl = { off: "off", minimal: "low", low: "low", medium: "medium", high: "high", xhigh: "high" }[String(level)];
+			if (!zl) {
+				log(`setThinkingLevel: unknown level ${level} (off, minimal, low, medium, high, xhigh)`);
+				return;
+			}
 			thinkingLevel = String(level);
-			logOnce("pi.setThinkingLevel");
+			action({ type: "set_thinking", level: zl }).then(
+				(r) => {
+					if (r.level && r.level !== zl) thinkingLevel = r.level;
+				},
+				(err) => log(`setThinkingLevel: ${err.message}`),
+			);
 		},
 		registerProvider() {
 			logOnce("pi.registerProvider");
@@ -504,13 +491,13 @@ function makeAPI(wire, extName) {
 		);
 	}
 
+	// appendEntry is synchronous in pi: the entry is in getBranch() at
+	// once (and in the session file once the host has it).
 	function appendEntry(kind, data) {
-		action({ type: "append_entry", kind, data }).then(
-			() => {
-				entriesFresh = false;
-			},
-			(err) => log(`appendEntry ${kind}: ${err.message}`),
-		);
+		const base = { id: `a${entries.length + 1}-${Date.now()}`, parentId: entries.length ? entries[entries.length - 1].id : null, timestamp: new Date().toISOString() };
+		if (kind === NAME_KIND) entries.push({ ...base, type: "session_info", name: data && data.name });
+		else entries.push({ ...base, type: "custom", customType: kind, data });
+		action({ type: "append_entry", kind, data }).catch((err) => log(`appendEntry ${kind}: ${err.message}`));
 	}
 
 	function deliverBus(topic, data) {
@@ -553,6 +540,12 @@ function makeAPI(wire, extName) {
 		wire.send({ type: "ready" });
 		wire.onFrame(onFrame);
 		await refreshTools();
+		action({ type: "get_thinking" }).then(
+			(r) => {
+				if (r.level) thinkingLevel = r.level;
+			},
+			() => {},
+		);
 	}
 
 	// ---- frames from the host ----
@@ -609,6 +602,9 @@ function makeAPI(wire, extName) {
 
 	let turnIndex = 0;
 	async function onEvent(f) {
+		// The transcript changed (or may have): read it again when a
+		// handler next looks.
+		if (f.event !== "session_shutdown") entriesFresh = false;
 		switch (f.event) {
 			case "session_start": {
 				entriesFresh = false;
@@ -657,7 +653,8 @@ function makeAPI(wire, extName) {
 	}
 
 	async function onIntercept(f) {
-		if (!entriesFresh) await refreshEntries();
+		entriesFresh = false;
+		await refreshEntries();
 		switch (f.event) {
 			case "tool_call": {
 				const input = parseObj(f.tool_args);
@@ -756,6 +753,7 @@ function makeAPI(wire, extName) {
 		const ac = new AbortController();
 		toolCalls.set(f.id, ac);
 		const args = parseObj(f.args);
+		const callID = f.tool_id || f.id; // the model's id (pi's toolCallId)
 		let result;
 		let isError = false;
 		try {
@@ -766,7 +764,7 @@ function makeAPI(wire, extName) {
 				const text = contentText(partial && partial.content);
 				if (text) wire.send({ type: "tool_update", id: f.id, text });
 			};
-			result = await def.execute(f.id, args, ac.signal, onUpdate, ctx);
+			result = await def.execute(callID, args, ac.signal, onUpdate, ctx);
 			isError = !!(result && result.isError);
 		} catch (err) {
 			result = { content: [{ type: "text", text: err && err.message ? err.message : String(err) }], details: undefined };
@@ -791,15 +789,15 @@ function makeAPI(wire, extName) {
 		if (result && result.details !== undefined) {
 			entries.push({
 				type: "message",
-				id: `t-${f.id}`,
+				id: `t-${callID}`,
 				parentId: entries.length ? entries[entries.length - 1].id : null,
 				timestamp: new Date().toISOString(),
-				message: { role: "toolResult", toolCallId: f.id, toolName: def.name, content: result.content, details: result.details, isError, timestamp: Date.now() },
+				message: { role: "toolResult", toolCallId: callID, toolName: def.name, content: result.content, details: result.details, isError, timestamp: Date.now() },
 			});
 			action({
 				type: "append_entry",
 				kind: DETAILS_KIND,
-				data: { toolCallId: f.id, toolName: def.name, content: result.content, details: result.details, isError },
+				data: { toolCallId: callID, toolName: def.name, content: result.content, details: result.details, isError },
 			}).catch((err) => log(`keeping ${def.name}'s details: ${err.message}`));
 		}
 	}
@@ -835,6 +833,65 @@ function makeAPI(wire, extName) {
 }
 
 // ---- helpers ----
+
+// sessionEntries builds pi's session entries from zot's transcript
+// (get_messages) and this extension's entries (get_entries), ordered by
+// time: messages as pi's user / assistant / toolResult messages (a tool
+// result carries the details its tool returned, kept as a pi:tool_result
+// entry), custom entries as pi's custom entries.
+function sessionEntries(messages, custom) {
+	const details = new Map();
+	const rows = [];
+	for (const e of custom) {
+		if (e.kind === DETAILS_KIND && e.data && e.data.toolCallId) details.set(e.data.toolCallId, e);
+	}
+	const toolNames = new Map();
+	const seen = new Set();
+	let seq = 0;
+	const at = (t) => Date.parse(t) || 0;
+	for (const m of messages) {
+		const ts = at(m.time);
+		const text = [];
+		for (const c of m.content || []) {
+			if (c.type === "tool_call") toolNames.set(c.id, c.name);
+			if (c.type === "tool_result") {
+				const d = details.get(c.call_id);
+				if (d) seen.add(c.call_id);
+				rows.push({ t: ts, n: seq++, message: { role: "toolResult", toolCallId: c.call_id, toolName: toolNames.get(c.call_id) || (d && d.data.toolName), content: fromZotContent(c.content), details: d ? d.data.details : undefined, isError: !!c.is_error, timestamp: ts } });
+			}
+		}
+		if (m.role === "assistant") {
+			const content = [];
+			for (const c of m.content || []) {
+				if (c.type === "text") content.push({ type: "text", text: c.text });
+				else if (c.type === "thinking") content.push({ type: "thinking", thinking: c.text });
+				else if (c.type === "tool_call") content.push({ type: "toolCall", id: c.id, name: c.name, arguments: parseObj(c.args) });
+			}
+			rows.push({ t: ts, n: seq++, message: { role: "assistant", content, timestamp: ts } });
+		} else {
+			for (const c of m.content || []) if (c.type === "text" || c.type === "image") text.push(fromZotContent([c])[0]);
+			if (text.length) rows.push({ t: ts, n: seq++, message: { role: "user", content: text, timestamp: ts } });
+		}
+	}
+	for (const e of custom) {
+		const ts = at(e.time);
+		if (e.kind === DETAILS_KIND) {
+			// A result the transcript no longer has (compacted): its entry.
+			const d = e.data || {};
+			if (!seen.has(d.toolCallId)) rows.push({ t: ts, n: seq++, message: { role: "toolResult", toolCallId: d.toolCallId, toolName: d.toolName, content: d.content || [], details: d.details, isError: !!d.isError, timestamp: ts } });
+		} else if (e.kind === NAME_KIND) rows.push({ t: ts, n: seq++, info: e.data && e.data.name });
+		else rows.push({ t: ts, n: seq++, custom: e });
+	}
+	rows.sort((a, b) => a.t - b.t || a.n - b.n);
+	const out = [];
+	for (const r of rows) {
+		const base = { id: `e${out.length + 1}`, parentId: out.length ? out[out.length - 1].id : null, timestamp: new Date(r.t || Date.now()).toISOString() };
+		if (r.message) out.push({ ...base, type: "message", message: r.message });
+		else if (r.info !== undefined) out.push({ ...base, type: "session_info", name: r.info });
+		else out.push({ ...base, type: "custom", customType: r.custom.kind, data: r.custom.data });
+	}
+	return out;
+}
 
 function parseFlagEnv(s) {
 	const m = new Map();
