@@ -203,6 +203,17 @@ func (p *proc) onAction(f wire.Frame) {
 }
 
 func (p *proc) doAction(f wire.Frame, res *wire.Frame) error {
+	if f.Type == wire.TypeGetCommands {
+		// The host's own knowledge: no front needed.
+		res.Commands = []wire.CommandInfo{}
+		for _, n := range p.s.h.o.BuiltinCommands {
+			res.Commands = append(res.Commands, wire.CommandInfo{Name: n, Source: "builtin"})
+		}
+		for _, c := range p.s.h.Commands() {
+			res.Commands = append(res.Commands, wire.CommandInfo{Name: c.Name, Description: c.Description, Source: "extension", Extension: c.Extension})
+		}
+		return nil
+	}
 	a := p.s.h.actions()
 	if a == nil {
 		return fmt.Errorf("this front offers no %s", f.Type)

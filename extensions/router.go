@@ -81,7 +81,7 @@ func (p *proc) handle(f wire.Frame) {
 	case wire.TypeToolUpdate:
 		p.onToolUpdate(f)
 	case wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries,
-		wire.TypeAbort, wire.TypeGetThinking, wire.TypeSetThinking, wire.TypeGetMessages:
+		wire.TypeAbort, wire.TypeGetThinking, wire.TypeSetThinking, wire.TypeGetMessages, wire.TypeGetCommands:
 		go p.onAction(f)
 	case wire.TypeBusPublish:
 		p.onBusPublish(f)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,7 @@ func TestRPCPiToolAndGuard(t *testing.T) {
 		llmtest.ToolReply("bash", map[string]any{"command": "rm -rf build"}),
 		llmtest.TextReply("refused"),
 	)
+	e.dumpExtLogs()
 	e.write("build/x", "x")
 	p := e.startRPC(rt, "-e", piTestdata("gate.ts"))
 
@@ -82,6 +84,7 @@ func TestRPCPiToolAndGuard(t *testing.T) {
 func TestPrintPiWithoutNode(t *testing.T) {
 	rt := piRuntime(t)
 	e := newEnv(t, llmtest.TextReply("answered without it"))
+	e.dumpExtLogs()
 	bin := t.TempDir() // a PATH with git (zot's checkpoints) but no node
 	if g, err := exec.LookPath("git"); err == nil {
 		if err := os.Symlink(g, filepath.Join(bin, "git")); err != nil {
@@ -200,6 +203,7 @@ func TestRPCPiMembers(t *testing.T) {
 		llmtest.TextReply("got the note"),
 		llmtest.TextReply("got the user message"),
 	)
+	e.dumpExtLogs()
 	out := piOut(filepath.Join(t.TempDir(), "members.ndjson"))
 	p := e.startRPC(append(rt, "PIEXT_OUT="+string(out)),
 		"-e", piTestdata("members.ts"), "--extension", piTestdata("echo-bus.ts"), "--flag", "greeting=hey", "--flag", "loud")
@@ -356,4 +360,261 @@ func TestRPCPiMembers(t *testing.T) {
 	for range p.lines {
 	}
 	out.wait(t, "session_shutdown")
+}
+
+// piExample is one of our re-writes of pi's examples
+// (extensions/testdata/piext/examples).
+func piExample(name string) string { return piTestdata(filepath.Join("examples", name)) }
+
+// answerUI waits for the next dialog and answers it with value; it returns
+// the request.
+func (p *rpcProc) answerUI(value any) map[string]any {
+	p.t.Helper()
+	fs := p.until(isType("ext_ui_request"))
+	req := fs[len(fs)-1]
+	p.send(map[string]any{"type": "ui_response", "ui_id": req["id"], "value": value})
+	return req
+}
+
+// pi's permission-gate, protected-paths and hello examples (our
+// re-writes) under zot rpc: the gate's dialog carries its text and the
+// user's No blocks the command (it never runs), Yes lets it run; a write
+// to .env is blocked with the extension's reason and warning; the hello
+// tool answers.
+func TestRPCPiExamplesGate(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "rm -rf build"}),
+		llmtest.TextReply("refused"),
+		llmtest.ToolReply("bash", map[string]any{"command": "rm -rf build && echo removed"}),
+		llmtest.TextReply("removed"),
+		llmtest.ToolReply("write", map[string]any{"path": ".env", "content": "KEY=1"}),
+		llmtest.TextReply("not written"),
+		llmtest.ToolReply("hello", map[string]any{"name": "zot"}),
+		llmtest.TextReply("greeted"),
+	)
+	e.dumpExtLogs()
+	e.write("build/x", "x")
+	p := e.startRPC(rt, "-e", piExample("permission-gate.ts"), "-e", piExample("protected-paths.ts"), "-e", piExample("hello.ts"))
+
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "clean"})
+	req := p.answerUI("No")
+	if req["extension"] != "permission-gate" || req["kind"] != "select" || req["title"] != "⚠️ Dangerous command:\n\n  rm -rf build\n\nAllow?" || toJSON(req["options"]) != `["Yes","No"]` {
+		t.Fatalf("the gate's dialog: %v", req)
+	}
+	tr := find(p.until(isType("done")), "tool_result")
+	if tr == nil || tr["is_error"] != true || !strings.Contains(toJSON(tr), "Blocked by user") {
+		t.Fatalf("refused: %v", tr)
+	}
+	if e.read("build/x") != "x" {
+		t.Fatal("the refused command ran")
+	}
+	p.send(map[string]any{"id": "2", "type": "prompt", "message": "clean now"})
+	p.answerUI("Yes")
+	tr = find(p.until(isType("done")), "tool_result")
+	if tr == nil || tr["is_error"] != false || !strings.Contains(toJSON(tr), "removed") {
+		t.Fatalf("allowed: %v", tr)
+	}
+
+	p.send(map[string]any{"id": "3", "type": "prompt", "message": "write the env"})
+	frames := p.until(isType("done"))
+	tr = find(frames, "tool_result")
+	if tr == nil || tr["is_error"] != true || !strings.Contains(toJSON(tr), `Path \".env\" is protected`) {
+		t.Fatalf("protected path: %v", tr)
+	}
+	if n := find(frames, "ext_notify"); n == nil || n["level"] != "warn" || n["message"] != "Blocked write to protected path: .env" {
+		t.Fatalf("protected-paths' warning: %v", n)
+	}
+	if _, err := os.Stat(filepath.Join(e.cwd, ".env")); err == nil {
+		t.Fatal(".env was written")
+	}
+
+	p.send(map[string]any{"id": "4", "type": "prompt", "message": "greet"})
+	tr = find(p.until(isType("done")), "tool_result")
+	if tr == nil || !strings.Contains(toJSON(tr), "Hello, zot!") {
+		t.Fatalf("hello: %v", tr)
+	}
+}
+
+// The same gate under zot -p: no UI (ctx.hasUI false), so the dangerous
+// command is blocked outright with the extension's reason, and never runs.
+func TestPrintPiPermissionGate(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "rm -rf build"}),
+		llmtest.TextReply("could not"),
+	)
+	e.dumpExtLogs()
+	e.write("build/x", "x")
+	cmd := e.command(e.args("-p", "clean", "--json", "-e", piExample("permission-gate.ts"))...)
+	cmd.Env = append(cmd.Env, rt...)
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("zot -p: %v", err)
+	}
+	if !strings.Contains(string(b), "Dangerous command blocked (no UI for confirmation)") {
+		t.Fatalf("zot -p output lacks the gate's reason:\n%s", b)
+	}
+	if e.read("build/x") != "x" {
+		t.Fatal("the blocked command ran")
+	}
+}
+
+// pi's todo example (our re-write): its state lives in its tool results'
+// details, and comes back after a resume (zot -p, then zot rpc -c), as
+// under pi; its /todos command shows it.
+func TestRPCPiTodoSurvivesResume(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t,
+		llmtest.ToolReply("todo", map[string]any{"action": "add", "text": "milk"}),
+		llmtest.TextReply("added"),
+		llmtest.ToolReply("todo", map[string]any{"action": "add", "text": "eggs"}),
+		llmtest.TextReply("added again"),
+	)
+	e.dumpExtLogs()
+	// zot -p saves the session; zot rpc -c resumes it.
+	cmd := e.command(e.args("-p", "add milk", "--json", "-e", piExample("todo.ts"))...)
+	cmd.Env = append(cmd.Env, rt...)
+	if b, err := cmd.Output(); err != nil || !strings.Contains(string(b), "Added todo #1: milk") {
+		t.Fatalf("todo add under zot -p: %v\n%s", err, b)
+	}
+
+	q := e.startRPC(rt, "-c", "-e", piExample("todo.ts"))
+	if got := q.commandNotify("1", "todos", "", "["); got != "[ ] #1: milk" {
+		t.Fatalf("/todos after resume: %q\nstderr: %s", got, q.errb.String())
+	}
+	q.send(map[string]any{"id": "2", "type": "prompt", "message": "add eggs"})
+	tr := find(q.until(isType("done")), "tool_result")
+	if tr == nil || !strings.Contains(toJSON(tr), "Added todo #2: eggs") {
+		t.Fatalf("the resumed list did not go on at #2: %v", tr)
+	}
+}
+
+// modelTools is the tool names a recorded model request offered.
+func modelTools(body map[string]any) []string {
+	var out []string
+	ts, _ := body["tools"].([]any)
+	for _, x := range ts {
+		if m, ok := x.(map[string]any); ok {
+			out = append(out, fmt.Sprint(m["name"]))
+		}
+	}
+	return out
+}
+
+// pi's plan-mode, tools, preset and commands examples (our re-writes):
+// --flag plan starts in plan mode (read-only tools offered to the model,
+// the status), a writing bash command is blocked with the extension's
+// reason, the model's "Plan:" becomes a widget, /plan turns it off;
+// /tools disables a tool and the choice survives a resume; --flag
+// preset=NAME applies a preset from .pi/presets.json (tools and
+// instructions reach the model); /commands lists the commands.
+func TestRPCPiExamplesModes(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "touch made"}),
+		llmtest.TextReply("Here is my\nPlan:\n1. read the code\n2. change it"),
+		llmtest.TextReply("free again"),
+	)
+	e.dumpExtLogs()
+	p := e.startRPC(rt, "--flag", "plan", "-e", piExample("plan-mode.ts"), "-e", piExample("commands.ts"))
+	p.until(func(m map[string]any) bool {
+		return m["type"] == "ext_status" && m["key"] == "plan-mode" && m["text"] == "⏸ plan"
+	})
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "plan it"})
+	var widget map[string]any
+	var done bool
+	frames := p.until(func(m map[string]any) bool {
+		if m["type"] == "ext_widget" && m["key"] == "plan-todos" && m["lines"] != nil {
+			widget = m
+		}
+		done = done || m["type"] == "done"
+		return done && widget != nil
+	})
+	if toJSON(widget["lines"]) != `["☐ 1. read the code","☐ 2. change it"]` {
+		t.Fatalf("plan widget: %v", widget)
+	}
+	tr := find(frames, "tool_result")
+	if tr == nil || tr["is_error"] != true || !strings.Contains(toJSON(tr), "Plan mode: command blocked (not allowlisted)") {
+		t.Fatalf("plan mode let a writing command through: %v", tr)
+	}
+	if _, err := os.Stat(filepath.Join(e.cwd, "made")); err == nil {
+		t.Fatal("the blocked command ran")
+	}
+	offered := modelTools(e.llm.Requests()[0].Body)
+	if slices.Contains(offered, "write") || slices.Contains(offered, "edit") || !slices.Contains(offered, "read") {
+		t.Fatalf("plan mode offered %v", offered)
+	}
+	if got := p.commandNotify("2", "plan", "", "Plan mode"); got != "Plan mode disabled. Full access restored." {
+		t.Fatalf("/plan: %q", got)
+	}
+	if got := p.commandNotify("3", "commands", "", "/"); !strings.Contains(got, "/plan - Toggle plan mode") || !strings.Contains(got, "/commands") {
+		t.Fatalf("/commands: %q", got)
+	}
+	p.send(map[string]any{"id": "4", "type": "prompt", "message": "go"})
+	p.until(isType("done"))
+	if offered := modelTools(e.llm.Requests()[2].Body); !slices.Contains(offered, "write") {
+		t.Fatalf("after /plan the model is offered %v", offered)
+	}
+}
+
+// pi's tools and preset examples: /tools bash disables bash (the model is
+// no longer offered it) and the choice comes back after a resume; a preset
+// named by --flag preset=NAME sets the tools and adds its instructions to
+// the system prompt.
+func TestRPCPiExamplesToolsPreset(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t, llmtest.TextReply("zero"), llmtest.TextReply("one"), llmtest.TextReply("two"), llmtest.TextReply("three"))
+	e.dumpExtLogs()
+	if _, errOut, code := e.runZot(e.args("-p", "start")...); code != 0 {
+		t.Fatalf("zot -p: %s", errOut)
+	}
+	p := e.startRPC(rt, "-c", "-e", piExample("tools.ts"))
+	if got := p.commandNotify("1", "tools", "bash", "bash"); got != "bash disabled" {
+		t.Fatalf("/tools bash: %q\nstderr: %s", got, p.errb.String())
+	}
+	p.send(map[string]any{"id": "2", "type": "prompt", "message": "hi"})
+	p.until(isType("done"))
+	if offered := modelTools(e.llm.Requests()[1].Body); slices.Contains(offered, "bash") || !slices.Contains(offered, "read") {
+		t.Fatalf("after /tools bash the model is offered %v", offered)
+	}
+	p.in.Close()
+	for range p.lines {
+	}
+	q := e.startRPC(rt, "-c", "-e", piExample("tools.ts"))
+	q.send(map[string]any{"id": "1", "type": "prompt", "message": "again"})
+	q.until(isType("done"))
+	if offered := modelTools(e.llm.Requests()[2].Body); slices.Contains(offered, "bash") || !slices.Contains(offered, "read") {
+		t.Fatalf("after a resume the model is offered %v", offered)
+	}
+	q.in.Close()
+	for range q.lines {
+	}
+
+	e.write(".pi/presets.json", `{"ro":{"tools":["read","grep"],"instructions":"PRESET-INSTRUCTIONS"}}`)
+	r := e.startRPC(rt, "--no-session", "--flag", "preset=ro", "-e", piExample("preset.ts"))
+	r.until(func(m map[string]any) bool { return m["type"] == "ext_status" && m["text"] == "preset:ro" })
+	r.send(map[string]any{"id": "1", "type": "prompt", "message": "look"})
+	r.until(isType("done"))
+	req := e.llm.Requests()[3].Body
+	if offered := modelTools(req); toJSON(offered) != `["read","grep"]` {
+		t.Fatalf("preset ro offers %v", offered)
+	}
+	if !strings.Contains(toJSON(req["system"]), "PRESET-INSTRUCTIONS") {
+		t.Fatalf("the preset's instructions are not in the system prompt: %v", req["system"])
+	}
+}
+
+// dumpExtLogs prints the extensions' logs when the test fails.
+func (e *env) dumpExtLogs() {
+	e.t.Cleanup(func() {
+		if !e.t.Failed() {
+			return
+		}
+		fs, _ := filepath.Glob(filepath.Join(e.home, "logs", "ext-*.log"))
+		for _, f := range fs {
+			b, _ := os.ReadFile(f)
+			e.t.Logf("%s:\n%s", filepath.Base(f), b)
+		}
+	})
 }

@@ -50,6 +50,9 @@ const (
 	TypeGetThinking = "get_thinking"
 	TypeSetThinking = "set_thinking"
 	TypeGetMessages = "get_messages"
+	// get_commands lists every slash command (zot's and the extensions'),
+	// for pi's getCommands; the host answers it itself.
+	TypeGetCommands = "get_commands"
 )
 
 // Frame types, host → extension.
@@ -255,8 +258,10 @@ type Frame struct {
 	// append_entry
 	Data json.RawMessage `json:"data,omitempty"`
 	// action_result
-	Tools   []ToolInfo `json:"tools,omitempty"`
-	Entries []Entry    `json:"entries,omitempty"`
+	Tools []ToolInfo `json:"tools,omitempty"`
+	// Commands answers get_commands: every slash command there is.
+	Commands []CommandInfo `json:"commands,omitempty"`
+	Entries  []Entry       `json:"entries,omitempty"`
 	// error: the frame type that could not be served
 	Ref string `json:"ref,omitempty"`
 	// event session_start (Reason), agent_end (Stop, Usage), model_select
@@ -303,6 +308,14 @@ type UICapabilities struct {
 }
 
 // ToolInfo is one tool in get_tools' action_result.
+// CommandInfo is one slash command in get_commands' answer.
+type CommandInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Source      string `json:"source"`              // builtin | extension
+	Extension   string `json:"extension,omitempty"` // the extension's name, for source extension
+}
+
 type ToolInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`

@@ -69,6 +69,7 @@ function makeAPI(wire, extName) {
 	let pendingMessages = 0;
 	let idleWaiters = [];
 	let toolCache = []; // [{name, description, source, active}]
+	let commandCache = []; // [{name, description, source, extension}]
 	let entries = []; // this session's entries, as pi's sessionManager shows them
 	let entriesFresh = false;
 	let ack = null;
@@ -78,6 +79,14 @@ function makeAPI(wire, extName) {
 	let thinkingLevel = "medium";
 
 	const flagValues = parseFlagEnv(process.env.ZOT_PI_FLAGS);
+
+	// Under pi, session_start's handlers run before any command, tool or
+	// hook. Here they are frames that may cross: everything else waits
+	// until the first session_start is handled (bounded, for a front that
+	// never sends one).
+	let markSessionReady;
+	const sessionReady = new Promise((r) => (markSessionReady = r));
+	const afterSessionStart = () => Promise.race([sessionReady, new Promise((r) => setTimeout(r, 2000).unref())]);
 
 	function logOnce(what) {
 		if (onceLogged.has(what)) return;
@@ -102,10 +111,28 @@ function makeAPI(wire, extName) {
 		return r;
 	}
 
+	// Effects pi applies at once (setActiveTools, setModel, appendEntry…)
+	// are requests here: a hook's answer waits for those in flight, so
+	// the run it lets go on sees them (pi's session_start setting the
+	// tools before the first prompt).
+	const inflight = new Set();
+	function effect(f) {
+		const p = action(f);
+		const settled = p.then(
+			() => {},
+			() => {},
+		);
+		inflight.add(settled);
+		settled.then(() => inflight.delete(settled));
+		return p;
+	}
+	const effectsSettled = () => Promise.all([...inflight]);
+
 	async function refreshTools() {
 		try {
-			const r = await action({ type: "get_tools" });
+			const [r, c] = await Promise.all([action({ type: "get_tools" }), action({ type: "get_commands" })]);
 			toolCache = r.tools || [];
+			commandCache = c.commands || [];
 		} catch (err) {
 			log(`get_tools: ${err.message}`);
 		}
@@ -421,18 +448,18 @@ function makeAPI(wire, extName) {
 		setActiveTools(names) {
 			const want = (names || []).map(String);
 			toolCache = toolCache.map((t) => ({ ...t, active: want.includes(t.name) }));
-			action({ type: "set_active_tools", names: want }).then(
+			effect({ type: "set_active_tools", names: want }).then(
 				(r) => {
 					if (r.tools) toolCache = r.tools;
 				},
 				(err) => log(`setActiveTools: ${err.message}`),
 			);
 		},
-		getCommands: () => [...commands.entries()].map(([name, c]) => ({ name, description: c.description, source: "extension" })),
+		getCommands: () => commandCache.map((c) => ({ name: c.name, description: c.description, source: c.source === "builtin" ? "builtin" : "extension" })),
 		async setModel(m) {
 			const id = typeof m === "string" ? m : m && m.id;
 			try {
-				await action({ type: "set_model", model: id });
+				await effect({ type: "set_model", model: id });
 				setModelFrom(m && m.provider, id);
 				return true;
 			} catch (err) {
@@ -449,7 +476,7 @@ function makeAPI(wire, extName) {
 				return;
 			}
 			thinkingLevel = String(level);
-			action({ type: "set_thinking", level: zl }).then(
+			effect({ type: "set_thinking", level: zl }).then(
 				(r) => {
 					if (r.level && r.level !== zl) thinkingLevel = r.level;
 				},
@@ -497,7 +524,7 @@ function makeAPI(wire, extName) {
 		const base = { id: `a${entries.length + 1}-${Date.now()}`, parentId: entries.length ? entries[entries.length - 1].id : null, timestamp: new Date().toISOString() };
 		if (kind === NAME_KIND) entries.push({ ...base, type: "session_info", name: data && data.name });
 		else entries.push({ ...base, type: "custom", customType: kind, data });
-		action({ type: "append_entry", kind, data }).catch((err) => log(`appendEntry ${kind}: ${err.message}`));
+		effect({ type: "append_entry", kind, data }).catch((err) => log(`appendEntry ${kind}: ${err.message}`));
 	}
 
 	function deliverBus(topic, data) {
@@ -529,8 +556,10 @@ function makeAPI(wire, extName) {
 		for (const def of tools.values()) sendTool(def);
 		for (const [name, c] of commands) wire.send({ type: "register_command", name, description: c.description || "" });
 		for (const [name, s] of shortcuts) wire.send({ type: "register_command", name, description: s.description || `shortcut ${s.key}` });
-		const events = new Set(["agent_start", "agent_end"]); // isIdle, waitForIdle
-		const intercept = new Set();
+		const events = new Set(["agent_start", "agent_end", "session_start"]); // isIdle, waitForIdle; the session gate
+		// input: every prompt's first hook, so a prompt waits until this
+		// extension has handled session_start and applied its effects.
+		const intercept = new Set(["input"]);
 		for (const ev of handlers.keys()) {
 			if (INTERCEPTS[ev]) intercept.add(INTERCEPTS[ev]);
 			for (const z of EVENTS[ev] || []) events.add(z);
@@ -552,7 +581,7 @@ function makeAPI(wire, extName) {
 	function onFrame(f) {
 		switch (f.type) {
 			case "tool_call":
-				runTool(f);
+				afterSessionStart().then(() => runTool(f));
 				return;
 			case "tool_cancel": {
 				const ac = toolCalls.get(f.id);
@@ -560,13 +589,20 @@ function makeAPI(wire, extName) {
 				return;
 			}
 			case "command_invoked":
-				runCommand(f);
+				afterSessionStart().then(() => runCommand(f));
 				return;
 			case "event":
-				onEvent(f).catch((err) => log(`event ${f.event}: ${err.message}`));
+				// One-way events are handled in the order they came.
+				eventChain = eventChain.then(() => (f.event === "session_start" ? onEvent(f) : afterSessionStart().then(() => onEvent(f)))).catch((err) => log(`event ${f.event}: ${err.message}`));
 				return;
 			case "event_intercept":
-				onIntercept(f).then(
+				afterSessionStart()
+					.then(() => onIntercept(f))
+					.then(async (r) => {
+						await effectsSettled();
+						return r;
+					})
+					.then(
 					(r) => wire.send({ type: "event_intercept_response", id: f.id, ...r }),
 					(err) => {
 						log(`${f.event} handler threw: ${err && err.stack ? err.stack : err}`);
@@ -601,6 +637,7 @@ function makeAPI(wire, extName) {
 	}
 
 	let turnIndex = 0;
+	let eventChain = Promise.resolve();
 	async function onEvent(f) {
 		// The transcript changed (or may have): read it again when a
 		// handler next looks.
@@ -612,6 +649,7 @@ function makeAPI(wire, extName) {
 				if (!sessionStarted) {
 					sessionStarted = true;
 					await emit("session_start", {});
+					markSessionReady();
 				} else {
 					await emit("session_switch", { reason: f.reason === "new" ? "new" : "resume", previousSessionFile: undefined });
 				}
@@ -812,7 +850,7 @@ function makeAPI(wire, extName) {
 			return;
 		}
 		try {
-			if (!entriesFresh) await refreshEntries();
+			await Promise.all([entriesFresh ? null : refreshEntries(), refreshTools()]);
 			await handler();
 			reply({});
 		} catch (err) {
