@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -617,4 +618,96 @@ func (e *env) dumpExtLogs() {
 			e.t.Logf("%s:\n%s", filepath.Base(f), b)
 		}
 	})
+}
+
+// A pi extension in the workspace's .pi/extensions is a project
+// extension: it runs only once trusted (zot ext trust), and its trust
+// covers the files it imports, so changing an imported helper while zot
+// runs stops it as untrusted (asked again). One in pi's global directory
+// (~/.pi/agent/extensions) needs no trust, and saving it reloads it: the
+// next call gets the new code.
+func TestRPCPiDiscoveryTrustReload(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t,
+		llmtest.ToolReply("word", map[string]any{}),
+		llmtest.TextReply("one"),
+		llmtest.ToolReply("glob_word", map[string]any{}),
+		llmtest.TextReply("two"),
+		llmtest.ToolReply("glob_word", map[string]any{}),
+		llmtest.TextReply("three"),
+	)
+	e.dumpExtLogs()
+	piHome := t.TempDir()
+	env := append(rt, extensions.EnvPiHome+"="+piHome)
+	tool := func(name, body string) string {
+		return fmt.Sprintf(`import { Type } from "@sinclair/typebox";
+%s
+export default function (pi: any) {
+	pi.registerTool({ name: %q, label: %q, description: "a word", parameters: Type.Object({}),
+		async execute() { return { content: [{ type: "text", text: word }] }; } });
+}
+`, body, name, name)
+	}
+	e.write(".pi/extensions/hot.ts", tool("word", `import { word } from "./lib/word";`))
+	e.write(".pi/extensions/lib/word.ts", `export const word = "project-v1";`)
+	globalExt := filepath.Join(piHome, ".pi", "agent", "extensions", "glob.ts")
+	if err := os.MkdirAll(filepath.Dir(globalExt), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(globalExt, []byte(tool("glob_word", `const word = "global-v1";`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ext := func(args ...string) string {
+		cmd := e.command(append([]string{"ext"}, args...)...)
+		cmd.Env = append(cmd.Env, env...)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("zot ext %v: %v\n%s", args, err, b)
+		}
+		return string(b)
+	}
+	if l := ext("list"); !regexp.MustCompile(`hot +pi +project +untrusted`).MatchString(l) || !regexp.MustCompile(`glob +pi +global +enabled`).MatchString(l) {
+		t.Fatalf("zot ext list:\n%s", l)
+	}
+	ext("trust", "hot")
+
+	p := e.startRPC(env)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "word"})
+	if tr := find(p.until(isType("done")), "tool_result"); tr == nil || !strings.Contains(toJSON(tr), "project-v1") {
+		t.Fatalf("the trusted project extension: %v\nstderr: %s", tr, p.errb.String())
+	}
+	p.send(map[string]any{"id": "2", "type": "prompt", "message": "global word"})
+	if tr := find(p.until(isType("done")), "tool_result"); tr == nil || !strings.Contains(toJSON(tr), "global-v1") {
+		t.Fatalf("the global extension: %v", tr)
+	}
+
+	// Saving the global one reloads it.
+	if err := os.WriteFile(globalExt, []byte(tool("glob_word", `const word = "global-v2";`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(e.home, "logs", "ext-glob.log"))
+		if strings.Count(string(b), "started glob (pid") >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("saving glob.ts did not restart it:\n%s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.send(map[string]any{"id": "3", "type": "prompt", "message": "global word again"})
+	if tr := find(p.until(isType("done")), "tool_result"); tr == nil || !strings.Contains(toJSON(tr), "global-v2") {
+		t.Fatalf("after the save: %v", tr)
+	}
+
+	// Changing the project extension's imported helper asks again.
+	e.write(".pi/extensions/lib/word.ts", `export const word = "project-v2";`)
+	deadline = time.Now().Add(30 * time.Second)
+	for !strings.Contains(p.errb.String(), "extension hot: untrusted") {
+		if time.Now().After(deadline) {
+			t.Fatalf("changing an imported file did not ask again; stderr:\n%s", p.errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
