@@ -5,7 +5,6 @@
 // header, editor component, themes) is accepted, logged once, and has no
 // effect.
 
-const { spawn } = require("node:child_process");
 const { toJSONSchema, validateArgs } = require("./schema.js");
 const { renderToLines, plainTheme } = require("./pi-tui.js");
 
@@ -439,8 +438,18 @@ function makeAPI(wire, extName) {
 		setLabel() {
 			logOnce("pi.setLabel");
 		},
-		exec(command, args, options) {
-			return execCommand(command, args || [], options || {}, ctx.cwd);
+		// exec goes through the host: the bash tool's guards and approval
+		// see the command line first, and the program runs in its own
+		// process group, stopped on the signal or the timeout.
+		async exec(command, args, options) {
+			const o = options || {};
+			const f = { type: "exec", name: String(command), names: (args || []).map(String) };
+			if (o.cwd) f.cwd = String(o.cwd);
+			if (o.timeout > 0) f.timeout_ms = Math.round(o.timeout);
+			const r = await wire.request(f, o.signal);
+			if (r.aborted) return { stdout: "", stderr: "", code: 1, killed: true };
+			if (r.error) throw new Error(r.error);
+			return { stdout: r.stdout || "", stderr: r.stderr || "", code: r.code == null ? 1 : r.code, killed: !!r.killed };
 		},
 		getActiveTools: () => toolCache.filter((t) => t.active).map((t) => t.name),
 		getAllTools: () =>
@@ -978,37 +987,6 @@ function toZotContent(blocks) {
 
 function fromZotContent(blocks) {
 	return (blocks || []).map((b) => (b && b.type === "image" ? { type: "image", mimeType: b.mime_type, data: b.data } : b));
-}
-
-// exec runs a program as pi's does (no shell), with a timeout and an
-// AbortSignal, and returns {stdout, stderr, code, killed}.
-function execCommand(command, args, options, cwd) {
-	return new Promise((resolve) => {
-		let stdout = "";
-		let stderr = "";
-		let killed = false;
-		const child = spawn(command, args, { cwd: options.cwd || cwd, stdio: ["ignore", "pipe", "pipe"] });
-		const kill = () => {
-			killed = true;
-			child.kill("SIGTERM");
-		};
-		let timer;
-		if (options.timeout > 0) timer = setTimeout(kill, options.timeout);
-		if (options.signal) {
-			if (options.signal.aborted) kill();
-			else options.signal.addEventListener("abort", kill, { once: true });
-		}
-		child.stdout.on("data", (d) => (stdout += d));
-		child.stderr.on("data", (d) => (stderr += d));
-		child.on("error", (err) => {
-			clearTimeout(timer);
-			resolve({ stdout, stderr: stderr + String(err.message), code: 127, killed });
-		});
-		child.on("close", (code) => {
-			clearTimeout(timer);
-			resolve({ stdout, stderr, code: code == null ? 1 : code, killed });
-		});
-	});
 }
 
 module.exports = { makeAPI };
