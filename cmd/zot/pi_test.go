@@ -796,3 +796,39 @@ export default function (pi: any) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Under zot -p: a flag (--flag preset=NAME) works, the preset's tools and
+// instructions reach the model; the todo example's state comes back in a
+// -c -p (its tool lists the todo the first run added).
+func TestPrintPiFlagsAndResume(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t,
+		llmtest.TextReply("looked"),
+		llmtest.ToolReply("todo", map[string]any{"action": "add", "text": "milk"}),
+		llmtest.TextReply("added"),
+		llmtest.ToolReply("todo", map[string]any{"action": "list"}),
+		llmtest.TextReply("listed"),
+	)
+	e.dumpExtLogs()
+	e.write(".pi/presets.json", `{"ro":{"tools":["read","grep"],"instructions":"PRESET-INSTRUCTIONS"}}`)
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := e.command(e.args(args...)...)
+		cmd.Env = append(cmd.Env, rt...)
+		var so, se strings.Builder
+		cmd.Stdout, cmd.Stderr = &so, &se
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("zot %v: %v\nstderr: %s", args, err, se.String())
+		}
+		return so.String()
+	}
+	run("-p", "look", "--no-session", "--flag", "preset=ro", "-e", piExample("preset.ts"))
+	req := e.llm.Requests()[0].Body
+	if offered := modelTools(req); toJSON(offered) != `["read","grep"]` || !strings.Contains(toJSON(req["system"]), "PRESET-INSTRUCTIONS") {
+		t.Fatalf("zot -p --flag preset=ro: tools %v, system %v", offered, req["system"])
+	}
+	run("-p", "add milk", "-e", piExample("todo.ts"))
+	if out := run("-c", "-p", "list", "--json", "-e", piExample("todo.ts")); !strings.Contains(out, "[ ] #1: milk") {
+		t.Fatalf("the todo list after -c:\n%s", out)
+	}
+}
