@@ -625,8 +625,12 @@ function makeAPI(wire, extName) {
 				deliverBus(f.key, f.data);
 				return;
 			case "shutdown":
-				wire.send({ type: "shutdown_ack" });
-				setTimeout(() => process.exit(0), 10);
+				// Entries still on their way are part of the session: ack
+				// once they have landed (bounded: the host kills at 2 s).
+				Promise.race([effectsSettled(), new Promise((r) => setTimeout(r, 1000).unref())]).then(() => {
+					wire.send({ type: "shutdown_ack" });
+					setTimeout(() => process.exit(0), 10);
+				});
 				return;
 			case "error":
 				log(`host: ${f.ref || ""} ${f.error || ""}`);
@@ -830,9 +834,9 @@ function makeAPI(wire, extName) {
 				log(`tool ${def.name} renderResult: ${err.message}`);
 			}
 		}
-		wire.send({ type: "tool_result", id: f.id, content: shown, is_error: isError });
-		// The details go into the session, so state rebuilt from them
-		// (pi's getBranch() pattern) survives a resume.
+		// The details go into the session before the result does, so state
+		// rebuilt from them (pi's getBranch() pattern) survives a resume —
+		// even of a zot -p that ends right after this call.
 		if (result && result.details !== undefined) {
 			entries.push({
 				type: "message",
@@ -841,12 +845,13 @@ function makeAPI(wire, extName) {
 				timestamp: new Date().toISOString(),
 				message: { role: "toolResult", toolCallId: callID, toolName: def.name, content: result.content, details: result.details, isError, timestamp: Date.now() },
 			});
-			action({
+			await action({
 				type: "append_entry",
 				kind: DETAILS_KIND,
 				data: { toolCallId: callID, toolName: def.name, content: result.content, details: result.details, isError },
 			}).catch((err) => log(`keeping ${def.name}'s details: ${err.message}`));
 		}
+		wire.send({ type: "tool_result", id: f.id, content: shown, is_error: isError });
 	}
 
 	async function runCommand(f) {
