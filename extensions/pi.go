@@ -266,7 +266,7 @@ func piNode() (string, error) {
 
 // piCommand is the program and arguments that start a pi extension: node,
 // the runtime's host.js, the extension's name and its entries.
-func (m Manifest) piCommand(dir string) (string, []string, error) {
+func (m Manifest) piCommand() (string, []string, error) {
 	node, err := piNode()
 	if err != nil {
 		return "", nil, err
