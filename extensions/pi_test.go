@@ -156,3 +156,45 @@ func TestPiTrustHashCoversImports(t *testing.T) {
 		t.Error("a file the module does not load changed the hash")
 	}
 }
+
+// pi extensions are found in zot's own extension directories too, beside
+// zot's: a .ts file and a directory with index.ts in $ZOT_HOME/extensions
+// and the workspace's .zot/extensions, and pi's own .pi/extensions; files
+// that are neither are ignored, and a broken "pi" package is listed as
+// invalid with its error.
+func TestDiscoverPiExtensions(t *testing.T) {
+	cwd, home, piHome := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Setenv(EnvPiHome, piHome)
+	t.Setenv(EnvSEPHome, t.TempDir())
+	writeFiles(t, cwd, map[string]string{
+		".zot/extensions/zot-one/extension.json": `{"name":"zot-one","exec":"node"}`,
+		".zot/extensions/proj.ts":                "export default function (pi) {}",
+		".zot/extensions/README.md":              "not one",
+		".pi/extensions/pidir/index.ts":          "export default function (pi) {}",
+		".pi/extensions/broken/package.json":     `{"pi":{"extensions":["./gone.ts"]}}`,
+	})
+	writeFiles(t, home, map[string]string{"extensions/glob.js": "module.exports = function (pi) {}"})
+	writeFiles(t, piHome, map[string]string{".pi/agent/extensions/pihome.ts": "export default function (pi) {}"})
+	got := map[string]Candidate{}
+	var order []string
+	for _, c := range Discover(cwd, home, nil) {
+		got[c.Name] = c
+		order = append(order, c.Name)
+	}
+	for name, src := range map[string]string{"zot-one": SourceProject, "proj": SourceProject, "pidir": SourceProject, "glob": SourceGlobal, "pihome": SourceGlobal} {
+		c, ok := got[name]
+		if !ok || c.Source != src || c.Err != nil {
+			t.Errorf("%s: %+v (found %v)", name, c, order)
+			continue
+		}
+		if name != "zot-one" && c.Manifest.Pi == nil {
+			t.Errorf("%s is not a pi extension: %+v", name, c.Manifest)
+		}
+	}
+	if b := got["broken"]; b.Err == nil || !strings.Contains(b.Err.Error(), "gone.ts") {
+		t.Errorf("broken: %+v", b)
+	}
+	if _, ok := got["README"]; ok {
+		t.Error("README.md taken for an extension")
+	}
+}

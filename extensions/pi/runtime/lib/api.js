@@ -703,7 +703,21 @@ function makeAPI(wire, extName) {
 		}
 	}
 
+	// The pi events an intercept runs handlers for.
+	const INTERCEPT_EVENTS = {
+		tool_call: ["tool_call"],
+		tool_result: ["tool_result", "tool_execution_end"],
+		input: ["input"],
+		before_agent_start: ["before_agent_start"],
+		context: ["context"],
+	};
+
 	async function onIntercept(f) {
+		if (!(INTERCEPT_EVENTS[f.event] || []).some((ev) => (handlers.get(ev) || []).length)) {
+			return {}; // subscribed only to keep pi's order (input): nothing to run
+		}
+		// The transcript moved on since the last look (the model answered,
+		// a tool ran): handlers see it as it is now.
 		entriesFresh = false;
 		await refreshEntries();
 		switch (f.event) {
