@@ -85,7 +85,16 @@ function makeAPI(wire, extName) {
 	// never sends one).
 	let markSessionReady;
 	const sessionReady = new Promise((r) => (markSessionReady = r));
-	const afterSessionStart = () => Promise.race([sessionReady, new Promise((r) => setTimeout(r, 2000).unref())]);
+	// Bounded once: a front that sends no session_start holds the first
+	// call 2 s, and nothing after it.
+	let sessionWait = null;
+	const afterSessionStart = () => {
+		if (!sessionWait) {
+			const bound = new Promise((r) => setTimeout(r, 2000).unref());
+			sessionWait = Promise.race([sessionReady, bound]);
+		}
+		return sessionWait;
+	};
 
 	function logOnce(what) {
 		if (onceLogged.has(what)) return;
@@ -155,6 +164,9 @@ function makeAPI(wire, extName) {
 			for (const e of entries) if (e.type === "session_info") sessionName = e.name;
 			entriesFresh = true;
 		} catch (err) {
+			// A front without actions (none to read): not again until the
+			// next event says the session moved.
+			entriesFresh = true;
 			log(`reading the session: ${err.message}`);
 		}
 	}
