@@ -58,14 +58,12 @@ async function main() {
 		if (typeof factory !== "function") {
 			fail(`${m} has no default export function (pi extensions export \`default function (pi: ExtensionAPI)\`)`);
 		}
-		rt.loading(m);
 		try {
 			await factory(rt.pi);
 		} catch (err) {
 			fail(`${m}: the extension's factory threw: ${errText(err)}`);
 		}
 	}
-	rt.loading(null);
 	await acked;
 	await rt.start();
 }

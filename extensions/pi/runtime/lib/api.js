@@ -61,7 +61,6 @@ function makeAPI(wire, extName) {
 	const busHandlers = new Map(); // topic → [fn]
 	const toolCalls = new Map(); // tool_call id → AbortController
 	const onceLogged = new Set();
-	let loadingModule = null;
 	let started = false;
 	let sessionStarted = false;
 	let idle = true;
@@ -76,6 +75,7 @@ function makeAPI(wire, extName) {
 	let editorText = "";
 	let sessionName;
 	let thinkingLevel = "medium";
+	let lastSystemPrompt = "";
 
 	const flagValues = parseFlagEnv(process.env.ZOT_PI_FLAGS);
 
@@ -345,7 +345,9 @@ function makeAPI(wire, extName) {
 				log(err.message);
 				if (options && typeof options.onError === "function") options.onError(err);
 			},
-			getSystemPrompt: () => "",
+			// zot's system prompt as the last before_agent_start hook saw
+			// it ("" until a prompt ran one).
+			getSystemPrompt: () => lastSystemPrompt,
 			// ExtensionCommandContext
 			waitForIdle() {
 				if (idle) return Promise.resolve();
@@ -789,6 +791,7 @@ function makeAPI(wire, extName) {
 			}
 			case "before_agent_start": {
 				const base = f.system_prompt || "";
+				lastSystemPrompt = base;
 				let sys = base;
 				const messages = [];
 				for (const fn of handlers.get("before_agent_start") || []) {
@@ -901,12 +904,6 @@ function makeAPI(wire, extName) {
 	return {
 		pi,
 		start,
-		loading(m) {
-			loadingModule = m;
-		},
-		get module() {
-			return loadingModule;
-		},
 	};
 }
 
