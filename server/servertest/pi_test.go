@@ -90,3 +90,65 @@ func TestLSPPiExtensions(t *testing.T) {
 		return p["extension"] == "plan-mode" && jsonString(p["lines"]) == `["☐ 1. look around","☐ 2. fix it"]`
 	}))
 }
+
+// ctx.ui.custom from a pi command is a panel in the editor: the command
+// answers open_panel with the component's lines, the editor's keys reach
+// its handleInput and its re-renders are zot/panel/render, and done()
+// closes the panel and resolves the extension's await with the value.
+func TestLSPPiCustomPanel(t *testing.T) {
+	rt, _ := piPaths(t)
+	e := newEnv(t)
+	ext := filepath.Join(t.TempDir(), "picker.ts")
+	os.WriteFile(ext, []byte(`import { matchesKey } from "@mariozechner/pi-tui";
+export default function (pi: any) {
+	pi.registerCommand("pick", {
+		description: "pick one",
+		handler: async (_args: string, ctx: any) => {
+			await Promise.resolve(); // the panel is the command's after an await too
+			const v = await ctx.ui.custom((tui: any, _theme: any, _kb: any, done: (v: string) => void) => {
+				const items = ["alpha", "beta"];
+				let at = 0;
+				return {
+					render: () => items.map((x, i) => (i === at ? "> " : "  ") + x),
+					handleInput(data: string) {
+						if (matchesKey(data, "down")) at = Math.min(at + 1, items.length - 1);
+						if (matchesKey(data, "enter")) done(items[at]);
+						tui.requestRender();
+					},
+				};
+			});
+			ctx.ui.notify("picked: " + v, "info");
+		},
+	});
+}
+`), 0o644)
+	cfg := e.config("--ext", ext)
+	cfg.Env = append(cfg.Env, extensions.EnvPiRuntime+"="+rt)
+	ed := servertest.Start(t, cfg)
+	ed.Initialize(nil)
+	waitExt(ed, "picker", "loaded")
+	var r struct {
+		Action  string `json:"action"`
+		PanelID string `json:"panelId"`
+	}
+	ed.MustCall("zot/command", map[string]any{"name": "pick"}, &r)
+	if r.Action != "open_panel" || r.PanelID == "" {
+		t.Fatalf("/pick: %+v", r)
+	}
+	lines := func(p json.RawMessage) string {
+		var v struct {
+			Lines []string `json:"lines"`
+		}
+		json.Unmarshal(p, &v)
+		return strings.Join(v.Lines, "|")
+	}
+	open := ed.WaitNote("zot/panel/open", nil)
+	if lines(open.Params) != "> alpha|  beta" {
+		t.Fatalf("zot/panel/open: %s", open.Params)
+	}
+	ed.Notify("zot/panel/key", map[string]any{"panelId": r.PanelID, "key": "down"})
+	ed.WaitNote("zot/panel/render", func(p json.RawMessage) bool { return lines(p) == "  alpha|> beta" })
+	ed.Notify("zot/panel/key", map[string]any{"panelId": r.PanelID, "key": "enter"})
+	ed.WaitNote("zot/panel/close", func(p json.RawMessage) bool { return strings.Contains(string(p), r.PanelID) })
+	ed.WaitNote("zot/notify", func(p json.RawMessage) bool { return strings.Contains(string(p), "picked: beta") })
+}

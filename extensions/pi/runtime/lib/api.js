@@ -5,6 +5,7 @@
 // header, editor component, themes) is accepted, logged once, and has no
 // effect.
 
+const { AsyncLocalStorage } = require("node:async_hooks");
 const { toJSONSchema, validateArgs } = require("./schema.js");
 const { renderToLines, plainTheme } = require("./pi-tui.js");
 
@@ -76,6 +77,11 @@ function makeAPI(wire, extName) {
 	let sessionName;
 	let thinkingLevel = "medium";
 	let lastSystemPrompt = "";
+	// The command a ui.custom call belongs to ({answered, answer, panel}).
+	const commandStore = new AsyncLocalStorage();
+	let panelSeq = 0;
+	const panels = new Map(); // panel id → {key, close}
+	const panelsOffered = () => !!uiCaps().panels;
 
 	const flagValues = parseFlagEnv(process.env.ZOT_PI_FLAGS);
 
@@ -228,17 +234,56 @@ function makeAPI(wire, extName) {
 			}
 			wire.send({ type: "set_widget", key: String(key), lines });
 		},
+		// custom(factory): from a command, a panel (the command answers
+		// open_panel; the editor's keys reach the component's handleInput,
+		// its re-renders are panel_render, done() closes it). Elsewhere, or
+		// in a front without panels, the component's lines as a widget.
 		async custom(factory) {
-			// A custom component is drawn once, as text lines in a widget,
-			// and resolves when the component calls done (or never).
+			const cmd = commandStore.getStore();
 			return new Promise((resolve) => {
-				const key = "custom";
-				const done = (v) => {
-					wire.send({ type: "set_widget", key, lines: null });
+				const panelID = `pi-custom-${++panelSeq}`;
+				let comp;
+				let closed = false;
+				const lines = () => renderToLines(comp, 80);
+				const finish = (v, fromHost) => {
+					if (closed) return;
+					closed = true;
+					panels.delete(panelID);
+					if (cmd && cmd.panel === panelID) {
+						if (!fromHost) wire.send({ type: "panel_close", panel_id: panelID });
+					} else wire.send({ type: "set_widget", key: "custom", lines: null });
+					if (comp && typeof comp.dispose === "function") comp.dispose();
 					resolve(v);
 				};
-				Promise.resolve(factory(fakeTUI, plainTheme, {}, done)).then(
-					(comp) => wire.send({ type: "set_widget", key, lines: renderToLines(comp, 80) }),
+				const tui = {
+					...fakeTUI,
+					requestRender() {
+						if (closed || !comp) return;
+						if (cmd && cmd.panel === panelID) wire.send({ type: "panel_render", panel_id: panelID, lines: lines() });
+						else wire.send({ type: "set_widget", key: "custom", lines: lines() });
+					},
+				};
+				Promise.resolve(factory(tui, plainTheme, {}, (v) => finish(v, false))).then(
+					(c) => {
+						comp = c;
+						if (closed) return;
+						if (cmd && !cmd.answered && panelsOffered()) {
+							cmd.panel = panelID;
+							cmd.answer({ action: "open_panel", open_panel: { id: panelID, lines: lines() } });
+							panels.set(panelID, {
+								key(key, text) {
+									if (comp && typeof comp.handleInput === "function") comp.handleInput(panelKey(key, text));
+									if (typeof comp.invalidate === "function") comp.invalidate();
+									tui.requestRender();
+								},
+								close() {
+									finish(undefined, true);
+								},
+							});
+						} else {
+							wire.send({ type: "set_widget", key: "custom", lines: lines() });
+						}
+					},
 					(err) => {
 						log(`ui.custom: ${err.message}`);
 						resolve(undefined);
@@ -638,6 +683,16 @@ function makeAPI(wire, extName) {
 			case "bus_event":
 				deliverBus(f.key, f.data);
 				return;
+			case "panel_key": {
+				const pnl = panels.get(f.panel_id);
+				if (pnl) pnl.key(f.key, f.text);
+				return;
+			}
+			case "panel_close": {
+				const pnl = panels.get(f.panel_id);
+				if (pnl) pnl.close();
+				return;
+			}
 			case "shutdown":
 				// Entries still on their way are part of the session: ack
 				// once they have landed (bounded: the host kills at 2 s).
@@ -884,7 +939,18 @@ function makeAPI(wire, extName) {
 	}
 
 	async function runCommand(f) {
-		const reply = (extra) => wire.send({ type: "command_response", id: f.id, action: "noop", ...extra });
+		// The command answers once: at its end, or earlier when it opens
+		// a panel (ui.custom) and goes on waiting for it.
+		const state = {
+			answered: false,
+			panel: null,
+			answer(extra) {
+				if (this.answered) return;
+				this.answered = true;
+				wire.send({ type: "command_response", id: f.id, action: "noop", ...extra });
+			},
+		};
+		const reply = (extra) => state.answer(extra);
 		const sc = shortcuts.get(f.name);
 		const c = commands.get(f.name);
 		const handler = sc ? () => sc.handler(ctx) : c && c.handler ? () => c.handler(f.args || "", ctx) : null;
@@ -894,7 +960,8 @@ function makeAPI(wire, extName) {
 		}
 		try {
 			await Promise.all([entriesFresh ? null : refreshEntries(), refreshTools()]);
-			await handler();
+			// Whatever the handler awaits, ui.custom knows whose it is.
+			await commandStore.run(state, handler);
 			reply({});
 		} catch (err) {
 			reply({ error: err && err.message ? err.message : String(err) });
@@ -908,6 +975,13 @@ function makeAPI(wire, extName) {
 }
 
 // ---- helpers ----
+
+// panelKey is an editor's panel key as pi's components read input: the
+// names matchesKey knows (escape, enter, up, …), a rune as its text.
+function panelKey(key, text) {
+	if (key === "rune") return text || "";
+	return { esc: "escape", pageup: "pageUp", pagedown: "pageDown" }[key] || key;
+}
 
 // sessionEntries builds pi's session entries from zot's transcript
 // (get_messages) and this extension's entries (get_entries), ordered by
