@@ -835,3 +835,32 @@ func TestPrintPiFlagsAndResume(t *testing.T) {
 		t.Fatalf("the todo list after -c:\n%s", out)
 	}
 }
+
+// A pi extension that does not load (a syntax error) is reported once to
+// the user — the error as an ext_notify, the failure on stderr — and zot
+// runs on without it.
+func TestRPCPiLoadError(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t, llmtest.TextReply("still here"))
+	bad := filepath.Join(t.TempDir(), "broken.ts")
+	if err := os.WriteFile(bad, []byte("export default function (pi) { pi.registerTool(\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := e.startRPC(rt, "-e", bad)
+	fs := p.until(func(m map[string]any) bool { return m["type"] == "ext_notify" && m["extension"] == "broken" })
+	if n := fs[len(fs)-1]; n["level"] != "error" || !strings.HasPrefix(fmt.Sprint(n["message"]), "cannot load "+bad) {
+		t.Fatalf("load error: %v", n)
+	}
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "hi"})
+	fs = p.until(isType("done"))
+	if !strings.Contains(toJSON(fs), "still here") {
+		t.Fatalf("the prompt after a load error: %v", types(fs))
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(p.errb.String(), "extension broken: failed") {
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr: %s", p.errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

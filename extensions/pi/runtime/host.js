@@ -36,6 +36,7 @@ async function main() {
 		process.exit(2);
 	}
 	const wire = new Wire(process.stdin, process.stdout);
+	wireOut = wire;
 	// hello first: the host's hello budget runs from spawn, and loading
 	// (transpiling) the modules happens while it answers.
 	wire.send({
@@ -79,9 +80,22 @@ function errText(err) {
 	return err && err.stack ? String(err.stack) : String(err);
 }
 
+// fail ends the process: the host restarts it (1 s, 5 s, 25 s) and then
+// marks it failed. The reason goes to its log and, once hello is out, to
+// the user as an error notification (the first line: a stack stays in
+// the log).
+let wireOut = null;
 function fail(msg) {
 	process.stderr.write(msg + "\n");
-	process.exit(1);
+	if (wireOut) {
+		wireOut.send({ type: "notify", level: "error", message: msg.split("\n")[0] });
+	}
+	process.stdout.write("", () => process.exit(1));
+	throw failed; // nothing after a failure runs
 }
 
-main().catch((err) => fail(errText(err)));
+const failed = new Error("failed");
+
+main().catch((err) => {
+	if (err !== failed) fail(errText(err));
+});
