@@ -90,17 +90,29 @@ func DiscoverAll(cwd, home string, extPaths, editorExtPaths []string) []Candidat
 		if i >= len(extPaths) && ws != "" && within(ws, workspaceKey(abs)) {
 			source = SourceWorkspace
 		}
+		if pm, err := detectPi(abs); pm != nil || err != nil {
+			if err != nil {
+				out = append(out, Candidate{Dir: abs, Source: source, Name: filepath.Base(abs), Err: err})
+				continue
+			}
+			out = append(out, readPiCandidate(abs, source, pm))
+			continue
+		}
 		out = append(out, readCandidate(abs, source))
 	}
 	if cwd != "" {
 		out = append(out, scanRoot(ProjectRoot(cwd), SourceProject)...)
 		out = append(out, scanRoot(SEPProjectRoot(cwd), SourceProject)...)
+		out = append(out, scanPiRoot(PiProjectRoot(cwd), SourceProject)...)
 	}
 	if home != "" {
 		out = append(out, scanRoot(GlobalRoot(home), SourceGlobal)...)
 	}
 	if r := SEPGlobalRoot(); r != "" {
 		out = append(out, scanRoot(r, SourceGlobal)...)
+	}
+	if r := PiGlobalRoot(); r != "" {
+		out = append(out, scanPiRoot(r, SourceGlobal)...)
 	}
 	winner := map[string]string{}
 	for i := range out {
@@ -153,4 +165,30 @@ func readCandidate(dir, source string) Candidate {
 		c.Name = m.Name
 	}
 	return c
+}
+
+// scanPiRoot lists pi's extension directory as pi does: each *.ts / *.js
+// file, and each subdirectory with index.ts/index.js or a package.json
+// with a "pi" key (one level, sorted by name).
+func scanPiRoot(root, source string) []Candidate {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var out []Candidate
+	for _, e := range entries { // ReadDir sorts by name
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := filepath.Join(root, e.Name())
+		pm, err := detectPi(p)
+		if err != nil {
+			out = append(out, Candidate{Dir: p, Source: source, Name: e.Name(), Err: err})
+			continue
+		}
+		if pm != nil {
+			out = append(out, readPiCandidate(p, source, pm))
+		}
+	}
+	return out
 }

@@ -142,7 +142,7 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 	var pidfd *int
 	for attempt := 0; ; attempt++ {
 		cmd = exec.Command(execPath, execArgs...)
-		cmd.Dir = c.Dir
+		cmd.Dir = c.workDir()
 		cmd.Env = extensionEnv(os.Environ(), c.Manifest.Env)
 		if c.Manifest.SEP != nil {
 			cmd.Env = append(cmd.Env, c.Manifest.SEP.ExpandEnv(os.Getenv)...)
