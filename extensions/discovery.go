@@ -145,14 +145,28 @@ func scanRoot(root, source string) []Candidate {
 			continue
 		}
 		if _, err := manifestPath(p); err != nil {
-			continue // not an extension (yet)
+			// A pi module directory or package (what `zot ext install
+			// npm:…` puts here) is an extension too.
+			if pm, perr := detectPi(p); pm == nil && perr == nil {
+				continue // not an extension (yet)
+			}
 		}
 		names = append(names, e.Name())
 	}
 	sort.Strings(names)
 	out := make([]Candidate, 0, len(names))
 	for _, n := range names {
-		out = append(out, readCandidate(filepath.Join(root, n), source))
+		p := filepath.Join(root, n)
+		if _, err := manifestPath(p); err != nil {
+			pm, perr := detectPi(p)
+			if perr != nil {
+				out = append(out, Candidate{Dir: p, Source: source, Name: n, Err: perr})
+			} else {
+				out = append(out, readPiCandidate(p, source, pm))
+			}
+			continue
+		}
+		out = append(out, readCandidate(p, source))
 	}
 	return out
 }

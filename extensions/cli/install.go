@@ -112,20 +112,22 @@ func (c Config) fetch(ctx context.Context, stage string, src source, errw io.Wri
 		}
 	}
 	out := staged{dir: tree, rec: rec}
-	if m, _, err := extensions.ReadManifest(tree); err == nil {
-		out.name, out.rec.Type = m.Name, "zot"
-		if out.rec.Version == "" {
-			out.rec.Version = m.Version
-		}
-	} else if hasManifestFile(tree) {
-		return staged{}, fmt.Errorf("%s: %v; nothing installed", src, err)
-	} else if pkg, ok := readPiPackage(tree); ok {
+	// What zot would load from this directory, found as discovery finds
+	// it: a zot or SEP manifest, else a pi module directory or package.
+	cand := extensions.Discover("", "", []string{tree})[0]
+	switch {
+	case cand.Err != nil && (hasManifestFile(tree) || len(readPackageJSON(tree).Pi) > 0):
+		return staged{}, fmt.Errorf("%s: %v; nothing installed", src, cand.Err)
+	case cand.Manifest.Pi != nil:
 		out.rec.Type = "pi"
-		out.name = dirName(pkg.Name)
+		pkg := readPackageJSON(tree)
 		if out.rec.Version == "" {
 			out.rec.Version = pkg.Version
 		}
-		if out.name == "" {
+		// A package is named as discovery names it (its package.json name
+		// without the scope); a module directory after its source.
+		out.name = cand.Name
+		if cand.Manifest.Pi.Kind != "package" {
 			out.name = dirName(sourceBaseName(src))
 		}
 		if len(pkg.Dependencies) > 0 {
@@ -133,9 +135,14 @@ func (c Config) fetch(ctx context.Context, stage string, src source, errw io.Wri
 				return staged{}, err
 			}
 		}
-	} else {
+	case cand.Err == nil:
+		out.name, out.rec.Type = cand.Manifest.Name, "zot"
+		if out.rec.Version == "" {
+			out.rec.Version = cand.Manifest.Version
+		}
+	default:
 		return staged{}, fmt.Errorf("%s is neither a zot extension (extension.json or extension.toml) nor a pi package "+
-			"(package.json with a \"pi\" key, index.ts/index.js, or an extensions/ folder of .ts/.js modules); nothing installed", src)
+			"(package.json with \"pi\": {\"extensions\": [...]}, or index.ts/index.js); nothing installed", src)
 	}
 	if !extensions.ValidExtensionName(out.name) {
 		return staged{}, fmt.Errorf("%s: cannot make an extension name from %q; nothing installed", src, out.name)
@@ -166,36 +173,19 @@ func sourceBaseName(src source) string {
 	return t
 }
 
-// piPackage is the part of a package.json zot reads.
-type piPackage struct {
-	Name         string            `json:"name"`
+// packageJSON is the part of a package.json zot reads.
+type packageJSON struct {
 	Version      string            `json:"version"`
 	Pi           json.RawMessage   `json:"pi"`
 	Dependencies map[string]string `json:"dependencies"`
 }
 
-// readPiPackage reports whether dir holds something pi loads: a
-// package.json with a "pi" key, an index.ts/index.js module, or pi's
-// conventional extensions/ folder of .ts/.js files.
-func readPiPackage(dir string) (piPackage, bool) {
-	var pkg piPackage
+func readPackageJSON(dir string) packageJSON {
+	var pkg packageJSON
 	if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err == nil {
-		if json.Unmarshal(b, &pkg) == nil && len(pkg.Pi) > 0 && string(pkg.Pi) != "null" {
-			return pkg, true
-		}
+		json.Unmarshal(b, &pkg) // a bad one was reported by discovery
 	}
-	for _, n := range []string{"index.ts", "index.js", "index.mjs"} {
-		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
-			return pkg, true
-		}
-	}
-	entries, _ := os.ReadDir(filepath.Join(dir, "extensions"))
-	for _, e := range entries {
-		if ext := filepath.Ext(e.Name()); ext == ".ts" || ext == ".js" || e.IsDir() {
-			return pkg, true
-		}
-	}
-	return pkg, false
+	return pkg
 }
 
 // need finds a command the install needs, or says what to install.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -68,7 +69,18 @@ func piPackageDir(t *testing.T, dir, name, version string, deps map[string]strin
 	}
 	b, _ := json.MarshalIndent(pkg, "", "  ")
 	os.WriteFile(filepath.Join(dir, "package.json"), b, 0o644)
-	os.WriteFile(filepath.Join(dir, "extensions", "hello.ts"), []byte("export default function (pi) { /* "+version+" */ }\n"), 0o644)
+	mod := "export default function (pi) { /* " + version + " */ }\n"
+	if deps != nil {
+		// The tool's name comes from the dependency, so loading it proves
+		// the package's own node_modules resolve.
+		mod = `import answer from "left-pad-ish";
+export default function (pi) {
+	pi.registerTool({ name: "hello_" + answer, label: "Hello", description: "` + version + `", parameters: { type: "object", properties: {} },
+		async execute() { return { content: [{ type: "text", text: "hi" }] }; } });
+}
+`
+	}
+	os.WriteFile(filepath.Join(dir, "extensions", "hello.ts"), []byte(mod), 0o644)
 	return dir
 }
 
@@ -95,6 +107,21 @@ func noStaging(t *testing.T, f *fixture, want ...string) {
 	}
 }
 
+// piRuntimeDir is the source tree's pi runtime when its node_modules are
+// installed (make pi-runtime) and node is on PATH, else "" (the loading
+// part of a test is then skipped; the install part still runs).
+func piRuntimeDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "pi", "runtime")
+	if _, err := exec.LookPath("node"); err != nil {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "jiti")); err != nil {
+		return ""
+	}
+	return dir
+}
+
 // offlineNpm makes any npm network access fail at once: the tests install
 // from local tarballs and folders only.
 func offlineNpm(t *testing.T) {
@@ -118,8 +145,8 @@ func TestInstallNpmFolderAndTarball(t *testing.T) {
 	if code := f.run("install", "npm:"+pkg); code != 0 {
 		t.Fatalf("install npm:folder: %d %s", code, f.errb.String())
 	}
-	dest := filepath.Join(f.c.Home, "extensions", "me-pi-thing")
-	if !strings.Contains(f.out.String(), "installed me-pi-thing 1.2.3 to "+dest) {
+	dest := filepath.Join(f.c.Home, "extensions", "pi-thing")
+	if !strings.Contains(f.out.String(), "installed pi-thing 1.2.3 to "+dest) {
 		t.Fatalf("install said: %s", f.out.String())
 	}
 	if _, err := os.Stat(filepath.Join(dest, "extensions", "hello.ts")); err != nil {
@@ -137,7 +164,25 @@ func TestInstallNpmFolderAndTarball(t *testing.T) {
 	if r := readRecordT(t, dest); r.Kind != kindNpm || r.Version != "1.2.3" || r.Pinned || r.Type != "pi" || r.Target != pkg {
 		t.Fatalf("record: %+v", r)
 	}
-	noStaging(t, f, "me-pi-thing")
+	noStaging(t, f, "pi-thing")
+
+	// zot finds it where it installed it, and (with the pi runtime) loads
+	// it: its tool is named after what its dependency exports.
+	f.run("list")
+	if !strings.Contains(f.out.String(), "installed from npm:"+pkg+" at 1.2.3 (follows the newest") {
+		t.Fatalf("list:\n%s", f.out.String())
+	}
+	if rt := piRuntimeDir(); rt == "" {
+		if testenv.RequireAll() {
+			t.Fatal("the pi runtime is not installed (make pi-runtime), and ZOT_REQUIRE_ALL=1")
+		}
+		t.Log("not loading it: no node, or the pi runtime's node_modules are not installed (make pi-runtime)")
+	} else {
+		t.Setenv("ZOT_PI_RUNTIME", rt)
+		if code := f.run("list", "--probe"); code != 0 || !strings.Contains(f.out.String(), "tools: hello_42") {
+			t.Fatalf("list --probe: %d\n%s%s", code, f.out.String(), f.errb.String())
+		}
+	}
 
 	if code := f.run("install", "npm:"+pkg); code != 1 || !strings.Contains(f.errb.String(), "already installed") {
 		t.Fatalf("second install: %d %s", code, f.errb.String())
@@ -145,16 +190,16 @@ func TestInstallNpmFolderAndTarball(t *testing.T) {
 
 	// update: the folder moved on to 1.2.4.
 	piPackageDir(t, pkg, "@me/pi-thing", "1.2.4", map[string]string{"left-pad-ish": "file:" + depDir})
-	if code := f.run("update"); code != 0 || !strings.Contains(f.out.String(), "updated me-pi-thing: 1.2.3 → 1.2.4") {
+	if code := f.run("update"); code != 0 || !strings.Contains(f.out.String(), "updated pi-thing: 1.2.3 → 1.2.4") {
 		t.Fatalf("update: %d %s %s", code, f.out.String(), f.errb.String())
 	}
 	if b, _ := os.ReadFile(filepath.Join(dest, "extensions", "hello.ts")); !strings.Contains(string(b), "1.2.4") {
 		t.Fatalf("update did not swap the tree: %s", b)
 	}
-	if code := f.run("update", "me-pi-thing"); code != 0 || !strings.Contains(f.out.String(), "up to date at 1.2.4") {
+	if code := f.run("update", "pi-thing"); code != 0 || !strings.Contains(f.out.String(), "up to date at 1.2.4") {
 		t.Fatalf("second update: %d %s %s", code, f.out.String(), f.errb.String())
 	}
-	noStaging(t, f, "me-pi-thing")
+	noStaging(t, f, "pi-thing")
 
 	// remove by source, then install the tarball npm packs.
 	if code := f.run("remove", "npm:"+pkg); code != 0 {
@@ -170,7 +215,7 @@ func TestInstallNpmFolderAndTarball(t *testing.T) {
 	if r := readRecordT(t, dest); r.Version != "1.2.4" {
 		t.Fatalf("record: %+v", r)
 	}
-	if code := f.run("remove", "me-pi-thing"); code != 0 {
+	if code := f.run("remove", "pi-thing"); code != 0 {
 		t.Fatalf("remove by name: %s", f.errb.String())
 	}
 	noStaging(t, f)
