@@ -85,11 +85,36 @@ export function bundledServer(extensionPath: string | undefined, platform: NodeJ
 }
 
 /**
+ * The Node runtime that hosts pi extensions, as a platform-specific
+ * package carries it (scripts/package-vsix.sh: bin/pi-runtime, beside its
+ * zot, with its pinned node_modules), or undefined.
+ */
+export function bundledPiRuntime(extensionPath: string | undefined): string | undefined {
+    if (!extensionPath) {
+        return undefined;
+    }
+    const dir = path.join(extensionPath, "bin", "pi-runtime");
+    return fs.existsSync(path.join(dir, "host.js")) && fs.existsSync(path.join(dir, "node_modules")) ? dir : undefined;
+}
+
+/**
+ * Names the package's pi runtime to zot ($ZOT_PI_RUNTIME), so a zot from
+ * PATH or zot.serverPath runs pi extensions with it too and nothing is
+ * fetched; a runtime the user's environment or zot.serverEnv names wins.
+ */
+export function withPiRuntime(env: NodeJS.ProcessEnv, runtime: string | undefined): NodeJS.ProcessEnv {
+    if (runtime && !env.ZOT_PI_RUNTIME) {
+        env.ZOT_PI_RUNTIME = runtime;
+    }
+    return env;
+}
+
+/**
  * apiKey: the key in VS Code's secret storage (Zot: Set API Key), first.
  * bundled: the package's own zot (bundledServer). The binary is
  * zot.serverPath if set, else the bundled one, else `zot` on PATH.
  */
-export function launch(apiKey?: string, bundled?: string): ServerLaunch {
+export function launch(apiKey?: string, bundled?: string, piRuntime?: string): ServerLaunch {
     const c = vscode.workspace.getConfiguration("zot");
     // What runs is the user's choice, never the workspace's (see settings.ts).
     const user = <T>(key: string) => userLevel(c.inspect<T>(key));
@@ -101,6 +126,7 @@ export function launch(apiKey?: string, bundled?: string): ServerLaunch {
     for (const [k, v] of Object.entries(user<Record<string, string>>("serverEnv") ?? {})) {
         env[k] = String(v);
     }
+    withPiRuntime(env, piRuntime);
     const opts: InitializationOptions = {};
     const str = (k: string) => (c.get<string>(k) ?? "").trim();
     if (str("provider")) {

@@ -5,7 +5,7 @@ import { resetFake, fake } from "./fake/vscode";
 import * as vscode from "vscode";
 import { ZotClient, MAX_RESTARTS, findServer, type ClientFactory } from "../../src/client";
 import { PROTOCOL_VERSION, PROTOCOL_REVISION, type ServerInfo, type InitializationOptions } from "../../src/lsp_ext";
-import { bundledServer } from "../../src/config";
+import { bundledPiRuntime, bundledServer, withPiRuntime } from "../../src/config";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -204,6 +204,24 @@ test("bundledServer: an executable bin/zot; one that lost its executable bit get
         assert.equal(bundledServer(dir, "win32"), path.join(dir, "bin", "zot.exe"));
         assert.equal(bundledServer(path.join(dir, "nowhere"), "linux"), undefined);
         assert.equal(bundledServer(undefined), undefined);
+    } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+});
+
+test("bundledPiRuntime: bin/pi-runtime with its node_modules, named to zot unless the user's environment names one", () => {
+    const dir = extensionDir(0o755);
+    try {
+        assert.equal(bundledPiRuntime(dir), undefined, "the universal package has none");
+        const rt = path.join(dir, "bin", "pi-runtime");
+        fs.mkdirSync(path.join(rt, "node_modules", "jiti"), { recursive: true });
+        assert.equal(bundledPiRuntime(dir), undefined, "no host.js: not a runtime");
+        fs.writeFileSync(path.join(rt, "host.js"), "");
+        assert.equal(bundledPiRuntime(dir), rt);
+        assert.equal(bundledPiRuntime(undefined), undefined);
+        assert.equal(withPiRuntime({ PATH: "/bin" }, rt).ZOT_PI_RUNTIME, rt);
+        assert.equal(withPiRuntime({ ZOT_PI_RUNTIME: "/mine" }, rt).ZOT_PI_RUNTIME, "/mine");
+        assert.equal(withPiRuntime({}, undefined).ZOT_PI_RUNTIME, undefined);
     } finally {
         fs.rmSync(dir, { recursive: true, force: true });
     }
