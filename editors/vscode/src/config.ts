@@ -31,6 +31,7 @@ export const restartSettings = [
     "zot.baseUrl",
     "zot.apiKey",
     "zot.extensions",
+    "zot.piFlags",
     "zot.maxSteps",
     "zot.appendSystemPrompt",
     "zot.addDirs",
@@ -155,6 +156,18 @@ export function launch(apiKey?: string, bundled?: string, piRuntime?: string): S
     const exts = (user<string[]>("extensions") ?? []).filter((e) => e.trim() !== "").map(resolvePath);
     if (exts.length) {
         opts.ext = exts;
+    }
+    // What a pi extension reads with getFlag can change what it guards:
+    // the user's choice, never a repository's.
+    const piFlags = user<Record<string, unknown>>("piFlags") ?? {};
+    const flags: Record<string, string | boolean | number> = {};
+    for (const [k, v] of Object.entries(piFlags)) {
+        if (typeof v === "string" || typeof v === "boolean" || typeof v === "number") {
+            flags[k] = v;
+        }
+    }
+    if (Object.keys(flags).length) {
+        opts.piFlags = flags;
     }
     // A machine-scoped setting: VS Code ignores a repository's value, so a
     // workspace cannot widen where the agent writes.

@@ -342,3 +342,12 @@ test("ready: a start that fails gives its error, not a wait", async () => {
     await assert.rejects(t.client.ready(), /no such executable/);
     await starting;
 });
+
+test("zot.piFlags reach zot as initializationOptions.piFlags (strings, booleans and numbers)", async () => {
+    fake.settings.set("zot.serverPath", "/opt/zot");
+    fake.settings.set("zot.piFlags", { plan: true, greeting: "hi", depth: 2, bad: { x: 1 } });
+    const t = setup({});
+    await t.client.start();
+    const opts = (t.made[0].options.initializationOptions as () => InitializationOptions)();
+    assert.deepEqual(opts.piFlags, { plan: true, greeting: "hi", depth: 2 });
+});
