@@ -84,7 +84,7 @@ func TestPiShortcutAndFlagThroughTheEditor(t *testing.T) {
 	if err := ed.Call("zot/command", map[string]any{"name": shortcut}, &res); err != nil {
 		t.Fatal(err)
 	}
-	ed.Wait("the shortcut's status", lastStatus(ed, "editors", "pi-shortcut", "shortcut ran"))
+	ed.Wait("the shortcut's status", lastStatus(ed, "editors", "pi-shortcut", "shortcut ran 1"))
 
 	// The editor's value wins over the command line's.
 	if err := ed.Call("zot/command", map[string]any{"name": "piflag"}, &res); err != nil {

@@ -34,10 +34,12 @@ export default function (pi: ExtensionAPI) {
 		},
 	});
 
+	let runs = 0;
 	pi.registerShortcut("ctrl+shift+y", {
 		description: "Marks the status from a shortcut",
 		handler: async (ctx) => {
-			ctx.ui.setStatus("pi-shortcut", "shortcut ran");
+			runs++;
+			ctx.ui.setStatus("pi-shortcut", `shortcut ran ${runs}`);
 		},
 	});
 }
