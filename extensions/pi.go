@@ -308,11 +308,11 @@ func piNode() (string, error) {
 func (m Manifest) piCommand(dir string) (string, []string, error) {
 	node, err := piNode()
 	if err != nil {
-		return "", nil, fmt.Errorf("pi extension %s: %w", m.Name, err)
+		return "", nil, err
 	}
 	rt, err := piRuntimeDir()
 	if err != nil {
-		return "", nil, fmt.Errorf("pi extension %s: %w", m.Name, err)
+		return "", nil, err
 	}
 	args := []string{filepath.Join(rt, "host.js"), m.Name}
 	args = append(args, m.Pi.Entries...)

@@ -80,15 +80,18 @@ type proc struct {
 	reqCtx    map[string]context.Context // contexts of the pending requests
 	panels    map[string]bool
 	// Additions to v1.
-	caps        []string                // hello.capabilities
-	extended    bool                    // negotiated: gets host_capabilities and the extended event fields
-	progress    map[string]func(string) // tool_update targets by tool_call id
-	dialogs     int                     // ui_requests open
-	dialogsDone chan struct{}
-	sessionGen  uint64 // the last session_start this process was sent
-	diags       []string
-	inflight    int
-	idle        chan struct{}
+	caps     []string                // hello.capabilities
+	extended bool                    // negotiated: gets host_capabilities and the extended event fields
+	progress map[string]func(string) // tool_update targets by tool_call id
+	dialogs  int                     // ui_requests open
+	// dialogCancel closes an open ui_request by its id (ui_cancel: the
+	// extension withdrew it, pi's AbortSignal on a dialog).
+	dialogCancel map[string]context.CancelFunc
+	dialogsDone  chan struct{}
+	sessionGen   uint64 // the last session_start this process was sent
+	diags        []string
+	inflight     int
+	idle         chan struct{}
 	// SEP extensions: the codec between the process and the host's
 	// frames, and SEP's longer shutdown grace (5 s).
 	bridge       *sep.Bridge

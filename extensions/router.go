@@ -72,13 +72,16 @@ func (p *proc) handle(f wire.Frame) {
 		p.ackOnce.Do(func() { close(p.ackCh) })
 	case wire.TypeUIRequest:
 		go p.onUIRequest(f)
+	case wire.TypeUICancel:
+		p.onUICancel(f)
 	case wire.TypeSetStatus:
 		p.onSetStatus(f)
 	case wire.TypeSetWidget:
 		p.onSetWidget(f)
 	case wire.TypeToolUpdate:
 		p.onToolUpdate(f)
-	case wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries:
+	case wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries,
+		wire.TypeAbort, wire.TypeGetThinking, wire.TypeSetThinking, wire.TypeGetMessages, wire.TypeGetCommands:
 		go p.onAction(f)
 	case wire.TypeBusPublish:
 		p.onBusPublish(f)

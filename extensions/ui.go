@@ -135,6 +135,17 @@ func (p *proc) onUIRequest(f wire.Frame) {
 	}
 	stopDead := context.AfterFunc(deadContext(p), cancel)
 	defer stopDead()
+	p.mu.Lock()
+	if p.dialogCancel == nil {
+		p.dialogCancel = map[string]context.CancelFunc{}
+	}
+	p.dialogCancel[f.ID] = cancel
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.dialogCancel, f.ID)
+		p.mu.Unlock()
+	}()
 	// Without timeout_ms a dialog still ends: after DialogTimeout (120 s,
 	// SEP's rule) it is cancelled, as if dismissed, so a dialog in a
 	// window the user closed cannot hold the run (or a guard's paused
@@ -190,6 +201,19 @@ func (p *proc) onUIRequest(f wire.Frame) {
 		if !p.isDead() {
 			reply(UIAnswer{Cancelled: true}, "")
 		}
+	}
+}
+
+// onUICancel: the extension withdrew its open dialog (pi's AbortSignal on
+// ctx.ui.*). The front closes it, as on a timeout, and the request is
+// answered cancelled. An id with no open dialog (answered meanwhile) is
+// nothing to do.
+func (p *proc) onUICancel(f wire.Frame) {
+	p.mu.Lock()
+	cancel := p.dialogCancel[f.ID]
+	p.mu.Unlock()
+	if cancel != nil {
+		cancel()
 	}
 }
 

@@ -40,6 +40,19 @@ const (
 	// the payload (a JSON object); the host fans it out to the other
 	// extensions, zot's and SEP's alike.
 	TypeBusPublish = "bus_publish"
+	// Added for pi extensions (extensions/pi): ui_cancel {id} withdraws
+	// an open ui_request (pi's AbortSignal on a dialog); abort stops the
+	// running prompt (ctx.abort); get_thinking / set_thinking {level}
+	// read and set the reasoning level; get_messages answers the
+	// session's transcript (action_result.messages) for ctx.sessionManager.
+	TypeUICancel    = "ui_cancel"
+	TypeAbort       = "abort"
+	TypeGetThinking = "get_thinking"
+	TypeSetThinking = "set_thinking"
+	TypeGetMessages = "get_messages"
+	// get_commands lists every slash command (zot's and the extensions'),
+	// for pi's getCommands; the host answers it itself.
+	TypeGetCommands = "get_commands"
 )
 
 // Frame types, host → extension.
@@ -245,8 +258,10 @@ type Frame struct {
 	// append_entry
 	Data json.RawMessage `json:"data,omitempty"`
 	// action_result
-	Tools   []ToolInfo `json:"tools,omitempty"`
-	Entries []Entry    `json:"entries,omitempty"`
+	Tools []ToolInfo `json:"tools,omitempty"`
+	// Commands answers get_commands: every slash command there is.
+	Commands []CommandInfo `json:"commands,omitempty"`
+	Entries  []Entry       `json:"entries,omitempty"`
 	// error: the frame type that could not be served
 	Ref string `json:"ref,omitempty"`
 	// event session_start (Reason), agent_end (Stop, Usage), model_select
@@ -293,6 +308,14 @@ type UICapabilities struct {
 }
 
 // ToolInfo is one tool in get_tools' action_result.
+// CommandInfo is one slash command in get_commands' answer.
+type CommandInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Source      string `json:"source"`              // builtin | extension
+	Extension   string `json:"extension,omitempty"` // the extension's name, for source extension
+}
+
 type ToolInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`

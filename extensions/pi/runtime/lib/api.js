@@ -69,6 +69,7 @@ function makeAPI(wire, extName) {
 	let pendingMessages = 0;
 	let idleWaiters = [];
 	let toolCache = []; // [{name, description, source, active}]
+	let commandCache = []; // [{name, description, source, extension}]
 	let entries = []; // this session's entries, as pi's sessionManager shows them
 	let entriesFresh = false;
 	let ack = null;
@@ -79,10 +80,18 @@ function makeAPI(wire, extName) {
 
 	const flagValues = parseFlagEnv(process.env.ZOT_PI_FLAGS);
 
+	// Under pi, session_start's handlers run before any command, tool or
+	// hook. Here they are frames that may cross: everything else waits
+	// until the first session_start is handled (bounded, for a front that
+	// never sends one).
+	let markSessionReady;
+	const sessionReady = new Promise((r) => (markSessionReady = r));
+	const afterSessionStart = () => Promise.race([sessionReady, new Promise((r) => setTimeout(r, 2000).unref())]);
+
 	function logOnce(what) {
 		if (onceLogged.has(what)) return;
 		onceLogged.add(what);
-		process.stderr.write(`[pi] ${what}: only pi's terminal has it; accepted, no effect in zot\n`);
+		process.stderr.write(`[pi] ${what}: not offered by zot (docs/extensions.md, pi extensions); accepted, no effect\n`);
 	}
 
 	function log(msg) {
@@ -102,10 +111,28 @@ function makeAPI(wire, extName) {
 		return r;
 	}
 
+	// Effects pi applies at once (setActiveTools, setModel, appendEntry…)
+	// are requests here: a hook's answer waits for those in flight, so
+	// the run it lets go on sees them (pi's session_start setting the
+	// tools before the first prompt).
+	const inflight = new Set();
+	function effect(f) {
+		const p = action(f);
+		const settled = p.then(
+			() => {},
+			() => {},
+		);
+		inflight.add(settled);
+		settled.then(() => inflight.delete(settled));
+		return p;
+	}
+	const effectsSettled = () => Promise.all([...inflight]);
+
 	async function refreshTools() {
 		try {
-			const r = await action({ type: "get_tools" });
+			const [r, c] = await Promise.all([action({ type: "get_tools" }), action({ type: "get_commands" })]);
 			toolCache = r.tools || [];
+			commandCache = c.commands || [];
 		} catch (err) {
 			log(`get_tools: ${err.message}`);
 		}
@@ -124,41 +151,12 @@ function makeAPI(wire, extName) {
 
 	async function loadEntries() {
 		try {
-			const r = await action({ type: "get_entries", kind: "" });
-			const out = [];
-			let n = 0;
-			for (const e of r.entries || []) {
-				const id = `e${++n}`;
-				const ts = e.time || new Date().toISOString();
-				if (e.kind === DETAILS_KIND) {
-					const d = e.data || {};
-					out.push({
-						type: "message",
-						id,
-						parentId: null,
-						timestamp: ts,
-						message: {
-							role: "toolResult",
-							toolCallId: d.toolCallId,
-							toolName: d.toolName,
-							content: d.content || [],
-							details: d.details,
-							isError: !!d.isError,
-							timestamp: Date.parse(ts) || Date.now(),
-						},
-					});
-				} else if (e.kind === NAME_KIND) {
-					sessionName = e.data && e.data.name;
-					out.push({ type: "session_info", id, parentId: null, timestamp: ts, name: sessionName });
-				} else {
-					out.push({ type: "custom", id, parentId: null, timestamp: ts, customType: e.kind, data: e.data });
-				}
-			}
-			for (let i = 1; i < out.length; i++) out[i].parentId = out[i - 1].id;
-			entries = out;
+			const [er, mr] = await Promise.all([action({ type: "get_entries", kind: "" }), action({ type: "get_messages" }).catch(() => ({ messages: [] }))]);
+			entries = sessionEntries(mr.messages || [], er.entries || []);
+			for (const e of entries) if (e.type === "session_info") sessionName = e.name;
 			entriesFresh = true;
 		} catch (err) {
-			log(`get_entries: ${err.message}`);
+			log(`reading the session: ${err.message}`);
 		}
 	}
 
@@ -323,15 +321,18 @@ function makeAPI(wire, extName) {
 			},
 			isIdle: () => idle,
 			abort() {
-				wire.send({ type: "abort" });
+				action({ type: "abort" }).catch((err) => log(`abort: ${err.message}`));
 			},
 			hasPendingMessages: () => pendingMessages > 0,
 			shutdown() {
-				wire.send({ type: "shutdown_request" });
+				// The front owns zot's lifetime (an editor, an RPC client).
+				logOnce("ctx.shutdown");
 			},
 			getContextUsage: () => undefined,
-			compact() {
-				wire.send({ type: "compact" });
+			compact(options) {
+				const err = new Error("zot does not let an extension start a compaction yet; /compact does");
+				log(err.message);
+				if (options && typeof options.onError === "function") options.onError(err);
 			},
 			getSystemPrompt: () => "",
 			// ExtensionCommandContext
@@ -340,8 +341,9 @@ function makeAPI(wire, extName) {
 				return new Promise((r) => idleWaiters.push(r));
 			},
 			async newSession() {
-				const r = await action({ type: "new_session" }).catch((err) => ({ error: err.message }));
-				return { cancelled: !!r.error };
+				// The front starts sessions (zot/session/new, rpc new_session).
+				logOnce("ctx.newSession");
+				return { cancelled: true };
 			},
 			async fork() {
 				logOnce("ctx.fork");
@@ -356,7 +358,8 @@ function makeAPI(wire, extName) {
 				return { cancelled: true };
 			},
 			async reload() {
-				wire.send({ type: "reload" });
+				// zot reloads an extension when its files change, or on /reload-ext.
+				logOnce("ctx.reload");
 			},
 		};
 	}
@@ -445,18 +448,18 @@ function makeAPI(wire, extName) {
 		setActiveTools(names) {
 			const want = (names || []).map(String);
 			toolCache = toolCache.map((t) => ({ ...t, active: want.includes(t.name) }));
-			action({ type: "set_active_tools", names: want }).then(
+			effect({ type: "set_active_tools", names: want }).then(
 				(r) => {
 					if (r.tools) toolCache = r.tools;
 				},
 				(err) => log(`setActiveTools: ${err.message}`),
 			);
 		},
-		getCommands: () => [...commands.entries()].map(([name, c]) => ({ name, description: c.description, source: "extension" })),
+		getCommands: () => commandCache.map((c) => ({ name: c.name, description: c.description, source: c.source === "builtin" ? "builtin" : "extension" })),
 		async setModel(m) {
 			const id = typeof m === "string" ? m : m && m.id;
 			try {
-				await action({ type: "set_model", model: id });
+				await effect({ type: "set_model", model: id });
 				setModelFrom(m && m.provider, id);
 				return true;
 			} catch (err) {
@@ -466,8 +469,19 @@ function makeAPI(wire, extName) {
 		},
 		getThinkingLevel: () => thinkingLevel,
 		setThinkingLevel(level) {
+			// pi's levels onto zot's (off, low, medium, high).
+			const zl = { off: "off", minimal: "low", low: "low", medium: "medium", high: "high", xhigh: "high" }[String(level)];
+			if (!zl) {
+				log(`setThinkingLevel: unknown level ${level} (off, minimal, low, medium, high, xhigh)`);
+				return;
+			}
 			thinkingLevel = String(level);
-			logOnce("pi.setThinkingLevel");
+			effect({ type: "set_thinking", level: zl }).then(
+				(r) => {
+					if (r.level && r.level !== zl) thinkingLevel = r.level;
+				},
+				(err) => log(`setThinkingLevel: ${err.message}`),
+			);
 		},
 		registerProvider() {
 			logOnce("pi.registerProvider");
@@ -504,13 +518,13 @@ function makeAPI(wire, extName) {
 		);
 	}
 
+	// appendEntry is synchronous in pi: the entry is in getBranch() at
+	// once (and in the session file once the host has it).
 	function appendEntry(kind, data) {
-		action({ type: "append_entry", kind, data }).then(
-			() => {
-				entriesFresh = false;
-			},
-			(err) => log(`appendEntry ${kind}: ${err.message}`),
-		);
+		const base = { id: `a${entries.length + 1}-${Date.now()}`, parentId: entries.length ? entries[entries.length - 1].id : null, timestamp: new Date().toISOString() };
+		if (kind === NAME_KIND) entries.push({ ...base, type: "session_info", name: data && data.name });
+		else entries.push({ ...base, type: "custom", customType: kind, data });
+		effect({ type: "append_entry", kind, data }).catch((err) => log(`appendEntry ${kind}: ${err.message}`));
 	}
 
 	function deliverBus(topic, data) {
@@ -542,8 +556,10 @@ function makeAPI(wire, extName) {
 		for (const def of tools.values()) sendTool(def);
 		for (const [name, c] of commands) wire.send({ type: "register_command", name, description: c.description || "" });
 		for (const [name, s] of shortcuts) wire.send({ type: "register_command", name, description: s.description || `shortcut ${s.key}` });
-		const events = new Set(["agent_start", "agent_end"]); // isIdle, waitForIdle
-		const intercept = new Set();
+		const events = new Set(["agent_start", "agent_end", "session_start"]); // isIdle, waitForIdle; the session gate
+		// input: every prompt's first hook, so a prompt waits until this
+		// extension has handled session_start and applied its effects.
+		const intercept = new Set(["input"]);
 		for (const ev of handlers.keys()) {
 			if (INTERCEPTS[ev]) intercept.add(INTERCEPTS[ev]);
 			for (const z of EVENTS[ev] || []) events.add(z);
@@ -553,13 +569,19 @@ function makeAPI(wire, extName) {
 		wire.send({ type: "ready" });
 		wire.onFrame(onFrame);
 		await refreshTools();
+		action({ type: "get_thinking" }).then(
+			(r) => {
+				if (r.level) thinkingLevel = r.level;
+			},
+			() => {},
+		);
 	}
 
 	// ---- frames from the host ----
 	function onFrame(f) {
 		switch (f.type) {
 			case "tool_call":
-				runTool(f);
+				afterSessionStart().then(() => runTool(f));
 				return;
 			case "tool_cancel": {
 				const ac = toolCalls.get(f.id);
@@ -567,13 +589,20 @@ function makeAPI(wire, extName) {
 				return;
 			}
 			case "command_invoked":
-				runCommand(f);
+				afterSessionStart().then(() => runCommand(f));
 				return;
 			case "event":
-				onEvent(f).catch((err) => log(`event ${f.event}: ${err.message}`));
+				// One-way events are handled in the order they came.
+				eventChain = eventChain.then(() => (f.event === "session_start" ? onEvent(f) : afterSessionStart().then(() => onEvent(f)))).catch((err) => log(`event ${f.event}: ${err.message}`));
 				return;
 			case "event_intercept":
-				onIntercept(f).then(
+				afterSessionStart()
+					.then(() => onIntercept(f))
+					.then(async (r) => {
+						await effectsSettled();
+						return r;
+					})
+					.then(
 					(r) => wire.send({ type: "event_intercept_response", id: f.id, ...r }),
 					(err) => {
 						log(`${f.event} handler threw: ${err && err.stack ? err.stack : err}`);
@@ -608,7 +637,11 @@ function makeAPI(wire, extName) {
 	}
 
 	let turnIndex = 0;
+	let eventChain = Promise.resolve();
 	async function onEvent(f) {
+		// The transcript changed (or may have): read it again when a
+		// handler next looks.
+		if (f.event !== "session_shutdown") entriesFresh = false;
 		switch (f.event) {
 			case "session_start": {
 				entriesFresh = false;
@@ -616,6 +649,7 @@ function makeAPI(wire, extName) {
 				if (!sessionStarted) {
 					sessionStarted = true;
 					await emit("session_start", {});
+					markSessionReady();
 				} else {
 					await emit("session_switch", { reason: f.reason === "new" ? "new" : "resume", previousSessionFile: undefined });
 				}
@@ -657,7 +691,8 @@ function makeAPI(wire, extName) {
 	}
 
 	async function onIntercept(f) {
-		if (!entriesFresh) await refreshEntries();
+		entriesFresh = false;
+		await refreshEntries();
 		switch (f.event) {
 			case "tool_call": {
 				const input = parseObj(f.tool_args);
@@ -756,6 +791,7 @@ function makeAPI(wire, extName) {
 		const ac = new AbortController();
 		toolCalls.set(f.id, ac);
 		const args = parseObj(f.args);
+		const callID = f.tool_id || f.id; // the model's id (pi's toolCallId)
 		let result;
 		let isError = false;
 		try {
@@ -766,7 +802,7 @@ function makeAPI(wire, extName) {
 				const text = contentText(partial && partial.content);
 				if (text) wire.send({ type: "tool_update", id: f.id, text });
 			};
-			result = await def.execute(f.id, args, ac.signal, onUpdate, ctx);
+			result = await def.execute(callID, args, ac.signal, onUpdate, ctx);
 			isError = !!(result && result.isError);
 		} catch (err) {
 			result = { content: [{ type: "text", text: err && err.message ? err.message : String(err) }], details: undefined };
@@ -791,15 +827,15 @@ function makeAPI(wire, extName) {
 		if (result && result.details !== undefined) {
 			entries.push({
 				type: "message",
-				id: `t-${f.id}`,
+				id: `t-${callID}`,
 				parentId: entries.length ? entries[entries.length - 1].id : null,
 				timestamp: new Date().toISOString(),
-				message: { role: "toolResult", toolCallId: f.id, toolName: def.name, content: result.content, details: result.details, isError, timestamp: Date.now() },
+				message: { role: "toolResult", toolCallId: callID, toolName: def.name, content: result.content, details: result.details, isError, timestamp: Date.now() },
 			});
 			action({
 				type: "append_entry",
 				kind: DETAILS_KIND,
-				data: { toolCallId: f.id, toolName: def.name, content: result.content, details: result.details, isError },
+				data: { toolCallId: callID, toolName: def.name, content: result.content, details: result.details, isError },
 			}).catch((err) => log(`keeping ${def.name}'s details: ${err.message}`));
 		}
 	}
@@ -814,7 +850,7 @@ function makeAPI(wire, extName) {
 			return;
 		}
 		try {
-			if (!entriesFresh) await refreshEntries();
+			await Promise.all([entriesFresh ? null : refreshEntries(), refreshTools()]);
 			await handler();
 			reply({});
 		} catch (err) {
@@ -835,6 +871,65 @@ function makeAPI(wire, extName) {
 }
 
 // ---- helpers ----
+
+// sessionEntries builds pi's session entries from zot's transcript
+// (get_messages) and this extension's entries (get_entries), ordered by
+// time: messages as pi's user / assistant / toolResult messages (a tool
+// result carries the details its tool returned, kept as a pi:tool_result
+// entry), custom entries as pi's custom entries.
+function sessionEntries(messages, custom) {
+	const details = new Map();
+	const rows = [];
+	for (const e of custom) {
+		if (e.kind === DETAILS_KIND && e.data && e.data.toolCallId) details.set(e.data.toolCallId, e);
+	}
+	const toolNames = new Map();
+	const seen = new Set();
+	let seq = 0;
+	const at = (t) => Date.parse(t) || 0;
+	for (const m of messages) {
+		const ts = at(m.time);
+		const text = [];
+		for (const c of m.content || []) {
+			if (c.type === "tool_call") toolNames.set(c.id, c.name);
+			if (c.type === "tool_result") {
+				const d = details.get(c.call_id);
+				if (d) seen.add(c.call_id);
+				rows.push({ t: ts, n: seq++, message: { role: "toolResult", toolCallId: c.call_id, toolName: toolNames.get(c.call_id) || (d && d.data.toolName), content: fromZotContent(c.content), details: d ? d.data.details : undefined, isError: !!c.is_error, timestamp: ts } });
+			}
+		}
+		if (m.role === "assistant") {
+			const content = [];
+			for (const c of m.content || []) {
+				if (c.type === "text") content.push({ type: "text", text: c.text });
+				else if (c.type === "thinking") content.push({ type: "thinking", thinking: c.text });
+				else if (c.type === "tool_call") content.push({ type: "toolCall", id: c.id, name: c.name, arguments: parseObj(c.args) });
+			}
+			rows.push({ t: ts, n: seq++, message: { role: "assistant", content, timestamp: ts } });
+		} else {
+			for (const c of m.content || []) if (c.type === "text" || c.type === "image") text.push(fromZotContent([c])[0]);
+			if (text.length) rows.push({ t: ts, n: seq++, message: { role: "user", content: text, timestamp: ts } });
+		}
+	}
+	for (const e of custom) {
+		const ts = at(e.time);
+		if (e.kind === DETAILS_KIND) {
+			// A result the transcript no longer has (compacted): its entry.
+			const d = e.data || {};
+			if (!seen.has(d.toolCallId)) rows.push({ t: ts, n: seq++, message: { role: "toolResult", toolCallId: d.toolCallId, toolName: d.toolName, content: d.content || [], details: d.details, isError: !!d.isError, timestamp: ts } });
+		} else if (e.kind === NAME_KIND) rows.push({ t: ts, n: seq++, info: e.data && e.data.name });
+		else rows.push({ t: ts, n: seq++, custom: e });
+	}
+	rows.sort((a, b) => a.t - b.t || a.n - b.n);
+	const out = [];
+	for (const r of rows) {
+		const base = { id: `e${out.length + 1}`, parentId: out.length ? out[out.length - 1].id : null, timestamp: new Date(r.t || Date.now()).toISOString() };
+		if (r.message) out.push({ ...base, type: "message", message: r.message });
+		else if (r.info !== undefined) out.push({ ...base, type: "session_info", name: r.info });
+		else out.push({ ...base, type: "custom", customType: r.custom.kind, data: r.custom.data });
+	}
+	return out;
+}
 
 function parseFlagEnv(s) {
 	const m = new Map();

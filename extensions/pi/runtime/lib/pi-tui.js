@@ -143,7 +143,21 @@ class SelectList {
 	}
 }
 
-const Key = new Proxy({}, { get: (_t, k) => (typeof k === "string" ? k : undefined) });
+// Key.escape is "escape"; Key.ctrlAlt("p") is "ctrl+alt+p": each member
+// is a function (a combination) that reads as its own name (a key).
+const Key = new Proxy(
+	{},
+	{
+		get: (_t, k) => {
+			if (typeof k !== "string") return undefined;
+			const mods = k.replace(/([A-Z])/g, " $1").toLowerCase().split(" ").join("+");
+			const f = (key) => `${mods}+${key}`;
+			f.toString = f.valueOf = () => k;
+			f[Symbol.toPrimitive] = () => k;
+			return f;
+		},
+	},
+);
 
 function parseKey(data) {
 	return String(data);

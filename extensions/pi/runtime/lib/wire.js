@@ -3,6 +3,9 @@
 // discriminator. Replies the runtime waits for (ui_response, action_result)
 // are matched by id; everything else goes to the handler set with onFrame.
 
+// $ZOT_PI_DEBUG=1 logs every frame (the extension's log: zot ext logs NAME).
+const DEBUG = !!process.env.ZOT_PI_DEBUG;
+
 class Wire {
 	constructor(input, output) {
 		this.out = output;
@@ -32,6 +35,7 @@ class Wire {
 	}
 
 	line(line) {
+		if (DEBUG) process.stderr.write(`[pi] <- ${line.slice(0, 400)}\n`);
 		let f;
 		try {
 			f = JSON.parse(line);
@@ -72,7 +76,9 @@ class Wire {
 
 	send(f) {
 		if (this.closed) return;
-		this.out.write(JSON.stringify(f) + "\n");
+		const line = JSON.stringify(f);
+		if (DEBUG) process.stderr.write(`[pi] -> ${line.slice(0, 400)}\n`);
+		this.out.write(line + "\n");
 	}
 
 	// request sends f with a fresh id and resolves with the host's reply
