@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -213,4 +214,15 @@ func (r *Runtime) observe(ev Lifecycle) {
 // textMessage is a user message of plain text.
 func textMessage(text string) message.Message {
 	return message.Message{Role: message.RoleUser, Content: []message.Content{message.Text(text)}, Time: now()}
+}
+
+// CheckToolCall asks the hooks — every guard, then the front's approval
+// (--no-yolo, review, permission) — about a tool call made outside the
+// model's turn: an extension's exec, checked as the bash call it amounts
+// to, so it gets through nothing the model's own call would not.
+func (r *Runtime) CheckToolCall(ctx context.Context, id, name string, args json.RawMessage) ToolDecision {
+	if r.cfg.Hooks == nil {
+		return ToolDecision{}
+	}
+	return r.cfg.Hooks.BeforeTool(ctx, ToolCallInfo{ID: id, Name: name, Args: args})
 }

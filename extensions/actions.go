@@ -35,6 +35,9 @@ type RunControl interface {
 	Thinking() string
 	SetThinking(level string) error
 	Messages() []message.Message
+	// CheckTool runs the front's whole tool_call chain (guards, then
+	// approval) on a call made outside a turn (an extension's exec).
+	CheckTool(ctx context.Context, id, name string, args json.RawMessage) agent.ToolDecision
 }
 
 // SetActions installs the front's actions; call it before Start (the
@@ -120,6 +123,7 @@ type runControl interface {
 	Reasoning() string
 	SetReasoning(level string) error
 	Messages() []message.Message
+	CheckToolCall(ctx context.Context, id, name string, args json.RawMessage) agent.ToolDecision
 }
 
 var _ runControl = (*agent.Runtime)(nil)
@@ -151,6 +155,14 @@ func (a *runtimeActions) SetThinking(level string) error {
 		return err
 	}
 	return rc.SetReasoning(level)
+}
+
+func (a *runtimeActions) CheckTool(ctx context.Context, id, name string, args json.RawMessage) agent.ToolDecision {
+	rc, err := a.control()
+	if err != nil {
+		return agent.ToolDecision{Block: true, Reason: err.Error()}
+	}
+	return rc.CheckToolCall(ctx, id, name, args)
 }
 
 func (a *runtimeActions) Messages() []message.Message {

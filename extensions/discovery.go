@@ -135,38 +135,37 @@ func scanRoot(root, source string) []Candidate {
 		return nil
 	}
 	var names []string
+	pi := map[string]Candidate{}
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") {
 			continue // our own install staging dirs, editor droppings
 		}
 		p := filepath.Join(root, e.Name())
-		st, err := os.Stat(p) // follows symlinked directories
-		if err != nil || !st.IsDir() {
-			continue
-		}
 		if _, err := manifestPath(p); err != nil {
-			// A pi module directory or package (what `zot ext install
-			// npm:…` puts here) is an extension too.
-			if pm, perr := detectPi(p); pm == nil && perr == nil {
+			// Not zot's or SEP's: a pi extension (a .ts/.js file, a
+			// directory with index.ts, a "pi" package) is one too.
+			pm, perr := detectPi(p)
+			switch {
+			case perr != nil:
+				pi[e.Name()] = Candidate{Dir: p, Source: source, Name: e.Name(), Err: perr}
+			case pm != nil:
+				pi[e.Name()] = readPiCandidate(p, source, pm)
+			default:
 				continue // not an extension (yet)
 			}
+		} else if st, err := os.Stat(p); err != nil || !st.IsDir() { // follows symlinked directories
+			continue
 		}
 		names = append(names, e.Name())
 	}
 	sort.Strings(names)
 	out := make([]Candidate, 0, len(names))
 	for _, n := range names {
-		p := filepath.Join(root, n)
-		if _, err := manifestPath(p); err != nil {
-			pm, perr := detectPi(p)
-			if perr != nil {
-				out = append(out, Candidate{Dir: p, Source: source, Name: n, Err: perr})
-			} else {
-				out = append(out, readPiCandidate(p, source, pm))
-			}
+		if c, ok := pi[n]; ok {
+			out = append(out, c)
 			continue
 		}
-		out = append(out, readCandidate(p, source))
+		out = append(out, readCandidate(filepath.Join(root, n), source))
 	}
 	return out
 }

@@ -140,7 +140,7 @@ func launchArgs(goos, execPath string, args []string, env execEnv) (string, []st
 // this machine (see resolveExec and launchArgs).
 func (m Manifest) Command(dir string) (string, []string, error) {
 	if m.Pi != nil {
-		return m.piCommand(dir)
+		return m.piCommand()
 	}
 	env := hostExecEnv()
 	p, pre, err := resolveExec(runtime.GOOS, dir, m.Exec, env)

@@ -228,6 +228,9 @@ func (m Manifest) ExecPath(dir string) (string, error) {
 // in dir, and every arg naming a regular file in dir (node index.js,
 // python3 main.py).
 func (m Manifest) codeFiles(dir string) []string {
+	if m.Pi != nil {
+		return m.piCodeFiles()
+	}
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {

@@ -305,7 +305,7 @@ func piNode() (string, error) {
 
 // piCommand is the program and arguments that start a pi extension: node,
 // the runtime's host.js, the extension's name and its entries.
-func (m Manifest) piCommand(dir string) (string, []string, error) {
+func (m Manifest) piCommand() (string, []string, error) {
 	node, err := piNode()
 	if err != nil {
 		return "", nil, err
@@ -326,4 +326,157 @@ func (c Candidate) workDir() string {
 		return filepath.Dir(c.Dir)
 	}
 	return c.Dir
+}
+
+// The files a pi module loads, found statically: its relative imports
+// (followed), and for each bare import that resolves to a node_modules
+// package (not one the runtime provides), that package's files and its
+// own dependencies'. The trust hash covers them all, so a change to any
+// asks again; the relative ones are also code files (a save reloads).
+
+var (
+	piImportRE = regexp.MustCompile(`(?m)(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*|^\s*import\s+)["']([^"'\n]+)["']`)
+	// piProvided are the imports zot's runtime resolves itself (jiti
+	// aliases): a package's own copy is never loaded.
+	piProvided    = []string{"@mariozechner/pi-coding-agent", "@mariozechner/pi-ai", "@mariozechner/pi-tui", "@mariozechner/pi-agent-core", "@sinclair/typebox", "zod"}
+	piResolveExts = []string{"", ".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".json"}
+)
+
+// piDeps returns the module files reached through relative imports from
+// entries (entries included), and the node_modules package directories
+// their bare imports resolve to.
+func piDeps(entries []string) (files, packages []string) {
+	seenFile := map[string]bool{}
+	seenPkg := map[string]bool{}
+	var visit func(f string)
+	var visitPkg func(dir string)
+	bare := func(from, spec string) {
+		if strings.HasPrefix(spec, "node:") {
+			return
+		}
+		name := spec
+		parts := strings.Split(spec, "/")
+		if strings.HasPrefix(spec, "@") && len(parts) >= 2 {
+			name = parts[0] + "/" + parts[1]
+		} else {
+			name = parts[0]
+		}
+		for _, p := range piProvided {
+			if name == p {
+				return
+			}
+		}
+		for d := from; ; d = filepath.Dir(d) {
+			cand := filepath.Join(d, "node_modules", filepath.FromSlash(name))
+			if st, err := os.Stat(cand); err == nil && st.IsDir() {
+				visitPkg(cand)
+				return
+			}
+			if filepath.Dir(d) == d {
+				return // a Node builtin (fs, path) or not installed
+			}
+		}
+	}
+	visit = func(f string) {
+		if seenFile[f] {
+			return
+		}
+		seenFile[f] = true
+		files = append(files, f)
+		b, err := os.ReadFile(f)
+		if err != nil || len(b) > 8<<20 {
+			return
+		}
+		for _, m := range piImportRE.FindAllSubmatch(b, -1) {
+			spec := string(m[1])
+			if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == ".." {
+				if r := piResolveRel(filepath.Dir(f), spec); r != "" {
+					visit(r)
+				}
+				continue
+			}
+			bare(filepath.Dir(f), spec)
+		}
+	}
+	visitPkg = func(dir string) {
+		if seenPkg[dir] {
+			return
+		}
+		seenPkg[dir] = true
+		packages = append(packages, dir)
+		var pkg struct {
+			Dependencies map[string]string `json:"dependencies"`
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err == nil && json.Unmarshal(b, &pkg) == nil {
+			for name := range pkg.Dependencies {
+				bare(dir, name)
+			}
+		}
+	}
+	for _, e := range entries {
+		visit(e)
+	}
+	return files, packages
+}
+
+// piResolveRel resolves a relative import as Node and jiti do: the path,
+// the path with a known extension (a .js import of a .ts file included),
+// or its index file.
+func piResolveRel(dir, spec string) string {
+	p := filepath.Join(dir, filepath.FromSlash(spec))
+	isFile := func(p string) bool {
+		st, err := os.Stat(p)
+		return err == nil && st.Mode().IsRegular()
+	}
+	for _, x := range piResolveExts {
+		if isFile(p + x) {
+			return p + x
+		}
+	}
+	if ext := filepath.Ext(p); ext == ".js" || ext == ".mjs" || ext == ".cjs" {
+		base := strings.TrimSuffix(p, ext)
+		for _, x := range []string{".ts", ".tsx", ".mts", ".cts"} {
+			if isFile(base + x) {
+				return base + x
+			}
+		}
+	}
+	for _, x := range piResolveExts[1:] {
+		if isFile(filepath.Join(p, "index"+x)) {
+			return filepath.Join(p, "index"+x)
+		}
+	}
+	return ""
+}
+
+// piTrustFiles is what a pi module's trust hash covers besides its
+// directory: every file it imports, wherever it lies, and every file of
+// each node_modules package it loads (TrustSkipDirs are not skipped there:
+// a package's own node_modules is code it runs).
+func (m Manifest) piTrustFiles() []string {
+	files, pkgs := piDeps(m.Pi.Entries)
+	out := append([]string{}, files...)
+	for _, dir := range pkgs {
+		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() && d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			if d.Type().IsRegular() {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// piCodeFiles are the files whose change reloads a pi module: its entries
+// and what they import relatively (not node_modules: reinstalling a
+// package is not a save).
+func (m Manifest) piCodeFiles() []string {
+	files, _ := piDeps(m.Pi.Entries)
+	return files
 }

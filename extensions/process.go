@@ -84,7 +84,7 @@ type proc struct {
 	extended bool                    // negotiated: gets host_capabilities and the extended event fields
 	progress map[string]func(string) // tool_update targets by tool_call id
 	dialogs  int                     // ui_requests open
-	// dialogCancel closes an open ui_request by its id (ui_cancel: the
+	// dialogCancel stops an open ui_request or exec by its id (cancel: the
 	// extension withdrew it, pi's AbortSignal on a dialog).
 	dialogCancel map[string]context.CancelFunc
 	dialogsDone  chan struct{}

@@ -72,8 +72,10 @@ func (p *proc) handle(f wire.Frame) {
 		p.ackOnce.Do(func() { close(p.ackCh) })
 	case wire.TypeUIRequest:
 		go p.onUIRequest(f)
-	case wire.TypeUICancel:
-		p.onUICancel(f)
+	case wire.TypeCancel:
+		p.onCancel(f)
+	case wire.TypeExec:
+		go p.onExec(f)
 	case wire.TypeSetStatus:
 		p.onSetStatus(f)
 	case wire.TypeSetWidget:

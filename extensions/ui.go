@@ -204,11 +204,11 @@ func (p *proc) onUIRequest(f wire.Frame) {
 	}
 }
 
-// onUICancel: the extension withdrew its open dialog (pi's AbortSignal on
-// ctx.ui.*). The front closes it, as on a timeout, and the request is
-// answered cancelled. An id with no open dialog (answered meanwhile) is
-// nothing to do.
-func (p *proc) onUICancel(f wire.Frame) {
+// onCancel: the extension withdrew an open dialog or exec (pi's
+// AbortSignal). A dialog closes in the front, as on a timeout, and is
+// answered cancelled; an exec's process group is stopped. An id with
+// nothing open (answered meanwhile) is nothing to do.
+func (p *proc) onCancel(f wire.Frame) {
 	p.mu.Lock()
 	cancel := p.dialogCancel[f.ID]
 	p.mu.Unlock()

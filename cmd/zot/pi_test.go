@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -79,42 +80,112 @@ func TestRPCPiToolAndGuard(t *testing.T) {
 	}
 }
 
-// Without Node a pi extension cannot start: one clear message names it and
-// what to install, and zot answers the prompt without it.
+// Without Node 20+ a pi extension cannot start: one clear message names
+// it and what to install, and zot answers the prompt without it — with no
+// node on PATH, and with a node that is too old.
 func TestPrintPiWithoutNode(t *testing.T) {
 	rt := piRuntime(t)
-	e := newEnv(t, llmtest.TextReply("answered without it"))
+	for _, tc := range []struct{ name, node string }{
+		{"no node", ""},
+		{"node 18", "#!/bin/sh\necho v18.19.0\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, llmtest.TextReply("answered without it"))
+			bin := t.TempDir() // a PATH with git (zot's checkpoints) and maybe an old node
+			if g, err := exec.LookPath("git"); err == nil {
+				if err := os.Symlink(g, filepath.Join(bin, "git")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.node != "" {
+				if err := os.WriteFile(filepath.Join(bin, "node"), []byte(tc.node), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cmd := e.command(e.args("-p", "hi", "-e", piTestdata("gate.ts"))...)
+			cmd.Env = append(cmd.Env, rt...)
+			for i, kv := range cmd.Env {
+				if strings.HasPrefix(kv, "PATH=") {
+					cmd.Env[i] = "PATH=" + bin
+				}
+			}
+			var so, se strings.Builder
+			cmd.Stdout, cmd.Stderr = &so, &se
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("zot -p failed: %v\nstderr: %s", err, se.String())
+			}
+			if !strings.Contains(so.String(), "answered without it") {
+				t.Fatalf("stdout: %q\nstderr: %s", so.String(), se.String())
+			}
+			var msgs []string
+			for _, l := range strings.Split(se.String(), "\n") {
+				if strings.Contains(l, "Node.js 20") {
+					msgs = append(msgs, l)
+				}
+			}
+			if len(msgs) != 1 || !strings.Contains(msgs[0], "extension gate") || !strings.Contains(msgs[0], "install Node.js 20+") {
+				t.Fatalf("want one message naming the extension and what to install, got %q\nstderr: %s", msgs, se.String())
+			}
+			if tc.node != "" && !strings.Contains(msgs[0], "v18.19.0") {
+				t.Fatalf("the message should name the old version: %q", msgs[0])
+			}
+		})
+	}
+}
+
+// A pi package (package.json with a "pi" key) with two extensions and its
+// own node_modules, and a directory with index.ts, load as pi loads them:
+// both of the package's extensions run in one process, the package's own
+// dependency resolves from its node_modules, and the directory's tool
+// answers.
+func TestRPCPiPackageAndDirectory(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t,
+		llmtest.ToolReply("pack_a", map[string]any{}),
+		llmtest.TextReply("a"),
+		llmtest.ToolReply("pack_b", map[string]any{}),
+		llmtest.TextReply("b"),
+		llmtest.ToolReply("dir_tool", map[string]any{}),
+		llmtest.TextReply("dir"),
+	)
 	e.dumpExtLogs()
-	bin := t.TempDir() // a PATH with git (zot's checkpoints) but no node
-	if g, err := exec.LookPath("git"); err == nil {
-		if err := os.Symlink(g, filepath.Join(bin, "git")); err != nil {
+	root := t.TempDir()
+	files := map[string]string{
+		"pack/package.json": `{"name":"@acme/pi-pack","pi":{"extensions":["./a.ts","./b"]}}`,
+		"pack/a.ts":         "import { decorate } from \"decorator\";\nexport default function (pi: any) {\n  pi.registerTool({ name: \"pack_a\", label: \"A\", description: \"a\", parameters: { type: \"object\", properties: {} }, async execute() { return { content: [{ type: \"text\", text: decorate(\"from a\") }] }; } });\n}\n",
+		"pack/b/index.ts":   "export default function (pi: any) {\n  pi.registerTool({ name: \"pack_b\", label: \"B\", description: \"b\", parameters: { type: \"object\", properties: {} }, async execute() { return { content: [{ type: \"text\", text: `from b, pid ${process.pid}` }] }; } });\n}\n",
+		"pack/node_modules/decorator/package.json": `{"name":"decorator","main":"index.js"}`,
+		"pack/node_modules/decorator/index.js":     "exports.decorate = (s) => `<<${s}, pid ${process.pid}>>`;\n",
+		"dirext/index.ts":                          "export default function (pi: any) {\n  pi.registerTool({ name: \"dir_tool\", label: \"D\", description: \"d\", parameters: { type: \"object\", properties: {} }, async execute() { return { content: [{ type: \"text\", text: \"from a directory\" }] }; } });\n}\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cmd := e.command(e.args("-p", "hi", "-e", piTestdata("gate.ts"))...)
-	cmd.Env = append(cmd.Env, rt...)
-	for i, kv := range cmd.Env {
-		if strings.HasPrefix(kv, "PATH=") {
-			cmd.Env[i] = "PATH=" + bin
+	p := e.startRPC(rt, "-e", filepath.Join(root, "pack"), "-e", filepath.Join(root, "dirext"))
+	pid := regexp.MustCompile(`pid (\d+)`)
+	result := func(id, prompt, want string) string {
+		t.Helper()
+		p.send(map[string]any{"id": id, "type": "prompt", "message": prompt})
+		tr := find(p.until(isType("done")), "tool_result")
+		if tr == nil || !strings.Contains(toJSON(tr), want) {
+			t.Fatalf("%s: %v\nstderr: %s", prompt, tr, p.errb.String())
 		}
+		return toJSON(tr)
 	}
-	var so, se strings.Builder
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	if err != nil {
-		t.Fatalf("zot -p failed: %v\nstderr: %s", err, se.String())
+	a := result("1", "a", "from a, pid ")
+	b := result("2", "b", "from b, pid ")
+	if pa, pb := pid.FindStringSubmatch(a), pid.FindStringSubmatch(b); pa == nil || pb == nil || pa[1] != pb[1] {
+		t.Fatalf("the package's two extensions should share one process: %s / %s", a, b)
 	}
-	if !strings.Contains(so.String(), "answered without it") {
-		t.Fatalf("stdout: %q\nstderr: %s", so.String(), se.String())
-	}
-	var msgs []string
-	for _, l := range strings.Split(se.String(), "\n") {
-		if strings.Contains(l, "Node.js 20") {
-			msgs = append(msgs, l)
-		}
-	}
-	if len(msgs) != 1 || !strings.Contains(msgs[0], "gate") || !strings.Contains(msgs[0], "install Node.js 20+") {
-		t.Fatalf("want one message naming the extension and what to install, got %q\nstderr: %s", msgs, se.String())
+	result("3", "dir", "from a directory")
+	if l := e.waitLog("pi-pack", "started pi-pack"); !strings.Contains(l, "a.ts") || !strings.Contains(l, "index.ts") {
+		t.Fatalf("pi-pack's log: %s", l)
 	}
 }
 
@@ -192,8 +263,9 @@ func (p *rpcProc) commandNotify(id, name, args, prefix string) string {
 // client, texts as the extension wrote them) and its dismissal by an
 // AbortSignal, status / widgets / title / working message, flags,
 // session entries and name, tools, sendMessage with a message renderer,
-// sendUserMessage, exec, the events bus between two pi extensions, a
-// shortcut, and terminal-only members that must not throw.
+// sendUserMessage, exec (through the bash tool's guards: another pi
+// extension's dialog stops it), the events bus between two pi extensions,
+// a shortcut, and terminal-only members that must not throw.
 func TestRPCPiMembers(t *testing.T) {
 	rt := piRuntime(t)
 	e := newEnv(t,
@@ -205,8 +277,10 @@ func TestRPCPiMembers(t *testing.T) {
 	)
 	e.dumpExtLogs()
 	out := piOut(filepath.Join(t.TempDir(), "members.ndjson"))
+	e.write("build/x", "x")
 	p := e.startRPC(append(rt, "PIEXT_OUT="+string(out)),
-		"-e", piTestdata("members.ts"), "--extension", piTestdata("echo-bus.ts"), "--flag", "greeting=hey", "--flag", "loud")
+		"-e", piTestdata("members.ts"), "--extension", piTestdata("echo-bus.ts"), "-e", piExample("permission-gate.ts"),
+		"--flag", "greeting=hey", "--flag", "loud")
 	out.wait(t, "session_start")
 
 	// Hooks and events of a prompt with a tool call.
@@ -350,6 +424,18 @@ func TestRPCPiMembers(t *testing.T) {
 	// exec, the bus between two pi extensions, a shortcut as a command.
 	if got := p.commandNotify("14", "m-exec", "", "exec:"); got != "exec: stdout=out stderr=err code=3" {
 		t.Fatalf("exec: %q", got)
+	}
+	// exec goes through the bash tool's guards: permission-gate asks, the
+	// user says No, and rm never runs.
+	p.send(map[string]any{"id": "14b", "type": "command", "name": "m-exec-rm"})
+	if req := p.answerUI("No"); req["extension"] != "permission-gate" || !strings.Contains(fmt.Sprint(req["title"]), "rm -rf build") {
+		t.Fatalf("the guard's dialog for exec: %v", req)
+	}
+	if got := p.notified("exec-rm:"); got != "exec-rm: code=1 stderr=blocked: Blocked by user" {
+		t.Fatalf("exec of a guarded command: %q", got)
+	}
+	if e.read("build/x") != "x" {
+		t.Fatal("the guarded exec ran")
 	}
 	p.command("15", "m-bus", "")
 	out.wait(t, "pong", `"echoed":"members"`)
@@ -617,4 +703,132 @@ func (e *env) dumpExtLogs() {
 			e.t.Logf("%s:\n%s", filepath.Base(f), b)
 		}
 	})
+}
+
+// A pi extension in the workspace's .pi/extensions is a project
+// extension: it runs only once trusted (zot ext trust), and its trust
+// covers the files it imports, so changing an imported helper while zot
+// runs stops it as untrusted (asked again). One in pi's global directory
+// (~/.pi/agent/extensions) needs no trust, and saving it reloads it: the
+// next call gets the new code.
+func TestRPCPiDiscoveryTrustReload(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t,
+		llmtest.ToolReply("word", map[string]any{}),
+		llmtest.TextReply("one"),
+		llmtest.ToolReply("glob_word", map[string]any{}),
+		llmtest.TextReply("two"),
+		llmtest.ToolReply("glob_word", map[string]any{}),
+		llmtest.TextReply("three"),
+	)
+	e.dumpExtLogs()
+	piHome := t.TempDir()
+	env := append(rt, extensions.EnvPiHome+"="+piHome)
+	tool := func(name, body string) string {
+		return fmt.Sprintf(`import { Type } from "@sinclair/typebox";
+%s
+export default function (pi: any) {
+	pi.registerTool({ name: %q, label: %q, description: "a word", parameters: Type.Object({}),
+		async execute() { return { content: [{ type: "text", text: word }] }; } });
+}
+`, body, name, name)
+	}
+	e.write(".pi/extensions/hot.ts", tool("word", `import { word } from "./lib/word";`))
+	e.write(".pi/extensions/lib/word.ts", `export const word = "project-v1";`)
+	globalExt := filepath.Join(piHome, ".pi", "agent", "extensions", "glob.ts")
+	if err := os.MkdirAll(filepath.Dir(globalExt), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(globalExt, []byte(tool("glob_word", `const word = "global-v1";`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ext := func(args ...string) string {
+		cmd := e.command(append([]string{"ext"}, args...)...)
+		cmd.Env = append(cmd.Env, env...)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("zot ext %v: %v\n%s", args, err, b)
+		}
+		return string(b)
+	}
+	if l := ext("list"); !regexp.MustCompile(`hot +pi +project +untrusted`).MatchString(l) || !regexp.MustCompile(`glob +pi +global +enabled`).MatchString(l) {
+		t.Fatalf("zot ext list:\n%s", l)
+	}
+	ext("trust", "hot")
+
+	p := e.startRPC(env)
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "word"})
+	if tr := find(p.until(isType("done")), "tool_result"); tr == nil || !strings.Contains(toJSON(tr), "project-v1") {
+		t.Fatalf("the trusted project extension: %v\nstderr: %s", tr, p.errb.String())
+	}
+	p.send(map[string]any{"id": "2", "type": "prompt", "message": "global word"})
+	if tr := find(p.until(isType("done")), "tool_result"); tr == nil || !strings.Contains(toJSON(tr), "global-v1") {
+		t.Fatalf("the global extension: %v", tr)
+	}
+
+	// Saving the global one reloads it.
+	if err := os.WriteFile(globalExt, []byte(tool("glob_word", `const word = "global-v2";`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(e.home, "logs", "ext-glob.log"))
+		if strings.Count(string(b), "started glob (pid") >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("saving glob.ts did not restart it:\n%s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.send(map[string]any{"id": "3", "type": "prompt", "message": "global word again"})
+	if tr := find(p.until(isType("done")), "tool_result"); tr == nil || !strings.Contains(toJSON(tr), "global-v2") {
+		t.Fatalf("after the save: %v", tr)
+	}
+
+	// Changing the project extension's imported helper asks again.
+	e.write(".pi/extensions/lib/word.ts", `export const word = "project-v2";`)
+	deadline = time.Now().Add(30 * time.Second)
+	for !strings.Contains(p.errb.String(), "extension hot: untrusted") {
+		if time.Now().After(deadline) {
+			t.Fatalf("changing an imported file did not ask again; stderr:\n%s", p.errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Under zot -p: a flag (--flag preset=NAME) works, the preset's tools and
+// instructions reach the model; the todo example's state comes back in a
+// -c -p (its tool lists the todo the first run added).
+func TestPrintPiFlagsAndResume(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t,
+		llmtest.TextReply("looked"),
+		llmtest.ToolReply("todo", map[string]any{"action": "add", "text": "milk"}),
+		llmtest.TextReply("added"),
+		llmtest.ToolReply("todo", map[string]any{"action": "list"}),
+		llmtest.TextReply("listed"),
+	)
+	e.dumpExtLogs()
+	e.write(".pi/presets.json", `{"ro":{"tools":["read","grep"],"instructions":"PRESET-INSTRUCTIONS"}}`)
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := e.command(e.args(args...)...)
+		cmd.Env = append(cmd.Env, rt...)
+		var so, se strings.Builder
+		cmd.Stdout, cmd.Stderr = &so, &se
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("zot %v: %v\nstderr: %s", args, err, se.String())
+		}
+		return so.String()
+	}
+	run("-p", "look", "--no-session", "--flag", "preset=ro", "-e", piExample("preset.ts"))
+	req := e.llm.Requests()[0].Body
+	if offered := modelTools(req); toJSON(offered) != `["read","grep"]` || !strings.Contains(toJSON(req["system"]), "PRESET-INSTRUCTIONS") {
+		t.Fatalf("zot -p --flag preset=ro: tools %v, system %v", offered, req["system"])
+	}
+	run("-p", "add milk", "-e", piExample("todo.ts"))
+	if out := run("-c", "-p", "list", "--json", "-e", piExample("todo.ts")); !strings.Contains(out, "[ ] #1: milk") {
+		t.Fatalf("the todo list after -c:\n%s", out)
+	}
 }

@@ -300,6 +300,10 @@ func (c Config) setEnabled(w io.Writer, name string, on bool) error {
 	if err != nil {
 		return err
 	}
+	if cand.Manifest.Pi != nil {
+		// pi has no switch either: an extension in its directories runs.
+		return fmt.Errorf("%s is a pi extension (%s), which has no manifest to switch off: move it out of the extensions directory, or leave it out of -e", name, cand.Dir)
+	}
 	if err := extensions.SetEnabled(cand.Dir, on); err != nil {
 		return err
 	}
@@ -361,7 +365,11 @@ func (c Config) trust(w io.Writer, name string) error {
 	if err := extensions.RecordTrust(c.Home, c.Cwd, cand.Name, h); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "trusted %s in %s (sha256 %s…); a change to any file in %s asks again\n", name, c.Cwd, h[:12], cand.Dir)
+	if cand.Manifest.Pi != nil {
+		fmt.Fprintf(w, "trusted %s in %s (sha256 %s…); a change to %s or any file it loads (its imports, its node_modules packages) asks again\n", name, c.Cwd, h[:12], cand.Dir)
+	} else {
+		fmt.Fprintf(w, "trusted %s in %s (sha256 %s…); a change to any file in %s asks again\n", name, c.Cwd, h[:12], cand.Dir)
+	}
 	for _, n := range cand.Manifest.Env {
 		if slices.Contains(extensions.SecretEnv, n) {
 			fmt.Fprintf(w, "  it receives your %s (its manifest asks for it)\n", n)

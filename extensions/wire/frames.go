@@ -40,12 +40,16 @@ const (
 	// the payload (a JSON object); the host fans it out to the other
 	// extensions, zot's and SEP's alike.
 	TypeBusPublish = "bus_publish"
-	// Added for pi extensions (extensions/pi): ui_cancel {id} withdraws
-	// an open ui_request (pi's AbortSignal on a dialog); abort stops the
+	// Added for pi extensions (extensions/pi): cancel {id} withdraws an
+	// open ui_request or exec (pi's AbortSignal); exec {id, name (the
+	// program), names (its arguments), cwd, timeout_ms} runs a program
+	// through the bash tool's guards and approval, answered with
+	// action_result {stdout, stderr, code, killed}; abort stops the
 	// running prompt (ctx.abort); get_thinking / set_thinking {level}
 	// read and set the reasoning level; get_messages answers the
 	// session's transcript (action_result.messages) for ctx.sessionManager.
-	TypeUICancel    = "ui_cancel"
+	TypeCancel      = "cancel" // withdraws an open ui_request or exec
+	TypeExec        = "exec"
 	TypeAbort       = "abort"
 	TypeGetThinking = "get_thinking"
 	TypeSetThinking = "set_thinking"
@@ -259,6 +263,11 @@ type Frame struct {
 	Data json.RawMessage `json:"data,omitempty"`
 	// action_result
 	Tools []ToolInfo `json:"tools,omitempty"`
+	// exec's answer.
+	Stdout string `json:"stdout,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
+	Code   *int   `json:"code,omitempty"`
+	Killed bool   `json:"killed,omitempty"`
 	// Commands answers get_commands: every slash command there is.
 	Commands []CommandInfo `json:"commands,omitempty"`
 	Entries  []Entry       `json:"entries,omitempty"`

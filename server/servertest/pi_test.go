@@ -14,94 +14,79 @@ import (
 	"github.com/zot-editors/zot/server/servertest"
 )
 
-// piEditorsExt is the editors' pi test extension and the environment that
-// names the source tree's pi runtime; it skips (testenv) without node or
-// the runtime's node_modules (make pi-runtime).
-func piEditorsExt(t *testing.T) (string, string) {
+// piPaths are the source tree's pi runtime and example re-writes; the
+// test skips (testenv) without node or the runtime's node_modules.
+func piPaths(t *testing.T) (runtimeDir, examples string) {
 	t.Helper()
 	testenv.NeedCommand(t, "node", "pi extensions")
 	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Join(filepath.Dir(file), "..", "..")
-	rt := filepath.Join(repo, "extensions", "pi", "runtime")
-	if _, err := os.Stat(filepath.Join(rt, "node_modules", "jiti")); err != nil {
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	runtimeDir = filepath.Join(root, "extensions", "pi", "runtime")
+	if _, err := os.Stat(filepath.Join(runtimeDir, "node_modules", "jiti")); err != nil {
 		testenv.Skip(t, "the pi runtime's node_modules are not installed (make pi-runtime)")
 	}
-	return filepath.Join(repo, "extensions", "testdata", "piext", "editors.ts"), extensions.EnvPiRuntime + "=" + rt
+	return runtimeDir, filepath.Join(root, "extensions", "testdata", "piext", "examples")
 }
 
-// lastStatus reports whether the newest zot/ui/status of (extension, key)
-// has text want.
-func lastStatus(ed *servertest.Editor, ext, key string, want any) func() bool {
-	return func() bool {
-		notes := ed.Notes("zot/ui/status")
-		for i := len(notes) - 1; i >= 0; i-- {
-			var p map[string]any
-			json.Unmarshal(notes[i].Params, &p)
-			if p["extension"] == ext && p["key"] == key {
-				return p["text"] == want
-			}
-		}
-		return false
-	}
-}
-
-// A pi extension in zot lsp: its registerShortcut is listed in
-// zot/extensions (key as pi spells it, the command that runs it) and runs
-// with zot/command; initializationOptions.piFlags reach its getFlag.
-func TestPiShortcutAndFlagThroughTheEditor(t *testing.T) {
-	ext, rt := piEditorsExt(t)
-	e := newEnv(t, llmtest.TextReply("ok"))
-	cfg := e.config("--ext", ext)
-	// What `--flag greeting=…` on zot's command line puts in its environment.
-	cfg.Env = append(cfg.Env, rt, extensions.EnvPiFlags+`={"greeting":"from the command line","other":"x"}`)
+// pi extensions under zot lsp, named by the editor
+// (initializationOptions.ext): permission-gate's dialog reaches the editor
+// as zot/ui/request with the extension's text, and the editor's No blocks
+// the command; plan-mode (on by --flag plan) shows its status and, after
+// the model's plan, its widget.
+func TestLSPPiExtensions(t *testing.T) {
+	rt, examples := piPaths(t)
+	e := newEnv(t,
+		llmtest.ToolReply("bash", map[string]any{"command": "rm -rf keep"}),
+		llmtest.TextReply("Plan:\n1. look around\n2. fix it"),
+	)
+	os.MkdirAll(filepath.Join(e.root, "keep"), 0o755)
+	cfg := e.config("--flag", "plan")
+	cfg.Env = append(cfg.Env, extensions.EnvPiRuntime+"="+rt)
 	cfg.ZotUI = true
-	cfg.InitOptions = map[string]any{"piFlags": map[string]any{"greeting": "from the editor"}}
+	cfg.InitOptions = map[string]any{"ext": []string{filepath.Join(examples, "permission-gate.ts"), filepath.Join(examples, "plan-mode.ts")}}
 	ed := servertest.Start(t, cfg)
+	var asked []map[string]any
+	ed.UI = func(p map[string]any) map[string]any {
+		asked = append(asked, p)
+		return map[string]any{"value": "No"}
+	}
 	ed.Initialize(nil)
-	waitExt(ed, "editors", "loaded")
-
-	var list struct {
-		Extensions []struct {
-			Name      string `json:"name"`
-			Shortcuts []struct {
-				Key, Command, Description string
-			} `json:"shortcuts"`
-		} `json:"extensions"`
-	}
-	if err := ed.Call("zot/extensions", map[string]any{}, &list); err != nil {
-		t.Fatal(err)
-	}
-	var shortcut string
-	for _, x := range list.Extensions {
-		if x.Name == "editors" && len(x.Shortcuts) == 1 && x.Shortcuts[0].Key == "ctrl+shift+y" && x.Shortcuts[0].Description == "Marks the status from a shortcut" {
-			shortcut = x.Shortcuts[0].Command
+	waitExt(ed, "permission-gate", "loaded")
+	waitExt(ed, "plan-mode", "loaded")
+	last := func(method string, match func(map[string]any) bool) func() bool {
+		return func() bool {
+			for _, n := range ed.Notes(method) {
+				var p map[string]any
+				json.Unmarshal(n.Params, &p)
+				if match(p) {
+					return true
+				}
+			}
+			return false
 		}
 	}
-	if shortcut == "" {
-		t.Fatalf("zot/extensions lists no shortcut ctrl+shift+y for editors: %+v", list.Extensions)
+	ed.Wait("plan-mode's status", last("zot/ui/status", func(p map[string]any) bool {
+		return p["extension"] == "plan-mode" && p["key"] == "plan-mode" && p["text"] == "⏸ plan"
+	}))
+	// Guards run in load order: the gate (named first) asks, and its No
+	// blocks before plan mode's own rule is consulted.
+	evs := ed.WaitDone(ed.Prompt("clean up").RunID)
+	var res servertest.Event
+	for _, ev := range evs {
+		if ev.Type() == "tool_result" {
+			res = ev
+		}
 	}
-	var res map[string]any
-	if err := ed.Call("zot/command", map[string]any{"name": shortcut}, &res); err != nil {
-		t.Fatal(err)
+	if res == nil || res["is_error"] != true || !strings.Contains(servertest.ResultText(res), "Blocked by user") {
+		t.Fatalf("the gate's No: %v", res)
 	}
-	ed.Wait("the shortcut's status", lastStatus(ed, "editors", "pi-shortcut", "shortcut ran 1"))
-
-	// The editor's value wins over the command line's.
-	if err := ed.Call("zot/command", map[string]any{"name": "piflag"}, &res); err != nil {
-		t.Fatal(err)
+	if _, err := os.Stat(filepath.Join(e.root, "keep")); err != nil {
+		t.Fatal("the blocked command ran")
 	}
-	ed.Wait("the flag's value in the status", lastStatus(ed, "editors", "pi-flag", "flag: from the editor"))
-}
-
-// A piFlags value that is neither a string, a boolean nor a number is
-// refused, naming the flag.
-func TestPiFlagsBadValue(t *testing.T) {
-	e := newEnv(t)
-	cfg := e.config()
-	cfg.InitOptions = map[string]any{"piFlags": map[string]any{"greeting": []any{"a"}}}
-	ed := servertest.Start(t, cfg)
-	err := ed.Call("initialize", map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}, "initializationOptions": cfg.InitOptions}, nil)
-	if err == nil || !strings.Contains(err.Message, `"initializationOptions.piFlags.greeting" must be a string, a boolean or a number, not an array`) {
-		t.Fatalf("initialize: %v", err)
+	if len(asked) != 1 || asked[0]["extension"] != "permission-gate" || asked[0]["kind"] != "select" || !strings.Contains(jsonString(asked[0]), "Dangerous command:") || !strings.Contains(jsonString(asked[0]), "rm -rf keep") {
+		t.Fatalf("zot/ui/request: %v", asked)
 	}
+	ed.Wait("plan-mode's widget", last("zot/ui/widget", func(p map[string]any) bool {
+		return p["extension"] == "plan-mode" && jsonString(p["lines"]) == `["☐ 1. look around","☐ 2. fix it"]`
+	}))
 }

@@ -177,6 +177,13 @@ export default function members(pi: ExtensionAPI) {
 			ctx.ui.notify(`exec: stdout=${r.stdout.trim()} stderr=${r.stderr.trim()} code=${r.code}`, "info");
 		},
 	});
+	pi.registerCommand("m-exec-rm", {
+		description: "exec a command a guard stops",
+		handler: async (_args, ctx) => {
+			const r = await pi.exec("rm", ["-rf", "build"], {});
+			ctx.ui.notify(`exec-rm: code=${r.code} stderr=${r.stderr.trim()}`, "info");
+		},
+	});
 	pi.registerCommand("m-bus", {
 		description: "events bus",
 		handler: async () => {

@@ -5,7 +5,6 @@
 // header, editor component, themes) is accepted, logged once, and has no
 // effect.
 
-const { spawn } = require("node:child_process");
 const { toJSONSchema, validateArgs } = require("./schema.js");
 const { renderToLines, plainTheme } = require("./pi-tui.js");
 
@@ -439,8 +438,18 @@ function makeAPI(wire, extName) {
 		setLabel() {
 			logOnce("pi.setLabel");
 		},
-		exec(command, args, options) {
-			return execCommand(command, args || [], options || {}, ctx.cwd);
+		// exec goes through the host: the bash tool's guards and approval
+		// see the command line first, and the program runs in its own
+		// process group, stopped on the signal or the timeout.
+		async exec(command, args, options) {
+			const o = options || {};
+			const f = { type: "exec", name: String(command), names: (args || []).map(String) };
+			if (o.cwd) f.cwd = String(o.cwd);
+			if (o.timeout > 0) f.timeout_ms = Math.round(o.timeout);
+			const r = await wire.request(f, o.signal);
+			if (r.aborted) return { stdout: "", stderr: "", code: 1, killed: true };
+			if (r.error) throw new Error(r.error);
+			return { stdout: r.stdout || "", stderr: r.stderr || "", code: r.code == null ? 1 : r.code, killed: !!r.killed };
 		},
 		getActiveTools: () => toolCache.filter((t) => t.active).map((t) => t.name),
 		getAllTools: () =>
@@ -616,8 +625,12 @@ function makeAPI(wire, extName) {
 				deliverBus(f.key, f.data);
 				return;
 			case "shutdown":
-				wire.send({ type: "shutdown_ack" });
-				setTimeout(() => process.exit(0), 10);
+				// Entries still on their way are part of the session: ack
+				// once they have landed (bounded: the host kills at 2 s).
+				Promise.race([effectsSettled(), new Promise((r) => setTimeout(r, 1000).unref())]).then(() => {
+					wire.send({ type: "shutdown_ack" });
+					setTimeout(() => process.exit(0), 10);
+				});
 				return;
 			case "error":
 				log(`host: ${f.ref || ""} ${f.error || ""}`);
@@ -690,7 +703,21 @@ function makeAPI(wire, extName) {
 		}
 	}
 
+	// The pi events an intercept runs handlers for.
+	const INTERCEPT_EVENTS = {
+		tool_call: ["tool_call"],
+		tool_result: ["tool_result", "tool_execution_end"],
+		input: ["input"],
+		before_agent_start: ["before_agent_start"],
+		context: ["context"],
+	};
+
 	async function onIntercept(f) {
+		if (!(INTERCEPT_EVENTS[f.event] || []).some((ev) => (handlers.get(ev) || []).length)) {
+			return {}; // subscribed only to keep pi's order (input): nothing to run
+		}
+		// The transcript moved on since the last look (the model answered,
+		// a tool ran): handlers see it as it is now.
 		entriesFresh = false;
 		await refreshEntries();
 		switch (f.event) {
@@ -821,9 +848,9 @@ function makeAPI(wire, extName) {
 				log(`tool ${def.name} renderResult: ${err.message}`);
 			}
 		}
-		wire.send({ type: "tool_result", id: f.id, content: shown, is_error: isError });
-		// The details go into the session, so state rebuilt from them
-		// (pi's getBranch() pattern) survives a resume.
+		// The details go into the session before the result does, so state
+		// rebuilt from them (pi's getBranch() pattern) survives a resume —
+		// even of a zot -p that ends right after this call.
 		if (result && result.details !== undefined) {
 			entries.push({
 				type: "message",
@@ -832,12 +859,13 @@ function makeAPI(wire, extName) {
 				timestamp: new Date().toISOString(),
 				message: { role: "toolResult", toolCallId: callID, toolName: def.name, content: result.content, details: result.details, isError, timestamp: Date.now() },
 			});
-			action({
+			await action({
 				type: "append_entry",
 				kind: DETAILS_KIND,
 				data: { toolCallId: callID, toolName: def.name, content: result.content, details: result.details, isError },
 			}).catch((err) => log(`keeping ${def.name}'s details: ${err.message}`));
 		}
+		wire.send({ type: "tool_result", id: f.id, content: shown, is_error: isError });
 	}
 
 	async function runCommand(f) {
@@ -978,37 +1006,6 @@ function toZotContent(blocks) {
 
 function fromZotContent(blocks) {
 	return (blocks || []).map((b) => (b && b.type === "image" ? { type: "image", mimeType: b.mime_type, data: b.data } : b));
-}
-
-// exec runs a program as pi's does (no shell), with a timeout and an
-// AbortSignal, and returns {stdout, stderr, code, killed}.
-function execCommand(command, args, options, cwd) {
-	return new Promise((resolve) => {
-		let stdout = "";
-		let stderr = "";
-		let killed = false;
-		const child = spawn(command, args, { cwd: options.cwd || cwd, stdio: ["ignore", "pipe", "pipe"] });
-		const kill = () => {
-			killed = true;
-			child.kill("SIGTERM");
-		};
-		let timer;
-		if (options.timeout > 0) timer = setTimeout(kill, options.timeout);
-		if (options.signal) {
-			if (options.signal.aborted) kill();
-			else options.signal.addEventListener("abort", kill, { once: true });
-		}
-		child.stdout.on("data", (d) => (stdout += d));
-		child.stderr.on("data", (d) => (stderr += d));
-		child.on("error", (err) => {
-			clearTimeout(timer);
-			resolve({ stdout, stderr: stderr + String(err.message), code: 127, killed });
-		});
-		child.on("close", (code) => {
-			clearTimeout(timer);
-			resolve({ stdout, stderr, code: code == null ? 1 : code, killed });
-		});
-	});
 }
 
 module.exports = { makeAPI };

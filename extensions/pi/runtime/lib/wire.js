@@ -92,9 +92,10 @@ class Wire {
 				const onAbort = () => {
 					if (!this.pending.has(id)) return;
 					this.pending.delete(id);
-					// Tell the host the dialog is over (it closes it in the front).
-					this.send({ type: "ui_cancel", id });
-					resolve({ type: "ui_response", id, cancelled: true });
+					// Tell the host it is over (a dialog closes in the front,
+					// an exec's processes are stopped).
+					this.send({ type: "cancel", id });
+					resolve({ type: "ui_response", id, cancelled: true, aborted: true });
 				};
 				if (signal.aborted) onAbort();
 				else signal.addEventListener("abort", onAbort, { once: true });
