@@ -140,9 +140,9 @@ func (c Config) Run(args []string, stdout, stderr io.Writer) int {
 	case "list":
 		err = c.list(stdout, has("probe"), has("json"))
 	case "install":
-		err = c.install(ctx, stdout, stderr, pos[0])
+		err = c.install(ctx, stdout, pos[0])
 	case "update":
-		err = c.update(ctx, stdout, stderr, pos)
+		err = c.update(ctx, stdout, pos)
 	case "remove":
 		err = c.remove(stdout, pos[0])
 	case "enable":
@@ -449,7 +449,7 @@ func isGitURL(s string) bool {
 // staging directory next to the destination, checks it there and renames
 // it into place; any failure removes the staging directory, so nothing
 // half-installed remains.
-func (c Config) install(ctx context.Context, w, errw io.Writer, arg string) error {
+func (c Config) install(ctx context.Context, w io.Writer, arg string) error {
 	src, err := parseSource(arg, c.Cwd)
 	if err != nil {
 		return err
@@ -471,7 +471,7 @@ func (c Config) install(ctx context.Context, w, errw io.Writer, arg string) erro
 		return err
 	}
 	defer os.RemoveAll(stage) // the rollback, and the cleanup after a rename
-	s, err := c.fetch(ctx, stage, src, errw)
+	s, err := c.fetch(ctx, stage, src)
 	if err != nil {
 		return err
 	}
@@ -552,7 +552,7 @@ func findInstalled(root, arg string) (installedPkg, bool) {
 // update fetches the installed extensions that follow the newest
 // version again (all of them, or the one named), and swaps in each that
 // changed; pinned ones are reported and left.
-func (c Config) update(ctx context.Context, w io.Writer, errw io.Writer, names []string) error {
+func (c Config) update(ctx context.Context, w io.Writer, names []string) error {
 	root := extensions.GlobalRoot(c.Home)
 	var todo []installedPkg
 	if len(names) == 0 {
@@ -579,7 +579,7 @@ func (c Config) update(ctx context.Context, w io.Writer, errw io.Writer, names [
 			fmt.Fprintf(w, "%s: pinned at %s (%s); to move it, `zot ext remove %s` and install the version you want\n", name, in.rec.resolved(), in.rec.Source, name)
 			continue
 		}
-		if err := c.updateOne(ctx, w, errw, root, in); err != nil {
+		if err := c.updateOne(ctx, w, root, in); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 		}
 		if ctx.Err() != nil {
@@ -589,14 +589,14 @@ func (c Config) update(ctx context.Context, w io.Writer, errw io.Writer, names [
 	return errors.Join(errs...)
 }
 
-func (c Config) updateOne(ctx context.Context, w, errw io.Writer, root string, in installedPkg) error {
+func (c Config) updateOne(ctx context.Context, w io.Writer, root string, in installedPkg) error {
 	name := filepath.Base(in.dir)
 	stage, err := os.MkdirTemp(root, ".install-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(stage)
-	s, err := c.fetch(ctx, stage, in.rec.source(), errw)
+	s, err := c.fetch(ctx, stage, in.rec.source())
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,7 @@ type staged struct {
 // or a copy; then checks it is an extension zot can load (a zot manifest,
 // or a pi package or module directory) and installs a pi package's
 // dependencies. Nothing outside stage is touched.
-func (c Config) fetch(ctx context.Context, stage string, src source, errw io.Writer) (staged, error) {
+func (c Config) fetch(ctx context.Context, stage string, src source) (staged, error) {
 	tree := filepath.Join(stage, "x")
 	rec := record{Source: src.String(), Kind: src.Kind, Target: src.Target, Ref: src.Ref, Pinned: src.Pinned(), Installed: time.Now().UTC()}
 	switch src.Kind {
