@@ -102,8 +102,16 @@ func detectPi(path string) (*PiModule, error) {
 				}
 				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 					sub, err := detectPi(p)
-					if err != nil || sub == nil {
-						return nil, fmt.Errorf("%s: package.json \"pi\".extensions names %q, a directory without index.ts or index.js", path, e)
+					if err != nil {
+						return nil, err
+					}
+					if sub == nil {
+						// pi's rule for a folder: its .ts/.js files and
+						// each subfolder's index.ts/index.js.
+						sub = &PiModule{Entries: piFolderEntries(p)}
+					}
+					if len(sub.Entries) == 0 {
+						return nil, fmt.Errorf("%s: package.json \"pi\".extensions names %q, a directory without .ts/.js modules", path, e)
 					}
 					m.Entries = append(m.Entries, sub.Entries...)
 					continue
@@ -126,6 +134,37 @@ func detectPi(path string) (*PiModule, error) {
 		}
 	}
 	return nil, nil
+}
+
+// piFolderEntries lists a folder's pi modules as pi's package loader
+// does: each .ts/.js file, and each subfolder's index.ts (else index.js);
+// dot entries and node_modules are skipped. Sorted by name.
+func piFolderEntries(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") || e.Name() == "node_modules" {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if fi.IsDir() {
+			for _, idx := range []string{"index.ts", "index.js"} {
+				if _, err := os.Stat(filepath.Join(p, idx)); err == nil {
+					out = append(out, filepath.Join(p, idx))
+					break
+				}
+			}
+			continue
+		}
+		if ext := filepath.Ext(e.Name()); (ext == ".ts" || ext == ".js") && !strings.HasSuffix(e.Name(), ".d.ts") {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 var piNameJunk = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

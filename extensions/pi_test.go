@@ -1,8 +1,6 @@
 package extensions
 
 import (
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/internal/testenv"
 )
 
@@ -216,33 +213,4 @@ func piRuntimeForTest(tb testing.TB) {
 		testenv.Skip(tb, "the pi runtime's node_modules are not installed (make pi-runtime)")
 	}
 	tb.Setenv(EnvPiRuntime, dir)
-}
-
-// BenchmarkPiToolRoundTrip: host → tool_call → the pi runtime → the
-// extension's execute → tool_result (with details kept in the session:
-// one append_entry round trip) → host.
-func BenchmarkPiToolRoundTrip(b *testing.B) {
-	piRuntimeForTest(b)
-	e := newEnv(b)
-	_, file, _, _ := runtime.Caller(0)
-	hello := filepath.Join(filepath.Dir(file), "testdata", "piext", "examples", "hello.ts")
-	h := e.start(func(o *Options) { o.ExtPaths = []string{hello} })
-	h.SetActions(fakeActions{})
-	tool := toolNamed(h, "hello")
-	if tool == nil {
-		b.Fatalf("no hello tool; status %+v", statusOf(h, "hello"))
-	}
-	call := tools.Call{ID: "b", Args: json.RawMessage(`{"name":"bench"}`), Progress: func(string) {}}
-	ctx := context.Background()
-	// This bare host sends no session_start: the first call waits out the
-	// runtime's bound for it (2 s) once; measure the calls after it.
-	if r := tool.Run(ctx, call); r.IsError {
-		b.Fatal(resultText(r))
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if r := tool.Run(ctx, call); r.IsError || resultText(r) != "Hello, bench!" {
-			b.Fatal(resultText(r))
-		}
-	}
 }
