@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/tools"
-	"github.com/zot-editors/zot/internal/testenv"
 )
 
 // BenchmarkPiToolRoundTrip: a pi extension's tool (TypeBox parameters,
@@ -23,13 +21,7 @@ import (
 // left of the round trip is the host's and the runtime's time over the
 // extension's own (target: ≤ 1 ms).
 func BenchmarkPiToolRoundTrip(b *testing.B) {
-	testenv.NeedCommand(b, "node", "pi extensions")
-	_, file, _, _ := runtime.Caller(0)
-	rt := filepath.Join(filepath.Dir(file), "pi", "runtime")
-	if _, err := os.Stat(filepath.Join(rt, "node_modules", "jiti")); err != nil {
-		testenv.Skip(b, "the pi runtime's node_modules are not installed (make pi-runtime)")
-	}
-	b.Setenv(EnvPiRuntime, rt)
+	piRuntimeForTest(b)
 	mod := filepath.Join(b.TempDir(), "echo.ts")
 	os.WriteFile(mod, []byte(`import { Type } from "@sinclair/typebox";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
