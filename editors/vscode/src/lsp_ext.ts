@@ -301,6 +301,13 @@ export interface ClearResult {
 export const clear = new lc.RequestType0<ClearResult, void>("zot/clear");
 export const compact = new lc.RequestType0<RunStarted, void>("zot/compact");
 
+/** The user's own shell command (`!cmd`; `!!cmd` keeps it out of the conversation). */
+export interface UserBashParams {
+    command: string;
+    excludeFromContext?: boolean;
+}
+export const userBash = new lc.RequestType<UserBashParams, RunStarted, void>("zot/userBash");
+
 export interface Model {
     id: string;
     provider: string;
