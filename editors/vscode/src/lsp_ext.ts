@@ -650,7 +650,25 @@ export type ZotEvent =
     | { type: "turn_end"; stop: "end_turn" | "tool_use" | "length" | "error" | "aborted" | string; error?: string; runId: string }
     | { type: "done"; runId: string }
     | { type: "error"; message: string; runId: string }
-    | { type: "compact_done"; summary: string; runId: string };
+    | { type: "compact_done"; summary: string; runId: string }
+    | { type: "user_bash_start"; command: string; exclude_from_context: boolean; runId: string }
+    | { type: "user_bash_output"; text: string; runId: string }
+    | ({ type: "user_bash"; runId: string } & UserBashEnd);
+
+/** How the user's own command (zot/userBash) ended. */
+export interface UserBashEnd {
+    command: string;
+    exclude_from_context: boolean;
+    output?: string;
+    exit_code?: number;
+    cancelled?: boolean;
+    truncated?: boolean;
+    note?: string;
+    message_index?: number;
+    blocked?: boolean;
+    reason?: string;
+    extension?: string;
+}
 
 export const event = new lc.NotificationType<ZotEvent>("zot/event");
 
