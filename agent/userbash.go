@@ -102,8 +102,10 @@ func (r *Runtime) UserBash(ctx context.Context, command string, excludeFromConte
 			}
 			run.UserRunResult = res
 		}
+		// As a tool result: zot's key never reaches the conversation.
+		run.Output, run.Note = r.redact.String(run.Output), r.redact.String(run.Note)
 		if !run.Blocked && !run.Cancelled && !excludeFromContext {
-			m := message.Message{Role: message.RoleUser, Content: []message.Content{message.Text(userBashText(run))}, Time: now()}
+			m := message.Message{Role: message.RoleUser, Content: []message.Content{message.Text(r.redact.String(userBashText(run)))}, Time: now()}
 			run.MessageIndex = r.appendMessage(m)
 		}
 		emit(Event{Type: EventUserBash, UserBash: run})

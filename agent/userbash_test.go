@@ -174,3 +174,17 @@ func TestUserBashBadInput(t *testing.T) {
 		t.Fatalf("without bash: %v", err)
 	}
 }
+
+// zot's provider key printed by a user's command is redacted in the event
+// and in the conversation, as in a tool result.
+func TestUserBashRedactsTheKey(t *testing.T) {
+	const key = "sk-user-bash-secret-4242"
+	rt, _ := newRuntime(t, func(c *agent.Config) { c.APIKey = key })
+	b := lastUserBash(t, collect(t)(rt.UserBash(context.Background(), "echo "+key, false)))
+	if strings.Contains(b.Output, key) || !strings.Contains(b.Output, "[REDACTED]") {
+		t.Fatalf("output: %q", b.Output)
+	}
+	if msgs := rt.Messages(); len(msgs) != 1 || strings.Contains(msgs[0].Content[0].Text, key) {
+		t.Fatalf("the conversation: %+v", msgs)
+	}
+}
