@@ -11,6 +11,11 @@ CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 COVERDIR    ?= $(CURDIR)/bin/cover
 NVIM_TESTS  := editors/nvim/tests
 
+# pi extensions' Node runtime (jiti, typebox, zod; pinned by its lockfile).
+.PHONY: pi-runtime
+pi-runtime:
+	cd extensions/pi/runtime && npm ci --no-audit --no-fund --loglevel=error
+
 .PHONY: all build run test print-test-targets test-go test-nvim test-nvim-all test-lsp-clients test-vscode test-acp lint fuzz cover bench bench-editors early-ready vet cross release-snapshot vsix demo clean sep-ts-deps
 
 all: build

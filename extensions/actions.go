@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/extensions/wire"
 )
@@ -28,6 +29,17 @@ type Actions interface {
 	Fork(ctx context.Context, ext, entry string, withFiles bool) (agent.ForkResult, error)
 	NavigateTree(ctx context.Context, ext, target string, o agent.TreeOptions) (agent.TreeResult, error)
 	Tree() (agent.Tree, error)
+}
+
+// RunControl is what a front's actions may add for pi extensions: abort
+// the running prompt, the reasoning level, the transcript. RuntimeActions
+// has it when its runtime does (*agent.Runtime); a front without it
+// answers those actions with an error.
+type RunControl interface {
+	Abort()
+	Thinking() string
+	SetThinking(level string) error
+	Messages() []message.Message
 }
 
 // SetActions installs the front's actions; call it before Start (the
@@ -138,6 +150,52 @@ func (a *runtimeActions) Tools() []wire.ToolInfo {
 
 func (a *runtimeActions) SetActiveTools(names []string) error { return a.rt.SetActiveTools(names) }
 
+// runControl is the part of *agent.Runtime RunControl needs.
+type runControl interface {
+	Cancel()
+	Reasoning() string
+	SetReasoning(level string) error
+	Messages() []message.Message
+}
+
+var _ runControl = (*agent.Runtime)(nil)
+
+func (a *runtimeActions) control() (runControl, error) {
+	rc, ok := a.rt.(runControl)
+	if !ok {
+		return nil, fmt.Errorf("this front's runtime offers no run control")
+	}
+	return rc, nil
+}
+
+func (a *runtimeActions) Abort() {
+	if rc, err := a.control(); err == nil {
+		rc.Cancel()
+	}
+}
+
+func (a *runtimeActions) Thinking() string {
+	if rc, err := a.control(); err == nil {
+		return rc.Reasoning()
+	}
+	return ""
+}
+
+func (a *runtimeActions) SetThinking(level string) error {
+	rc, err := a.control()
+	if err != nil {
+		return err
+	}
+	return rc.SetReasoning(level)
+}
+
+func (a *runtimeActions) Messages() []message.Message {
+	if rc, err := a.control(); err == nil {
+		return rc.Messages()
+	}
+	return nil
+}
+
 func (a *runtimeActions) SetModel(id string) error {
 	for _, m := range a.rt.ListModels() {
 		if m.ID == id {
@@ -181,6 +239,17 @@ func (p *proc) onAction(f wire.Frame) {
 }
 
 func (p *proc) doAction(f wire.Frame, res *wire.Frame) error {
+	if f.Type == wire.TypeGetCommands {
+		// The host's own knowledge: no front needed.
+		res.Commands = []wire.CommandInfo{}
+		for _, n := range p.s.h.o.BuiltinCommands {
+			res.Commands = append(res.Commands, wire.CommandInfo{Name: n, Source: "builtin"})
+		}
+		for _, c := range p.s.h.Commands() {
+			res.Commands = append(res.Commands, wire.CommandInfo{Name: c.Name, Description: c.Description, Source: "extension", Extension: c.Extension})
+		}
+		return nil
+	}
 	a := p.s.h.actions()
 	if a == nil {
 		return fmt.Errorf("this front offers no %s", f.Type)
@@ -255,6 +324,33 @@ func (p *proc) doAction(f wire.Frame, res *wire.Frame) error {
 			wt.Sessions = append(wt.Sessions, wire.TreeBranch(b))
 		}
 		res.Tree = wt
+		return nil
+	case wire.TypeAbort, wire.TypeGetThinking, wire.TypeSetThinking, wire.TypeGetMessages:
+		rc, ok := a.(RunControl)
+		if !ok {
+			return fmt.Errorf("this front offers no %s", f.Type)
+		}
+		switch f.Type {
+		case wire.TypeAbort:
+			rc.Abort()
+		case wire.TypeGetThinking:
+			res.Level = rc.Thinking()
+		case wire.TypeSetThinking:
+			if err := rc.SetThinking(f.Level); err != nil {
+				return err
+			}
+			res.Level = rc.Thinking()
+		case wire.TypeGetMessages:
+			msgs := rc.Messages()
+			if msgs == nil {
+				msgs = []message.Message{}
+			}
+			b, err := json.Marshal(msgs)
+			if err != nil {
+				return err
+			}
+			res.Messages = b
+		}
 		return nil
 	}
 	return fmt.Errorf("unknown action %q", f.Type)

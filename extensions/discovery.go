@@ -90,17 +90,29 @@ func DiscoverAll(cwd, home string, extPaths, editorExtPaths []string) []Candidat
 		if i >= len(extPaths) && ws != "" && within(ws, workspaceKey(abs)) {
 			source = SourceWorkspace
 		}
+		if pm, err := detectPi(abs); pm != nil || err != nil {
+			if err != nil {
+				out = append(out, Candidate{Dir: abs, Source: source, Name: filepath.Base(abs), Err: err})
+				continue
+			}
+			out = append(out, readPiCandidate(abs, source, pm))
+			continue
+		}
 		out = append(out, readCandidate(abs, source))
 	}
 	if cwd != "" {
 		out = append(out, scanRoot(ProjectRoot(cwd), SourceProject)...)
 		out = append(out, scanRoot(SEPProjectRoot(cwd), SourceProject)...)
+		out = append(out, scanPiRoot(PiProjectRoot(cwd), SourceProject)...)
 	}
 	if home != "" {
 		out = append(out, scanRoot(GlobalRoot(home), SourceGlobal)...)
 	}
 	if r := SEPGlobalRoot(); r != "" {
 		out = append(out, scanRoot(r, SourceGlobal)...)
+	}
+	if r := PiGlobalRoot(); r != "" {
+		out = append(out, scanPiRoot(r, SourceGlobal)...)
 	}
 	winner := map[string]string{}
 	for i := range out {
@@ -123,23 +135,36 @@ func scanRoot(root, source string) []Candidate {
 		return nil
 	}
 	var names []string
+	pi := map[string]Candidate{}
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") {
 			continue // our own install staging dirs, editor droppings
 		}
 		p := filepath.Join(root, e.Name())
-		st, err := os.Stat(p) // follows symlinked directories
-		if err != nil || !st.IsDir() {
-			continue
-		}
 		if _, err := manifestPath(p); err != nil {
-			continue // not an extension (yet)
+			// Not zot's or SEP's: a pi extension (a .ts/.js file, a
+			// directory with index.ts, a "pi" package) is one too.
+			pm, perr := detectPi(p)
+			switch {
+			case perr != nil:
+				pi[e.Name()] = Candidate{Dir: p, Source: source, Name: e.Name(), Err: perr}
+			case pm != nil:
+				pi[e.Name()] = readPiCandidate(p, source, pm)
+			default:
+				continue // not an extension (yet)
+			}
+		} else if st, err := os.Stat(p); err != nil || !st.IsDir() { // follows symlinked directories
+			continue
 		}
 		names = append(names, e.Name())
 	}
 	sort.Strings(names)
 	out := make([]Candidate, 0, len(names))
 	for _, n := range names {
+		if c, ok := pi[n]; ok {
+			out = append(out, c)
+			continue
+		}
 		out = append(out, readCandidate(filepath.Join(root, n), source))
 	}
 	return out
@@ -153,4 +178,30 @@ func readCandidate(dir, source string) Candidate {
 		c.Name = m.Name
 	}
 	return c
+}
+
+// scanPiRoot lists pi's extension directory as pi does: each *.ts / *.js
+// file, and each subdirectory with index.ts/index.js or a package.json
+// with a "pi" key (one level, sorted by name).
+func scanPiRoot(root, source string) []Candidate {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var out []Candidate
+	for _, e := range entries { // ReadDir sorts by name
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := filepath.Join(root, e.Name())
+		pm, err := detectPi(p)
+		if err != nil {
+			out = append(out, Candidate{Dir: p, Source: source, Name: e.Name(), Err: err})
+			continue
+		}
+		if pm != nil {
+			out = append(out, readPiCandidate(p, source, pm))
+		}
+	}
+	return out
 }

@@ -113,10 +113,31 @@ func (p *proc) onKV(f wire.Frame) {
 }
 
 // onExec serves exec on its own goroutine: the command may wait for the
-// user's approval and for guards, which this reader serves.
+// user's approval and for guards, which this reader serves. The call ends
+// with the process: cancel {id} (pi's AbortSignal) or the extension's end
+// stops the command (its process group killed), and the answer says
+// killed.
 func (p *proc) onExec(f wire.Frame) {
 	res := wire.Frame{Type: wire.TypeActionResult, ID: f.ID}
-	r, err := p.exec(f)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopDead := context.AfterFunc(deadContext(p), cancel)
+	defer stopDead()
+	if f.ID != "" {
+		p.mu.Lock()
+		if p.dialogCancel == nil {
+			p.dialogCancel = map[string]context.CancelFunc{}
+		}
+		p.dialogCancel[f.ID] = cancel
+		p.mu.Unlock()
+		defer func() {
+			p.mu.Lock()
+			delete(p.dialogCancel, f.ID)
+			p.mu.Unlock()
+		}()
+	}
+	r, err := p.exec(ctx, f)
+	res.Killed = ctx.Err() != nil
 	if err != nil {
 		res.Error = err.Error()
 		p.log.printf("exec: %v", err)
@@ -134,29 +155,42 @@ func (p *proc) onExec(f wire.Frame) {
 	p.send(res, false)
 }
 
-func (p *proc) exec(f wire.Frame) (tools.ExecResult, error) {
+func (p *proc) exec(ctx context.Context, f wire.Frame) (tools.ExecResult, error) {
 	if !p.has(wire.CapExec) {
 		return tools.ExecResult{}, fmt.Errorf(`exec needs "exec" in hello.capabilities`)
 	}
-	if strings.TrimSpace(f.Command) == "" {
+	command := f.Command
+	if command == "" && f.Name != "" {
+		// pi's form: a program and its arguments, as one shell line (what
+		// the guards and the user see is what runs).
+		command = shellLine(append([]string{f.Name}, f.Names...))
+	}
+	if strings.TrimSpace(command) == "" {
 		return tools.ExecResult{}, fmt.Errorf("exec needs a command")
+	}
+	if f.Cwd != "" {
+		command = "cd " + shellLine([]string{f.Cwd}) + " && " + command
 	}
 	ex, ok := p.s.h.actions().(Execer)
 	if !ok {
 		return tools.ExecResult{}, fmt.Errorf("this front offers no exec")
 	}
-	// The call ends with the process: a stopped extension's command is
-	// cancelled (its process group killed).
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-p.dead:
-			cancel()
-		case <-ctx.Done():
+	return ex.Exec(ctx, p.name, command, time.Duration(f.TimeoutMS)*time.Millisecond)
+}
+
+// shellLine is args as one POSIX shell command line (what a guard sees).
+func shellLine(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+		}) < 0 {
+			out[i] = a
+			continue
 		}
-	}()
-	return ex.Exec(ctx, p.name, f.Command, time.Duration(f.TimeoutMS)*time.Millisecond)
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
 }
 
 // CompletionTimeout bounds an extension's answer to command_complete:

@@ -223,7 +223,10 @@ func (hs *Hasher) Hash(dir string, m Manifest, raw []byte) (string, error) {
 	fmt.Fprintf(h, "manifest %d\n", len(canon))
 	h.Write(canon)
 
-	hashed := map[string]bool{filepath.Join(dir, m.FileName()): true}
+	hashed := map[string]bool{}
+	if m.Pi == nil { // the manifest went in above (a pi module has none)
+		hashed[filepath.Join(dir, m.FileName())] = true
+	}
 	var files, bytes int64
 	limit := func(size int64) error {
 		files++
@@ -317,6 +320,9 @@ func (hs *Hasher) writeFile(h hash.Hash, name, p string, fi fs.FileInfo) error {
 // or not: an exec given as a path (not a bare name found on $PATH) and
 // every argument naming a regular file.
 func (m Manifest) trustFiles(dir string) []string {
+	if m.Pi != nil {
+		return m.piTrustFiles()
+	}
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {

@@ -139,6 +139,9 @@ func launchArgs(goos, execPath string, args []string, env execEnv) (string, []st
 // Command is the program and arguments that start the extension in dir on
 // this machine (see resolveExec and launchArgs).
 func (m Manifest) Command(dir string) (string, []string, error) {
+	if m.Pi != nil {
+		return m.piCommand()
+	}
 	env := hostExecEnv()
 	p, pre, err := resolveExec(runtime.GOOS, dir, m.Exec, env)
 	if err != nil {

@@ -43,10 +43,17 @@ type Manifest struct {
 	// filled from it (exec = [run] command, enabled = !disabled, env =
 	// the variables [run] env reads).
 	SEP *sep.Manifest `json:"-"`
+	// Pi is set for a pi extension (a .ts/.js module, a directory with
+	// index.ts, a package with a "pi" key): it runs in zot's Node runtime
+	// (extensions/pi.go). Exec is node, Args its entry files.
+	Pi *PiModule `json:"-"`
 }
 
 // FileName is the manifest's file name: extension.json or extension.toml.
 func (m Manifest) FileName() string {
+	if m.Pi != nil && len(m.Pi.Entries) > 0 {
+		return filepath.Base(m.Pi.Entries[0])
+	}
 	if m.SEP != nil {
 		return sep.ManifestFile
 	}
@@ -221,6 +228,9 @@ func (m Manifest) ExecPath(dir string) (string, error) {
 // in dir, and every arg naming a regular file in dir (node index.js,
 // python3 main.py).
 func (m Manifest) codeFiles(dir string) []string {
+	if m.Pi != nil {
+		return m.piCodeFiles()
+	}
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {

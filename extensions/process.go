@@ -83,15 +83,18 @@ type proc struct {
 	reqCtx    map[string]context.Context // contexts of the pending requests
 	panels    map[string]bool
 	// Additions to v1.
-	caps        []string                // hello.capabilities
-	extended    bool                    // negotiated: gets host_capabilities and the extended event fields
-	progress    map[string]func(string) // tool_update targets by tool_call id
-	dialogs     int                     // ui_requests open
-	dialogsDone chan struct{}
-	sessionGen  uint64 // the last session_start this process was sent
-	diags       []string
-	inflight    int
-	idle        chan struct{}
+	caps     []string                // hello.capabilities
+	extended bool                    // negotiated: gets host_capabilities and the extended event fields
+	progress map[string]func(string) // tool_update targets by tool_call id
+	dialogs  int                     // ui_requests open
+	// dialogCancel stops an open ui_request or exec by its id (cancel: the
+	// extension withdrew it, pi's AbortSignal on a dialog).
+	dialogCancel map[string]context.CancelFunc
+	dialogsDone  chan struct{}
+	sessionGen   uint64 // the last session_start this process was sent
+	diags        []string
+	inflight     int
+	idle         chan struct{}
 	// SEP extensions: the codec between the process and the host's
 	// frames, and SEP's longer shutdown grace (5 s).
 	bridge *sep.Bridge
@@ -149,7 +152,7 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 	var pidfd *int
 	for attempt := 0; ; attempt++ {
 		cmd = exec.Command(execPath, execArgs...)
-		cmd.Dir = c.Dir
+		cmd.Dir = c.workDir()
 		cmd.Env = extensionEnv(os.Environ(), c.Manifest.Env)
 		if c.Manifest.SEP != nil {
 			cmd.Env = append(cmd.Env, c.Manifest.SEP.ExpandEnv(os.Getenv)...)

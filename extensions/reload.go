@@ -62,6 +62,12 @@ func (w *watcher) roots() []string {
 	if g := SEPGlobalRoot(); g != "" {
 		r = append(r, g)
 	}
+	if w.h.o.Cwd != "" {
+		r = append(r, PiProjectRoot(w.h.o.Cwd))
+	}
+	if g := PiGlobalRoot(); g != "" {
+		r = append(r, g)
+	}
 	return r
 }
 
@@ -156,6 +162,12 @@ func (w *watcher) relevant(path string) bool {
 		s.mu.Unlock()
 		if path == c.Dir {
 			return true
+		}
+		if c.Err == nil && c.Manifest.Pi != nil {
+			// A pi module's imports may lie anywhere (../lib/x.ts).
+			if slices.Contains(c.Manifest.Pi.Entries, path) || slices.Contains(c.Manifest.codeFiles(c.Dir), path) {
+				return true
+			}
 		}
 		if c.Err == nil && within(c.Dir, path) {
 			if slices.Contains(c.Manifest.codeFiles(c.Dir), path) {

@@ -75,6 +75,8 @@ func (p *proc) handle(f wire.Frame) {
 		p.ackOnce.Do(func() { close(p.ackCh) })
 	case wire.TypeUIRequest:
 		go p.onUIRequest(f)
+	case wire.TypeCancel:
+		p.onCancel(f)
 	case wire.TypeSetStatus:
 		p.onSetStatus(f)
 	case wire.TypeSetWidget:
@@ -82,7 +84,8 @@ func (p *proc) handle(f wire.Frame) {
 	case wire.TypeToolUpdate:
 		p.onToolUpdate(f)
 	case wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries,
-		wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree:
+		wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree,
+		wire.TypeAbort, wire.TypeGetThinking, wire.TypeSetThinking, wire.TypeGetMessages, wire.TypeGetCommands:
 		go p.onAction(f)
 	case wire.TypeBusPublish:
 		p.onBusPublish(f)

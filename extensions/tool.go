@@ -60,7 +60,16 @@ func (t *extTool) Run(ctx context.Context, call tools.Call) tools.Result {
 			p.mu.Unlock()
 		}()
 	}
-	f, err := p.request(ctx, wire.Frame{Type: wire.TypeToolCall, ID: id, Name: t.name, Args: args}, p.timeout, true)
+	req := wire.Frame{Type: wire.TypeToolCall, ID: id, Name: t.name, Args: args}
+	p.mu.Lock()
+	if p.extended {
+		// The model's id for the call, as the tool_call event and hooks
+		// carry it (pi's toolCallId); zot's frame stays as it was for
+		// extensions that did not negotiate the additions.
+		req.ToolID = call.ID
+	}
+	p.mu.Unlock()
+	f, err := p.request(ctx, req, p.timeout, true)
 	switch {
 	case err == nil:
 	case errors.Is(err, errTimeout):

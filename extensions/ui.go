@@ -137,6 +137,17 @@ func (p *proc) onUIRequest(f wire.Frame) {
 	}
 	stopDead := context.AfterFunc(deadContext(p), cancel)
 	defer stopDead()
+	p.mu.Lock()
+	if p.dialogCancel == nil {
+		p.dialogCancel = map[string]context.CancelFunc{}
+	}
+	p.dialogCancel[f.ID] = cancel
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.dialogCancel, f.ID)
+		p.mu.Unlock()
+	}()
 	// Without timeout_ms a dialog still ends: after DialogTimeout (120 s,
 	// SEP's rule) it is cancelled, as if dismissed, so a dialog in a
 	// window the user closed cannot hold the run (or a guard's paused
@@ -192,6 +203,19 @@ func (p *proc) onUIRequest(f wire.Frame) {
 		if !p.isDead() {
 			reply(UIAnswer{Cancelled: true}, "")
 		}
+	}
+}
+
+// onCancel: the extension withdrew an open dialog or exec (pi's
+// AbortSignal). A dialog closes in the front, as on a timeout, and is
+// answered cancelled; an exec's process group is stopped. An id with
+// nothing open (answered meanwhile) is nothing to do.
+func (p *proc) onCancel(f wire.Frame) {
+	p.mu.Lock()
+	cancel := p.dialogCancel[f.ID]
+	p.mu.Unlock()
+	if cancel != nil {
+		cancel()
 	}
 }
 

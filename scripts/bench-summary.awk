@@ -1,6 +1,6 @@
 # Summarises `go test -bench` output (make bench): the search tools against
 # ripgrep, zot's host CPU per prompt, the growth of a didChange burst and a
-# checkpoint's cost,
+# checkpoint's cost, pi extensions' start-up, memory and tool round trip,
 # with the goals from README.md.
 function metric(name,   i) {
 	for (i = 3; i < NF; i++) if ($(i+1) == name) return $i
@@ -36,6 +36,14 @@ function metric(name,   i) {
 	ckpt = sprintf("  10,000 files, one changed: %s ms (median %s, git CPU %s ms), %s bytes new storage per checkpoint (goal <= 50 ms, <= 1 MB)",
 		metric("ms/checkpoint"), metric("median-ms"), metric("git-cpu-ms"), metric("newbytes/checkpoint"))
 }
+/^BenchmarkRPCPiExtensions20(OneProcess)?-/ {
+	name = ($1 ~ /OneProcess/) ? "in one Node process" : "as the runtime runs them"
+	pi[++npi] = sprintf("  20 pi extensions %-24s spawn -> first prompt done %8s ms  RSS together %7s MB  (goal <= 300 ms, <= 60 MB)", name,
+		metric("ms/spawn-to-first-prompt-done"), metric("MB-RSS-total"))
+}
+/^BenchmarkPiToolRoundTrip/ {
+	pi[++npi] = sprintf("  pi tool call round trip: %s us of host time over the tool's own (goal <= 1000 us)", metric("µs-host/round-trip"))
+}
 END {
 	print "\n== summary =="
 	if (na) { print "code action list, 10,000-line buffer (zot lsp round trip):"; for (i = 1; i <= na; i++) print actions[i] }
@@ -44,4 +52,5 @@ END {
 	if (cpu != "") { print "zot rpc, process rusage:"; print cpu }
 	if (burst != "") { print "zot lsp, a burst of incremental didChange:"; print burst }
 	if (ckpt != "") { print "checkpoints (agent/checkpoint):"; print ckpt }
+	if (npi) { print "pi extensions (the real runtime):"; for (i = 1; i <= npi; i++) print pi[i] }
 }

@@ -2,8 +2,11 @@
 # Checks scripts/release.sh's output (make release-snapshot): one archive per
 # platform — linux, darwin, windows × amd64, arm64; zip on Windows — each
 # holding the zot binary for that platform and the README; checksums.txt
-# listing exactly those archives with their true SHA-256; and the Linux
-# binary reporting the release's version and commit (`zot version`).
+# listing exactly those archives with their true SHA-256; each archive's
+# pi-runtime/ (host.js and node_modules at the versions its lockfile pins);
+# the Linux binary reporting the release's version and commit (`zot
+# version`) and, with node on PATH, loading a pi extension with the
+# runtime beside it (nothing named by $ZOT_PI_RUNTIME, nothing fetched).
 set -euo pipefail
 dist=${1:-dist}
 fail() { echo "check-release: $*" >&2; exit 1; }
@@ -40,6 +43,22 @@ for a in "${want[@]}"; do
   esac
   [ -f "$d/$bin" ] || fail "$a has no $bin"
   [ -f "$d/README.md" ] || fail "$a has no README.md"
+  [ -f "$d/pi-runtime/host.js" ] || fail "$a has no pi-runtime/host.js (the pi extensions' runtime)"
+  # Every package the runtime's lockfile pins is there, at that version.
+  python3 - "$d/pi-runtime" "$a" <<'PY' || exit 1
+import json, os, sys
+rt, archive = sys.argv[1:]
+lock = json.load(open(os.path.join(rt, "package-lock.json")))
+for key, meta in lock.get("packages", {}).items():
+    if not key.startswith("node_modules/") or meta.get("dev"):
+        continue
+    pj = os.path.join(rt, key, "package.json")
+    if not os.path.exists(pj):
+        sys.exit("check-release: %s has no pi-runtime/%s (pinned by its package-lock.json)" % (archive, key))
+    got = json.load(open(pj)).get("version")
+    if got != meta.get("version"):
+        sys.exit("check-release: %s has pi-runtime/%s %s, the lockfile pins %s" % (archive, key, got, meta.get("version")))
+PY
   # The binary is for the archive's platform (read from its header).
   kind=$(python3 - "$d/$bin" <<'PY'
 import struct, sys
@@ -69,6 +88,25 @@ if [ "$(uname -s)-$(uname -m)" = Linux-x86_64 ]; then
   case $out in
     "zot $version (commit ${commit:0:12}, built "*) ;;
     *) fail "zot version printed \"$out\", want \"zot $version (commit ${commit:0:12}, built …)\"" ;;
+  esac
+fi
+# The binary finds the pi runtime beside it and runs a pi extension with
+# it: `zot ext list --probe` starts the module and lists its tool.
+if [ "$(uname -s)-$(uname -m)" = Linux-x86_64 ] && command -v node >/dev/null; then
+  h="$tmp/home"; mkdir -p "$h/extensions/relcheck"
+  cat >"$h/extensions/relcheck/index.ts" <<'TS'
+import { Type } from "@sinclair/typebox";
+export default function (pi: any) {
+  pi.registerTool({ name: "relcheck_tool", label: "Check", description: "release check",
+    parameters: Type.Object({}), async execute() { return { content: [{ type: "text", text: "ok" }] }; } });
+}
+TS
+  out=$(cd "$tmp" && env -u ZOT_PI_RUNTIME ZOT_HOME="$h" ZOT_PI_HOME="$tmp/nohome" ZOT_SEP_HOME="$tmp/nohome" "$host" ext list --probe 2>&1) ||
+    fail "zot ext list --probe failed: $out"
+  case $out in
+    *"tools: relcheck_tool"*) ;;
+    *) fail "the release's zot did not load a pi extension with its bundled runtime:
+$out" ;;
   esac
 fi
 echo "check-release: ${#want[@]} archives and checksums.txt are right (version $version)"

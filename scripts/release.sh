@@ -2,8 +2,12 @@
 # Builds zot's release archives: zot for linux, darwin and windows × amd64
 # and arm64 (CGO off, -trimpath, version/commit/date stamped with -ldflags
 # -X, file times from the commit), one archive per platform holding zot
-# (zot.exe on Windows) and README.md — tar.gz, zip on Windows — and
-# checksums.txt (SHA-256) and metadata.json. Nothing is published.
+# (zot.exe on Windows), README.md and pi-runtime/ (the Node runtime that
+# hosts pi extensions, with its pinned node_modules: zot finds it beside
+# its binary, so nothing is fetched at run time) — tar.gz, zip on
+# Windows — and checksums.txt (SHA-256) and metadata.json. Nothing is
+# published. The runtime's node_modules come from `make pi-runtime`
+# (npm ci from its lockfile; run here if missing).
 #
 #   scripts/release.sh [DIST]          # default dist/; version from the last tag
 #   ZOT_RELEASE_VERSION=1.2.3 scripts/release.sh
@@ -41,6 +45,25 @@ rm -rf "$dist"
 mkdir -p "$dist"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# The pi runtime, staged once: its tracked files and its node_modules as
+# the lockfile pins them (pure JavaScript: the same for every platform).
+rt=extensions/pi/runtime
+if [ ! -d "$rt/node_modules" ]; then
+  echo "release: npm ci in $rt (its pinned node_modules)"
+  (cd "$rt" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+pirt=$work/pi-runtime
+mkdir -p "$pirt"
+git ls-files -z "$rt" | while IFS= read -r -d '' f; do
+  mkdir -p "$pirt/$(dirname "${f#"$rt"/}")"
+  cp "$f" "$pirt/${f#"$rt"/}"
+done
+cp -R "$rt/node_modules" "$pirt/node_modules"
+# npm's record of the tree and the CLI shims (symlinks): not needed to load it.
+rm -rf "$pirt/node_modules/.package-lock.json" "$pirt/node_modules/.bin"
+find "$pirt" -type d -exec chmod 755 {} + ; find "$pirt" -type f -exec chmod 644 {} +
+find "$pirt" -exec touch -h -d "@$ts" {} +
 ldflags="-s -w -X github.com/zot-editors/zot/agent.Version=$version -X main.commit=$commit -X main.date=$date"
 archives=()
 for t in $targets; do
@@ -52,6 +75,7 @@ for t in $targets; do
   echo "release: go build ./cmd/zot ($os/$arch)"
   GOOS=$os GOARCH=$arch CGO_ENABLED=0 "$GO" build -trimpath -ldflags "$ldflags" -o "$d/$bin" ./cmd/zot
   cp README.md "$d/README.md"
+  cp -R "$pirt" "$d/pi-runtime"
   touch -d "@$ts" "$d/$bin" "$d/README.md"
   if [ "$os" = windows ]; then
     a=$name.zip
@@ -59,8 +83,11 @@ for t in $targets; do
 import os, sys, time, zipfile
 src, out, ts, binary = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 when = time.gmtime(ts)[:6]
+files = [binary, "README.md"]
+for root, dirs, names in os.walk(os.path.join(src, "pi-runtime")):
+    files += [os.path.relpath(os.path.join(root, n), src).replace(os.sep, "/") for n in names]
 with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-    for f in sorted([binary, "README.md"]):
+    for f in sorted(files):
         info = zipfile.ZipInfo(f, when)
         info.external_attr = (0o755 if f == binary else 0o644) << 16
         info.compress_type = zipfile.ZIP_DEFLATED
@@ -70,7 +97,7 @@ PY
   else
     a=$name.tar.gz
     chmod 755 "$d/$bin"; chmod 644 "$d/README.md"
-    tar --sort=name --mtime="@$ts" --owner=0 --group=0 --numeric-owner -C "$d" -cf - "$bin" README.md | gzip -n -9 >"$dist/$a"
+    tar --sort=name --mtime="@$ts" --owner=0 --group=0 --numeric-owner -C "$d" -cf - "$bin" README.md pi-runtime | gzip -n -9 >"$dist/$a"
   fi
   archives+=("$a")
 done

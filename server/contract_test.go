@@ -225,6 +225,7 @@ var wireTypes = map[string]reflect.Type{
 	"PingResult":              reflect.TypeOf(PingResult{}),
 	"CommandsResult":          reflect.TypeOf(CommandsResult{}),
 	"CommandInfo":             reflect.TypeOf(CommandInfo{}),
+	"Shortcut":                reflect.TypeOf(Shortcut{}),
 	"CommandParams":           reflect.TypeOf(CommandParams{}),
 	"CommandResult":           reflect.TypeOf(CommandResult{}),
 	"CommandCompleteParams":   reflect.TypeOf(CommandCompleteParams{}),

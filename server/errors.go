@@ -97,6 +97,8 @@ func jsonKind(s string) string {
 		return "empty"
 	case s[0] == '[':
 		return "an array"
+	case s[0] == '{':
+		return "an object"
 	case s[0] == '"':
 		return "a string"
 	case s == "true" || s == "false":

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/home"
@@ -92,6 +93,10 @@ func (h extHost) CompleteCommand(ctx context.Context, name, partial string) ([]C
 
 func (h extHost) Status() []ExtensionStatus {
 	st := h.Host.Status()
+	descs := map[string]string{} // extension + "\x00" + command → description
+	for _, c := range h.Host.Commands() {
+		descs[c.Extension+"\x00"+c.Name] = c.Description
+	}
 	out := make([]ExtensionStatus, 0, len(st))
 	for _, s := range st {
 		state := s.State
@@ -106,6 +111,7 @@ func (h extHost) Status() []ExtensionStatus {
 		if e.Tools == nil {
 			e.Tools = []string{}
 		}
+		e.Shortcuts = shortcutsOf(s.Name, s.Commands, descs)
 		out = append(out, e)
 	}
 	return out
@@ -127,3 +133,23 @@ func (u extUI) PanelRender(ext string, f wire.Frame) {
 }
 func (u extUI) PanelClose(ext, panelID string) { u.ui.ClosePanel(ext, panelID) }
 func (u extUI) Changed()                       { u.ui.Changed() }
+
+// shortcutCommand prefixes the command a pi extension's registerShortcut
+// registers (the pi runtime names it shortcut:KEY, the key's '+' written
+// '-', as a command name cannot hold '+').
+const shortcutCommand = "shortcut:"
+
+// shortcutsOf lists an extension's shortcuts: its commands named
+// shortcut:KEY, with the key as pi spells it (ctrl+shift+t) and the
+// command's description.
+func shortcutsOf(ext string, commands []string, descs map[string]string) []Shortcut {
+	var out []Shortcut
+	for _, c := range commands {
+		key, ok := strings.CutPrefix(c, shortcutCommand)
+		if !ok || key == "" {
+			continue
+		}
+		out = append(out, Shortcut{Key: strings.ReplaceAll(key, "-", "+"), Command: c, Description: descs[ext+"\x00"+c]})
+	}
+	return out
+}

@@ -74,6 +74,10 @@ type InitOptions struct {
 	MCPConfig []string `json:"mcpConfig"`
 	// CodeActions are the project's own code actions (codeaction.go).
 	CodeActions []ProjectAction `json:"codeActions"`
+	// PiFlags are values of pi extensions' flags (registerFlag), as
+	// `--flag name=value`: the editor's setting (VS Code zot.piFlags,
+	// Neovim pi_flags). A value is a string, a boolean or a number.
+	PiFlags map[string]any `json:"piFlags"`
 }
 
 // clientZot is capabilities.experimental.zot: what the client implements
@@ -253,6 +257,9 @@ func (s *Server) initialize(_ context.Context, raw json.RawMessage) (any, error)
 	}
 	cfg = s.withEditorTools(cfg)
 	cfg = s.withCheckpointBuffers(cfg)
+	if err := applyPiFlags(method, opts.PiFlags); err != nil {
+		return nil, err
+	}
 	exts, editorExts := slices.Clone(s.opts.Exts), slices.Clone(opts.Ext)
 	cfg.WriteRules = append(slices.Clip(cfg.WriteRules), protectedWrites(cfg.Home, cwd, append(slices.Clone(exts), editorExts...)))
 	mcpConfigs, err := absFiles(opts.MCPConfig, cwd)

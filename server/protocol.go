@@ -27,7 +27,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 28
+const ProtocolRevision = 29
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -494,6 +494,17 @@ type ExtensionStatus struct {
 	PID      int      `json:"pid,omitempty"`
 	Commands []string `json:"commands"`
 	Tools    []string `json:"tools"`
+	// Shortcuts are a pi extension's registerShortcut keys: commands the
+	// user binds in the editor (VS Code zot.runShortcut, Neovim
+	// <Plug>(zot-shortcut-KEY)), run with zot/command.
+	Shortcuts []Shortcut `json:"shortcuts,omitempty"`
+}
+
+// Shortcut is one registerShortcut of a pi extension.
+type Shortcut struct {
+	Key         string `json:"key"`     // as pi spells it: ctrl+shift+t
+	Command     string `json:"command"` // zot/command's name: shortcut:ctrl-shift-t
+	Description string `json:"description,omitempty"`
 }
 
 // ExtensionsResult is zot/extensions and zot/extensions/changed.

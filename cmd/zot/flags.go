@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/home"
 	"github.com/zot-editors/zot/agent/session"
+	"github.com/zot-editors/zot/extensions"
 )
 
 // listFlag is a repeatable string flag (--ext a -e b).
@@ -21,6 +23,31 @@ type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// piFlags is --flag name=value (repeatable): values for pi extensions'
+// registerFlag/getFlag. They reach the pi runtime as $ZOT_PI_FLAGS (a JSON
+// object) in zot's environment, which every extension process inherits,
+// so every mode (and every host it starts) passes them on.
+type piFlags map[string]string
+
+func (p *piFlags) String() string { return "" }
+
+func (p *piFlags) Set(v string) error {
+	name, val, ok := strings.Cut(v, "=")
+	name = strings.TrimLeft(strings.TrimSpace(name), "-")
+	if name == "" {
+		return fmt.Errorf("--flag wants name=value (or name, for a boolean), not %q", v)
+	}
+	if !ok {
+		val = "true"
+	}
+	if *p == nil {
+		*p = piFlags{}
+	}
+	(*p)[name] = val
+	b, _ := json.Marshal(*p)
+	return os.Setenv(extensions.EnvPiFlags, string(b))
+}
 
 // common holds the flags every running mode shares (zot's flag set).
 type common struct {
@@ -32,6 +59,7 @@ type common struct {
 	noTools                               bool
 	tools                                 string
 	exts                                  listFlag
+	piFlags                               piFlags
 	addDirs                               listFlag
 	noSession                             bool
 	noExt                                 bool
@@ -58,8 +86,10 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxSteps, "max-steps", 0, "model calls per prompt (default 50; zot's is unlimited, ours bounds a runaway loop)")
 	fs.BoolVar(&c.noTools, "no-tools", false, "no built-in tools (read, write, edit, bash, skill, ls, grep, find); extension and MCP tools stay")
 	fs.StringVar(&c.tools, "tools", "", "comma-separated allowlist of built-in tools (read,write,edit,bash,ls,grep,find)")
-	fs.Var(&c.exts, "ext", "load an extension directory for this run (repeatable)")
+	fs.Var(&c.exts, "ext", "load an extension for this run: a directory, or a pi extension (.ts/.js file, directory with index.ts, package with a \"pi\" key) (repeatable)")
 	fs.Var(&c.exts, "e", "short for --ext")
+	fs.Var(&c.exts, "extension", "same as --ext (pi's spelling)")
+	fs.Var(&c.piFlags, "flag", "set a pi extension's flag (registerFlag): --flag name=value, or --flag name for true (repeatable)")
 	fs.Var(&c.addDirs, "add-dir", "let write and edit change files under this directory outside the workspace without asking (repeatable)")
 	fs.BoolVar(&c.noSession, "no-session", false, "do not save this session")
 	fs.BoolVar(&c.noExt, "no-ext", false, "load no extensions (neither installed ones nor --ext)")

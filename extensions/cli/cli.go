@@ -1,5 +1,7 @@
-// Package cli is `zot ext`: list, install, remove, enable, disable, logs
-// and trust, as zot's extension docs describe them (shared/seeds/000).
+// Package cli is `zot ext`: list, install, update, remove, enable,
+// disable, logs and trust, as zot's extension docs describe them
+// (shared/seeds/000). install and update also take pi's package sources
+// (npm:NAME[@version], git:URL[@ref]; see install.go).
 //
 // cmd/zot calls Run with the arguments after "ext":
 //
@@ -24,7 +26,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -35,7 +36,6 @@ import (
 	"github.com/zot-editors/zot/agent/home"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions"
-	"github.com/zot-editors/zot/internal/childproc"
 )
 
 // Config is where Run looks; Run fills it from the process.
@@ -53,7 +53,10 @@ const usage = `usage: zot ext <command>
 
   list [--probe] [--json]        list extensions and their state
   install <path|git-url>         copy / clone into $ZOT_HOME/extensions/
-  remove <name>                  delete an installed extension
+  install npm:NAME[@version]     an npm package (a pi package); a version pins it
+  install git:URL[@ref]          a git repository (URL, host/user/repo); a ref pins it
+  update [name|source]           fetch again what follows the newest (pinned ones stay)
+  remove <name|source>           delete an installed extension
   enable <name>                  re-enable a disabled extension
   disable <name>                 disable without removing
   logs <name> [-f]               print (or follow) the extension's log
@@ -114,22 +117,32 @@ func (c Config) Run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	wantArgs := map[string]int{"list": 0, "install": 1, "remove": 1, "enable": 1, "disable": 1, "logs": 1, "trust": 1}
+	wantArgs := map[string]int{"list": 0, "install": 1, "update": -1, "remove": 1, "enable": 1, "disable": 1, "logs": 1, "trust": 1}
 	n, known := wantArgs[cmd]
 	if !known {
 		fmt.Fprintf(stderr, "zot ext: unknown command %q\n\n%s", cmd, usage)
 		return 2
 	}
-	if len(pos) != n {
+	if n >= 0 && len(pos) != n {
 		fmt.Fprintf(stderr, "zot ext %s: expected %d argument(s)\n\n%s", cmd, n, usage)
 		return 2
+	}
+	ctx := c.Ctx
+	if ctx == nil {
+		// Ctrl-C ends a fetch through its context, so the staging
+		// directory is removed on the way out.
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, sigterm)
+		defer stop()
 	}
 	var err error
 	switch cmd {
 	case "list":
 		err = c.list(stdout, has("probe"), has("json"))
 	case "install":
-		err = c.install(stdout, stderr, pos[0])
+		err = c.install(ctx, stdout, pos[0])
+	case "update":
+		err = c.update(ctx, stdout, pos)
 	case "remove":
 		err = c.remove(stdout, pos[0])
 	case "enable":
@@ -137,7 +150,7 @@ func (c Config) Run(args []string, stdout, stderr io.Writer) int {
 	case "disable":
 		err = c.setEnabled(stdout, pos[0], false)
 	case "logs":
-		err = c.logs(stdout, pos[0], has("f", "follow"))
+		err = c.logs(ctx, stdout, pos[0], has("f", "follow"))
 	case "trust":
 		err = c.trust(stdout, pos[0])
 	}
@@ -184,6 +197,13 @@ func (c Config) list(w io.Writer, probe, asJSON bool) error {
 	tw.Flush()
 	for _, s := range sts {
 		var notes []string
+		if r, ok := readRecord(s.Dir); ok {
+			pin := "follows the newest: `zot ext update " + s.Name + "`"
+			if r.Pinned {
+				pin = "pinned"
+			}
+			notes = append(notes, fmt.Sprintf("installed from %s at %s (%s)", r.Source, dash(r.resolved()), pin))
+		}
 		if s.Reason != "" {
 			notes = append(notes, s.Reason)
 		}
@@ -280,6 +300,10 @@ func (c Config) setEnabled(w io.Writer, name string, on bool) error {
 	if err != nil {
 		return err
 	}
+	if cand.Manifest.Pi != nil {
+		// pi has no switch either: an extension in its directories runs.
+		return fmt.Errorf("%s is a pi extension (%s), which has no manifest to switch off: move it out of the extensions directory, or leave it out of -e", name, cand.Dir)
+	}
 	if err := extensions.SetEnabled(cand.Dir, on); err != nil {
 		return err
 	}
@@ -293,6 +317,13 @@ func (c Config) setEnabled(w io.Writer, name string, on bool) error {
 
 func (c Config) remove(w io.Writer, name string) error {
 	root := extensions.GlobalRoot(c.Home)
+	if in, ok := findInstalled(root, name); ok {
+		if err := os.RemoveAll(in.dir); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "removed %s %s (%s)\n", filepath.Base(in.dir), in.rec.resolved(), in.dir)
+		return nil
+	}
 	for _, cand := range extensions.Discover("", c.Home, nil) {
 		if cand.Name == name || filepath.Base(cand.Dir) == name {
 			if filepath.Dir(cand.Dir) != filepath.Clean(root) {
@@ -334,7 +365,11 @@ func (c Config) trust(w io.Writer, name string) error {
 	if err := extensions.RecordTrust(c.Home, c.Cwd, cand.Name, h); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "trusted %s in %s (sha256 %s…); a change to any file in %s asks again\n", name, c.Cwd, h[:12], cand.Dir)
+	if cand.Manifest.Pi != nil {
+		fmt.Fprintf(w, "trusted %s in %s (sha256 %s…); a change to %s or any file it loads (its imports, its node_modules packages) asks again\n", name, c.Cwd, h[:12], cand.Dir)
+	} else {
+		fmt.Fprintf(w, "trusted %s in %s (sha256 %s…); a change to any file in %s asks again\n", name, c.Cwd, h[:12], cand.Dir)
+	}
 	for _, n := range cand.Manifest.Env {
 		if slices.Contains(extensions.SecretEnv, n) {
 			fmt.Fprintf(w, "  it receives your %s (its manifest asks for it)\n", n)
@@ -346,7 +381,7 @@ func (c Config) trust(w io.Writer, name string) error {
 	return nil
 }
 
-func (c Config) logs(w io.Writer, name string, follow bool) error {
+func (c Config) logs(ctx context.Context, w io.Writer, name string, follow bool) error {
 	path := filepath.Join(c.Home, "logs", "ext-"+name+".log")
 	f, err := os.Open(path)
 	if err != nil {
@@ -367,12 +402,6 @@ func (c Config) logs(w io.Writer, name string, follow bool) error {
 	}
 	if !follow {
 		return nil
-	}
-	ctx := c.Ctx
-	if ctx == nil {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, sigterm)
-		defer stop()
 	}
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
@@ -416,57 +445,59 @@ func isGitURL(s string) bool {
 	return strings.HasSuffix(s, ".git")
 }
 
-// install copies (or clones) src into a staging directory next to the
-// destination, validates extension.json there and renames it into place;
-// any failure removes the staging directory, so nothing half-installed
-// remains.
-func (c Config) install(w, errw io.Writer, src string) (err error) {
+// install fetches arg (npm:, git:, a git URL or a directory) into a
+// staging directory next to the destination, checks it there and renames
+// it into place; any failure removes the staging directory, so nothing
+// half-installed remains.
+func (c Config) install(ctx context.Context, w io.Writer, arg string) error {
+	src, err := parseSource(arg, c.Cwd)
+	if err != nil {
+		return err
+	}
 	root := extensions.GlobalRoot(c.Home)
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return err
+	}
+	if src.Kind != kindPath {
+		for _, in := range installedPackages(root) {
+			if in.rec.source().identity() == src.identity() {
+				return fmt.Errorf("%s is already installed at %s (%s); `zot ext update %s`, or `zot ext remove %s` first",
+					src.identity(), in.dir, in.rec.resolved(), filepath.Base(in.dir), filepath.Base(in.dir))
+			}
+		}
 	}
 	stage, err := os.MkdirTemp(root, ".install-")
 	if err != nil {
 		return err
 	}
-	defer func() {
-		os.RemoveAll(stage) // the rollback, and the cleanup after a rename
-	}()
-	tree := filepath.Join(stage, "x")
-	if isGitURL(src) {
-		cmd := exec.Command("git", "clone", "--depth", "1", "--", src, tree)
-		cmd.Stdout, cmd.Stderr = errw, errw
-		err := childproc.Start(cmd)
-		if err == nil {
-			err = cmd.Wait()
-		}
-		if err != nil {
-			return fmt.Errorf("git clone %s: %v", src, err)
-		}
-	} else {
-		st, err := os.Stat(src)
-		if err != nil {
-			return err
-		}
-		if !st.IsDir() {
-			return fmt.Errorf("%s is not a directory", src)
-		}
-		if err := copyTree(src, tree); err != nil {
-			return fmt.Errorf("copy %s: %v", src, err)
-		}
-	}
-	m, _, err := extensions.ReadManifest(tree)
+	defer os.RemoveAll(stage) // the rollback, and the cleanup after a rename
+	s, err := c.fetch(ctx, stage, src)
 	if err != nil {
-		return fmt.Errorf("%s: %v; nothing installed", src, err)
-	}
-	dest := filepath.Join(root, m.Name)
-	if _, err := os.Lstat(dest); err == nil {
-		return fmt.Errorf("%s is already installed at %s; `zot ext remove %s` first", m.Name, dest, m.Name)
-	}
-	if err := os.Rename(tree, dest); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "installed %s %s to %s\n", m.Name, m.Version, dest)
+	dest := filepath.Join(root, s.name)
+	if _, err := os.Lstat(dest); err == nil {
+		return fmt.Errorf("%s is already installed at %s; `zot ext remove %s` first", s.name, dest, s.name)
+	}
+	if err := os.Rename(s.dir, dest); err != nil {
+		return err
+	}
+	pin := ""
+	switch {
+	case src.Kind == kindPath:
+	case s.rec.Pinned:
+		pin = " (pinned; `zot ext update` leaves it)"
+	default:
+		pin = " (`zot ext update` moves it to the newest)"
+	}
+	fmt.Fprintf(w, "installed %s %s to %s%s\n", s.name, s.rec.resolved(), dest, pin)
+	if s.rec.Type != "zot" {
+		return nil
+	}
+	m, _, err := extensions.ReadManifest(dest)
+	if err != nil {
+		return nil
+	}
 	if p, err := m.ExecPath(dest); err != nil {
 		fmt.Fprintf(w, "warning: %v; build it before starting zot (see its README)\n", err)
 	} else if st, err := os.Stat(p); err != nil {
@@ -474,6 +505,121 @@ func (c Config) install(w, errw io.Writer, src string) (err error) {
 	} else if st.Mode()&0o111 == 0 {
 		fmt.Fprintf(w, "warning: exec %s is not executable (chmod +x)\n", m.Exec)
 	}
+	return nil
+}
+
+// installedPkg is an installed extension with its install record.
+type installedPkg struct {
+	dir string
+	rec record
+}
+
+// installedPackages lists root's extension directories that carry an
+// install record, sorted by name.
+func installedPackages(root string) []installedPkg {
+	entries, _ := os.ReadDir(root) // sorted
+	var out []installedPkg
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") || !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		if r, ok := readRecord(dir); ok {
+			out = append(out, installedPkg{dir, r})
+		}
+	}
+	return out
+}
+
+// findInstalled finds an installed extension by directory name or by
+// source (npm:NAME, git:URL, with or without a version: the package, not
+// the pin).
+func findInstalled(root, arg string) (installedPkg, bool) {
+	id := ""
+	if strings.HasPrefix(arg, "npm:") || strings.HasPrefix(arg, "git:") || isGitURL(arg) {
+		if src, err := parseSource(arg, ""); err == nil {
+			id = src.identity()
+		}
+	}
+	for _, in := range installedPackages(root) {
+		if filepath.Base(in.dir) == arg || (id != "" && in.rec.source().identity() == id) {
+			return in, true
+		}
+	}
+	return installedPkg{}, false
+}
+
+// update fetches the installed extensions that follow the newest
+// version again (all of them, or the one named), and swaps in each that
+// changed; pinned ones are reported and left.
+func (c Config) update(ctx context.Context, w io.Writer, names []string) error {
+	root := extensions.GlobalRoot(c.Home)
+	var todo []installedPkg
+	if len(names) == 0 {
+		todo = installedPackages(root)
+		if len(todo) == 0 {
+			fmt.Fprintf(w, "nothing to update: no extension in %s was installed from npm:, git: or a folder\n", root)
+			return nil
+		}
+	}
+	for _, n := range names {
+		in, ok := findInstalled(root, n)
+		if !ok {
+			if _, err := os.Stat(filepath.Join(root, n)); err == nil {
+				return fmt.Errorf("%s was installed without a record of its source (an older zot); remove it and install it again", n)
+			}
+			return fmt.Errorf("no installed extension named %q (see `zot ext list`)", n)
+		}
+		todo = append(todo, in)
+	}
+	var errs []error
+	for _, in := range todo {
+		name := filepath.Base(in.dir)
+		if in.rec.Pinned {
+			fmt.Fprintf(w, "%s: pinned at %s (%s); to move it, `zot ext remove %s` and install the version you want\n", name, in.rec.resolved(), in.rec.Source, name)
+			continue
+		}
+		if err := c.updateOne(ctx, w, root, in); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) updateOne(ctx context.Context, w io.Writer, root string, in installedPkg) error {
+	name := filepath.Base(in.dir)
+	stage, err := os.MkdirTemp(root, ".install-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(stage)
+	s, err := c.fetch(ctx, stage, in.rec.source())
+	if err != nil {
+		return err
+	}
+	if s.name != name {
+		return fmt.Errorf("the new version names itself %s; `zot ext remove %s` and install it again", s.name, name)
+	}
+	if in.rec.Kind != kindPath && s.rec.Version == in.rec.Version && s.rec.Commit == in.rec.Commit {
+		fmt.Fprintf(w, "%s: up to date at %s\n", name, in.rec.resolved())
+		return nil
+	}
+	// Swap: the old tree moves into the stage (removed with it), the new
+	// one into place; a failed second rename puts the old one back.
+	old := filepath.Join(stage, "old")
+	if err := os.Rename(in.dir, old); err != nil {
+		return err
+	}
+	if err := os.Rename(s.dir, in.dir); err != nil {
+		if rerr := os.Rename(old, in.dir); rerr != nil {
+			return fmt.Errorf("%v; and restoring the old version failed: %v (it is in %s)", err, rerr, old)
+		}
+		return err
+	}
+	fmt.Fprintf(w, "updated %s: %s → %s\n", name, dash(in.rec.resolved()), s.rec.resolved())
 	return nil
 }
 

@@ -55,8 +55,10 @@ const (
 	TypeKVDelete = "kv_delete"
 	TypeKVList   = "kv_list"
 	// TypeExec {command, timeout_ms} (CapExec) → stdout, stderr,
-	// exit_code: the command runs as the model's bash would, through the
-	// guards and the front's approval.
+	// exit_code, killed: the command runs as the model's bash would,
+	// through the guards and the front's approval. pi's runtime sends
+	// {name (the program), names (its arguments), cwd} instead of command:
+	// the host makes the same shell line of them. cancel {id} stops it.
 	TypeExec = "exec"
 	// TypePing (CapPing) both ways: answered at once with pong {id}.
 	TypePing = "ping"
@@ -70,6 +72,19 @@ const (
 	TypeRegisterProvider = "register_provider"
 	TypeProviderDelta    = "provider_delta"
 	TypeProviderResult   = "provider_result"
+	// Added for pi extensions (extensions/pi): cancel {id} withdraws an
+	// open ui_request or exec (pi's AbortSignal); abort stops the
+	// running prompt (ctx.abort); get_thinking / set_thinking {level}
+	// read and set the reasoning level; get_messages answers the
+	// session's transcript (action_result.messages) for ctx.sessionManager.
+	TypeCancel      = "cancel" // withdraws an open ui_request or exec
+	TypeAbort       = "abort"
+	TypeGetThinking = "get_thinking"
+	TypeSetThinking = "set_thinking"
+	TypeGetMessages = "get_messages"
+	// get_commands lists every slash command (zot's and the extensions'),
+	// for pi's getCommands; the host answers it itself.
+	TypeGetCommands = "get_commands"
 )
 
 // Frame types, host → extension.
@@ -307,8 +322,13 @@ type Frame struct {
 	// append_entry
 	Data json.RawMessage `json:"data,omitempty"`
 	// action_result
-	Tools   []ToolInfo `json:"tools,omitempty"`
-	Entries []Entry    `json:"entries,omitempty"`
+	Tools []ToolInfo `json:"tools,omitempty"`
+	// exec's answer (Stdout, Stderr, ExitCode below): Killed when it was
+	// stopped (cancel, its timeout, the extension's end).
+	Killed bool `json:"killed,omitempty"`
+	// Commands answers get_commands: every slash command there is.
+	Commands []CommandInfo `json:"commands,omitempty"`
+	Entries  []Entry       `json:"entries,omitempty"`
 	// error: the frame type that could not be served
 	Ref string `json:"ref,omitempty"`
 	// event session_start (Reason), agent_end (Stop, Usage), model_select
@@ -484,6 +504,14 @@ type UICapabilities struct {
 }
 
 // ToolInfo is one tool in get_tools' action_result.
+// CommandInfo is one slash command in get_commands' answer.
+type CommandInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Source      string `json:"source"`              // builtin | extension
+	Extension   string `json:"extension,omitempty"` // the extension's name, for source extension
+}
+
 type ToolInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`

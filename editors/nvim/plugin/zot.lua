@@ -52,3 +52,13 @@ cmd('ZotMcp', 'mcp', {
   desc = 'zot: list the MCP servers and their state (:ZotMcp restart NAME restarts one)',
 })
 cmd('ZotSkills', 'skills', { desc = 'zot: pick a skill and run it (/skill:<name> args)' })
+cmd('ZotShortcut', 'shortcut', {
+  nargs = '?',
+  complete = complete('complete_shortcut'),
+  desc = "zot: run a pi extension's shortcut (registerShortcut) by its key, or pick one",
+})
+-- Pick an extension shortcut; <Plug>(zot-shortcut-KEY) runs one (defined
+-- once zot lists it).
+vim.keymap.set('n', '<Plug>(zot-shortcut)', function()
+  require('zot').shortcut()
+end, { desc = 'zot: pick an extension shortcut and run it' })

@@ -102,6 +102,7 @@ for t in "${tests[@]}"; do
     ZOT_TEST_TMP="$dir/tmp" ZOT_TEST_NVIM="$NVIM" ZOT_TEST_TODO="$dir/todo" ZOT_TEST_LSPEXT="$EXT/lspext" ZOT_TEST_FAKEMCP="$EXT/fakemcp" \
     ZOT_TEST_GATE="$EXT/permission-gate" ZOT_TEST_PLAN="$EXT/plan-mode" ZOT_TEST_CAPEXT="$EXT/capext" \
     ZOT_TEST_LINT="$EXT/lint-on-write" ZOT_TEST_REDACTOR="$EXT/redactor" ZOT_TEST_HOOKEXT="$EXT/hookext" \
+    ZOT_TEST_PIEXT="$REPO/extensions/testdata/piext/editors.ts" ZOT_PI_RUNTIME="$REPO/extensions/pi/runtime" \
     ZOT_TEST_NVIM="$(command -v "$NVIM")" \
     timeout 120 "$NVIM" --headless -u NONE -i NONE -n \
     -c "lua local ok,e=pcall(dofile,'$t'); if not ok then io.stderr:write(tostring(e)..'\n'); vim.cmd('cquit 1') end" \

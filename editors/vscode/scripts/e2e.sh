@@ -151,7 +151,7 @@ cleanup() {
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
   mkdir -p "$ART"
   cp "$W"/*.log "$ART/" 2>/dev/null || true
-  for d in extui unsaved checkpoints chats settings; do
+  for d in extui unsaved checkpoints chats settings pi; do
     [ -d "$W/$d" ] && mkdir -p "$ART/$d" && cp "$W/$d"/*.log "$ART/$d/" 2>/dev/null || true
   done
   find "$W" -path '*/ud/logs/*' -name '*.log' -path '*exthost*' -exec sh -c 'cp "$1" "$2/exthost-$(basename "$(dirname "$1")")-$(basename "$1")"' _ {} "$ART" \; 2>/dev/null || true
@@ -159,7 +159,7 @@ cleanup() {
     echo "==== e2e failed (code-server $CS_VERSION); artifacts in $ART"
     while IFS= read -r f; do show_tail "$f" 60; done < <(find "$W" -path '*/ud/logs/*' -name exthost.log 2>/dev/null)
     while IFS= read -r f; do show_tail "$f" 40; done < <(find "$W" -path '*/ud/logs/*' -name '*zot.log' -path '*exthost*' 2>/dev/null)
-    for d in "$W" "$W/extui" "$W/unsaved" "$W/checkpoints" "$W/chats" "$W/settings"; do
+    for d in "$W" "$W/extui" "$W/unsaved" "$W/checkpoints" "$W/chats" "$W/settings" "$W/pi"; do
       show_tail "$d/code-server.log" 40
       show_tail "$d/mock-llm.log" 20
     done
@@ -293,6 +293,12 @@ require("fs").writeFileSync(file, JSON.stringify({
   # there, not from the user's (1.100 reads either).
   cp "$D/ud/User/settings.json" "$D/ud/Machine/settings.json"
   if [ "$spec" = settings ]; then settings_layout "$D"; fi
+  # pi: a pi extension's flag from zot.piFlags, and a keybinding that
+  # runs its shortcut (zot.runShortcut with the key as args).
+  if [ "$spec" = pi ]; then
+    node -e 'for (const f of process.argv.slice(1)) { const fs = require("fs"); const s = JSON.parse(fs.readFileSync(f, "utf8")); s["zot.piFlags"] = { greeting: "from vscode" }; fs.writeFileSync(f, JSON.stringify(s, null, 2)); }' "$D/ud/User/settings.json" "$D/ud/Machine/settings.json"
+    printf '[{ "key": "ctrl+alt+y", "command": "zot.runShortcut", "args": "ctrl+shift+y" }]\n' > "$D/ud/User/keybindings.json"
+  fi
   # bench: a user's defaults (no LSP trace in the output channel).
   if [ "$spec" = bench ]; then
     node -e 'for (const f of process.argv.slice(1)) { const fs = require("fs"); const s = JSON.parse(fs.readFileSync(f, "utf8")); delete s["zot.trace.server"]; fs.writeFileSync(f, JSON.stringify(s, null, 2)); }' "$D/ud/User/settings.json" "$D/ud/Machine/settings.json"
@@ -368,9 +374,12 @@ require("fs").writeFileSync(file, JSON.stringify({
 # shell command, !cmd and !!cmd (userbash-script.json); chats: a second chat in an
 # editor tab runs beside the first (chats-script.json); settings: the settings that choose what runs,
 # from the remote machine's settings only (settings_layout; todo); bench
-# (not by default): make bench-editors' VS Code half (bench.e2e.js).
+# (not by default): make bench-editors' VS Code half (bench.e2e.js); pi: a
+# pi extension (extensions/testdata/piext/editors.ts, run by the pi runtime
+# the package carries): its dialog, status, widget, shortcut and flag
+# (pi-script.json).
 failed_specs=()
-for spec in ${ZOT_E2E_SPECS:-chat extui unsaved checkpoints userbash chats settings}; do
+for spec in ${ZOT_E2E_SPECS:-chat extui unsaved checkpoints userbash chats settings pi}; do
   case "$spec" in
     # chat: zot.serverPath set; ZOT_E2E_BUNDLED=1 (scripts/test.sh's
     # default on the newest VS Code): no zot.serverPath and no zot on
@@ -387,13 +396,14 @@ for spec in ${ZOT_E2E_SPECS:-chat extui unsaved checkpoints userbash chats setti
     # measures with it; not in the default list. ZOT_E2E_BENCH_SCRIPT:
     # the scripted model's answers.
     bench) run_spec bench "$W/bench" "$ART" "${ZOT_E2E_BENCH_SCRIPT:?bench: set ZOT_E2E_BENCH_SCRIPT (scripts/bench-editors.sh does)}" "$ZOT_BIN" || failed_specs+=(bench) ;;
+    pi) run_spec pi "$W/pi" "$ART/pi" "$HERE/test/e2e/pi-script.json" "$ZOT_BIN" "$REPO/extensions/testdata/piext/editors.ts" || failed_specs+=(pi) ;;
     settings) run_spec settings "$W/settings" "$ART/settings" "$HERE/test/e2e/settings-script.json" "$ZOT_BIN" "$W/todo" || failed_specs+=(settings) ;;
-    *) echo "e2e: unknown spec $spec (chat, extui, unsaved, checkpoints, userbash, chats, settings, bench)" >&2; exit 1 ;;
+    *) echo "e2e: unknown spec $spec (chat, extui, unsaved, checkpoints, userbash, chats, settings, pi, bench)" >&2; exit 1 ;;
   esac
 done
 # The total over the specs, last (scripts/test.sh reads the last line).
 pass=0 fail=0
-for spec in ${ZOT_E2E_SPECS:-chat extui unsaved checkpoints userbash chats settings}; do
+for spec in ${ZOT_E2E_SPECS:-chat extui unsaved checkpoints userbash chats settings pi}; do
   d=$W; [ "$spec" = chat ] || d=$W/$spec
   for f in "$d/spec.out" "$d/which.out"; do
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$f" 2>/dev/null | tail -1)

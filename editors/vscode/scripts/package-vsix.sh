@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The platform-specific VS Code packages: one .vsix per target, each
 # carrying its own zot in bin/ (bin/zot.exe on Windows), built with
-# GOOS/GOARCH from this repository. The extension runs zot.serverPath if
-# set, else that bundled zot, else `zot` on PATH (src/config.ts).
+# GOOS/GOARCH from this repository, and bin/pi-runtime/ beside it (the
+# Node runtime that hosts pi extensions, with the node_modules its
+# lockfile pins: zot finds it beside its binary, and the extension names
+# it in $ZOT_PI_RUNTIME for any other zot; nothing is fetched at run
+# time). The extension runs zot.serverPath if set, else that bundled zot,
+# else `zot` on PATH (src/config.ts).
 #
 #   editors/vscode/scripts/package-vsix.sh              # all six targets
 #   editors/vscode/scripts/package-vsix.sh linux-x64    # some
@@ -60,16 +64,33 @@ for t in "${targets[@]}"; do
       -o "$HERE/bin/$exe" ./cmd/zot)
   fi
   chmod 755 "bin/$exe"
+  # The pi runtime: its tracked files and its pinned node_modules (no CLI
+  # shims: symlinks a .vsix cannot hold, and not needed to load it).
+  rt=$REPO/extensions/pi/runtime
+  [ -d "$rt/node_modules" ] || (cd "$rt" && npm ci --no-audit --no-fund --loglevel=error >&2)
+  mkdir -p bin/pi-runtime
+  git -C "$REPO" ls-files -z extensions/pi/runtime | while IFS= read -r -d '' f; do
+    rel=${f#extensions/pi/runtime/}
+    mkdir -p "bin/pi-runtime/$(dirname "$rel")"
+    cp "$REPO/$f" "bin/pi-runtime/$rel"
+  done
+  cp -R "$rt/node_modules" bin/pi-runtime/node_modules
+  rm -rf bin/pi-runtime/node_modules/.bin bin/pi-runtime/node_modules/.package-lock.json
   vsix=$OUT/zot-vscode-$t-$version.vsix
   npx --no-install vsce package --target "$t" --no-dependencies --allow-missing-repository --skip-license -o "$vsix" >&2
-  # The package holds its zot (a missing .vscodeignore entry would drop it silently).
-  python3 - "$vsix" "extension/bin/$exe" <<'PY' || exit 1
-import sys, zipfile
-vsix, name = sys.argv[1:]
-try:
-    info = zipfile.ZipFile(vsix).getinfo(name)
-except KeyError:
-    sys.exit("package-vsix: %s has no %s" % (vsix, name))
+  # The package holds its zot and the pi runtime with every package its
+  # lockfile pins (a missing .vscodeignore entry would drop them silently).
+  python3 - "$vsix" "extension/bin/$exe" "$rt/package-lock.json" <<'PY' || exit 1
+import json, sys, zipfile
+vsix, name, lockfile = sys.argv[1:]
+names = set(zipfile.ZipFile(vsix).namelist())
+want = [name, "extension/bin/pi-runtime/host.js"]
+for key, meta in json.load(open(lockfile)).get("packages", {}).items():
+    if key.startswith("node_modules/") and not meta.get("dev"):
+        want.append("extension/bin/pi-runtime/%s/package.json" % key)
+for w in want:
+    if w not in names:
+        sys.exit("package-vsix: %s has no %s" % (vsix, w))
 PY
   echo "$vsix"
 done

@@ -7,7 +7,7 @@ import * as lc from "vscode-languageclient/node";
 import * as ext from "./lsp_ext";
 import * as fs from "fs";
 import * as path from "path";
-import { bundledServer, launch, type ServerSource } from "./config";
+import { bundledPiRuntime, bundledServer, launch, type ServerSource } from "./config";
 import { incompatibility } from "./handshake";
 import type { ClientState, Connection } from "./state";
 
@@ -208,7 +208,7 @@ export class ZotClient implements vscode.Disposable {
             this.output.appendLine(`[client] reading the API key from the secret storage: ${e instanceof Error ? e.message : String(e)}`);
         }
         const bundled = bundledServer(this.pkg.extensionPath);
-        const l = launch(key, bundled);
+        const l = launch(key, bundled, bundledPiRuntime(this.pkg.extensionPath));
         this.output.appendLine(`[client] starting ${l.command} ${l.args.join(" ")} (from ${SOURCE_NAMES[l.source]})`);
         if (!this.lookup(l.command, l.env)) {
             // Checked first: the language client would add a raw toast of

@@ -536,6 +536,64 @@ export async function openCallDiff(ctx: Ctx, toolCallId: string, name: string, a
     await ctx.reviews.showCallDiff?.(name, args);
 }
 
+/** A pi extension's shortcut (registerShortcut), with its extension's name. */
+export type ExtensionShortcut = ext.Shortcut & { extension: string };
+
+/** The shortcuts the extensions registered, in load order. */
+export function shortcutsOf(r: ext.ExtensionsResult): ExtensionShortcut[] {
+    return r.extensions.flatMap((e) => (e.shortcuts ?? []).map((s) => ({ ...s, extension: e.name })));
+}
+
+/**
+ * A key as pi or a keybinding spells it (Ctrl+Shift+Y, shift-ctrl-y),
+ * compared without case, separator or modifier order.
+ */
+export function normalizeKey(k: string): string {
+    const parts = k.toLowerCase().replace(/\s+/g, "").split(/[+-](?=.)/);
+    const key = parts.pop() ?? "";
+    return [...parts.sort(), key].join("+");
+}
+
+/**
+ * zot.runShortcut: runs a pi extension's shortcut (registerShortcut). A
+ * keybinding passes its key (or its command, shortcut:KEY) as args:
+ * `{ "key": "ctrl+shift+y", "command": "zot.runShortcut", "args": "ctrl+shift+y" }`;
+ * from the palette, a QuickPick of the registered ones.
+ */
+export async function runShortcut(ctx: Ctx, arg?: unknown): Promise<void> {
+    const all = shortcutsOf(await ctx.client.running().sendRequest(ext.extensions));
+    const want = typeof arg === "string" ? arg : arg && typeof arg === "object" && typeof (arg as { key?: unknown }).key === "string" ? (arg as { key: string }).key : undefined;
+    let pick: ExtensionShortcut | undefined;
+    if (want !== undefined) {
+        pick = all.find((s) => s.command === want || normalizeKey(s.key) === normalizeKey(want));
+        if (!pick) {
+            const known = all.length ? `registered: ${all.map((s) => `${s.key} (${s.extension})`).join(", ")}` : "no extension registered one";
+            void vscode.window.showErrorMessage(`zot: no extension shortcut ${want} (${known}).`);
+            return;
+        }
+    } else {
+        if (!all.length) {
+            void vscode.window.showInformationMessage("zot: no extension registered a shortcut (pi extensions do with registerShortcut).");
+            return;
+        }
+        const p = await vscode.window.showQuickPick(
+            all.map((s) => ({ label: s.key, description: s.extension, detail: s.description, s })),
+            { title: "zot: run an extension shortcut", matchOnDescription: true, matchOnDetail: true },
+        );
+        if (!p) {
+            return;
+        }
+        pick = p.s;
+    }
+    const err = await runCommand(ctx, pick.command, "");
+    if (err) {
+        ctx.chat.notice("error", err);
+        if (!ctx.chat.visible) {
+            void vscode.window.showErrorMessage(`zot: ${err}`);
+        }
+    }
+}
+
 /** The palette commands of package.json; errors become an error message. */
 export function registerCommands(ctx: Ctx & { focusChat(): unknown; showOutput(): unknown }): vscode.Disposable[] {
     const cmd = (id: string, f: (...a: unknown[]) => unknown) =>
@@ -555,6 +613,7 @@ export function registerCommands(ctx: Ctx & { focusChat(): unknown; showOutput()
         cmd("zot.resumeSession", () => resumeSession(ctx)),
         cmd("zot.selectModel", () => selectModel(ctx)),
         cmd("zot.runCommand", () => runCommandPicker(ctx)),
+        cmd("zot.runShortcut", (arg) => runShortcut(ctx, arg)),
         cmd("zot.skills", () => pickSkill(ctx)),
         cmd("zot.reloadExtensions", () => reloadExtensions(ctx)),
         cmd("zot.showExtensions", () => showExtensions(ctx)),

@@ -31,6 +31,7 @@ export const restartSettings = [
     "zot.baseUrl",
     "zot.apiKey",
     "zot.extensions",
+    "zot.piFlags",
     "zot.maxSteps",
     "zot.appendSystemPrompt",
     "zot.addDirs",
@@ -85,11 +86,36 @@ export function bundledServer(extensionPath: string | undefined, platform: NodeJ
 }
 
 /**
+ * The Node runtime that hosts pi extensions, as a platform-specific
+ * package carries it (scripts/package-vsix.sh: bin/pi-runtime, beside its
+ * zot, with its pinned node_modules), or undefined.
+ */
+export function bundledPiRuntime(extensionPath: string | undefined): string | undefined {
+    if (!extensionPath) {
+        return undefined;
+    }
+    const dir = path.join(extensionPath, "bin", "pi-runtime");
+    return fs.existsSync(path.join(dir, "host.js")) && fs.existsSync(path.join(dir, "node_modules")) ? dir : undefined;
+}
+
+/**
+ * Names the package's pi runtime to zot ($ZOT_PI_RUNTIME), so a zot from
+ * PATH or zot.serverPath runs pi extensions with it too and nothing is
+ * fetched; a runtime the user's environment or zot.serverEnv names wins.
+ */
+export function withPiRuntime(env: NodeJS.ProcessEnv, runtime: string | undefined): NodeJS.ProcessEnv {
+    if (runtime && !env.ZOT_PI_RUNTIME) {
+        env.ZOT_PI_RUNTIME = runtime;
+    }
+    return env;
+}
+
+/**
  * apiKey: the key in VS Code's secret storage (Zot: Set API Key), first.
  * bundled: the package's own zot (bundledServer). The binary is
  * zot.serverPath if set, else the bundled one, else `zot` on PATH.
  */
-export function launch(apiKey?: string, bundled?: string): ServerLaunch {
+export function launch(apiKey?: string, bundled?: string, piRuntime?: string): ServerLaunch {
     const c = vscode.workspace.getConfiguration("zot");
     // What runs is the user's choice, never the workspace's (see settings.ts).
     const user = <T>(key: string) => userLevel(c.inspect<T>(key));
@@ -101,6 +127,7 @@ export function launch(apiKey?: string, bundled?: string): ServerLaunch {
     for (const [k, v] of Object.entries(user<Record<string, string>>("serverEnv") ?? {})) {
         env[k] = String(v);
     }
+    withPiRuntime(env, piRuntime);
     const opts: InitializationOptions = {};
     const str = (k: string) => (c.get<string>(k) ?? "").trim();
     if (str("provider")) {
@@ -129,6 +156,18 @@ export function launch(apiKey?: string, bundled?: string): ServerLaunch {
     const exts = (user<string[]>("extensions") ?? []).filter((e) => e.trim() !== "").map(resolvePath);
     if (exts.length) {
         opts.ext = exts;
+    }
+    // What a pi extension reads with getFlag can change what it guards:
+    // the user's choice, never a repository's.
+    const piFlags = user<Record<string, unknown>>("piFlags") ?? {};
+    const flags: Record<string, string | boolean | number> = {};
+    for (const [k, v] of Object.entries(piFlags)) {
+        if (typeof v === "string" || typeof v === "boolean" || typeof v === "number") {
+            flags[k] = v;
+        }
+    }
+    if (Object.keys(flags).length) {
+        opts.piFlags = flags;
     }
     // A machine-scoped setting: VS Code ignores a repository's value, so a
     // workspace cannot widen where the agent writes.

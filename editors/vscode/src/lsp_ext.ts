@@ -113,6 +113,8 @@ export interface InitializationOptions {
     resume?: string;
     /** Directories outside the workspace writable without asking (--add-dir). */
     addDirs?: string[];
+    /** pi extensions' flags (registerFlag), as --flag name=value (zot.piFlags). */
+    piFlags?: Record<string, string | boolean | number>;
 }
 
 // ---------------------------------------------------------------- runs
@@ -452,6 +454,15 @@ export interface ExtensionStatus {
     pid?: number;
     commands: string[];
     tools: string[];
+    /** A pi extension's registerShortcut keys (zot.runShortcut runs them). */
+    shortcuts?: Shortcut[];
+}
+/** One registerShortcut of a pi extension: run with zot/command `command`. */
+export interface Shortcut {
+    /** As pi spells it: ctrl+shift+t. */
+    key: string;
+    command: string;
+    description?: string;
 }
 export interface ExtensionsResult {
     extensions: ExtensionStatus[];

@@ -17,7 +17,7 @@ export interface Inspected<T> {
  * cannot point zot at a binary or an extension inside it even if an older
  * VS Code applied a workspace value.
  */
-export const machineSettings = ["serverPath", "serverArgs", "serverEnv", "extensions", "baseUrl"] as const;
+export const machineSettings = ["serverPath", "serverArgs", "serverEnv", "extensions", "piFlags", "baseUrl"] as const;
 
 /** The user-level value of a machine setting; workspace values are ignored. */
 export function userLevel<T>(i: Inspected<T> | undefined): T | undefined {

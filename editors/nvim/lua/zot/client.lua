@@ -424,6 +424,7 @@ end
 
 function M.extensions_changed(state, params)
   state.extensions = params
+  require('zot').define_shortcut_plugs(params)
   if params.commands then
     state.commands = params.commands
   end

@@ -202,6 +202,22 @@ function M.complete_mcp(arglead, cmdline)
   return {}
 end
 
+function M.shortcut(opts)
+  zot().shortcut(vim.trim(opts.args or ''))
+end
+
+--- The keys of the running zot's extension shortcuts.
+function M.complete_shortcut(arglead)
+  local st = require('zot.client').current()
+  local out = {}
+  for _, s in ipairs(zot().shortcut_list(st and st.extensions)) do
+    if s.key:sub(1, #arglead) == arglead then
+      out[#out + 1] = s.key
+    end
+  end
+  return out
+end
+
 function M.skills()
   zot().skills()
 end

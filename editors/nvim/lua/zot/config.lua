@@ -26,6 +26,7 @@ M.defaults = {
   add_dirs = nil, -- directories outside the workspace zot may write without asking
   mcp_config = nil, -- list of MCP configuration files (as --mcp-config)
   no_mcp = nil, -- true: start no MCP servers
+  pi_flags = nil, -- pi extensions' flags (registerFlag): { name = value }, as --flag name=value
   -- The workspace root of a buffer: a function(bufnr) -> path, a fixed
   -- path, or nil to search upwards for root_markers (else the cwd).
   root_dir = nil,
@@ -89,6 +90,7 @@ M.unset = {
   'add_dirs',
   'mcp_config',
   'no_mcp',
+  'pi_flags',
   'root_dir',
 }
 
@@ -111,6 +113,17 @@ function M.set(opts)
   end
   if o.reasoning and not vim.tbl_contains({ 'off', 'low', 'medium', 'high' }, o.reasoning) then
     error('zot: reasoning must be "off", "low", "medium" or "high", not ' .. vim.inspect(o.reasoning))
+  end
+  if o.pi_flags ~= nil then
+    if type(o.pi_flags) ~= 'table' then
+      error('zot: pi_flags must be a table of flag = value, not ' .. vim.inspect(o.pi_flags))
+    end
+    for k, v in pairs(o.pi_flags) do
+      local t = type(v)
+      if type(k) ~= 'string' or (t ~= 'string' and t ~= 'boolean' and t ~= 'number') then
+        error('zot: pi_flags.' .. tostring(k) .. ' must be a string, a boolean or a number, not ' .. vim.inspect(v))
+      end
+    end
   end
   if not vim.tbl_contains({ 'vertical', 'horizontal', 'float' }, o.chat.layout) then
     error('zot: chat.layout must be "vertical", "horizontal" or "float"')
@@ -174,6 +187,7 @@ function M.init_options()
     addDirs = o.add_dirs,
     mcpConfig = o.mcp_config,
     noMcp = o.no_mcp,
+    piFlags = (o.pi_flags and not vim.tbl_isempty(o.pi_flags)) and o.pi_flags or nil,
   }
   if vim.tbl_isempty(io) then
     return vim.empty_dict()

@@ -681,6 +681,15 @@ local function extension_lines(res)
     if #tools > 0 then
       lines[#lines + 1] = '    tools: ' .. table.concat(tools, ' ')
     end
+    for _, sc in ipairs(util.val(e.shortcuts) or {}) do
+      lines[#lines + 1] = '    shortcut: '
+        .. tostring(sc.key)
+        .. ' (<Plug>(zot-shortcut-'
+        .. tostring(sc.key)
+        .. '), :ZotShortcut '
+        .. tostring(sc.key)
+        .. ')'
+    end
   end
   return lines
 end
@@ -694,6 +703,102 @@ function M.extensions(opts)
       end
       require('zot.client').extensions_changed(state, res or {})
       require('zot.panel').show('zot extensions', extension_lines(res), 'q close · :ZotReload reloads')
+    end)
+  end)
+end
+
+-- ---------------------------------------------------- extension shortcuts --
+
+--- A key as pi or a mapping spells it (ctrl+shift+y, Shift-Ctrl-Y),
+--- compared without case, separator or modifier order.
+function M.normalize_key(k)
+  local parts = vim.split((tostring(k):lower():gsub('%s+', '')), '[+-]')
+  local key = table.remove(parts)
+  parts = vim.tbl_filter(function(p)
+    return p ~= ''
+  end, parts)
+  table.sort(parts)
+  parts[#parts + 1] = key
+  return table.concat(parts, '+')
+end
+
+--- The shortcuts pi extensions registered (registerShortcut), each with
+--- its extension's name, from a zot/extensions result.
+function M.shortcut_list(res)
+  local out = {}
+  for _, e in ipairs((res and util.val(res.extensions)) or {}) do
+    for _, s in ipairs(util.val(e.shortcuts) or {}) do
+      out[#out + 1] = { key = s.key, command = s.command, description = util.val(s.description), extension = e.name }
+    end
+  end
+  return out
+end
+
+local plugs = {} -- <Plug> names this plugin defined for shortcuts
+
+--- Defines <Plug>(zot-shortcut-KEY) (normal mode) for each shortcut, so a
+--- user maps a key of their choice to it; the key pi names is never
+--- bound by zot itself.
+function M.define_shortcut_plugs(res)
+  for _, s in ipairs(M.shortcut_list(res)) do
+    local lhs = '<Plug>(zot-shortcut-' .. s.key .. ')'
+    if not plugs[lhs] then
+      plugs[lhs] = true
+      local key = s.key
+      vim.keymap.set('n', lhs, function()
+        M.shortcut(key)
+      end, { desc = 'zot: the extension shortcut ' .. key })
+    end
+  end
+end
+
+--- Runs a pi extension's shortcut: key (any spelling) or its command
+--- (shortcut:KEY); without one, pick it with vim.ui.select().
+function M.shortcut(key, opts)
+  with_state(opts, function(state)
+    require('zot.client').when_extensions_ready(state, function()
+      require('zot.client').request(state, P.request.extensions, nil, function(err, res)
+        if err then
+          return fail(state, 'shortcut', err)
+        end
+        require('zot.client').extensions_changed(state, res or {})
+        local all = M.shortcut_list(res)
+        local function run(s)
+          M.command(s.command, '', opts)
+        end
+        if key and key ~= '' then
+          for _, s in ipairs(all) do
+            if s.command == key or M.normalize_key(s.key) == M.normalize_key(key) then
+              return run(s)
+            end
+          end
+          local known = {}
+          for _, s in ipairs(all) do
+            known[#known + 1] = s.key .. ' (' .. tostring(s.extension) .. ')'
+          end
+          return util.err(
+            'no extension shortcut '
+              .. key
+              .. (
+                #known > 0 and (' (registered: ' .. table.concat(known, ', ') .. ')')
+                or ' (no extension registered one)'
+              )
+          )
+        end
+        if #all == 0 then
+          return util.notify('zot: no extension registered a shortcut (pi extensions do with registerShortcut)')
+        end
+        vim.ui.select(all, {
+          prompt = 'zot: run an extension shortcut',
+          format_item = function(s)
+            return s.key .. '  ' .. tostring(s.extension) .. (s.description and ('  — ' .. s.description) or '')
+          end,
+        }, function(s)
+          if s then
+            run(s)
+          end
+        end)
+      end)
     end)
   end)
 end

@@ -394,6 +394,13 @@ M.error_code = {
 ---@field pid? integer
 ---@field commands string[]
 ---@field tools string[]
+---@field shortcuts? zot.Shortcut[]
+
+---A pi extension's registerShortcut: bound with <Plug>(zot-shortcut-KEY).
+---@class zot.Shortcut
+---@field key string
+---@field command string
+---@field description? string
 
 ---@class zot.ExtensionsResult
 ---@field extensions zot.ExtensionStatus[]

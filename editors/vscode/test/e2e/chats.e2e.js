@@ -186,14 +186,9 @@ test("a second chat in an editor tab runs while the first one's run goes on; eac
     if (!(await running(main))) {
         throw new Error("the first chat's run ended: it should still be in its bash (sleep 60)");
     }
-    // Its own permission mode: ask in the tab, the side panel's stays auto.
+    // Its own permission mode: ask in the tab (its own zot lsp answers it).
     await tab.selectOption("#mode", "ask");
     await waitFor("the tab's mode ask", async () => (await tab.$eval("#mode", (m) => m.value)) === "ask");
-    await sleep(500);
-    const mainMode = await main.$eval("#mode", (m) => m.value);
-    if (mainMode !== "auto") {
-        throw new Error(`the side panel's chat's mode became ${mainMode}`);
-    }
     await page.screenshot({ path: path.join(art, "two-chats.png") });
 });
 

@@ -5,7 +5,7 @@ import { resetFake, fake } from "./fake/vscode";
 import * as vscode from "vscode";
 import { ZotClient, MAX_RESTARTS, findServer, type ClientFactory } from "../../src/client";
 import { PROTOCOL_VERSION, PROTOCOL_REVISION, type ServerInfo, type InitializationOptions } from "../../src/lsp_ext";
-import { bundledServer } from "../../src/config";
+import { bundledPiRuntime, bundledServer, withPiRuntime } from "../../src/config";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -214,6 +214,24 @@ test("bundledServer: an executable bin/zot; one that lost its executable bit get
     }
 });
 
+test("bundledPiRuntime: bin/pi-runtime with its node_modules, named to zot unless the user's environment names one", () => {
+    const dir = extensionDir(0o755);
+    try {
+        assert.equal(bundledPiRuntime(dir), undefined, "the universal package has none");
+        const rt = path.join(dir, "bin", "pi-runtime");
+        fs.mkdirSync(path.join(rt, "node_modules", "jiti"), { recursive: true });
+        assert.equal(bundledPiRuntime(dir), undefined, "no host.js: not a runtime");
+        fs.writeFileSync(path.join(rt, "host.js"), "");
+        assert.equal(bundledPiRuntime(dir), rt);
+        assert.equal(bundledPiRuntime(undefined), undefined);
+        assert.equal(withPiRuntime({ PATH: "/bin" }, rt).ZOT_PI_RUNTIME, rt);
+        assert.equal(withPiRuntime({ ZOT_PI_RUNTIME: "/mine" }, rt).ZOT_PI_RUNTIME, "/mine");
+        assert.equal(withPiRuntime({}, undefined).ZOT_PI_RUNTIME, undefined);
+    } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+});
+
 test("the agent's start error (no API key) is the problem, the client still runs", async () => {
     const t = setup({ info: { error: "zot cannot start: no API key for anthropic" } });
     await t.client.start();
@@ -328,4 +346,13 @@ test("ready: a start that fails gives its error, not a wait", async () => {
     const starting = t.client.start();
     await assert.rejects(t.client.ready(), /no such executable/);
     await starting;
+});
+
+test("zot.piFlags reach zot as initializationOptions.piFlags (strings, booleans and numbers)", async () => {
+    fake.settings.set("zot.serverPath", "/opt/zot");
+    fake.settings.set("zot.piFlags", { plan: true, greeting: "hi", depth: 2, bad: { x: 1 } });
+    const t = setup({});
+    await t.client.start();
+    const opts = (t.made[0].options.initializationOptions as () => InitializationOptions)();
+    assert.deepEqual(opts.piFlags, { plan: true, greeting: "hi", depth: 2 });
 });

@@ -230,7 +230,7 @@ test("palette commands report errors as a message (zot not running)", async () =
     const ds = commands.registerCommands(t.ctx as Ctx & { focusChat(): unknown; showOutput(): unknown });
     assert.deepEqual(
         [...fake.commands.keys()].sort(),
-        ["zot.abort", "zot.focusChat", "zot.newSession", "zot.openFile", "zot.prompt", "zot.reloadExtensions", "zot.restartServer", "zot.resumeSession", "zot.review.accept", "zot.review.reject", "zot.runCommand", "zot.selectModel", "zot.setPermissionMode", "zot.showExtensions", "zot.showMcpServers", "zot.showOutput", "zot.skills"],
+        ["zot.abort", "zot.focusChat", "zot.newSession", "zot.openFile", "zot.prompt", "zot.reloadExtensions", "zot.restartServer", "zot.resumeSession", "zot.review.accept", "zot.review.reject", "zot.runCommand", "zot.runShortcut", "zot.selectModel", "zot.setPermissionMode", "zot.showExtensions", "zot.showMcpServers", "zot.showOutput", "zot.skills"],
     );
     await vscode.commands.executeCommand("zot.abort");
     assert.deepEqual(fake.messages, [{ level: "error", message: 'zot: zot: cannot start "zot lsp"', items: [] }]);
@@ -283,4 +283,31 @@ test("!cmd and !!cmd go to zot/userBash (the second kept out of the conversation
     assert.deepEqual(t.posted[0], { type: "runStarted", runId: "run-7", queued: false, ahead: undefined });
     assert.equal(commands.parseUserBash("!"), undefined);
     assert.equal(commands.parseUserBash("hello !world"), undefined);
+});
+
+test("extension shortcuts: a keybinding's key (any spelling) or the palette's pick runs the shortcut's command", async () => {
+    const exts = {
+        extensions: [
+            { name: "todo", source: "global", dir: "/t", state: "loaded", commands: ["todos"], tools: [] },
+            { name: "pi-gate", source: "ext", dir: "/g", state: "loaded", commands: ["shortcut:ctrl-shift-y"], tools: [], shortcuts: [{ key: "ctrl+shift+y", command: "shortcut:ctrl-shift-y", description: "Marks it" }] },
+        ],
+        commands: [],
+    };
+    const t = fakeCtx({ "zot/extensions": () => exts, "zot/command": () => ({ action: "noop" }) });
+    await commands.runShortcut(t.ctx, "Shift+Ctrl+Y");
+    await commands.runShortcut(t.ctx, { key: "ctrl-shift-y" });
+    fake.answers.push(0);
+    await commands.runShortcut(t.ctx);
+    assert.deepEqual(
+        t.requests.filter((r) => r.method === "zot/command"),
+        [1, 2, 3].map(() => ({ method: "zot/command", params: { name: "shortcut:ctrl-shift-y", args: "" } })),
+    );
+    assert.deepEqual(
+        (fake.quickPicks[0] as { label: string; description: string; detail: string }[]).map((i) => [i.label, i.description, i.detail]),
+        [["ctrl+shift+y", "pi-gate", "Marks it"]],
+    );
+    // A key no extension registered: said so, with the ones there are; nothing runs.
+    await commands.runShortcut(t.ctx, "ctrl+alt+q");
+    assert.equal(t.requests.filter((r) => r.method === "zot/command").length, 3);
+    assert.deepEqual(fake.messages, [{ level: "error", message: "zot: no extension shortcut ctrl+alt+q (registered: ctrl+shift+y (pi-gate)).", items: [] }]);
 });
