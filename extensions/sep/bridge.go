@@ -45,6 +45,10 @@ type Config struct {
 	Trusted bool
 	// SessionID, when set, is initialize's session.id.
 	SessionID string
+	// Flags is initialize's flags: the values the user gave (zot's
+	// --flag name=value, an editor's piFlags), "true"/"false" as
+	// booleans; nil sends {}.
+	Flags map[string]any
 }
 
 // Bridge translates one SEP extension's JSON-RPC into the host's frames
@@ -297,13 +301,20 @@ func (b *Bridge) initialize(ack wire.Frame) {
 		"workspace":            map[string]any{"root": ack.Cwd, "trusted": b.c.Trusted},
 		"mode":                 mode,
 		"ui_capabilities":      ui,
-		"flags":                map[string]any{},
+		"flags":                flagsOrEmpty(b.c.Flags),
 		"capabilities_enabled": enabled,
 	}
 	if b.c.SessionID != "" {
 		p["session"] = map[string]any{"id": b.c.SessionID}
 	}
 	b.call("initialize", pendingCall{}, p)
+}
+
+func flagsOrEmpty(f map[string]any) map[string]any {
+	if f == nil {
+		return map[string]any{}
+	}
+	return f
 }
 
 func orDefault(s, d string) string {

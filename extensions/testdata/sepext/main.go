@@ -1,7 +1,8 @@
 // Command sepext is a dependency-free SEP extension for the host's tests:
 // JSON-RPC 2.0, one message per line on stdio, as SEP's echo example,
 // with the behaviours the tests need. It appends what it observes to the
-// file $SEPEXT_OUT, one line each ("started <pid>", "bus …", "cv <code>").
+// file $SEPEXT_OUT, one line each ("started <pid>", "bus …", "cv <code>",
+// "flags {…}": initialize's flags when there are any).
 //
 // Environment: SEPEXT_NAME (its name), SEPEXT_HOOK ("gate": a tool_call
 // whose arguments mention "rm -rf" asks the user; "hang": never answers;
@@ -130,6 +131,13 @@ func handle(m msg) {
 	_ = json.Unmarshal(m.Params, &p)
 	switch m.Method {
 	case "initialize":
+		var ip struct {
+			Flags map[string]any `json:"flags"`
+		}
+		_ = json.Unmarshal(m.Params, &ip)
+		if fl, _ := json.Marshal(ip.Flags); len(ip.Flags) > 0 {
+			note("flags %s", fl)
+		}
 		send(map[string]any{"jsonrpc": "2.0", "method": "log", "params": map[string]any{"level": "info", "message": "sepext says hello", "fields": map[string]any{"pid": os.Getpid()}}})
 		var providers []any
 		if pv := os.Getenv("SEPEXT_PROVIDER"); pv != "" {
