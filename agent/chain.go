@@ -258,3 +258,14 @@ func (c *HookChain) BeforeTree(ctx context.Context, p TreePreparation) TreeDecis
 	}
 	return TreeDecision{}
 }
+
+var _ UserBashHooks = (*HookChain)(nil)
+
+// BeforeUserBash reaches the host as it is: the user typed the command,
+// so no front's approval layer asks about it; the extensions' guards do.
+func (c *HookChain) BeforeUserBash(ctx context.Context, b UserBashInfo) UserBashDecision {
+	if uh, ok := c.host().(UserBashHooks); ok {
+		return uh.BeforeUserBash(ctx, b)
+	}
+	return UserBashDecision{}
+}

@@ -31,6 +31,11 @@ const (
 	EventDone             = "done"
 	EventError            = "error"
 	EventCompactDone      = "compact_done"
+	// The user's own shell command (Runtime.UserBash): its start, its
+	// output as it comes (Text, line by line), and its result (UserBash).
+	EventUserBashStart  = "user_bash_start"
+	EventUserBashOutput = "user_bash_output"
+	EventUserBash       = "user_bash"
 )
 
 // ZotStop is a turn_end stop reason as zot's binary writes it on its RPC
@@ -71,6 +76,9 @@ type Event struct {
 	// Index is a user_message's position in the transcript (Messages);
 	// the LSP front sends it as messageIndex (zot/resend).
 	Index int
+	// UserBash: user_bash_start (Command, ExcludeFromContext) and
+	// user_bash (all of it).
+	UserBash *UserBashRun
 }
 
 // MarshalJSON renders the event in zot's wire schema.
@@ -241,6 +249,12 @@ func (e Event) Wire() map[string]any {
 		m["message"] = e.Message
 	case EventCompactDone:
 		m["summary"] = e.Summary
+	case EventUserBashOutput:
+		m["text"] = e.Text
+	case EventUserBashStart, EventUserBash:
+		if b := e.UserBash; b != nil {
+			b.wire(m, e.Type == EventUserBash)
+		}
 	}
 	return m
 }

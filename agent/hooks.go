@@ -174,3 +174,31 @@ type AgentStartDecision struct {
 	Messages     []string // added to the prompt's user message, in order
 	AppendSystem string   // appended to the system prompt for this run
 }
+
+// UserBashHooks is the user_bash hook (pi's and SEP's): it sees a shell
+// command the user typed (`!cmd`, `!!cmd`, zot rpc's bash) before it
+// runs. Optional, as RunHooks; the host fails it closed (a guard that
+// does not answer blocks the command, as for tool_call).
+type UserBashHooks interface {
+	BeforeUserBash(ctx context.Context, b UserBashInfo) UserBashDecision
+}
+
+// UserBashInfo is what user_bash tells the extensions (pi's
+// UserBashEvent).
+type UserBashInfo struct {
+	Command string
+	CWD     string
+	// ExcludeFromContext: `!!`, the output stays out of the conversation.
+	ExcludeFromContext bool
+}
+
+// UserBashDecision is a BeforeUserBash verdict. The zero value runs the
+// command. Block refuses it (Reason is shown); Result is an extension's
+// own run of it (pi's full replacement), shown and kept as if zot had run
+// it.
+type UserBashDecision struct {
+	Block     bool
+	Reason    string
+	Result    *tools.UserRunResult
+	Extension string // who blocked or answered
+}

@@ -62,5 +62,10 @@ func redactEvent(r *secrets.Redactor, e Event) Event {
 		e.Args = json.RawMessage(r.Bytes(e.Args))
 	}
 	e.Content = redactContents(r, e.Content)
+	if b := e.UserBash; b != nil {
+		c := *b
+		c.Output, c.Note, c.Reason = r.String(c.Output), r.String(c.Note), r.String(c.Reason)
+		e.UserBash = &c
+	}
 	return e
 }

@@ -533,3 +533,41 @@ func (h *Host) treeVerdict(ctx context.Context, f *wire.Frame) agent.TreeDecisio
 	})
 	return d
 }
+
+var _ agent.UserBashHooks = (*Host)(nil)
+
+// BeforeUserBash runs the user_bash interceptors in load order: the first
+// block wins, and the first that answers with a result ran the command
+// itself (pi's replacement; the rest are not asked). Like tool_call, and
+// as SEP fixes it, the hook fails closed: an interceptor that does not
+// answer within its timeout, or dies meanwhile, blocks the command with a
+// reason naming it.
+func (h *Host) BeforeUserBash(ctx context.Context, b agent.UserBashInfo) agent.UserBashDecision {
+	for _, s := range h.interceptors(wire.EventUserBash) {
+		f := wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventUserBash, Command: b.Command, Cwd: b.CWD, ExcludeFromContext: b.ExcludeFromContext}
+		r, err := s.intercept(ctx, f)
+		if errors.Is(err, errNotSubscribed) {
+			continue
+		}
+		name := s.name()
+		if err != nil {
+			s.log.printf("user_bash intercept: %v; blocked (fail-closed)", err)
+			if ctx.Err() != nil {
+				return agent.UserBashDecision{Block: true, Extension: name, Reason: fmt.Sprintf("aborted while extension %q was checking the command", name)}
+			}
+			return agent.UserBashDecision{Block: true, Extension: name, Reason: fmt.Sprintf("blocked: extension %q could not check this command (%v); your commands fail closed while a guard is unresponsive or restarting", name, err)}
+		}
+		if r.Block {
+			reason := r.Reason
+			if reason == "" {
+				reason = fmt.Sprintf("blocked by extension %q", name)
+			}
+			return agent.UserBashDecision{Block: true, Reason: reason, Extension: name}
+		}
+		if res := r.BashResult; res != nil {
+			return agent.UserBashDecision{Extension: name, Result: &tools.UserRunResult{
+				Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated}}
+		}
+	}
+	return agent.UserBashDecision{}
+}

@@ -208,7 +208,7 @@ func (m Manifest) HookTimeout(event string, def time.Duration) time.Duration {
 	if d, ok := t[""]; ok {
 		return d
 	}
-	if event == wire.EventToolCall {
+	if event == wire.EventToolCall || event == wire.EventUserBash {
 		return sep.FailClosedHookTimeout
 	}
 	return def

@@ -42,6 +42,7 @@ func newBridge(h *Host, p *proc, c Candidate, hostIn, hostOut, childIn, childOut
 		// It runs: a project extension did so only after trust.
 		Trusted: true,
 		Kill:    func() { killGroup(p.pid, syscall.SIGKILL) },
+		Flags:   sepFlags(os.Getenv(EnvPiFlags), h.o.Logf),
 	}
 	if h.o.Home != "" {
 		cfg.KV = sep.OpenKV(sep.KVPath(h.o.Home, c.Name))
@@ -54,6 +55,38 @@ func newBridge(h *Host, p *proc, c Candidate, hostIn, hostOut, childIn, childOut
 		}
 	}
 	return sep.New(cfg)
+}
+
+// sepFlags are initialize's flags for a SEP extension: the flag values
+// the user gave (--flag name=value, VS Code's and Neovim's piFlags), the
+// ones pi extensions read with getFlag ($ZOT_PI_FLAGS, a JSON object of
+// strings). "true" and "false" become booleans, as a CLI parse of
+// `--name` gives; the rest stay strings. SEP declares its flags in the
+// initialize result, after these are sent, so every value given is sent
+// (an extension reads those it owns).
+func sepFlags(env string, logf func(string, ...any)) map[string]any {
+	if env == "" {
+		return nil
+	}
+	var vals map[string]string
+	if err := json.Unmarshal([]byte(env), &vals); err != nil {
+		if logf != nil {
+			logf("%s is not a JSON object of strings (%v); SEP extensions get no flags", EnvPiFlags, err)
+		}
+		return nil
+	}
+	out := make(map[string]any, len(vals))
+	for k, v := range vals {
+		switch v {
+		case "true":
+			out[k] = true
+		case "false":
+			out[k] = false
+		default:
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // onBusPublish: a zot extension that negotiated "bus" publishes.

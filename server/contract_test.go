@@ -210,6 +210,7 @@ var wireTypes = map[string]reflect.Type{
 	"MCPResource":             reflect.TypeOf(MCPResource{}),
 	"RunStarted":              reflect.TypeOf(RunStarted{}),
 	"AbortParams":             reflect.TypeOf(AbortParams{}),
+	"UserBashParams":          reflect.TypeOf(UserBashParams{}),
 	"AbortResult":             reflect.TypeOf(AbortResult{}),
 	"StateResult":             reflect.TypeOf(StateResult{}),
 	"MessagesResult":          reflect.TypeOf(MessagesResult{}),

@@ -20,6 +20,7 @@ var zotMethods = newMethodTable(
 	request(MethodPrompt, (*Server).zotPrompt),
 	request(MethodAbort, (*Server).zotAbort),
 	request0(MethodCompact, (*Server).zotCompact),
+	request(MethodUserBash, (*Server).zotUserBash),
 	request0(MethodState, (*Server).zotState),
 	request0(MethodMessages, (*Server).zotMessages),
 	request0(MethodClear, (*Server).zotClear),

@@ -210,6 +210,36 @@ func (s *Server) zotCompact(ctx context.Context) (RunStarted, error) {
 	return s.runs.enqueue(&run{kind: "compact", title: "compacting the conversation", start: rt.Compact}), nil
 }
 
+func (p *UserBashParams) validate(method string) error {
+	if strings.TrimSpace(p.Command) == "" {
+		return fieldError(method, "command", "is required: the shell command to run, e.g. \"ls -la\"")
+	}
+	return nil
+}
+
+// zotUserBash runs the user's own shell command as a run of the queue
+// (its events: user_bash_start, user_bash_output, user_bash, done).
+func (s *Server) zotUserBash(ctx context.Context, p *UserBashParams) (RunStarted, error) {
+	rt, err := s.runtime()
+	if err != nil {
+		return RunStarted{}, err
+	}
+	ub, ok := rt.(userBasher)
+	if !ok {
+		return RunStarted{}, rpcError(jsonrpc2.MethodNotFound, "%s: this runtime runs no shell commands", MethodUserBash)
+	}
+	command, exclude := p.Command, p.ExcludeFromContext
+	return s.runs.enqueue(&run{kind: "bash", title: "$ " + firstLine(command), start: func(ctx context.Context) (<-chan agent.Event, error) {
+		return ub.UserBash(ctx, command, exclude)
+	}}), nil
+}
+
+// userBasher is a Runtime that runs the user's shell commands
+// (*agent.Runtime; a test's fake may not).
+type userBasher interface {
+	UserBash(ctx context.Context, command string, excludeFromContext bool) (<-chan agent.Event, error)
+}
+
 func (s *Server) zotModels(ctx context.Context) (ModelsResult, error) {
 	rt, err := s.runtime()
 	if err != nil {
@@ -261,7 +291,7 @@ func (s *Server) zotSetReasoning(ctx context.Context, p *SetReasoningParams) (Se
 // run is one prompt or compaction, queued or in progress.
 type run struct {
 	id    string
-	kind  string // prompt | compact
+	kind  string // prompt | compact | bash
 	title string
 	start func(ctx context.Context) (<-chan agent.Event, error)
 

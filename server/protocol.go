@@ -27,7 +27,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 28
+const ProtocolRevision = 29
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -64,6 +64,7 @@ const (
 	MethodCheckpoints       = "zot/checkpoints"
 	MethodCheckpointRestore = "zot/checkpoint/restore"
 	MethodCheckpointDiff    = "zot/checkpoint/diff"
+	MethodUserBash          = "zot/userBash"
 )
 
 // Client → server notifications.
@@ -279,6 +280,13 @@ type RunStarted struct {
 	// after Ahead-1 other queued runs).
 	Queued bool `json:"queued"`
 	Ahead  int  `json:"ahead,omitempty"`
+}
+
+// UserBashParams is zot/userBash's params: a shell command the user
+// typed in the chat (`!cmd`; `!!cmd` with excludeFromContext).
+type UserBashParams struct {
+	Command            string `json:"command"`
+	ExcludeFromContext bool   `json:"excludeFromContext,omitempty"`
 }
 
 // AbortParams is zot/abort's params.

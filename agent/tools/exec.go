@@ -89,3 +89,67 @@ func (c *cappedBuffer) String() string {
 	}
 	return string(c.b)
 }
+
+// UserRunResult is a command the user typed (pi's `!cmd`, RPC's bash):
+// pi's BashResult. Output is stdout and stderr interleaved, cut as a
+// model's bash result is (Truncated, Note says where the rest went).
+type UserRunResult struct {
+	Output    string
+	ExitCode  int // -1 when it was killed (Cancelled) or never exited
+	Cancelled bool
+	Truncated bool
+	// Note is what the bash tool adds to its output: the truncation
+	// notice (with the full output's file), or why the command failed.
+	Note string
+}
+
+// UserRunner runs a user's own command under the bash tool's rules (the
+// bash tool implements it); progress gets its output line by line.
+type UserRunner interface {
+	RunUser(ctx context.Context, command string, progress func(string)) (UserRunResult, error)
+}
+
+// RunUser runs command as the bash tool would, without its timeout: the
+// user typed it and stops it with abort (the whole process group is
+// killed, as for a model's call). The error is for one that never ran.
+func (t *bashTool) RunUser(ctx context.Context, command string, progress func(string)) (UserRunResult, error) {
+	var notice *SyncNotice
+	if err := t.ws.Sync(ctx); err != nil && !errors.As(err, &notice) {
+		return UserRunResult{}, fmt.Errorf("could not save the editor's buffers to disk before running the command: %w", err)
+	}
+	if progress == nil {
+		progress = func(string) {}
+	}
+	out := newOutputCollector(progress)
+	defer out.cleanup()
+	sp := t.spawn(ctx, command, maxBashTimeout, out, out, out.startProgress)
+	if sp.startErr != "" {
+		return UserRunResult{}, errors.New(sp.startErr)
+	}
+	out.finish()
+	text, note := out.result()
+	res := UserRunResult{Output: text, ExitCode: -1, Truncated: note != "", Note: note}
+	switch {
+	case sp.killed && ctx.Err() != nil:
+		res.Cancelled = true
+	case sp.killed:
+		res.Note = joinNote(note, fmt.Sprintf("The command was stopped after %s.", fmtSeconds(maxBashTimeout)))
+	case sp.state == nil:
+		res.Note = joinNote(note, fmt.Sprintf("The command failed: %v", sp.waitErr))
+	default:
+		if ws, ok := sp.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.Note = joinNote(note, fmt.Sprintf("The command was killed by signal %v.", ws.Signal()))
+		} else {
+			res.ExitCode = sp.state.ExitCode()
+		}
+	}
+	return res, nil
+}
+
+// joinNote adds status to a truncation note.
+func joinNote(note, status string) string {
+	if note == "" {
+		return status
+	}
+	return note + "\n" + status
+}

@@ -55,16 +55,21 @@ type contractFront struct {
 	// file unless resumed, docs/rpc.md, so it has no tree; zot acp offers
 	// no actions).
 	tree bool
+	// userBash: the front has the user's own shell command (zot rpc's
+	// bash, zot lsp's zot/userBash: the editors' `!cmd`), which the
+	// scenario runs after the prompt: one the guard blocks, one it
+	// answers itself, one that runs (`!!`).
+	userBash bool
 }
 
 // contractFronts is every front, each with and without --no-yolo and with
 // a permission mode that asks where it has one.
 var contractFronts = []contractFront{
-	{name: "zot lsp (auto)", kind: "lsp", mode: "auto", sessionStart: "startup", selectsModel: true, tree: true},
-	{name: "zot lsp (ask)", kind: "lsp", mode: "ask", sessionStart: "startup", selectsModel: true, tree: true},
-	{name: "zot lsp --no-yolo", kind: "lsp", mode: "ask", flags: []string{"--no-yolo"}, asks: true, sessionStart: "startup", selectsModel: true, tree: true},
-	{name: "zot rpc", kind: "rpc", sessionStart: "startup", selectsModel: true},
-	{name: "zot rpc --no-yolo", kind: "rpc", flags: []string{"--no-yolo"}, asks: true, sessionStart: "startup", selectsModel: true},
+	{name: "zot lsp (auto)", kind: "lsp", mode: "auto", sessionStart: "startup", selectsModel: true, tree: true, userBash: true},
+	{name: "zot lsp (ask)", kind: "lsp", mode: "ask", sessionStart: "startup", selectsModel: true, tree: true, userBash: true},
+	{name: "zot lsp --no-yolo", kind: "lsp", mode: "ask", flags: []string{"--no-yolo"}, asks: true, sessionStart: "startup", selectsModel: true, tree: true, userBash: true},
+	{name: "zot rpc", kind: "rpc", sessionStart: "startup", selectsModel: true, userBash: true},
+	{name: "zot rpc --no-yolo", kind: "rpc", flags: []string{"--no-yolo"}, asks: true, sessionStart: "startup", selectsModel: true, userBash: true},
 	{name: "zot -p", kind: "print", sessionStart: "startup"},
 	{name: "zot -p --no-yolo", kind: "print", flags: []string{"--no-yolo"}, refuses: true, sessionStart: "startup"},
 	{name: "zot acp (auto)", kind: "acp", mode: "auto", sessionStart: "new", selectsModel: true},
@@ -79,6 +84,7 @@ type contractRun struct {
 	frames   []map[string]any
 	requests []string
 	asked    []string
+	userBash []string // what the user saw of each user command (userBashSeen)
 }
 
 func (r contractRun) of(typ, event string) []map[string]any {
@@ -137,6 +143,17 @@ type contractRow struct {
 func same(s string) func(contractFront) string { return func(contractFront) string { return s } }
 
 var contractRows = []contractRow{
+	// The user's own command: its guard sees command, exclusion and cwd;
+	// its block and its own result are what the user sees.
+	{name: "user_bash", hook: true, got: func(r contractRun) string {
+		got := each(r.hooks("user_bash"), func(m map[string]any) string {
+			return fmt.Sprintf("%v/%v/%v", m["command"], m["exclude_from_context"] == true, m["cwd"] != nil && m["cwd"] != "")
+		})
+		if len(r.userBash) == 0 {
+			return got
+		}
+		return got + "; " + strings.Join(r.userBash, "|")
+	}, want: userBashWant},
 	// Events.
 	{name: "session_start", got: func(r contractRun) string { return each(r.events("session_start"), field("reason")) },
 		want: func(f contractFront) string {
@@ -270,6 +287,36 @@ var contractRows = []contractRow{
 	}},
 }
 
+// contractUserBash are the user's commands the scenario runs where a
+// front has them, and userBashSeen what each became (the front's
+// user_bash event: output, or blocked and the reason).
+var contractUserBash = []struct {
+	command string
+	exclude bool
+}{{"echo BLOCKME", false}, {"hookext:remote uptime", false}, {"echo user-ran", true}}
+
+// userBashWant is the user_bash row's cell for the fronts that have a
+// user's own command: the intercepts the guard got, then what the user
+// saw.
+func userBashWant(f contractFront) string {
+	if !f.userBash {
+		return ""
+	}
+	return "echo BLOCKME/false/true,hookext:remote uptime/false/true,echo user-ran/true/true" +
+		"; blocked: hookext blocked your command|hookext ran uptime (hookext)|user-ran"
+}
+
+// userBashSeen is what the user was shown of a user_bash event.
+func userBashSeen(ub map[string]any) string {
+	if ub["blocked"] == true {
+		return fmt.Sprint("blocked: ", ub["reason"])
+	}
+	if ext, _ := ub["extension"].(string); ext != "" {
+		return fmt.Sprintf("%v (%s)", ub["output"], ext)
+	}
+	return fmt.Sprint(ub["output"])
+}
+
 // treeWant is a row's cell for the fronts that drive the session tree.
 func treeWant(s string) func(contractFront) string {
 	return func(f contractFront) string {
@@ -349,23 +396,23 @@ func driveContract(t *testing.T, f contractFront, hookext string) contractRun {
 	rec := filepath.Join(t.TempDir(), "rec")
 	e.installGlobalExt("hookext", map[string]any{"exec": hookext, "args": []string{"-record", rec}})
 	flags := append([]string{"--model", "tiny"}, f.flags...)
-	var asked []string
+	var asked, userBash []string
 	switch f.kind {
 	case "rpc":
-		asked = e.contractRPC(t, rec, flags)
+		asked, userBash = e.contractRPC(t, rec, flags)
 	case "print":
 		out, errOut, code := e.runZot(e.args(append(flags, "-p", contractPrompt)...)...)
 		if code != 0 {
 			t.Fatalf("zot -p: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 		}
 	case "lsp":
-		asked = e.contractLSP(t, rec, f, flags)
+		asked, userBash = e.contractLSP(t, rec, f, flags)
 	case "acp":
 		asked = e.contractACP(t, rec, f, flags)
 	default:
 		t.Fatalf("front %q: no driver", f.kind)
 	}
-	run := contractRun{frames: recordedFrames(t, rec), asked: asked}
+	run := contractRun{frames: recordedFrames(t, rec), asked: asked, userBash: userBash}
 	for _, r := range e.llm.Requests() {
 		run.requests = append(run.requests, string(r.Raw))
 	}
@@ -415,11 +462,11 @@ func waitFrame(t *testing.T, rec, name string, stderr func() string) {
 	}
 }
 
-func (e *env) contractRPC(t *testing.T, rec string, flags []string) []string {
+func (e *env) contractRPC(t *testing.T, rec string, flags []string) (asked, userBash []string) {
 	p := e.startRPC(nil, flags...)
 	waitSessionStart(t, rec, p.errb.String)
 	p.send(map[string]any{"id": "1", "type": "prompt", "message": contractPrompt})
-	var asked, attributed []string
+	var attributed []string
 	for {
 		frames := p.until(func(m map[string]any) bool { return m["type"] == "done" || m["type"] == "ext_ui_request" })
 		for _, f := range frames {
@@ -439,6 +486,12 @@ func (e *env) contractRPC(t *testing.T, rec string, flags []string) []string {
 	if got, want := strings.Join(attributed, " "), `tool_call:{"extension":"hookext"} tool_result:{"extension":"hookext"} tool_call:null tool_result:null`; got != want {
 		t.Errorf("tool events' details over zot rpc:\n got %s\nwant %s", got, want)
 	}
+	for i, c := range contractUserBash {
+		p.send(map[string]any{"id": fmt.Sprint("ub", i), "type": "bash", "command": c.command, "exclude_from_context": c.exclude})
+		if ub := find(p.until(isType("done")), "user_bash"); ub != nil {
+			userBash = append(userBash, userBashSeen(ub))
+		}
+	}
 	p.send(map[string]any{"id": "m", "type": "set_model", "model": "tiny2"})
 	if r := p.response("m"); r["success"] != true {
 		t.Fatalf("set_model: %v", r)
@@ -447,14 +500,13 @@ func (e *env) contractRPC(t *testing.T, rec string, flags []string) []string {
 	if _, err := p.rest(60 * time.Second); err != nil {
 		t.Fatalf("zot rpc: %v\nstderr: %s", err, p.errb.String())
 	}
-	return asked
+	return asked, userBash
 }
 
-func (e *env) contractLSP(t *testing.T, rec string, f contractFront, flags []string) []string {
+func (e *env) contractLSP(t *testing.T, rec string, f contractFront, flags []string) (asked, userBash []string) {
 	ed := servertest.Start(t, servertest.Config{Bin: zotBin, Args: append([]string{"--api-key", "test-key", "--base-url", e.llm.URL()}, flags...),
 		Env: e.environ(), Root: e.cwd, InitOptions: map[string]any{"permissionMode": f.mode}})
 	var mu sync.Mutex
-	var asked []string
 	ed.Choose = func(message string, actions []string) string {
 		mu.Lock()
 		asked = append(asked, message)
@@ -470,13 +522,22 @@ func (e *env) contractLSP(t *testing.T, rec string, f contractFront, flags []str
 	if cmd.Display != contractTreeDisplay {
 		t.Errorf("/hookext-tree showed %q\nwant %q", cmd.Display, contractTreeDisplay)
 	}
+	for _, c := range contractUserBash {
+		var r servertest.RunStarted
+		ed.MustCall("zot/userBash", map[string]any{"command": c.command, "excludeFromContext": c.exclude}, &r)
+		for _, ev := range ed.WaitDone(r.RunID) {
+			if ev.Type() == "user_bash" {
+				userBash = append(userBash, userBashSeen(ev))
+			}
+		}
+	}
 	ed.MustCall("zot/setModel", map[string]any{"model": "tiny2"}, nil)
 	if code := ed.Shutdown(); code != 0 {
 		t.Fatalf("zot lsp exited %d", code)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	return slices.Clone(asked)
+	return slices.Clone(asked), userBash
 }
 
 // contractClient is the smallest ACP client: it answers permission

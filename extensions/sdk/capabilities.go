@@ -37,7 +37,19 @@ type (
 	BeforeForkHandler func(entry string, withFiles bool) TreeVerdict
 	// BeforeTreeHandler may refuse a navigation (session_before_tree).
 	BeforeTreeHandler func(prep wire.TreePreparation) TreeVerdict
+	// UserBashHandler sees a shell command the user typed (`!cmd`;
+	// exclude for `!!cmd`) before it runs (user_bash, fail-closed).
+	UserBashHandler func(command, cwd string, exclude bool) UserBashVerdict
 )
+
+// UserBashVerdict answers user_bash: Block refuses the command (Reason is
+// shown to the user); Result is the extension's own run of it, shown and
+// kept in its place; the zero value lets zot run it.
+type UserBashVerdict struct {
+	Block  bool
+	Reason string
+	Result *wire.BashResult
+}
 
 // TreeVerdict answers session_before_fork / session_before_tree: Cancel
 // refuses (Reason is shown to whoever asked).
@@ -221,6 +233,10 @@ func (e *Extension) OnContext(fn ContextHandler) { e.setHook(wire.EventContext, 
 // OnInput installs the input hook. Call before Run.
 func (e *Extension) OnInput(fn InputHandler) { e.setHook(wire.EventInput, fn) }
 
+// OnUserBash installs the user_bash hook. Call before Run. An answer that
+// does not come in time blocks the user's command (fail-closed).
+func (e *Extension) OnUserBash(fn UserBashHandler) { e.setHook(wire.EventUserBash, fn) }
+
 func (e *Extension) setHook(event string, fn any) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -327,6 +343,9 @@ func (e *Extension) runHook(f wire.Frame, resp *wire.Frame) bool {
 		}
 		v := h(prep)
 		resp.Cancel, resp.Reason = v.Cancel, v.Reason
+	case UserBashHandler:
+		v := h(f.Command, f.Cwd, f.ExcludeFromContext)
+		resp.Block, resp.Reason, resp.BashResult = v.Block, v.Reason, v.Result
 	case InputHandler:
 		d := h(f.Text)
 		if d.Handled {

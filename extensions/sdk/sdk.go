@@ -401,7 +401,7 @@ func (e *Extension) announce() error {
 		intercept = append(intercept, wire.EventAssistantMessage)
 	}
 	for _, ev := range []string{wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput,
-		wire.EventSessionBeforeFork, wire.EventSessionBeforeTree} {
+		wire.EventSessionBeforeFork, wire.EventSessionBeforeTree, wire.EventUserBash} {
 		if e.hooks[ev] != nil {
 			intercept = append(intercept, ev)
 		}

@@ -356,6 +356,47 @@ func TestIntercepts(t *testing.T) {
 	}
 }
 
+// OnUserBash subscribes to intercept user_bash and answers it: block
+// with a reason, the extension's own result, or nothing (zot runs it).
+func TestOnUserBash(t *testing.T) {
+	e := New("shell", "1")
+	e.OnUserBash(func(command, cwd string, exclude bool) UserBashVerdict {
+		switch {
+		case strings.Contains(command, "rm -rf"):
+			return UserBashVerdict{Block: true, Reason: "not from " + cwd}
+		case exclude:
+			return UserBashVerdict{Result: &wire.BashResult{Output: "remote: " + command, ExitCode: 1}}
+		}
+		return UserBashVerdict{}
+	})
+	h := start(t, e)
+	frames := h.handshake(t)
+	var sub wire.Frame
+	for _, f := range frames {
+		if f.Type == wire.TypeSubscribe {
+			sub = f
+		}
+	}
+	if !slices.Contains(sub.Intercept, wire.EventUserBash) {
+		t.Fatalf("subscribe: %+v", sub)
+	}
+	ask := func(f wire.Frame) wire.Frame {
+		t.Helper()
+		f.Type, f.ID, f.Event = wire.TypeEventIntercept, "ub-"+f.Command, wire.EventUserBash
+		h.Send(f)
+		return h.Expect(wire.TypeEventInterceptResponse)
+	}
+	if r := ask(wire.Frame{Command: "rm -rf x", Cwd: "/w"}); !r.Block || r.Reason != "not from /w" {
+		t.Fatalf("block: %+v", r)
+	}
+	if r := ask(wire.Frame{Command: "ls", ExcludeFromContext: true}); r.Block || r.BashResult == nil || r.BashResult.Output != "remote: ls" || r.BashResult.ExitCode != 1 {
+		t.Fatalf("result: %+v", r)
+	}
+	if r := ask(wire.Frame{Command: "make"}); r.Block || r.BashResult != nil {
+		t.Fatalf("run: %+v", r)
+	}
+}
+
 func TestInterceptToolCallX(t *testing.T) {
 	e := New("rewriter", "1")
 	e.InterceptToolCall(func(string, json.RawMessage) (bool, string) { return false, "the simple form must lose" })

@@ -45,6 +45,10 @@ type Config struct {
 	Trusted bool
 	// SessionID, when set, is initialize's session.id.
 	SessionID string
+	// Flags is initialize's flags: the values the user gave (zot's
+	// --flag name=value, an editor's piFlags), "true"/"false" as
+	// booleans; nil sends {}.
+	Flags map[string]any
 }
 
 // Bridge translates one SEP extension's JSON-RPC into the host's frames
@@ -297,13 +301,20 @@ func (b *Bridge) initialize(ack wire.Frame) {
 		"workspace":            map[string]any{"root": ack.Cwd, "trusted": b.c.Trusted},
 		"mode":                 mode,
 		"ui_capabilities":      ui,
-		"flags":                map[string]any{},
+		"flags":                flagsOrEmpty(b.c.Flags),
 		"capabilities_enabled": enabled,
 	}
 	if b.c.SessionID != "" {
 		p["session"] = map[string]any{"id": b.c.SessionID}
 	}
 	b.call("initialize", pendingCall{}, p)
+}
+
+func flagsOrEmpty(f map[string]any) map[string]any {
+	if f == nil {
+		return map[string]any{}
+	}
+	return f
 }
 
 func orDefault(s, d string) string {
@@ -370,6 +381,8 @@ func (b *Bridge) hook(f wire.Frame) {
 		in = map[string]any{"prompt": f.Prompt, "system_prompt": f.SystemPrompt}
 	case wire.EventContext:
 		in = map[string]any{"messages": f.Messages}
+	case wire.EventUserBash:
+		in = map[string]any{"command": f.Command, "cwd": f.Cwd, "exclude_from_context": f.ExcludeFromContext}
 	default:
 		in = framePayload(f)
 	}
@@ -620,14 +633,14 @@ func hookAnswer(pc pendingCall, m Message, logf func(string, ...any)) wire.Frame
 		Patch  json.RawMessage `json:"patch"`
 	}
 	if m.Error != nil {
-		if pc.event == wire.EventToolCall {
+		if failsClosed(pc.event) {
 			f.Block, f.Reason = true, "the guard's hook failed: "+m.Error.Message
 		}
 		return f
 	}
 	if err := json.Unmarshal(m.Result, &o); err != nil || (o.Action != "continue" && o.Action != "block" && o.Action != "modify") {
 		logf("sep: hook %s: the reply is not a HookOutcome (action continue, block or modify): %s", HookName(pc.event), preview(m.Result))
-		if pc.event == wire.EventToolCall {
+		if failsClosed(pc.event) {
 			f.Block, f.Reason = true, "the guard's hook answered something that is not continue, block or modify"
 		}
 		return f
@@ -639,7 +652,7 @@ func hookAnswer(pc pendingCall, m Message, logf func(string, ...any)) wire.Frame
 		var p map[string]json.RawMessage
 		if json.Unmarshal(o.Patch, &p) != nil || p == nil {
 			logf("sep: hook %s: modify without an object patch; ignored", HookName(pc.event))
-			if pc.event == wire.EventToolCall { // a guard's junk answer fails closed
+			if failsClosed(pc.event) { // a guard's junk answer fails closed
 				f.Block, f.Reason = true, "the guard's hook answered modify without a patch"
 			}
 			return f
@@ -667,9 +680,25 @@ func hookAnswer(pc pendingCall, m Message, logf func(string, ...any)) wire.Frame
 			f.Messages = p["messages"]
 		case wire.EventContext:
 			f.Messages = p["messages"]
+		case wire.EventUserBash:
+			// modify: the extension ran the command itself; its result
+			// (pi's BashResult) replaces zot's run.
+			var r wire.BashResult
+			if raw, ok := p["result"]; !ok || json.Unmarshal(raw, &r) != nil {
+				logf("sep: hook user_bash: modify needs patch.result {output, exit_code, cancelled?, truncated?}: %s", preview(o.Patch))
+				f.Block, f.Reason = true, "the guard's user_bash hook answered modify without a result"
+				return f
+			}
+			f.BashResult = &r
 		}
 	}
 	return f
+}
+
+// failsClosed: SEP's hooks whose failure (an error, junk, a timeout or a
+// crash) blocks rather than continues.
+func failsClosed(event string) bool {
+	return event == wire.EventToolCall || event == wire.EventUserBash
 }
 
 // initialized reads the handshake reply: the negotiated version and the

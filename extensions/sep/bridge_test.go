@@ -202,6 +202,21 @@ func TestHookOutcomes(t *testing.T) {
 	if f := hookAnswer(in, msg(`{"jsonrpc":"2.0","id":1,"result":{"action":"modify","patch":{"text":"new"}}}`), t.Logf); f.ReplaceText == nil || *f.ReplaceText != "new" {
 		t.Errorf("input modify: %+v", f)
 	}
+	// user_bash fails closed as tool_call does; modify carries the
+	// extension's own run of the command.
+	ub := pendingCall{zotID: "i3", event: wire.EventUserBash}
+	if f := hookAnswer(ub, msg(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}}`), t.Logf); !f.Block {
+		t.Errorf("a failed user_bash hook did not block: %+v", f)
+	}
+	if f := hookAnswer(ub, msg(`{"jsonrpc":"2.0","id":1,"result":{"action":"later"}}`), t.Logf); !f.Block {
+		t.Errorf("a junk user_bash answer did not block: %+v", f)
+	}
+	if f := hookAnswer(ub, msg(`{"jsonrpc":"2.0","id":1,"result":{"action":"modify","patch":{"command":"ls"}}}`), t.Logf); !f.Block {
+		t.Errorf("a user_bash modify without a result did not block: %+v", f)
+	}
+	if f := hookAnswer(ub, msg(`{"jsonrpc":"2.0","id":1,"result":{"action":"modify","patch":{"result":{"output":"remote","exit_code":2}}}}`), t.Logf); f.Block || f.BashResult == nil || f.BashResult.Output != "remote" || f.BashResult.ExitCode != 2 {
+		t.Errorf("user_bash modify: %+v", f)
+	}
 }
 
 // A slow extension sheds the oldest observe events past the cap and is

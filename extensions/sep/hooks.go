@@ -41,6 +41,7 @@ var zotHooks = map[string]string{
 	"before_agent_start": wire.EventBeforeAgentStart,
 	"context":            wire.EventContext,
 	"message_end":        wire.EventAssistantMessage,
+	"user_bash":          wire.EventUserBash,
 }
 
 // zotEvents: the SEP events zot delivers, by SEP name → zot event.
@@ -62,4 +63,4 @@ var zotEvents = map[string]string{
 // (SEP: "absent ⇒ run every hook to be safe"); context and message_end
 // are left out, as SEP hosts skip them unless declared, since holding
 // every model call or answer for an extension that never asked is costly.
-var defaultHooks = []string{"tool_call", "tool_result", "input", "before_agent_start"}
+var defaultHooks = []string{"tool_call", "tool_result", "input", "before_agent_start", "user_bash"}

@@ -22,9 +22,9 @@ const (
 	CodeCancelled          = -32800
 )
 
-// Hook timeouts SEP fixes: tool_call (and user_bash, which zot has no
-// counterpart for) fail closed after a minute unless the manifest says
-// otherwise; the others use the host's (shorter) intercept timeout.
+// Hook timeouts SEP fixes: tool_call and user_bash fail closed after a
+// minute unless the manifest says otherwise; the others use the host's
+// (shorter) intercept timeout.
 const FailClosedHookTimeout = 60 * time.Second
 
 // Message is one JSON-RPC 2.0 frame: request, notification or response.

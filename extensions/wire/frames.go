@@ -198,6 +198,11 @@ const (
 	EventSessionFork       = "session_fork"
 	EventSessionBeforeTree = "session_before_tree"
 	EventSessionTree       = "session_tree"
+	// EventUserBash (intercept, fail-closed): a shell command the user
+	// typed (`!cmd`, `!!cmd`, zot rpc's bash, zot/userBash): Command,
+	// Cwd, ExcludeFromContext. The response may block (Reason) or carry
+	// the extension's own run of it (BashResult).
+	EventUserBash = "user_bash"
 )
 
 // Notify levels.
@@ -397,6 +402,20 @@ type Frame struct {
 	ToolSpecs json.RawMessage    `json:"tool_specs,omitempty"`
 	Delta     json.RawMessage    `json:"delta,omitempty"`
 	ToolCalls []ProviderToolCall `json:"tool_calls,omitempty"`
+	// user_bash intercept (Command, Cwd): `!!`, the output stays out of
+	// the conversation; its response: the extension ran the command
+	// itself (pi's full replacement result).
+	ExcludeFromContext bool        `json:"exclude_from_context,omitempty"`
+	BashResult         *BashResult `json:"result,omitempty"`
+}
+
+// BashResult is a user_bash response's own run of the command (pi's
+// BashResult, snake_case).
+type BashResult struct {
+	Output    string `json:"output"`
+	ExitCode  int    `json:"exit_code"`
+	Cancelled bool   `json:"cancelled,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
 }
 
 // ProviderModel is one model of an extension's provider.

@@ -65,6 +65,10 @@ type Command struct {
 	// restore and checkpoint_diff (checkpoints.go).
 	Checkpoint string `json:"checkpoint,omitempty"`
 	Mode       string `json:"mode,omitempty"`
+	// bash: the user's own shell command (pi's RPC bash; pi's `!!` with
+	// exclude_from_context).
+	Command            string `json:"command,omitempty"`
+	ExcludeFromContext bool   `json:"exclude_from_context,omitempty"`
 }
 
 // Image is a prompt attachment.
@@ -359,6 +363,16 @@ func (s *Server) handle(ctx context.Context, c Command) {
 		s.enqueue(ok, fail, s.promptJob(c.Message, imgs))
 	case "compact":
 		s.enqueue(ok, fail, s.rt.Compact)
+	case "bash":
+		if strings.TrimSpace(c.Command) == "" {
+			fail(errors.New(`bash needs a "command", e.g. {"type":"bash","command":"ls -la"}`))
+			return
+		}
+		command, exclude := c.Command, c.ExcludeFromContext
+		// A run of its own in the queue, as a prompt: abort kills it.
+		s.enqueue(ok, fail, func(ctx context.Context) (<-chan agent.Event, error) {
+			return s.rt.UserBash(ctx, command, exclude)
+		})
 	case "abort":
 		s.abort()
 		ok(nil)
@@ -423,7 +437,7 @@ func (s *Server) handle(ctx context.Context, c Command) {
 	}
 }
 
-const commandTypes = "hello, prompt, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ui_response, command, complete_command, checkpoints, restore, checkpoint_diff, ping"
+const commandTypes = "hello, prompt, bash, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ui_response, command, complete_command, checkpoints, restore, checkpoint_diff, ping"
 
 // promptJob starts a prompt run.
 func (s *Server) promptJob(text string, imgs []message.Content) func(context.Context) (<-chan agent.Event, error) {

@@ -370,7 +370,8 @@ require("fs").writeFileSync(file, JSON.stringify({
 # (extui-script.json, permission-gate, plan-mode, lint-on-write, capext,
 # fakemcp); unsaved: the user's unsaved typing and zot's edits
 # (unsaved-script.json); checkpoints: restore the code from the chat,
-# compare first (checkpoints-script.json); chats: a second chat in an
+# compare first (checkpoints-script.json); userbash: the user's own
+# shell command, !cmd and !!cmd (userbash-script.json); chats: a second chat in an
 # editor tab runs beside the first (chats-script.json); settings: the settings that choose what runs,
 # from the remote machine's settings only (settings_layout; todo); bench
 # (not by default): make bench-editors' VS Code half (bench.e2e.js); pi: a
@@ -378,7 +379,7 @@ require("fs").writeFileSync(file, JSON.stringify({
 # the package carries): its dialog, status, widget, shortcut and flag
 # (pi-script.json).
 failed_specs=()
-for spec in ${ZOT_E2E_SPECS:-chat extui unsaved checkpoints chats settings pi}; do
+for spec in ${ZOT_E2E_SPECS:-chat extui unsaved checkpoints userbash chats settings pi}; do
   case "$spec" in
     # chat: zot.serverPath set; ZOT_E2E_BUNDLED=1 (scripts/test.sh's
     # default on the newest VS Code): no zot.serverPath and no zot on
@@ -389,6 +390,7 @@ for spec in ${ZOT_E2E_SPECS:-chat extui unsaved checkpoints chats settings pi}; 
       "$W/permission-gate" "$W/plan-mode" "$W/lint-on-write" "$W/capext" "$W/redactor" || failed_specs+=(extui) ;;
     unsaved) run_spec unsaved "$W/unsaved" "$ART/unsaved" "$HERE/test/e2e/unsaved-script.json" "$ZOT_BIN" || failed_specs+=(unsaved) ;;
     chats) run_spec chats "$W/chats" "$ART/chats" "$HERE/test/e2e/chats-script.json" "$ZOT_BIN" || failed_specs+=(chats) ;;
+    userbash) run_spec userbash "$W/userbash" "$ART/userbash" "$HERE/test/e2e/userbash-script.json" "$ZOT_BIN" || failed_specs+=(userbash) ;;
     checkpoints) run_spec checkpoints "$W/checkpoints" "$ART/checkpoints" "$HERE/test/e2e/checkpoints-script.json" "$ZOT_BIN" || failed_specs+=(checkpoints) ;;
     # bench: not a test, make bench-editors (scripts/bench-editors.sh)
     # measures with it; not in the default list. ZOT_E2E_BENCH_SCRIPT:
@@ -396,12 +398,12 @@ for spec in ${ZOT_E2E_SPECS:-chat extui unsaved checkpoints chats settings pi}; 
     bench) run_spec bench "$W/bench" "$ART" "${ZOT_E2E_BENCH_SCRIPT:?bench: set ZOT_E2E_BENCH_SCRIPT (scripts/bench-editors.sh does)}" "$ZOT_BIN" || failed_specs+=(bench) ;;
     pi) run_spec pi "$W/pi" "$ART/pi" "$HERE/test/e2e/pi-script.json" "$ZOT_BIN" "$REPO/extensions/testdata/piext/editors.ts" || failed_specs+=(pi) ;;
     settings) run_spec settings "$W/settings" "$ART/settings" "$HERE/test/e2e/settings-script.json" "$ZOT_BIN" "$W/todo" || failed_specs+=(settings) ;;
-    *) echo "e2e: unknown spec $spec (chat, extui, unsaved, checkpoints, chats, settings, pi, bench)" >&2; exit 1 ;;
+    *) echo "e2e: unknown spec $spec (chat, extui, unsaved, checkpoints, userbash, chats, settings, pi, bench)" >&2; exit 1 ;;
   esac
 done
 # The total over the specs, last (scripts/test.sh reads the last line).
 pass=0 fail=0
-for spec in ${ZOT_E2E_SPECS:-chat extui unsaved checkpoints chats settings pi}; do
+for spec in ${ZOT_E2E_SPECS:-chat extui unsaved checkpoints userbash chats settings pi}; do
   d=$W; [ "$spec" = chat ] || d=$W/$spec
   for f in "$d/spec.out" "$d/which.out"; do
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$f" 2>/dev/null | tail -1)

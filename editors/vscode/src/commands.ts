@@ -20,9 +20,12 @@ import type { PendingChip } from "./webview/protocol";
  */
 export async function send(ctx: Ctx, text: string, context?: ext.PromptContext, attachments?: ext.Attachment[], resendIndex?: number): Promise<boolean> {
     const slash = context || resendIndex !== undefined ? undefined : parseSlash(text);
+    const shell = context || resendIndex !== undefined || slash ? undefined : parseUserBash(text);
     const err = slash
         ? await runCommand(ctx, slash.name, slash.args)
-        : resendIndex !== undefined
+        : shell
+          ? await userBash(ctx, shell)
+          : resendIndex !== undefined
           ? await resend(ctx, resendIndex, promptText(text), attachments)
           : await prompt(ctx, promptText(text), context, false, attachments);
     if (err === undefined) {
@@ -53,6 +56,26 @@ export async function prompt(ctx: Ctx, text: string, context?: ext.PromptContext
             ctx.chat.notice("error", msg);
         }
         return msg;
+    }
+}
+
+/** `!cmd` (its output joins the conversation) and `!!cmd` (it does not), as in pi. */
+export function parseUserBash(text: string): ext.UserBashParams | undefined {
+    const t = text.trim();
+    const m = /^(!!?)\s*([\s\S]+)$/.exec(t);
+    if (!m) {
+        return undefined;
+    }
+    return { command: m[2], excludeFromContext: m[1] === "!!" ? true : undefined };
+}
+
+/** Runs the user's own shell command (zot/userBash); returns the error. */
+export async function userBash(ctx: Ctx, params: ext.UserBashParams): Promise<string | undefined> {
+    try {
+        started(ctx, await (await ctx.client.ready()).sendRequest(ext.userBash, params));
+        return undefined;
+    } catch (e) {
+        return errorMessage(e);
     }
 }
 

@@ -303,6 +303,13 @@ export interface ClearResult {
 export const clear = new lc.RequestType0<ClearResult, void>("zot/clear");
 export const compact = new lc.RequestType0<RunStarted, void>("zot/compact");
 
+/** The user's own shell command (`!cmd`; `!!cmd` keeps it out of the conversation). */
+export interface UserBashParams {
+    command: string;
+    excludeFromContext?: boolean;
+}
+export const userBash = new lc.RequestType<UserBashParams, RunStarted, void>("zot/userBash");
+
 export interface Model {
     id: string;
     provider: string;
@@ -654,7 +661,25 @@ export type ZotEvent =
     | { type: "turn_end"; stop: "end_turn" | "tool_use" | "length" | "error" | "aborted" | string; error?: string; runId: string }
     | { type: "done"; runId: string }
     | { type: "error"; message: string; runId: string }
-    | { type: "compact_done"; summary: string; runId: string };
+    | { type: "compact_done"; summary: string; runId: string }
+    | { type: "user_bash_start"; command: string; exclude_from_context: boolean; runId: string }
+    | { type: "user_bash_output"; text: string; runId: string }
+    | ({ type: "user_bash"; runId: string } & UserBashEnd);
+
+/** How the user's own command (zot/userBash) ended. */
+export interface UserBashEnd {
+    command: string;
+    exclude_from_context: boolean;
+    output?: string;
+    exit_code?: number;
+    cancelled?: boolean;
+    truncated?: boolean;
+    note?: string;
+    message_index?: number;
+    blocked?: boolean;
+    reason?: string;
+    extension?: string;
+}
 
 export const event = new lc.NotificationType<ZotEvent>("zot/event");
 

@@ -21,6 +21,9 @@
 //	  refused the first fork"), later ones allowed
 //	session_before_tree intercept: a navigation labelled "refuse" is
 //	  refused
+//	user_bash intercept: a command containing BLOCKME is blocked
+//	  ("hookext blocked your command"); "hookext:remote X" is answered
+//	  with the result "hookext ran X"
 //	command /hookext-tree: forks at the first message of the session
 //	  (refused, then again: allowed), then navigates back to the session's
 //	  leaf (labelled "refuse": refused, then again: allowed); displays the
@@ -145,7 +148,7 @@ func register() {
 		"events": []string{"session_start", "turn_start", "tool_call", "turn_end", "assistant_message",
 			"agent_start", "agent_end", "session_shutdown", "model_select", "compact_start", "compact_end", "session_fork", "session_tree"},
 		"intercept": []string{"tool_call", "turn_start", "assistant_message", "tool_result", "before_agent_start", "context", "input",
-			"session_before_fork", "session_before_tree"}})
+			"session_before_fork", "session_before_tree", "user_bash"}})
 	emit(frame{"type": "ready"})
 }
 
@@ -219,6 +222,13 @@ func handle(f frame) bool {
 		case "session_before_tree":
 			if prep, _ := f["preparation"].(map[string]any); prep["label"] == "refuse" {
 				r["cancel"], r["reason"] = true, "hookext refused it"
+			}
+		case "user_bash":
+			switch cmd, _ := f["command"].(string); {
+			case strings.Contains(cmd, "BLOCKME"):
+				r["block"], r["reason"] = true, "hookext blocked your command"
+			case strings.HasPrefix(cmd, "hookext:remote "):
+				r["result"] = map[string]any{"output": "hookext ran " + strings.TrimPrefix(cmd, "hookext:remote "), "exit_code": 0}
 			}
 		case "input":
 			if text, _ := f["text"].(string); strings.HasPrefix(text, "hookext:upper ") {

@@ -1,12 +1,15 @@
 // Command sepext is a dependency-free SEP extension for the host's tests:
 // JSON-RPC 2.0, one message per line on stdio, as SEP's echo example,
 // with the behaviours the tests need. It appends what it observes to the
-// file $SEPEXT_OUT, one line each ("started <pid>", "bus …", "cv <code>").
+// file $SEPEXT_OUT, one line each ("started <pid>", "bus …", "cv <code>",
+// "flags {…}": initialize's flags when there are any).
 //
 // Environment: SEPEXT_NAME (its name), SEPEXT_HOOK ("gate": a tool_call
 // whose arguments mention "rm -rf" asks the user; "hang": never answers;
 // "crash": exits), SEPEXT_NOPING=1 (never answers ping),
-// SEPEXT_EVENTMUTATE=1 (on turn_start, tries session/send_message from
+// SEPEXT_USERBASH ("gate": hooks user_bash, blocks a command with
+// "rm -rf", answers one starting "remote " itself; "hang": hooks it and
+// never answers), SEPEXT_EVENTMUTATE=1 (on turn_start, tries session/send_message from
 // the event's context), SEPEXT_EVENTEXEC=1 (on turn_start, tries exec/run
 // from the event's context: "xv <code>"), SEPEXT_PROVIDER=NAME (registers
 // the model provider NAME with the model echo-1: it streams "echo: " and
@@ -128,6 +131,13 @@ func handle(m msg) {
 	_ = json.Unmarshal(m.Params, &p)
 	switch m.Method {
 	case "initialize":
+		var ip struct {
+			Flags map[string]any `json:"flags"`
+		}
+		_ = json.Unmarshal(m.Params, &ip)
+		if fl, _ := json.Marshal(ip.Flags); len(ip.Flags) > 0 {
+			note("flags %s", fl)
+		}
 		send(map[string]any{"jsonrpc": "2.0", "method": "log", "params": map[string]any{"level": "info", "message": "sepext says hello", "fields": map[string]any{"pid": os.Getpid()}}})
 		var providers []any
 		if pv := os.Getenv("SEPEXT_PROVIDER"); pv != "" {
@@ -151,7 +161,7 @@ func handle(m msg) {
 				},
 				"commands":      []any{map[string]any{"name": name + "-note", "description": "Post a message to the session."}},
 				"subscriptions": []string{"turn_start", "bus/event"},
-				"hooks":         []string{"tool_call"},
+				"hooks":         hooks(),
 				"providers":     providers,
 			},
 		})
@@ -285,7 +295,42 @@ func handle(m msg) {
 	}
 }
 
+// hooks are the hooks it declares: tool_call, and user_bash when
+// SEPEXT_USERBASH says how to answer it.
+func hooks() []string {
+	if os.Getenv("SEPEXT_USERBASH") != "" {
+		return []string{"tool_call", "user_bash"}
+	}
+	return []string{"tool_call"}
+}
+
+// userBash answers the user_bash hook as SEPEXT_USERBASH says.
+func userBash(m msg, input json.RawMessage) {
+	var in struct {
+		Command            string `json:"command"`
+		Cwd                string `json:"cwd"`
+		ExcludeFromContext bool   `json:"exclude_from_context"`
+	}
+	_ = json.Unmarshal(input, &in)
+	note("user_bash %q exclude=%v cwd=%v", in.Command, in.ExcludeFromContext, in.Cwd != "")
+	switch {
+	case os.Getenv("SEPEXT_USERBASH") == "hang":
+		return
+	case strings.Contains(in.Command, "rm -rf"):
+		reply(m.ID, map[string]any{"action": "block", "reason": name + " keeps rm -rf out of your shell"})
+	case strings.HasPrefix(in.Command, "remote "):
+		reply(m.ID, map[string]any{"action": "modify", "patch": map[string]any{
+			"result": map[string]any{"output": "ran elsewhere: " + strings.TrimPrefix(in.Command, "remote "), "exit_code": 0}}})
+	default:
+		reply(m.ID, map[string]any{"action": "continue"})
+	}
+}
+
 func hook(m msg, hook string, input json.RawMessage) {
+	if hook == "user_bash" {
+		userBash(m, input)
+		return
+	}
 	if hook != "tool_call" {
 		reply(m.ID, map[string]any{"action": "continue"})
 		return

@@ -900,6 +900,31 @@ local function on_tool_progress(chat, ev)
   })
 end
 
+--- What a user's command's card shows when it ends, and whether it
+--- failed (blocked, stopped or a non-zero exit).
+function M.user_bash_text(ev)
+  if util.val(ev.blocked) then
+    local by = util.val(ev.extension) and (' by ' .. ev.extension) or ''
+    return 'blocked' .. by .. ': ' .. tostring(util.val(ev.reason) or ''), true
+  end
+  local out = util.val(ev.output)
+  local parts = { (out and out ~= '') and out or '(no output)' }
+  if util.val(ev.note) then
+    table.insert(parts, ev.note)
+  end
+  local code = tonumber(util.val(ev.exit_code)) or 0
+  local cancelled = util.val(ev.cancelled) == true
+  if cancelled then
+    table.insert(parts, 'stopped')
+  elseif code ~= 0 then
+    table.insert(parts, 'exit code ' .. code)
+  end
+  if util.val(ev.extension) then
+    table.insert(parts, '(run by ' .. ev.extension .. ')')
+  end
+  return table.concat(parts, '\n\n'), cancelled or code ~= 0
+end
+
 local function on_tool_result(chat, ev)
   M.flush(chat)
   local text = util.content_text(ev.content)
@@ -1394,6 +1419,18 @@ function M.on_event(state, ev)
       run.error_shown = true
       block(chat, run_error_lines(tostring(ev.message or '')), false)
     end
+  elseif t == 'user_bash_start' then
+    -- The user's own command (`!cmd`): a tool card named as typed.
+    local name = util.val(ev.exclude_from_context) and '!!' or '!'
+    on_tool_call(chat, { id = 'ub-' .. tostring(ev.runId), name = name, args = { command = ev.command } })
+  elseif t == 'user_bash_output' then
+    on_tool_progress(chat, { id = 'ub-' .. tostring(ev.runId), text = ev.text })
+  elseif t == 'user_bash' then
+    local text, failed = M.user_bash_text(ev)
+    on_tool_result(
+      chat,
+      { id = 'ub-' .. tostring(ev.runId), is_error = failed, content = { { type = 'text', text = text } } }
+    )
   elseif t == 'compact_done' then
     -- The transcript was renumbered: the messages shown so far cannot be
     -- named to zot/resend any more (an old index may name another prompt).

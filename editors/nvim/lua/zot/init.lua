@@ -243,6 +243,26 @@ function M.send(root, text, opts, done)
     M.command(vim.trim(text), nil, { root = root })
     return done(true)
   end
+  -- `!cmd` runs the user's own shell command (its output joins the
+  -- conversation), `!!cmd` the same kept out of it, as in pi.
+  local bang, command = text:match('^%s*(!!?)%s*(.-)%s*$')
+  if bang and command ~= '' and not opts.resend then
+    client().with_root(root, function(state)
+      local params = { command = command, excludeFromContext = bang == '!!' or nil }
+      local ok = require('zot.client').request(state, P.request.user_bash, params, function(err, res)
+        if err then
+          fail(state, 'shell command', err)
+          return done(false)
+        end
+        chat().on_started(state, res)
+        done(true)
+      end)
+      if ok then
+        show_chat(state)
+      end
+    end, opts.bufnr)
+    return
+  end
   local body, atts = require('zot.refs').expand(root, text, { selection = opts.selection })
   if not body then
     util.err(atts)

@@ -49,6 +49,7 @@ M.request = {
   checkpoints = 'zot/checkpoints',
   checkpoint_restore = 'zot/checkpoint/restore',
   checkpoint_diff = 'zot/checkpoint/diff',
+  user_bash = 'zot/userBash',
 }
 
 --- Client → server notifications.
@@ -252,6 +253,12 @@ M.error_code = {
 ---@field runId string
 ---@field queued boolean
 ---@field ahead? integer
+
+--- The user's own shell command (`!cmd`; `!!cmd` keeps it out of the
+--- conversation).
+---@class zot.UserBashParams
+---@field command string
+---@field excludeFromContext? boolean
 
 ---@class zot.AbortParams
 ---@field clearQueue? boolean

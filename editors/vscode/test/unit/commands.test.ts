@@ -271,6 +271,20 @@ test("MCP servers: none configured, or MCP off, is said so", async () => {
     assert.match(fake.messages[0].message, /MCP servers are off/);
 });
 
+test("!cmd and !!cmd go to zot/userBash (the second kept out of the conversation); the run counts as running", async () => {
+    const t = fakeCtx({ "zot/userBash": () => ({ runId: "run-7", queued: false }) });
+    await commands.send(t.ctx, "!git status");
+    await commands.send(t.ctx, "!! ls -la");
+    assert.deepEqual(t.requests, [
+        { method: "zot/userBash", params: { command: "git status", excludeFromContext: undefined } },
+        { method: "zot/userBash", params: { command: "ls -la", excludeFromContext: true } },
+    ]);
+    assert.equal(t.state.running, true);
+    assert.deepEqual(t.posted[0], { type: "runStarted", runId: "run-7", queued: false, ahead: undefined });
+    assert.equal(commands.parseUserBash("!"), undefined);
+    assert.equal(commands.parseUserBash("hello !world"), undefined);
+});
+
 test("extension shortcuts: a keybinding's key (any spelling) or the palette's pick runs the shortcut's command", async () => {
     const exts = {
         extensions: [

@@ -202,3 +202,29 @@ test("thinking: deltas before the answer, the final message and history keep it"
     assert.equal(h.text, "Because.");
     assert.equal(h.thinking, "Hm.\n\n(redacted by the provider)");
 });
+
+test("the user's own command (!cmd) is a card: its output streams, it ends with the output, or blocked with the extension's reason", () => {
+    const s = st.createState();
+    st.runStarted(s, run, false);
+    stream(s, [
+        { type: "user_bash_start", command: "make", exclude_from_context: false },
+        { type: "user_bash_output", text: "cc a.c\n" },
+    ]);
+    const t = s.byId.get("t-ub-" + run) as st.ToolItem;
+    assert.equal(t.name, "!");
+    assert.equal(t.args, "make");
+    assert.equal(t.status, "running");
+    assert.equal(t.progress, "cc a.c\n");
+    stream(s, [{ type: "user_bash", command: "make", exclude_from_context: false, output: "cc a.c", exit_code: 2, cancelled: false, truncated: false }, { type: "done" }]);
+    assert.equal(t.status, "error");
+    assert.equal(t.result, "cc a.c\n\nexit code 2");
+
+    const r2 = "run-2";
+    st.runStarted(s, r2, false);
+    st.applyEvent(s, { type: "user_bash_start", command: "rm -rf /", exclude_from_context: true, runId: r2 });
+    st.applyEvent(s, { type: "user_bash", command: "rm -rf /", exclude_from_context: true, blocked: true, reason: "no", extension: "guard", runId: r2 });
+    const b = s.byId.get("t-ub-" + r2) as st.ToolItem;
+    assert.equal(b.name, "!!");
+    assert.equal(b.status, "error");
+    assert.equal(b.result, "blocked by guard: no");
+});

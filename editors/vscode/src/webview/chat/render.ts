@@ -47,6 +47,9 @@ export function summarizeArgs(name: string, args: unknown): string {
 
 const toolIcons: Record<string, string> = {
     bash: "terminal",
+    // The user's own commands (`!cmd`, `!!cmd`): their card is a tool card.
+    "!": "terminal",
+    "!!": "terminal",
     read: "file",
     write: "new-file",
     edit: "edit",

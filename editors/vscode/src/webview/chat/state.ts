@@ -2,7 +2,7 @@
 // notifications and zot/messages, plus the run and status. Pure: no DOM,
 // no 'vscode'. The view renders the items marked dirty on the next frame.
 
-import type { CommandInfo, Model, Usage, WireContent, WireMessage, ZotEvent } from "../../lsp_ext";
+import type { CommandInfo, Model, Usage, UserBashEnd, WireContent, WireMessage, ZotEvent } from "../../lsp_ext";
 import type { ChatStatus, NoticeLevel } from "../protocol";
 import { splitUserContent, type Chip } from "./context";
 
@@ -433,9 +433,51 @@ export function applyEvent(s: ChatState, ev: ZotEvent): void {
             }
             s.statusDirty = true;
             break;
+        case "user_bash_start":
+            // The user's own command's card: a tool card named as typed.
+            endStreaming(s);
+            add(s, { kind: "tool", id: "t-ub-" + ev.runId, callId: "ub-" + ev.runId, name: ev.exclude_from_context ? "!!" : "!", args: ev.command, progress: "", status: "running" });
+            break;
+        case "user_bash_output": {
+            const t = toolItem(s, "ub-" + ev.runId);
+            if (t) {
+                t.progress = clipTail(t.progress + ev.text, MAX_PROGRESS);
+                touch(s, t);
+            }
+            break;
+        }
+        case "user_bash": {
+            const t = toolItem(s, "ub-" + ev.runId);
+            if (t) {
+                t.result = clipHead(userBashText(ev), MAX_RESULT);
+                t.status = ev.blocked || ev.cancelled || ev.exit_code !== 0 ? "error" : "done";
+                touch(s, t);
+            }
+            break;
+        }
         case "turn_start":
             break;
     }
+}
+
+/** What a user's command's card shows when it ends. */
+function userBashText(ev: UserBashEnd): string {
+    if (ev.blocked) {
+        return `blocked${ev.extension ? " by " + ev.extension : ""}: ${ev.reason ?? ""}`;
+    }
+    const parts = [ev.output || "(no output)"];
+    if (ev.note) {
+        parts.push(ev.note);
+    }
+    if (ev.cancelled) {
+        parts.push("stopped");
+    } else if (ev.exit_code !== 0) {
+        parts.push(`exit code ${ev.exit_code}`);
+    }
+    if (ev.extension) {
+        parts.push(`(run by ${ev.extension})`);
+    }
+    return parts.join("\n\n");
 }
 
 function markRunningToolsStopped(s: ChatState): void {
