@@ -121,3 +121,37 @@ func TestRPCUserBashFailsClosed(t *testing.T) {
 		t.Fatalf("a blocked command joined the conversation: %v", st)
 	}
 }
+
+// pi's user_bash under zot rpc: a pi extension's BashResult is the
+// command's result (it never runs here); pi's operations (run it
+// elsewhere) are refused rather than run here; anything else runs.
+func TestRPCPiUserBash(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t)
+	p := e.startRPC(rt, "-e", piTestdata("userbash.ts"))
+	bash := func(id, command string, exclude bool) map[string]any {
+		t.Helper()
+		p.send(map[string]any{"id": id, "type": "bash", "command": command, "exclude_from_context": exclude})
+		frames := p.until(isType("done"))
+		ub := find(frames, "user_bash")
+		if ub == nil {
+			t.Fatalf("bash %q: no user_bash in %v\nstderr: %s", command, types(frames), p.errb.String())
+		}
+		return ub
+	}
+	if ub := bash("1", "echo plain", false); ub["output"] != "plain" || ub["extension"] != nil {
+		t.Fatalf("a command the extension lets through: %v", ub)
+	}
+	want := "ran on the remote (private, in " + e.cwd + "): touch here"
+	if ub := bash("2", "remote touch here", true); ub["output"] != want || ub["extension"] != "userbash" || ub["exit_code"] != float64(0) {
+		t.Fatalf("a command the extension ran: %v, want output %q", ub, want)
+	}
+	if ub := bash("3", "sandboxed touch ran", false); ub["blocked"] != true || !strings.Contains(toJSON(ub), "own operations") {
+		t.Fatalf("a command for the extension's operations: %v", ub)
+	}
+	for _, f := range []string{"here", "ran"} {
+		if _, err := os.Stat(filepath.Join(e.cwd, f)); err == nil {
+			t.Fatalf("%q was created here: the command ran in zot", f)
+		}
+	}
+}

@@ -17,6 +17,7 @@ const INTERCEPTS = {
 	input: "input",
 	before_agent_start: "before_agent_start",
 	context: "context",
+	user_bash: "user_bash",
 };
 // pi event → the zot events it needs.
 const EVENTS = {
@@ -46,7 +47,6 @@ const NEVER = new Set([
 	"message_start",
 	"message_update",
 	"tool_execution_update",
-	"user_bash",
 ]);
 
 const DETAILS_KIND = "pi:tool_result"; // a tool's result, kept for getBranch()
@@ -783,6 +783,7 @@ function makeAPI(wire, extName) {
 		input: ["input"],
 		before_agent_start: ["before_agent_start"],
 		context: ["context"],
+		user_bash: ["user_bash"],
 	};
 
 	async function onIntercept(f) {
@@ -865,6 +866,40 @@ function makeAPI(wire, extName) {
 				// the extension added (all of it when it rewrote the prompt).
 				if (sys !== base) out.system_prompt = sys.startsWith(base) ? sys.slice(base.length) : sys;
 				return out;
+			}
+			case "user_bash": {
+				// pi's UserBashEvent; the first handler that answers decides
+				// (pi's emitUserBash). A throw is logged and the next asked,
+				// as pi does.
+				const ev = { type: "user_bash", command: f.command || "", excludeFromContext: !!f.exclude_from_context, cwd: f.cwd || "" };
+				for (const fn of handlers.get("user_bash") || []) {
+					let r;
+					try {
+						r = await fn(ev, ctx);
+					} catch (err) {
+						log(`user_bash handler threw: ${err && err.stack ? err.stack : err}`);
+						continue;
+					}
+					if (!r) continue;
+					if (r.result && typeof r.result === "object") {
+						const b = r.result;
+						return {
+							result: {
+								output: String(b.output == null ? "" : b.output),
+								exit_code: typeof b.exitCode === "number" ? b.exitCode : b.cancelled ? 130 : 1,
+								cancelled: !!b.cancelled,
+								truncated: !!b.truncated,
+							},
+						};
+					}
+					if (r.operations) {
+						// pi's operations run the command elsewhere (over SSH, in a
+						// sandbox); zot cannot run it through them, and running it
+						// here instead would do what the extension meant to avoid.
+						return { block: true, reason: `extension ${extName} runs your commands through its own operations, which zot does not offer; the command did not run` };
+					}
+				}
+				return {};
 			}
 			case "context": {
 				let messages = Array.isArray(f.messages) ? f.messages : [];
