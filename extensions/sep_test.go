@@ -222,7 +222,11 @@ func TestSEPCrashRestartsAndKVSurvives(t *testing.T) {
 	if !r.IsError {
 		t.Fatalf("a crash mid-call is not an error: %q", resultText(r))
 	}
-	eventually(t, "a restart", func() bool { return countNoted(out, "kv started") == 2 && statusOf(h, "kv").State == StateReady })
+	// Ready, and its tools in the host's registry again (rebuilt just after
+	// the restarted process registered them).
+	eventually(t, "a restart", func() bool {
+		return countNoted(out, "kv started") == 2 && statusOf(h, "kv").State == StateReady && toolNamed(h, "kv_kv") != nil
+	})
 	if r := callTool(t, h, "kv_kv", `{}`); resultText(r) != "recalled: blue" {
 		t.Fatalf("after restart: %q", resultText(r))
 	}
