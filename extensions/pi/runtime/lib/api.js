@@ -1078,6 +1078,8 @@ function makeAPI(wire, extName) {
 		try {
 			// Read the session afresh: the run's last events may still be on
 			// their way when the user's command comes (rare, and cheap).
+			// (A read already under way may predate the command: wait it out.)
+			if (entriesLoading) await entriesLoading;
 			entriesFresh = false;
 			await Promise.all([refreshEntries(), refreshTools()]);
 			// Whatever the handler awaits, ui.custom knows whose it is.
