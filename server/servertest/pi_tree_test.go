@@ -102,3 +102,75 @@ func TestLSPPiSessionTree(t *testing.T) {
 		return strings.Contains(string(p), `"editorText":"first"`)
 	})
 }
+
+// pi's todo example (our re-write) keeps its list in its tool results'
+// details and rebuilds it on session_fork from the session manager's
+// branch: after the editor forks at the second prompt, /todos lists only
+// what the first prompt added, as under pi's /fork.
+func TestLSPPiTodoFollowsFork(t *testing.T) {
+	rt, examples := piPaths(t)
+	e := newEnv(t,
+		llmtest.ToolReply("todo", map[string]any{"action": "add", "text": "milk"}), llmtest.TextReply("added"),
+		llmtest.ToolReply("todo", map[string]any{"action": "add", "text": "eggs"}), llmtest.TextReply("added again"))
+	cfg := e.config("--ext", filepath.Join(examples, "todo.ts"))
+	args := cfg.Args[:0]
+	for _, a := range cfg.Args {
+		if a != "--no-session" {
+			args = append(args, a)
+		}
+	}
+	cfg.Args = args
+	cfg.Env = append(cfg.Env, extensions.EnvPiRuntime+"="+rt)
+	ed := servertest.Start(t, cfg)
+	ed.Initialize(nil)
+	waitExt(ed, "todo", "loaded")
+	t.Cleanup(func() { // the extension's log, for a failure
+		if b, err := os.ReadFile(filepath.Join(e.home, "logs", "ext-todo.log")); err == nil && t.Failed() {
+			t.Logf("ext-todo.log:\n%s", b)
+		}
+	})
+	ed.WaitDone(ed.Prompt("add milk").RunID)
+	ed.WaitDone(ed.Prompt("add eggs").RunID)
+	var msgs struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	ed.MustCall("zot/messages", nil, &msgs)
+	second := -1
+	for i, m := range msgs.Messages {
+		if m["role"] == "user" && strings.Contains(jsonString(m), "add eggs") {
+			second = i
+		}
+	}
+	if second <= 0 {
+		t.Fatalf("no second prompt in %v", msgs.Messages)
+	}
+	// todos runs /todos and returns the zot/notify it causes.
+	seen := 0
+	todos := func() string {
+		t.Helper()
+		ed.MustCall("zot/command", map[string]any{"name": "todos"}, nil)
+		var got string
+		ed.Wait("a new /todos answer", func() bool {
+			notes := ed.Notes("zot/notify")
+			var list []string
+			for _, n := range notes {
+				if strings.Contains(string(n.Params), "#1: milk") {
+					list = append(list, string(n.Params))
+				}
+			}
+			if len(list) > seen {
+				got, seen = list[seen], seen+1
+				return true
+			}
+			return false
+		})
+		return got
+	}
+	if got := todos(); !strings.Contains(got, "#2: eggs") {
+		t.Fatalf("/todos before the fork: %s", got)
+	}
+	ed.MustCall("zot/session/fork", map[string]any{"messageIndex": second}, nil)
+	if got := todos(); strings.Contains(got, "eggs") {
+		t.Fatalf("/todos after forking before eggs was added: %s", got)
+	}
+}

@@ -703,9 +703,15 @@ function makeAPI(wire, extName) {
 				if (ac) ac.abort();
 				return;
 			}
-			case "command_invoked":
-				afterSessionStart().then(() => runCommand(f));
+			case "command_invoked": {
+				// pi runs a command after the events before it were handled
+				// (a fork's session_fork rebuilding state, …).
+				const before = eventChain;
+				afterSessionStart()
+					.then(() => before)
+					.then(() => runCommand(f));
 				return;
+			}
 			case "event":
 				// One-way events are handled in the order they came.
 				eventChain = eventChain.then(() => (f.event === "session_start" ? onEvent(f) : afterSessionStart().then(() => onEvent(f)))).catch((err) => log(`event ${f.event}: ${err.message}`));
@@ -1153,12 +1159,16 @@ function sessionEntries(messages, custom, sid) {
 			if (text.length) rows.push({ t: ts, n: seq++, id: mid(), message: { role: "user", content: text, timestamp: ts } });
 		}
 	}
+	const lastTime = messages.reduce((t, m) => Math.max(t, at(m.time)), 0);
 	for (const e of custom) {
 		const ts = at(e.time);
 		if (e.kind === DETAILS_KIND) {
-			// A result the transcript no longer has (compacted): its entry.
+			// A result the transcript does not have: kept when it was
+			// compacted away (older than the transcript's last message) or
+			// its call is still running; a fork from before its call left
+			// it behind, so it is not on this branch.
 			const d = e.data || {};
-			if (!seen.has(d.toolCallId)) rows.push({ t: ts, n: seq++, message: { role: "toolResult", toolCallId: d.toolCallId, toolName: d.toolName, content: d.content || [], details: d.details, isError: !!d.isError, timestamp: ts } });
+			if (!seen.has(d.toolCallId) && (ts <= lastTime || toolNames.has(d.toolCallId))) rows.push({ t: ts, n: seq++, message: { role: "toolResult", toolCallId: d.toolCallId, toolName: d.toolName, content: d.content || [], details: d.details, isError: !!d.isError, timestamp: ts } });
 		} else if (e.kind === NAME_KIND) rows.push({ t: ts, n: seq++, info: e.data && e.data.name });
 		else rows.push({ t: ts, n: seq++, custom: e });
 	}
