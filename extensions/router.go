@@ -84,7 +84,7 @@ func (p *proc) handle(f wire.Frame) {
 	case wire.TypeToolUpdate:
 		p.onToolUpdate(f)
 	case wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries,
-		wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree,
+		wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree, wire.TypeNewSession,
 		wire.TypeAbort, wire.TypeGetThinking, wire.TypeSetThinking, wire.TypeGetMessages, wire.TypeGetCommands:
 		go p.onAction(f)
 	case wire.TypeBusPublish:

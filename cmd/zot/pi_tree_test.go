@@ -87,4 +87,11 @@ func TestRPCPiSessionTree(t *testing.T) {
 		t.Fatalf("a navigation: %q\nstderr: %s", got, p.errb.String())
 	}
 	out.wait(t, "session_tree", `"oldLeafId":"`+newSID+`:1"`)
+
+	// ctx.newSession: a fresh session, pi's session_switch "new".
+	got := p.commandNotify("12", "t-new", "", "new:")
+	if !strings.HasPrefix(got, "new: cancelled=false session=") || !strings.HasSuffix(got, " entries=0") || strings.Contains(got, newSID) {
+		t.Fatalf("ctx.newSession: %q\nstderr: %s", got, p.errb.String())
+	}
+	out.wait(t, "session_switch", `"reason":"new"`)
 }

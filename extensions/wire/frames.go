@@ -41,6 +41,9 @@ const (
 	TypeFork         = "fork"
 	TypeNavigateTree = "navigate_tree"
 	TypeGetTree      = "get_tree"
+	// TypeNewSession (pi's ctx.newSession): a fresh session (and
+	// transcript); session_start with reason "new" follows.
+	TypeNewSession = "new_session"
 	// TypeBusPublish (negotiated with CapBus): Key is the topic, Data
 	// the payload (a JSON object); the host fans it out to the other
 	// extensions, zot's and SEP's alike.

@@ -101,6 +101,22 @@ func TestLSPPiSessionTree(t *testing.T) {
 	ed.WaitNote("zot/session/changed", func(p json.RawMessage) bool {
 		return strings.Contains(string(p), `"editorText":"first"`)
 	})
+
+	// ctx.newSession: the editor is told to draw the new, empty session.
+	command("t-new", "")
+	n := ed.WaitNote("zot/session/changed", func(p json.RawMessage) bool {
+		return strings.Contains(string(p), `"reason":"new"`)
+	})
+	var changed struct {
+		SessionID    string `json:"sessionId"`
+		MessageCount int    `json:"messageCount"`
+	}
+	json.Unmarshal(n.Params, &changed)
+	ed.MustCall("zot/state", nil, &st)
+	if changed.MessageCount != 0 || changed.SessionID == "" || changed.SessionID == fork.SessionID || st.SessionID != changed.SessionID {
+		t.Fatalf("zot/session/changed after ctx.newSession: %s (zot/state: %s)", n.Params, st.SessionID)
+	}
+	noted("session_switch", `"reason":"new"`)
 }
 
 // pi's todo example (our re-write) keeps its list in its tool results'

@@ -25,7 +25,8 @@
 //	  (refused, then again: allowed), then navigates back to the session's
 //	  leaf (labelled "refuse": refused, then again: allowed); displays the
 //	  action results. "/hookext-tree prompt" instead navigates to the
-//	  session's first message (a prompt: a new branch before it)
+//	  session's first message (a prompt: a new branch before it);
+//	  "/hookext-tree new" starts a new session (new_session)
 //	-record FILE: every frame received, one JSON line each
 package main
 
@@ -72,6 +73,11 @@ func tree(id, args string) {
 	t := act(frame{"type": "get_tree"})
 	tr, _ := t["tree"].(map[string]any)
 	sid, _ := tr["session_id"].(string)
+	if args == "new" {
+		r := act(frame{"type": "new_session"})
+		emit(frame{"type": "command_response", "id": id, "action": "display", "display": fmt.Sprintf("new_session: error=%v", r["error"])})
+		return
+	}
 	if args == "prompt" {
 		r := act(frame{"type": "navigate_tree", "target_id": sid + ":0"})
 		emit(frame{"type": "command_response", "id": id, "action": "display", "display": fmt.Sprintf("navigate: cancelled=%v error=%v editor_text=%v", r["cancelled"], r["error"], r["editor_text"])})

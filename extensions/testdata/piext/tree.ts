@@ -62,6 +62,19 @@ export default function tree(pi: ExtensionAPI) {
 		},
 	});
 
+	// /t-new: a new session.
+	pi.registerCommand("t-new", {
+		description: "start a new session",
+		handler: async (_args, ctx) => {
+			try {
+				const r = await ctx.newSession();
+				ctx.ui.notify(`new: cancelled=${r.cancelled} session=${ctx.sessionManager.getSessionId()} entries=${ctx.sessionManager.getEntries().length}`, "info");
+			} catch (err: any) {
+				ctx.ui.notify(`new: error ${err.message}`, "info");
+			}
+		},
+	});
+
 	pi.on("session_before_fork", async (e: any) => {
 		note("session_before_fork", { entryId: e.entryId, refuse });
 		if (refuse) return { cancel: true };

@@ -427,10 +427,14 @@ function makeAPI(wire, extName) {
 				if (idle) return Promise.resolve();
 				return new Promise((r) => idleWaiters.push(r));
 			},
-			async newSession() {
-				// The front starts sessions (zot/session/new, rpc new_session).
-				logOnce("ctx.newSession");
-				return { cancelled: true };
+			// newSession(): the new_session action (session_switch "new"
+			// follows). pi's parentSession / setup have no counterpart: zot
+			// gives extensions no SessionManager to write a session with.
+			async newSession(options) {
+				if (options && (options.setup || options.parentSession)) logOnce("ctx.newSession setup / parentSession");
+				await action({ type: "new_session" });
+				entriesFresh = false;
+				return { cancelled: false };
 			},
 			// fork(entryId): the conversation before that prompt goes on in
 			// a new session (the fork action; session_before_fork may refuse).
