@@ -329,6 +329,10 @@ func (p *proc) doAction(f wire.Frame, res *wire.Frame) error {
 		res.Cancelled, res.SessionID, res.NewLeafID, res.OldLeafID, res.EditorText = r.Cancelled, r.SessionID, r.NewLeafID, r.OldLeafID, r.EditorText
 		return nil
 	case wire.TypeNewSession:
+		if d := p.s.h.BeforeSwitch(p.s.h.ctx, "new", ""); d.Cancel {
+			res.Cancelled, res.Reason = true, switchRefused(d)
+			return nil
+		}
 		return a.NewSession(p.name)
 	case wire.TypeGetTree:
 		t, err := a.Tree()

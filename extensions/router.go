@@ -32,10 +32,10 @@ var (
 		// registry indexes them).
 		wire.EventAgentStart, wire.EventAgentEnd, wire.EventSessionShutdown, wire.EventModelSelect, wire.EventCompactStart, wire.EventCompactEnd,
 		wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput,
-		wire.EventSessionFork, wire.EventSessionTree, wire.EventSessionBeforeFork, wire.EventSessionBeforeTree}
+		wire.EventSessionFork, wire.EventSessionTree, wire.EventSessionBeforeFork, wire.EventSessionBeforeTree, wire.EventSessionBeforeSwitch}
 	interceptable = []string{wire.EventToolCall, wire.EventTurnStart, wire.EventAssistantMessage,
 		wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput,
-		wire.EventSessionBeforeFork, wire.EventSessionBeforeTree}
+		wire.EventSessionBeforeFork, wire.EventSessionBeforeTree, wire.EventSessionBeforeSwitch}
 )
 
 // handle routes one frame from the extension.

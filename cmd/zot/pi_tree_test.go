@@ -94,4 +94,22 @@ func TestRPCPiSessionTree(t *testing.T) {
 		t.Fatalf("ctx.newSession: %q\nstderr: %s", got, p.errb.String())
 	}
 	out.wait(t, "session_switch", `"reason":"new"`)
+
+	// session_before_switch refuses: ctx.newSession is cancelled, and so
+	// are the client's /new and /resume (its target named).
+	p.commandNotify("13", "t-refuse", "on", "refuse=")
+	if got := p.commandNotify("14", "t-new", "", "new:"); !strings.HasPrefix(got, "new: cancelled=true") {
+		t.Fatalf("a refused ctx.newSession: %q", got)
+	}
+	out.wait(t, "session_before_switch", `"reason":"new"`, `"refuse":true`)
+	for _, c := range [][2]string{{"new", ""}, {"resume", sid}} {
+		fs := p.command("15"+c[0], c[0], c[1])
+		if r := toJSON(fs[len(fs)-1]); !strings.Contains(r, `cancelled by extension \"tree\"`) {
+			t.Fatalf("/%s refused by the extension: %s", c[0], r)
+		}
+	}
+	ev := out.wait(t, "session_before_switch", `"reason":"resume"`, `"targetSessionId":"`+sid+`"`)
+	if f, _ := ev["targetSessionFile"].(string); f != prev {
+		t.Fatalf("session_before_switch.targetSessionFile = %q, want %s", f, prev)
+	}
 }

@@ -201,6 +201,10 @@ const (
 	EventSessionFork       = "session_fork"
 	EventSessionBeforeTree = "session_before_tree"
 	EventSessionTree       = "session_tree"
+	// session_before_switch (pi's): before a new session or a resume
+	// (Reason new or resume; SessionID / SessionFile the session resumed);
+	// cancel refuses, fail-open.
+	EventSessionBeforeSwitch = "session_before_switch"
 )
 
 // Notify levels.

@@ -117,6 +117,20 @@ func TestLSPPiSessionTree(t *testing.T) {
 		t.Fatalf("zot/session/changed after ctx.newSession: %s (zot/state: %s)", n.Params, st.SessionID)
 	}
 	noted("session_switch", `"reason":"new"`)
+
+	// session_before_switch refuses the editor's new session and resume.
+	command("t-refuse", "on")
+	if err := ed.Call("zot/session/new", nil, nil); err == nil || !strings.Contains(err.Message, `cancelled by extension "tree"`) {
+		t.Fatalf("zot/session/new refused by the extension: %v", err)
+	}
+	if err := ed.Call("zot/session/resume", map[string]any{"id": orig}, nil); err == nil || !strings.Contains(err.Message, `cancelled by extension "tree"`) {
+		t.Fatalf("zot/session/resume refused by the extension: %v", err)
+	}
+	noted("session_before_switch", `"reason":"resume"`, `"targetSessionId":"`+orig+`"`, `"refuse":true`)
+	ed.MustCall("zot/state", nil, &st)
+	if st.SessionID != changed.SessionID {
+		t.Fatalf("a refused switch moved the session to %s", st.SessionID)
+	}
 }
 
 // pi's todo example (our re-write) keeps its list in its tool results'

@@ -1,6 +1,7 @@
 // A pi extension for zot's tests of the session tree members: ctx.fork,
-// ctx.navigateTree, sessionManager's ids, and the session_before_fork /
-// session_fork / session_before_tree / session_tree events. What it sees
+// ctx.navigateTree, ctx.newSession, sessionManager's ids, and the
+// session_before_fork / session_fork / session_before_tree / session_tree /
+// session_before_switch / session_switch events. What it sees
 // is appended to $PIEXT_OUT as JSON lines ({"what": …}).
 import { appendFileSync } from "node:fs";
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
@@ -77,6 +78,10 @@ export default function tree(pi: ExtensionAPI) {
 
 	pi.on("session_before_fork", async (e: any) => {
 		note("session_before_fork", { entryId: e.entryId, refuse });
+		if (refuse) return { cancel: true };
+	});
+	pi.on("session_before_switch", async (e: any) => {
+		note("session_before_switch", { reason: e.reason, targetSessionFile: e.targetSessionFile, targetSessionId: e.targetSessionId, refuse });
 		if (refuse) return { cancel: true };
 	});
 	pi.on("session_fork", async (e: any, ctx) => {

@@ -20,6 +20,7 @@ const INTERCEPTS = {
 	// the session tree: cancellable (fail-open on the host)
 	session_before_fork: "session_before_fork",
 	session_before_tree: "session_before_tree",
+	session_before_switch: "session_before_switch",
 };
 // pi event → the zot events it needs.
 const EVENTS = {
@@ -42,7 +43,6 @@ const EVENTS = {
 const NEVER = new Set([
 	"resources_discover",
 	"session_directory",
-	"session_before_switch",
 	"before_provider_request",
 	"message_start",
 	"message_update",
@@ -432,9 +432,9 @@ function makeAPI(wire, extName) {
 			// gives extensions no SessionManager to write a session with.
 			async newSession(options) {
 				if (options && (options.setup || options.parentSession)) logOnce("ctx.newSession setup / parentSession");
-				await action({ type: "new_session" });
+				const r = await action({ type: "new_session" });
 				entriesFresh = false;
-				return { cancelled: false };
+				return { cancelled: !!r.cancelled };
 			},
 			// fork(entryId): the conversation before that prompt goes on in
 			// a new session (the fork action; session_before_fork may refuse).
@@ -860,13 +860,14 @@ function makeAPI(wire, extName) {
 		context: ["context"],
 		session_before_fork: ["session_before_fork"],
 		session_before_tree: ["session_before_tree"],
+		session_before_switch: ["session_before_switch"],
 	};
 
 	async function onIntercept(f) {
 		if (!(INTERCEPT_EVENTS[f.event] || []).some((ev) => (handlers.get(ev) || []).length)) {
 			return {}; // subscribed only to keep pi's order (input): nothing to run
 		}
-		if (f.event === "session_before_fork" || f.event === "session_before_tree") return onBeforeTree(f);
+		if (f.event === "session_before_fork" || f.event === "session_before_tree" || f.event === "session_before_switch") return onBeforeTree(f);
 		// The transcript moved on since the last look (the model answered,
 		// a tool ran): handlers see it as it is now.
 		entriesFresh = false;
@@ -961,7 +962,7 @@ function makeAPI(wire, extName) {
 		}
 	}
 
-	// session_before_fork / session_before_tree: the first handler that
+	// session_before_fork / _tree / _switch: the first handler that
 	// answers cancel refuses (pi's result). They run while the host holds
 	// the session still, so they see the entries as last read (no
 	// reading of the session here). A throw skips the handler (pi's
@@ -970,7 +971,9 @@ function makeAPI(wire, extName) {
 	async function onBeforeTree(f) {
 		const ac = new AbortController();
 		let ev;
-		if (f.event === "session_before_fork") {
+		if (f.event === "session_before_switch") {
+			ev = { type: "session_before_switch", reason: f.reason === "resume" ? "resume" : "new", targetSessionFile: f.session_file || undefined, targetSessionId: f.session_id || undefined };
+		} else if (f.event === "session_before_fork") {
 			ev = { type: "session_before_fork", entryId: f.entry_id, messageIndex: f.message_index, sessionId: f.session_id, withFiles: !!f.with_files };
 		} else {
 			const p = f.preparation || {};
