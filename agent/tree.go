@@ -25,6 +25,8 @@ import (
 const (
 	SessionStartFork = "fork"
 	SessionStartTree = "tree"
+	// SessionStartNew: a fresh session (NewSession).
+	SessionStartNew = "new"
 )
 
 // EntryID names message index of session id.

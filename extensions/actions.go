@@ -29,6 +29,8 @@ type Actions interface {
 	Fork(ctx context.Context, ext, entry string, withFiles bool) (agent.ForkResult, error)
 	NavigateTree(ctx context.Context, ext, target string, o agent.TreeOptions) (agent.TreeResult, error)
 	Tree() (agent.Tree, error)
+	// NewSession starts a fresh session (pi's ctx.newSession).
+	NewSession(ext string) error
 }
 
 // RunControl is what a front's actions may add for pi extensions: abort
@@ -71,6 +73,7 @@ type ActionRuntime interface {
 	ForkEntry(ctx context.Context, entry string, withFiles bool) (agent.ForkResult, error)
 	NavigateTree(ctx context.Context, target string, o agent.TreeOptions) (agent.TreeResult, error)
 	SessionTree() (agent.Tree, error)
+	NewSession() error
 }
 
 var _ ActionRuntime = (*agent.Runtime)(nil)
@@ -109,6 +112,17 @@ func (a *runtimeActions) NavigateTree(ctx context.Context, ext, target string, o
 }
 
 func (a *runtimeActions) Tree() (agent.Tree, error) { return a.rt.SessionTree() }
+
+func (a *runtimeActions) NewSession(ext string) error {
+	if err := a.rt.NewSession(); err != nil {
+		if errors.Is(err, agent.ErrBusy) {
+			return fmt.Errorf("a new session cannot start during a run (wait for it: waitForIdle)")
+		}
+		return err
+	}
+	a.sessionChanged(agent.SessionStartNew, "")
+	return nil
+}
 
 func (a *runtimeActions) sessionChanged(reason, editorText string) {
 	if a.changed != nil {
@@ -314,6 +328,12 @@ func (p *proc) doAction(f wire.Frame, res *wire.Frame) error {
 		}
 		res.Cancelled, res.SessionID, res.NewLeafID, res.OldLeafID, res.EditorText = r.Cancelled, r.SessionID, r.NewLeafID, r.OldLeafID, r.EditorText
 		return nil
+	case wire.TypeNewSession:
+		if d := p.s.h.BeforeSwitch(p.s.h.ctx, "new", ""); d.Cancel {
+			res.Cancelled, res.Reason = true, switchRefused(d)
+			return nil
+		}
+		return a.NewSession(p.name)
 	case wire.TypeGetTree:
 		t, err := a.Tree()
 		if err != nil {

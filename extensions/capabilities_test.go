@@ -240,6 +240,7 @@ func (fakeActions) NavigateTree(context.Context, string, string, agent.TreeOptio
 	return agent.TreeResult{}, nil
 }
 func (fakeActions) Tree() (agent.Tree, error) { return agent.Tree{}, nil }
+func (fakeActions) NewSession(string) error   { return nil }
 
 // A dialog that times out answers its default; set_widget reaches the
 // front and is cleared when the extension stops.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/session"
 	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/extensions/wire"
 )
@@ -520,6 +521,44 @@ func (h *Host) BeforeTree(ctx context.Context, p agent.TreePreparation) agent.Tr
 	}
 	f := wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventSessionBeforeTree, Preparation: prep}
 	return h.treeVerdict(ctx, &f)
+}
+
+// BeforeSwitch runs the session_before_switch interceptors before a new
+// session (reason "new") or a resume ("resume" of which: a session id or
+// "latest"): the first that answers cancel (or block) refuses; fail-open.
+func (h *Host) BeforeSwitch(ctx context.Context, reason, which string) agent.TreeDecision {
+	f := wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventSessionBeforeSwitch, Reason: reason}
+	if reason == "resume" {
+		f.SessionID = which
+		// The session it will be (a resume that finds none fails anyway).
+		if path, err := session.FindWorkspace(h.o.Home, h.o.Cwd, which); err == nil {
+			f.SessionFile = path
+			infos, _ := session.ListWorkspace(h.o.Home, h.o.Cwd)
+			for _, in := range infos {
+				if in.Path == path {
+					f.SessionID = in.ID
+				}
+			}
+		}
+	}
+	return h.treeVerdict(ctx, &f)
+}
+
+// switchRefused says which extension refused a new session or resume.
+func switchRefused(d agent.TreeDecision) string {
+	if d.Reason == "" {
+		return fmt.Sprintf("the session switch was cancelled by extension %q", d.Extension)
+	}
+	return fmt.Sprintf("the session switch was cancelled by extension %q: %s", d.Extension, d.Reason)
+}
+
+// SwitchRefusal is the error a front answers a refused new session or
+// resume with (nil when d does not refuse).
+func SwitchRefusal(d agent.TreeDecision) error {
+	if !d.Cancel {
+		return nil
+	}
+	return errors.New(switchRefused(d))
 }
 
 func (h *Host) treeVerdict(ctx context.Context, f *wire.Frame) agent.TreeDecision {

@@ -32,10 +32,10 @@ var (
 		// registry indexes them).
 		wire.EventAgentStart, wire.EventAgentEnd, wire.EventSessionShutdown, wire.EventModelSelect, wire.EventCompactStart, wire.EventCompactEnd,
 		wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput,
-		wire.EventSessionFork, wire.EventSessionTree, wire.EventSessionBeforeFork, wire.EventSessionBeforeTree, wire.EventUserBash}
+		wire.EventSessionFork, wire.EventSessionTree, wire.EventSessionBeforeFork, wire.EventSessionBeforeTree, wire.EventUserBash, wire.EventSessionBeforeSwitch}
 	interceptable = []string{wire.EventToolCall, wire.EventTurnStart, wire.EventAssistantMessage,
 		wire.EventToolResult, wire.EventBeforeAgentStart, wire.EventContext, wire.EventInput,
-		wire.EventSessionBeforeFork, wire.EventSessionBeforeTree, wire.EventUserBash}
+		wire.EventSessionBeforeFork, wire.EventSessionBeforeTree, wire.EventUserBash, wire.EventSessionBeforeSwitch}
 )
 
 // handle routes one frame from the extension.
@@ -84,7 +84,7 @@ func (p *proc) handle(f wire.Frame) {
 	case wire.TypeToolUpdate:
 		p.onToolUpdate(f)
 	case wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries,
-		wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree,
+		wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree, wire.TypeNewSession,
 		wire.TypeAbort, wire.TypeGetThinking, wire.TypeSetThinking, wire.TypeGetMessages, wire.TypeGetCommands:
 		go p.onAction(f)
 	case wire.TypeBusPublish:

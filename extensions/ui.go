@@ -57,7 +57,7 @@ func (h *Host) hostCapabilities() *wire.HostCapabilities {
 	}
 	if h.actions() != nil {
 		c.Actions = []string{wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries,
-			wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree}
+			wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree, wire.TypeNewSession}
 	}
 	c.Features = h.features()
 	return c

@@ -27,7 +27,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 29
+const ProtocolRevision = 31
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -449,12 +449,12 @@ type SessionResult struct {
 
 // SessionChangedParams is zot/session/changed's params: an extension
 // moved the conversation to another session or point of the session tree
-// (its fork or navigate_tree action); the client draws it again
-// (zot/messages).
+// (its fork or navigate_tree action) or started a new one (new_session);
+// the client draws it again (zot/messages).
 type SessionChangedParams struct {
 	SessionID    string `json:"sessionId"`
 	MessageCount int    `json:"messageCount"`
-	// Reason is fork or tree.
+	// Reason is fork, tree or new.
 	Reason string `json:"reason"`
 	// EditorText is the prompt a navigation went back to, for the chat's
 	// input (pi puts it in its editor).

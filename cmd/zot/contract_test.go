@@ -158,7 +158,9 @@ var contractRows = []contractRow{
 	{name: "session_start", got: func(r contractRun) string { return each(r.events("session_start"), field("reason")) },
 		want: func(f contractFront) string {
 			if f.tree {
-				return f.sessionStart + ",fork,tree" // the fork, then the navigation back to the first session
+				// the fork, the navigation back to the first session, then a
+				// new session (zot/session/new: the second, the first refused)
+				return f.sessionStart + ",fork,tree,new"
 			}
 			return f.sessionStart
 		}},
@@ -271,6 +273,24 @@ var contractRows = []contractRow{
 			return "0 true,0 true; forks made: 1"
 		}
 		return "; forks made: 0"
+	}},
+	// The first new session is refused (zot/session/new fails); the
+	// second is made.
+	{name: "session_before_switch", hook: true, got: func(r contractRun) string {
+		made := 0 // session_start "new" after the first session_start
+		if starts := r.events("session_start"); len(starts) > 1 {
+			for _, m := range starts[1:] {
+				if m["reason"] == "new" {
+					made++
+				}
+			}
+		}
+		return each(r.hooks("session_before_switch"), field("reason")) + fmt.Sprintf("; new sessions: %d", made)
+	}, want: func(f contractFront) string {
+		if f.tree {
+			return "new,new; new sessions: 1"
+		}
+		return "; new sessions: 0"
 	}},
 	// The navigation labelled "refuse" is refused; the next is made.
 	{name: "session_before_tree", hook: true, got: func(r contractRun) string {
@@ -531,6 +551,11 @@ func (e *env) contractLSP(t *testing.T, rec string, f contractFront, flags []str
 			}
 		}
 	}
+	// session_before_switch: hookext refuses the first new session.
+	if err := ed.Call("zot/session/new", nil, nil); err == nil || !strings.Contains(err.Message, "hookext refused the first switch") {
+		t.Errorf("the first zot/session/new: %v; want hookext's refusal", err)
+	}
+	ed.MustCall("zot/session/new", nil, nil)
 	ed.MustCall("zot/setModel", map[string]any{"model": "tiny2"}, nil)
 	if code := ed.Shutdown(); code != 0 {
 		t.Fatalf("zot lsp exited %d", code)

@@ -41,6 +41,9 @@ const (
 	TypeFork         = "fork"
 	TypeNavigateTree = "navigate_tree"
 	TypeGetTree      = "get_tree"
+	// TypeNewSession (pi's ctx.newSession): a fresh session (and
+	// transcript); session_start with reason "new" follows.
+	TypeNewSession = "new_session"
 	// TypeBusPublish (negotiated with CapBus): Key is the topic, Data
 	// the payload (a JSON object); the host fans it out to the other
 	// extensions, zot's and SEP's alike.
@@ -203,6 +206,10 @@ const (
 	// Cwd, ExcludeFromContext. The response may block (Reason) or carry
 	// the extension's own run of it (BashResult).
 	EventUserBash = "user_bash"
+	// session_before_switch (pi's): before a new session or a resume
+	// (Reason new or resume; SessionID / SessionFile the session resumed);
+	// cancel refuses, fail-open.
+	EventSessionBeforeSwitch = "session_before_switch"
 )
 
 // Notify levels.

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/skills"
 	"github.com/zot-editors/zot/extensions"
 	"github.com/zot-editors/zot/extensions/wire"
@@ -183,6 +184,22 @@ func (s *Server) command(ctx context.Context, c Command, ok func(any), fail func
 }
 
 // builtin runs one of zot's own commands.
+// switchGuard is a host whose extensions may refuse a new session or a
+// resume (session_before_switch: extensions.Host).
+type switchGuard interface {
+	BeforeSwitch(ctx context.Context, reason, which string) agent.TreeDecision
+}
+
+// beforeSwitch asks the extensions before /new and /resume; an error when
+// one refused.
+func (s *Server) beforeSwitch(ctx context.Context, reason, which string) error {
+	g, ok := s.opts.Commands.(switchGuard)
+	if !ok {
+		return nil
+	}
+	return extensions.SwitchRefusal(g.BeforeSwitch(ctx, reason, which))
+}
+
 func (s *Server) builtin(ctx context.Context, name, args string, ok func(any), fail func(error)) {
 	display := func(format string, a ...any) { ok(CommandData{Action: "display", Display: fmt.Sprintf(format, a...)}) }
 	switch name {
@@ -232,6 +249,10 @@ func (s *Server) builtin(ctx context.Context, name, args string, ok func(any), f
 		}
 		display("Reasoning: %s (model %s)", s.rt.State().Reasoning, s.rt.State().Model)
 	case "new":
+		if err := s.beforeSwitch(ctx, "new", ""); err != nil {
+			fail(err)
+			return
+		}
 		if err := s.rt.NewSession(); err != nil {
 			fail(err)
 			return
@@ -256,6 +277,10 @@ func (s *Server) builtin(ctx context.Context, name, args string, ok func(any), f
 		which := args
 		if which == "" {
 			which = "latest"
+		}
+		if err := s.beforeSwitch(ctx, "resume", which); err != nil {
+			fail(err)
+			return
 		}
 		if err := s.rt.Resume(which); err != nil {
 			fail(err)

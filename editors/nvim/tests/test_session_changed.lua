@@ -1,7 +1,7 @@
 -- An extension's fork and navigate_tree actions (hookext's /hookext-tree)
 -- reach the chat as zot/session/changed: the chat draws the conversation
 -- it is in now, with a note; a navigation back to a prompt puts that
--- prompt in the input, as pi does.
+-- prompt in the input, as pi does; its new_session is a new session.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
 H.setup({ args = { '--ext', os.getenv('ZOT_TEST_HOOKEXT') } })
 local zot = require('zot')
@@ -34,5 +34,14 @@ end)
 local inp = require('zot.input').get(H.ws)
 H.wait('the prompt in the input', function()
   return require('zot.input').text(inp):find('first', 1, true) ~= nil
+end)
+
+-- An extension's new_session (pi's ctx.newSession): the chat says so and
+-- draws the empty session.
+chat.note(H.ws, 'MARKER-NEW')
+zot.command('hookext-tree', 'new', { root = H.ws })
+H.wait('the new session drawn', function()
+  local t = H.chat_text()
+  return t:find('An extension started a new session', 1, true) ~= nil and not t:find('MARKER-NEW', 1, true)
 end)
 H.done()

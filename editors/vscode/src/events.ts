@@ -53,7 +53,12 @@ export async function onSessionChanged(ctx: Ctx, p: ext.SessionChangedParams): P
         ctx.chat.notice("error", `The conversation changed, but could not be shown: ${errorMessage(e)}`);
         return;
     }
-    const what = p.reason === "fork" ? "forked the conversation into a new session" : "moved the conversation in the session tree";
+    const what =
+        p.reason === "fork"
+            ? "forked the conversation into a new session"
+            : p.reason === "new"
+              ? "started a new session"
+              : "moved the conversation in the session tree";
     ctx.chat.notice("info", `An extension ${what} (session ${p.sessionId}, ${p.messageCount} messages).`);
     if (p.editorText) {
         ctx.chat.post({ type: "insert", text: p.editorText });

@@ -255,11 +255,11 @@ export interface SessionForkResult {
 }
 export const sessionFork = new lc.RequestType<SessionForkParams, SessionForkResult, void>("zot/session/fork");
 
-/** An extension moved the conversation (its fork or navigate_tree action): draw it again. */
+/** An extension moved the conversation (its fork, navigate_tree or new_session action): draw it again. */
 export interface SessionChangedParams {
     sessionId: string;
     messageCount: number;
-    /** fork or tree */
+    /** fork, tree or new */
     reason: string;
     /** The prompt a navigation went back to, for the chat's input. */
     editorText?: string;

@@ -24,11 +24,15 @@
 //	user_bash intercept: a command containing BLOCKME is blocked
 //	  ("hookext blocked your command"); "hookext:remote X" is answered
 //	  with the result "hookext ran X"
+//	session_before_switch intercept: the first new session or resume is
+//	  refused ("hookext refused the first switch"), later ones allowed
 //	command /hookext-tree: forks at the first message of the session
 //	  (refused, then again: allowed), then navigates back to the session's
 //	  leaf (labelled "refuse": refused, then again: allowed); displays the
 //	  action results. "/hookext-tree prompt" instead navigates to the
-//	  session's first message (a prompt: a new branch before it)
+//	  session's first message (a prompt: a new branch before it);
+//	  "/hookext-tree new" starts a new session (new_session; twice, as the
+//	  first is refused)
 //	-record FILE: every frame received, one JSON line each
 package main
 
@@ -55,6 +59,8 @@ var (
 	waiting = map[string]chan frame{}
 	seq     atomic.Int64
 	forks   atomic.Int64 // session_before_fork intercepts seen
+	// session_before_switch intercepts seen
+	switches atomic.Int64
 )
 
 // act sends an action and waits for its action_result.
@@ -75,6 +81,15 @@ func tree(id, args string) {
 	t := act(frame{"type": "get_tree"})
 	tr, _ := t["tree"].(map[string]any)
 	sid, _ := tr["session_id"].(string)
+	if args == "new" { // the first is refused (session_before_switch)
+		var out []string
+		for range 2 {
+			r := act(frame{"type": "new_session"})
+			out = append(out, fmt.Sprintf("new_session: cancelled=%v error=%v", r["cancelled"], r["error"]))
+		}
+		emit(frame{"type": "command_response", "id": id, "action": "display", "display": strings.Join(out, "\n")})
+		return
+	}
 	if args == "prompt" {
 		r := act(frame{"type": "navigate_tree", "target_id": sid + ":0"})
 		emit(frame{"type": "command_response", "id": id, "action": "display", "display": fmt.Sprintf("navigate: cancelled=%v error=%v editor_text=%v", r["cancelled"], r["error"], r["editor_text"])})
@@ -148,7 +163,7 @@ func register() {
 		"events": []string{"session_start", "turn_start", "tool_call", "turn_end", "assistant_message",
 			"agent_start", "agent_end", "session_shutdown", "model_select", "compact_start", "compact_end", "session_fork", "session_tree"},
 		"intercept": []string{"tool_call", "turn_start", "assistant_message", "tool_result", "before_agent_start", "context", "input",
-			"session_before_fork", "session_before_tree", "user_bash"}})
+			"session_before_fork", "session_before_tree", "user_bash", "session_before_switch"}})
 	emit(frame{"type": "ready"})
 }
 
@@ -218,6 +233,10 @@ func handle(f frame) bool {
 		case "session_before_fork":
 			if forks.Add(1) == 1 {
 				r["cancel"], r["reason"] = true, "hookext refused the first fork"
+			}
+		case "session_before_switch":
+			if switches.Add(1) == 1 {
+				r["cancel"], r["reason"] = true, "hookext refused the first switch"
 			}
 		case "session_before_tree":
 			if prep, _ := f["preparation"].(map[string]any); prep["label"] == "refuse" {

@@ -71,6 +71,11 @@ test("zot/session/changed: the chat draws the conversation it is in now; a navig
     await onSessionChanged(f.ctx, { sessionId: "sess-3", messageCount: 0, reason: "fork" });
     assert.equal(f.posted.some((m) => m.type === "insert"), false, "a fork has no prompt for the input");
     assert.match(f.notices[0].text, /forked the conversation into a new session/);
+
+    const n = fakeCtx({ "zot/state": stateAnswer, "zot/messages": () => ({ messages: [] }) });
+    await onSessionChanged(n.ctx, { sessionId: "sess-4", messageCount: 0, reason: "new" });
+    assert.deepEqual(n.methods(), ["zot/state", "zot/messages"], "the new, empty session is drawn");
+    assert.match(n.notices[0].text, /An extension started a new session \(session sess-4, 0 messages\)/);
 });
 
 test("zot/notify: in the chat; info also as a toast (warn and error come as showMessage)", () => {

@@ -18,6 +18,10 @@ const INTERCEPTS = {
 	before_agent_start: "before_agent_start",
 	context: "context",
 	user_bash: "user_bash",
+	// the session tree: cancellable (fail-open on the host)
+	session_before_fork: "session_before_fork",
+	session_before_tree: "session_before_tree",
+	session_before_switch: "session_before_switch",
 };
 // pi event → the zot events it needs.
 const EVENTS = {
@@ -33,16 +37,13 @@ const EVENTS = {
 	model_select: ["model_select"],
 	session_before_compact: ["compact_start"],
 	session_compact: ["compact_end"],
+	session_fork: ["session_fork"],
+	session_tree: ["session_tree"],
 };
 // Accepted, never fired: zot has no such moment (docs: what differs).
 const NEVER = new Set([
 	"resources_discover",
 	"session_directory",
-	"session_before_switch",
-	"session_before_fork",
-	"session_fork",
-	"session_before_tree",
-	"session_tree",
 	"before_provider_request",
 	"message_start",
 	"message_update",
@@ -51,6 +52,9 @@ const NEVER = new Set([
 
 const DETAILS_KIND = "pi:tool_result"; // a tool's result, kept for getBranch()
 const NAME_KIND = "pi:session_name";
+// The id of a transcript message's entry: "<session id>:<index>" (or the
+// bare index without a session file); others are the runtime's own.
+const MESSAGE_ID = /^([^/]*:)?\d+$/;
 
 function makeAPI(wire, extName) {
 	const handlers = new Map(); // pi event → [fn]
@@ -71,6 +75,11 @@ function makeAPI(wire, extName) {
 	let commandCache = []; // [{name, description, source, extension}]
 	let entries = []; // this session's entries, as pi's sessionManager shows them
 	let entriesFresh = false;
+	// The current session's id (get_tree), for entry ids the host takes
+	// back ("<session id>:<message index>"); read again after a
+	// session_start. null: not known (sessions off).
+	let sessionID = null;
+	let sessionIDFresh = false;
 	let ack = null;
 	let model;
 	let editorText = "";
@@ -165,8 +174,8 @@ function makeAPI(wire, extName) {
 
 	async function loadEntries() {
 		try {
-			const [er, mr] = await Promise.all([action({ type: "get_entries", kind: "" }), action({ type: "get_messages" }).catch(() => ({ messages: [] }))]);
-			entries = sessionEntries(mr.messages || [], er.entries || []);
+			const [er, mr] = await Promise.all([action({ type: "get_entries", kind: "" }), action({ type: "get_messages" }).catch(() => ({ messages: [] })), loadSessionID()]);
+			entries = sessionEntries(mr.messages || [], er.entries || [], sessionID);
 			for (const e of entries) if (e.type === "session_info") sessionName = e.name;
 			entriesFresh = true;
 		} catch (err) {
@@ -174,6 +183,17 @@ function makeAPI(wire, extName) {
 			// next event says the session moved.
 			entriesFresh = true;
 			log(`reading the session: ${err.message}`);
+		}
+	}
+
+	async function loadSessionID() {
+		if (sessionIDFresh) return;
+		sessionIDFresh = true;
+		try {
+			const r = await action({ type: "get_tree" });
+			sessionID = (r.tree && r.tree.session_id) || null;
+		} catch {
+			sessionID = null; // no session file (zot rpc without -c): ids stay local
 		}
 	}
 
@@ -341,17 +361,26 @@ function makeAPI(wire, extName) {
 	const sessionManager = {
 		getEntries: () => entries.slice(),
 		getBranch: () => entries.slice(),
-		getLeafId: () => (entries.length ? entries[entries.length - 1].id : null),
-		getLeafEntry: () => entries[entries.length - 1],
+		// The leaf is the conversation's last message (the host's leaf id:
+		// navigateTree and fork take it back); custom entries hang off it.
+		getLeafId: () => {
+			const e = leafEntry();
+			return e ? e.id : null;
+		},
+		getLeafEntry: () => leafEntry(),
 		getEntry: (id) => entries.find((e) => e.id === id),
 		getSessionName: () => sessionName,
 		getSessionFile: () => undefined,
-		getSessionId: () => undefined,
+		getSessionId: () => sessionID || undefined,
 		getCwd: () => (ack && ack.cwd) || process.cwd(),
 		getHeader: () => undefined,
 		getLabel: () => undefined,
 		getTree: () => entries.map((e) => ({ entry: e, children: [] })),
 	};
+	function leafEntry() {
+		for (let i = entries.length - 1; i >= 0; i--) if (entries[i].type === "message" && MESSAGE_ID.test(entries[i].id)) return entries[i];
+		return undefined;
+	}
 	const modelRegistry = {
 		getAll: () => (model ? [model] : []),
 		getAvailable: () => (model ? [model] : []),
@@ -398,18 +427,36 @@ function makeAPI(wire, extName) {
 				if (idle) return Promise.resolve();
 				return new Promise((r) => idleWaiters.push(r));
 			},
-			async newSession() {
-				// The front starts sessions (zot/session/new, rpc new_session).
-				logOnce("ctx.newSession");
-				return { cancelled: true };
+			// newSession(): the new_session action (session_switch "new"
+			// follows). pi's parentSession / setup have no counterpart: zot
+			// gives extensions no SessionManager to write a session with.
+			async newSession(options) {
+				if (options && (options.setup || options.parentSession)) logOnce("ctx.newSession setup / parentSession");
+				const r = await action({ type: "new_session" });
+				entriesFresh = false;
+				return { cancelled: !!r.cancelled };
 			},
-			async fork() {
-				logOnce("ctx.fork");
-				return { cancelled: true };
+			// fork(entryId): the conversation before that prompt goes on in
+			// a new session (the fork action; session_before_fork may refuse).
+			async fork(entryId) {
+				const r = await action({ type: "fork", entry_id: String(entryId) });
+				entriesFresh = false;
+				return { cancelled: !!r.cancelled };
 			},
-			async navigateTree() {
-				logOnce("ctx.navigateTree");
-				return { cancelled: true };
+			// navigateTree(targetId, options): the navigate_tree action; a
+			// prompt as target comes back as the chat input's text, as pi
+			// puts it in its editor.
+			async navigateTree(targetId, options) {
+				const o = options || {};
+				const f = { type: "navigate_tree", target_id: String(targetId) };
+				if (o.summarize) f.summarize = true;
+				if (o.customInstructions) f.custom_instructions = String(o.customInstructions);
+				if (o.replaceInstructions) f.replace_instructions = true;
+				if (o.label) f.label = String(o.label);
+				const r = await action(f);
+				entriesFresh = false;
+				if (!r.cancelled && typeof r.editor_text === "string" && r.editor_text) editorText = r.editor_text;
+				return { cancelled: !!r.cancelled };
 			},
 			async switchSession() {
 				logOnce("ctx.switchSession");
@@ -660,9 +707,15 @@ function makeAPI(wire, extName) {
 				if (ac) ac.abort();
 				return;
 			}
-			case "command_invoked":
-				afterSessionStart().then(() => runCommand(f));
+			case "command_invoked": {
+				// pi runs a command after the events before it were handled
+				// (a fork's session_fork rebuilding state, …).
+				const before = eventChain;
+				afterSessionStart()
+					.then(() => before)
+					.then(() => runCommand(f));
 				return;
+			}
 			case "event":
 				// One-way events are handled in the order they came.
 				eventChain = eventChain.then(() => (f.event === "session_start" ? onEvent(f) : afterSessionStart().then(() => onEvent(f)))).catch((err) => log(`event ${f.event}: ${err.message}`));
@@ -731,12 +784,15 @@ function makeAPI(wire, extName) {
 		switch (f.event) {
 			case "session_start": {
 				entriesFresh = false;
+				sessionIDFresh = false;
 				await Promise.all([refreshEntries(), refreshTools()]);
 				if (!sessionStarted) {
 					sessionStarted = true;
 					await emit("session_start", {});
 					markSessionReady();
-				} else {
+				} else if (f.reason !== "fork" && f.reason !== "tree") {
+					// A fork or a navigation is pi's session_fork / session_tree
+					// (their own events follow), not a switch.
 					await emit("session_switch", { reason: f.reason === "new" ? "new" : "resume", previousSessionFile: undefined });
 				}
 				return;
@@ -772,6 +828,25 @@ function makeAPI(wire, extName) {
 				return emit("session_before_compact", { preparation: undefined, branchEntries: entries.slice(), signal: new AbortController().signal });
 			case "compact_end":
 				return emit("session_compact", { compactionEntry: undefined, fromExtension: false });
+			case "session_fork":
+				return emit("session_fork", {
+					previousSessionFile: f.previous_session_file || undefined,
+					entryId: f.entry_id,
+					messageIndex: f.message_index,
+					sessionId: f.session_id,
+					sessionFile: f.session_file || undefined,
+					previousSessionId: f.previous_session_id,
+				});
+			case "session_tree":
+				return emit("session_tree", {
+					newLeafId: f.new_leaf_id || null,
+					oldLeafId: f.old_leaf_id || null,
+					fromExtension: false,
+					sessionId: f.session_id,
+					sessionFile: f.session_file || undefined,
+					previousSessionId: f.previous_session_id,
+					previousSessionFile: f.previous_session_file || undefined,
+				});
 			default:
 		}
 	}
@@ -784,12 +859,16 @@ function makeAPI(wire, extName) {
 		before_agent_start: ["before_agent_start"],
 		context: ["context"],
 		user_bash: ["user_bash"],
+		session_before_fork: ["session_before_fork"],
+		session_before_tree: ["session_before_tree"],
+		session_before_switch: ["session_before_switch"],
 	};
 
 	async function onIntercept(f) {
 		if (!(INTERCEPT_EVENTS[f.event] || []).some((ev) => (handlers.get(ev) || []).length)) {
 			return {}; // subscribed only to keep pi's order (input): nothing to run
 		}
+		if (f.event === "session_before_fork" || f.event === "session_before_tree" || f.event === "session_before_switch") return onBeforeTree(f);
 		// The transcript moved on since the last look (the model answered,
 		// a tool ran): handlers see it as it is now.
 		entriesFresh = false;
@@ -918,6 +997,53 @@ function makeAPI(wire, extName) {
 		}
 	}
 
+	// session_before_fork / _tree / _switch: the first handler that
+	// answers cancel refuses (pi's result). They run while the host holds
+	// the session still, so they see the entries as last read (no
+	// reading of the session here). A throw skips the handler (pi's
+	// fail-open). pi's summary / skipConversationRestore answers have no
+	// counterpart in zot: logged once.
+	async function onBeforeTree(f) {
+		const ac = new AbortController();
+		let ev;
+		if (f.event === "session_before_switch") {
+			ev = { type: "session_before_switch", reason: f.reason === "resume" ? "resume" : "new", targetSessionFile: f.session_file || undefined, targetSessionId: f.session_id || undefined };
+		} else if (f.event === "session_before_fork") {
+			ev = { type: "session_before_fork", entryId: f.entry_id, messageIndex: f.message_index, sessionId: f.session_id, withFiles: !!f.with_files };
+		} else {
+			const p = f.preparation || {};
+			const byId = (id) => entries.find((e) => e.id === id) || { type: "message", id, parentId: null, timestamp: new Date().toISOString() };
+			ev = {
+				type: "session_before_tree",
+				preparation: {
+					targetId: p.target_id,
+					oldLeafId: p.old_leaf_id || null,
+					commonAncestorId: p.common_ancestor_id || null,
+					entriesToSummarize: (p.entries_to_summarize || []).map(byId),
+					userWantsSummary: !!p.user_wants_summary,
+					customInstructions: p.custom_instructions || undefined,
+					replaceInstructions: !!p.replace_instructions,
+					label: p.label || undefined,
+				},
+				signal: ac.signal,
+			};
+		}
+		for (const fn of handlers.get(f.event) || []) {
+			let r;
+			try {
+				r = await fn(ev, ctx);
+			} catch (err) {
+				log(`${f.event} handler threw: ${err && err.stack ? err.stack : err}`);
+				continue;
+			}
+			if (!r || typeof r !== "object") continue;
+			if (r.cancel) return { cancel: true, reason: typeof r.reason === "string" && r.reason ? r.reason : `cancelled by ${extName}` };
+			if (r.skipConversationRestore) logOnce(`${f.event} skipConversationRestore`);
+			if (r.summary) logOnce(`${f.event} summary`);
+		}
+		return {};
+	}
+
 	async function runTool(f) {
 		const def = tools.get(f.name);
 		if (!def) {
@@ -998,7 +1124,12 @@ function makeAPI(wire, extName) {
 			return;
 		}
 		try {
-			await Promise.all([entriesFresh ? null : refreshEntries(), refreshTools()]);
+			// Read the session afresh: the run's last events may still be on
+			// their way when the user's command comes (rare, and cheap).
+			// (A read already under way may predate the command: wait it out.)
+			if (entriesLoading) await entriesLoading;
+			entriesFresh = false;
+			await Promise.all([refreshEntries(), refreshTools()]);
 			// Whatever the handler awaits, ui.custom knows whose it is.
 			await commandStore.run(state, handler);
 			reply({});
@@ -1027,7 +1158,7 @@ function panelKey(key, text) {
 // time: messages as pi's user / assistant / toolResult messages (a tool
 // result carries the details its tool returned, kept as a pi:tool_result
 // entry), custom entries as pi's custom entries.
-function sessionEntries(messages, custom) {
+function sessionEntries(messages, custom, sid) {
 	const details = new Map();
 	const rows = [];
 	for (const e of custom) {
@@ -1037,15 +1168,24 @@ function sessionEntries(messages, custom) {
 	const seen = new Set();
 	let seq = 0;
 	const at = (t) => Date.parse(t) || 0;
-	for (const m of messages) {
+	for (const [index, m] of messages.entries()) {
 		const ts = at(m.time);
+		// A message's entry id is the host's ("<session id>:<message
+		// index>"): fork and navigateTree take it back. A message with
+		// several tool results is several entries: the others get a
+		// suffix the host does not take.
+		let part = 0;
+		const mid = () => {
+			const base = sid ? `${sid}:${index}` : `${index}`;
+			return part++ === 0 ? base : `${base}/${part - 1}`;
+		};
 		const text = [];
 		for (const c of m.content || []) {
 			if (c.type === "tool_call") toolNames.set(c.id, c.name);
 			if (c.type === "tool_result") {
 				const d = details.get(c.call_id);
 				if (d) seen.add(c.call_id);
-				rows.push({ t: ts, n: seq++, message: { role: "toolResult", toolCallId: c.call_id, toolName: toolNames.get(c.call_id) || (d && d.data.toolName), content: fromZotContent(c.content), details: d ? d.data.details : undefined, isError: !!c.is_error, timestamp: ts } });
+				rows.push({ t: ts, n: seq++, id: mid(), message: { role: "toolResult", toolCallId: c.call_id, toolName: toolNames.get(c.call_id) || (d && d.data.toolName), content: fromZotContent(c.content), details: d ? d.data.details : undefined, isError: !!c.is_error, timestamp: ts } });
 			}
 		}
 		if (m.role === "assistant") {
@@ -1055,25 +1195,31 @@ function sessionEntries(messages, custom) {
 				else if (c.type === "thinking") content.push({ type: "thinking", thinking: c.text });
 				else if (c.type === "tool_call") content.push({ type: "toolCall", id: c.id, name: c.name, arguments: parseObj(c.args) });
 			}
-			rows.push({ t: ts, n: seq++, message: { role: "assistant", content, timestamp: ts } });
+			rows.push({ t: ts, n: seq++, id: mid(), message: { role: "assistant", content, timestamp: ts } });
 		} else {
 			for (const c of m.content || []) if (c.type === "text" || c.type === "image") text.push(fromZotContent([c])[0]);
-			if (text.length) rows.push({ t: ts, n: seq++, message: { role: "user", content: text, timestamp: ts } });
+			if (text.length) rows.push({ t: ts, n: seq++, id: mid(), message: { role: "user", content: text, timestamp: ts } });
 		}
 	}
+	const lastTime = messages.reduce((t, m) => Math.max(t, at(m.time)), 0);
 	for (const e of custom) {
 		const ts = at(e.time);
 		if (e.kind === DETAILS_KIND) {
-			// A result the transcript no longer has (compacted): its entry.
+			// A result the transcript does not have: kept when it was
+			// compacted away (older than the transcript's last message) or
+			// its call is still running; a fork from before its call left
+			// it behind, so it is not on this branch.
 			const d = e.data || {};
-			if (!seen.has(d.toolCallId)) rows.push({ t: ts, n: seq++, message: { role: "toolResult", toolCallId: d.toolCallId, toolName: d.toolName, content: d.content || [], details: d.details, isError: !!d.isError, timestamp: ts } });
+			if (!seen.has(d.toolCallId) && (ts <= lastTime || toolNames.has(d.toolCallId))) rows.push({ t: ts, n: seq++, message: { role: "toolResult", toolCallId: d.toolCallId, toolName: d.toolName, content: d.content || [], details: d.details, isError: !!d.isError, timestamp: ts } });
 		} else if (e.kind === NAME_KIND) rows.push({ t: ts, n: seq++, info: e.data && e.data.name });
 		else rows.push({ t: ts, n: seq++, custom: e });
 	}
 	rows.sort((a, b) => a.t - b.t || a.n - b.n);
 	const out = [];
+	let local = 0;
 	for (const r of rows) {
-		const base = { id: `e${out.length + 1}`, parentId: out.length ? out[out.length - 1].id : null, timestamp: new Date(r.t || Date.now()).toISOString() };
+		// Entries that are not messages of the transcript: ids of their own.
+		const base = { id: r.id || `x${++local}`, parentId: out.length ? out[out.length - 1].id : null, timestamp: new Date(r.t || Date.now()).toISOString() };
 		if (r.message) out.push({ ...base, type: "message", message: r.message });
 		else if (r.info !== undefined) out.push({ ...base, type: "session_info", name: r.info });
 		else out.push({ ...base, type: "custom", customType: r.custom.kind, data: r.custom.data });
