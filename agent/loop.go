@@ -431,6 +431,9 @@ func (r *Runtime) runTools(ctx context.Context, calls []message.Content, toolset
 }
 
 func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMessage, toolset []tools.Tool, emit func(Event)) (tools.Result, json.RawMessage) {
+	// Any tool may write (the extensions' guards too): the prompt's
+	// checkpoint comes first.
+	r.awaitCheckpoint()
 	if h := r.cfg.Hooks; h != nil {
 		ext := toolExtension(name, toolset)
 		h.Observe(Lifecycle{Event: "tool_call", ToolID: id, ToolName: name, ToolArgs: args, ToolExtension: ext})
