@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,7 +27,11 @@ type heldCheckpoints struct {
 	started  chan struct{}
 	awaiting chan struct{}
 	release  chan struct{}
+	released sync.Once
 }
+
+// free ends the hold (once; a failed test's cleanup frees it too).
+func (h *heldCheckpoints) free() { h.released.Do(func() { close(h.release) }) }
 
 func newHeldCheckpoints(t *testing.T, replies ...llmtest.Reply) *heldCheckpoints {
 	t.Helper()
@@ -48,8 +53,11 @@ func newHeldCheckpoints(t *testing.T, replies ...llmtest.Reply) *heldCheckpoints
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { rt.Close() })
 	h := &heldCheckpoints{rt: rt, cwd: cwd, started: make(chan struct{}, 1), awaiting: make(chan struct{}, 8), release: make(chan struct{})}
+	t.Cleanup(func() {
+		h.free()
+		rt.Close()
+	})
 	agent.HoldCheckpoints(rt, func(ctx context.Context) {
 		h.started <- struct{}{}
 		select {
@@ -142,7 +150,7 @@ wait:
 			t.Fatal("the write tool neither ran nor waited for the checkpoint")
 		}
 	}
-	close(h.release)
+	h.free()
 	until(t, evs, agent.EventDone, "the run did not end")
 	if b, err := os.ReadFile(filepath.Join(h.cwd, "new.txt")); err != nil || string(b) != "written by the tool\n" {
 		t.Fatalf("the tool did not write new.txt: %q %v", b, err)
@@ -183,7 +191,7 @@ wait:
 			t.Fatal("the run's end did not wait for its checkpoint")
 		}
 	}
-	close(h.release)
+	h.free()
 	until(t, evs, agent.EventDone, "the run did not end")
 	cps, err := h.rt.Checkpoints(context.Background())
 	if err != nil || len(cps) != 1 || cps[0].Prompt != "hi" {
