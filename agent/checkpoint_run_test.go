@@ -12,6 +12,8 @@ import (
 
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/agent/message"
+	"github.com/zot-editors/zot/agent/tools"
 	"github.com/zot-editors/zot/internal/testenv"
 )
 
@@ -35,6 +37,11 @@ func (h *heldCheckpoints) free() { h.released.Do(func() { close(h.release) }) }
 
 func newHeldCheckpoints(t *testing.T, replies ...llmtest.Reply) *heldCheckpoints {
 	t.Helper()
+	return newHeldCheckpointsWith(t, nil, replies...)
+}
+
+func newHeldCheckpointsWith(t *testing.T, hooks func(cwd string) agent.Hooks, replies ...llmtest.Reply) *heldCheckpoints {
+	t.Helper()
 	testenv.NeedCommand(t, "git", "the checkpoint store")
 	// Checked last (cleanups run last-in first-out): nothing of the
 	// runtime, its recording or the model is left.
@@ -49,7 +56,11 @@ func newHeldCheckpoints(t *testing.T, replies ...llmtest.Reply) *heldCheckpoints
 	if err := os.WriteFile(filepath.Join(cwd, "kept.txt"), []byte("as the prompt found it\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rt, err := agent.New(agent.Config{APIKey: "k", BaseURL: srv.URL(), CWD: cwd, Home: home, Checkpoints: true})
+	cfg := agent.Config{APIKey: "k", BaseURL: srv.URL(), CWD: cwd, Home: home, Checkpoints: true}
+	if hooks != nil {
+		cfg.Hooks = hooks(cwd)
+	}
+	rt, err := agent.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,5 +223,69 @@ func TestAbortDuringTheCheckpoint(t *testing.T) {
 	}
 	if h.rt.Busy() {
 		t.Fatal("busy after done")
+	}
+}
+
+// writingInputHook is an extension's input hook that writes a file (it
+// intercepts "input" only).
+type writingInputHook struct {
+	path string
+	ran  chan struct{}
+}
+
+func (w *writingInputHook) Intercepts(event string) bool { return event == "input" }
+func (w *writingInputHook) TransformInput(ctx context.Context, text string) agent.InputDecision {
+	os.WriteFile(w.path, []byte("written by the input hook\n"), 0o644)
+	w.ran <- struct{}{}
+	return agent.InputDecision{}
+}
+func (w *writingInputHook) BeforeAgentStart(ctx context.Context, prompt, system string) agent.AgentStartDecision {
+	return agent.AgentStartDecision{}
+}
+func (w *writingInputHook) TransformContext(ctx context.Context, msgs []message.Message) []message.Message {
+	return nil
+}
+func (w *writingInputHook) AfterTool(ctx context.Context, call agent.ToolCallInfo, res tools.Result) tools.Result {
+	return res
+}
+func (w *writingInputHook) BeforeTool(ctx context.Context, call agent.ToolCallInfo) agent.ToolDecision {
+	return agent.ToolDecision{}
+}
+func (w *writingInputHook) BeforeTurn(ctx context.Context, step int) agent.TurnDecision {
+	return agent.TurnDecision{}
+}
+func (w *writingInputHook) BeforeAssistantMessage(ctx context.Context, text string) agent.AssistantDecision {
+	return agent.AssistantDecision{}
+}
+func (w *writingInputHook) Observe(agent.Lifecycle) {}
+
+// An extension's input hook runs after the prompt's checkpoint is
+// recorded: what it writes is not in the checkpoint.
+func TestInputHookWaitsForTheCheckpoint(t *testing.T) {
+	hook := &writingInputHook{ran: make(chan struct{}, 1)}
+	h := newHeldCheckpointsWith(t, func(cwd string) agent.Hooks {
+		hook.path = filepath.Join(cwd, "hooked.txt")
+		return hook
+	}, llmtest.TextReply("Hello."))
+	evs := events(t)(h.rt.Prompt(context.Background(), "hi", nil))
+	// Released when the hook waits, or when it ran without waiting.
+	select {
+	case <-h.awaiting:
+	case <-hook.ran:
+	case <-time.After(waitLimit):
+		t.Fatal("the input hook neither ran nor waited for the checkpoint")
+	}
+	h.free()
+	until(t, evs, agent.EventDone, "the run did not end")
+	cps, err := h.rt.Checkpoints(context.Background())
+	if err != nil || len(cps) != 1 {
+		t.Fatalf("checkpoints %+v %v, want the prompt's", cps, err)
+	}
+	diffs, err := h.rt.CheckpointDiff(context.Background(), cps[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diffs) != 1 || diffs[0].Path != "hooked.txt" {
+		t.Fatalf("checkpoint → now differs in %+v; want hooked.txt only (the checkpoint must be the workspace before the input hook)", diffs)
 	}
 }

@@ -210,7 +210,8 @@ func (r *Runtime) buffers() map[string]string {
 // holds is read now — the conversation's length and the editor's unsaved
 // buffers as the prompt arrived — and the files are read before anything
 // of the run changes them: whatever can write waits in awaitCheckpoint
-// (every tool call, an extension's exec, the run's end). A failure is
+// (every tool call, an extension's exec, the extensions' input and
+// before_agent_start hooks when one intercepts them, the run's end). A failure is
 // told and does not stop the prompt; an abort stops the recording (no
 // checkpoint, as before).
 func (r *Runtime) startCheckpoint(ctx context.Context, prompt string) {
@@ -267,6 +268,17 @@ func (r *Runtime) awaitCheckpoint() {
 		r.ckpt.awaiting()
 	}
 	<-done
+}
+
+// awaitCheckpointFor waits for the prompt's checkpoint before the run's
+// hooks on event call into the extensions: their code may write the
+// workspace. When no extension intercepts event the first token does not
+// wait.
+func (r *Runtime) awaitCheckpointFor(hooks RunHooks, event string) {
+	if ic, ok := hooks.(interface{ Intercepts(string) bool }); ok && !ic.Intercepts(event) {
+		return
+	}
+	r.awaitCheckpoint()
 }
 
 // endCheckpoint waits for the run's checkpoint at the run's end, so the

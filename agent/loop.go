@@ -73,6 +73,7 @@ func (r *Runtime) transformInput(ctx context.Context, content []message.Content,
 	if text == "" {
 		return content, true
 	}
+	r.awaitCheckpointFor(h, "input")
 	d := h.TransformInput(ctx, text)
 	if d.Handled {
 		if d.Display != "" {
@@ -109,6 +110,7 @@ func (r *Runtime) beforeAgentStart(ctx context.Context, content []message.Conten
 	if h == nil {
 		return content
 	}
+	r.awaitCheckpointFor(h, "before_agent_start")
 	d := h.BeforeAgentStart(ctx, message.TextOf(content), r.systemPrompt(r.toolset()))
 	for _, t := range d.Messages {
 		if t != "" {
