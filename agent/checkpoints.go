@@ -210,8 +210,9 @@ func (r *Runtime) buffers() map[string]string {
 // holds is read now — the conversation's length and the editor's unsaved
 // buffers as the prompt arrived — and the files are read before anything
 // of the run changes them: whatever can write waits in awaitCheckpoint
-// (every tool call, an extension's exec, the extensions' input and
-// before_agent_start hooks when one intercepts them, the run's end). A failure is
+// (every tool call, an extension's exec, the extensions' input,
+// before_agent_start and context hooks when one intercepts them, the
+// run's end). A failure is
 // told and does not stop the prompt; an abort stops the recording (no
 // checkpoint, as before).
 func (r *Runtime) startCheckpoint(ctx context.Context, prompt string) {

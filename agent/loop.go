@@ -162,6 +162,7 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 	r.mu.Unlock()
 	msgs := r.transcript()
 	if h := r.runHooks(); h != nil {
+		r.awaitCheckpointFor(h, "context")
 		if m := h.TransformContext(ctx, msgs); m != nil {
 			msgs = m
 		}
