@@ -68,6 +68,19 @@ func (c *HookChain) runHost() RunHooks {
 	return rh
 }
 
+// Intercepts reports whether the host's extensions intercept event (the
+// layers are the front's own code); a host that cannot tell is taken to.
+func (c *HookChain) Intercepts(event string) bool {
+	h := c.host()
+	if h == nil {
+		return false
+	}
+	if ic, ok := h.(interface{ Intercepts(string) bool }); ok {
+		return ic.Intercepts(event)
+	}
+	return true
+}
+
 // each hook below walks the layers from i (0 = outermost), then the host.
 
 func (c *HookChain) BeforeTool(ctx context.Context, call ToolCallInfo) ToolDecision {

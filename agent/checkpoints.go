@@ -73,9 +73,18 @@ type checkpoints struct {
 	once      sync.Once
 	store     *checkpoint.Store
 	err       error
-	ephemeral string             // the session id of a runtime without a session file
+	ephemeral string             // the session id of a runtime without a session file (set once, under the runtime's mu)
 	prune     sync.WaitGroup     // the pruning started at open
 	stopPrune context.CancelFunc // ends it when the runtime closes
+
+	// recording is closed when the checkpoint of the running prompt is
+	// recorded (or failed); nil when none is being recorded. Guarded by
+	// the runtime's mu.
+	recording chan struct{}
+	// Test hooks (export_test.go): hold runs in the recording before the
+	// store takes it; awaiting when something waits for a recording.
+	hold     func(ctx context.Context)
+	awaiting func()
 }
 
 // ckptMeta is kept by the runtime beside each checkpoint it takes, in the
@@ -97,7 +106,6 @@ func (r *Runtime) openStore(ctx context.Context) (*checkpoint.Store, error) {
 	}
 	c := &r.ckpt
 	c.once.Do(func() {
-		c.ephemeral = fmt.Sprintf("proc-%d-%d", os.Getpid(), time.Now().UnixNano())
 		// Not the run's context: an abort during the first prompt must
 		// not leave the process without checkpoints.
 		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
@@ -153,6 +161,7 @@ func (r *Runtime) pruneCheckpoints(ctx context.Context) {
 // of a runtime without a session file: nothing could restore them.
 func (r *Runtime) closeCheckpoints() {
 	c := &r.ckpt
+	r.awaitCheckpoint() // a recording of a cancelled run ends with it
 	if c.stopPrune != nil {
 		c.stopPrune()
 	}
@@ -161,10 +170,10 @@ func (r *Runtime) closeCheckpoints() {
 		return
 	}
 	r.mu.Lock()
-	hasSession := r.sess != nil
+	hasSession, ephemeral := r.sess != nil, c.ephemeral
 	r.mu.Unlock()
 	if !hasSession {
-		c.store.Prune(context.Background(), func(sess string, _ time.Time) bool { return sess != c.ephemeral })
+		c.store.Prune(context.Background(), func(sess string, _ time.Time) bool { return sess != ephemeral })
 	}
 }
 
@@ -174,6 +183,9 @@ func (r *Runtime) checkpointSession() string {
 	defer r.mu.Unlock()
 	if r.sess != nil {
 		return r.sess.ID()
+	}
+	if r.ckpt.ephemeral == "" {
+		r.ckpt.ephemeral = fmt.Sprintf("proc-%d-%d", os.Getpid(), time.Now().UnixNano())
 	}
 	return r.ckpt.ephemeral
 }
@@ -192,18 +204,91 @@ func (r *Runtime) buffers() map[string]string {
 	return r.cfg.Buffers.Unsaved()
 }
 
-// takeCheckpoint records the workspace before a prompt's run. A failure
-// is told once and does not stop the prompt.
-func (r *Runtime) takeCheckpoint(ctx context.Context, prompt string) {
-	store, err := r.openStore(ctx)
-	if err != nil {
+// startCheckpoint starts recording the workspace before a prompt's run
+// and returns at once: the model request does not wait for it (issue 37:
+// it took most of zot's time to the first delta). What the checkpoint
+// holds is read now — the conversation's length and the editor's unsaved
+// buffers as the prompt arrived — and the files are read before anything
+// of the run changes them: whatever can write waits in awaitCheckpoint
+// (every tool call, an extension's exec, the extensions' input,
+// before_agent_start and context hooks when one intercepts them, the
+// run's end). A failure is
+// told and does not stop the prompt; an abort stops the recording (no
+// checkpoint, as before).
+func (r *Runtime) startCheckpoint(ctx context.Context, prompt string) {
+	if !r.cfg.Checkpoints {
 		return
 	}
 	msgs := r.transcript()
 	extra, _ := json.Marshal(ckptExtra{Prefix: transcriptHash(msgs)})
-	if _, err := store.Take(ctx, checkpoint.Meta{Session: r.checkpointSession(), MessageIndex: len(msgs), Prompt: promptLine(prompt), Kind: checkpoint.KindPrompt, Extra: extra}, r.buffers()); err != nil && ctx.Err() == nil && r.cfg.Warn != nil {
+	md := checkpoint.Meta{Session: r.checkpointSession(), MessageIndex: len(msgs), Prompt: promptLine(prompt), Kind: checkpoint.KindPrompt, Extra: extra}
+	buffers := r.buffers()
+	done := make(chan struct{})
+	r.mu.Lock()
+	r.ckpt.recording = done
+	r.mu.Unlock()
+	go func() {
+		defer close(done)
+		if r.ckpt.hold != nil {
+			r.ckpt.hold(ctx)
+		}
+		r.takeCheckpoint(ctx, md, buffers)
+	}()
+}
+
+// takeCheckpoint records the workspace with the buffers' texts. A failure
+// is told once and does not stop the prompt.
+func (r *Runtime) takeCheckpoint(ctx context.Context, md checkpoint.Meta, buffers map[string]string) {
+	store, err := r.openStore(ctx)
+	if err != nil {
+		return
+	}
+	if _, err := store.Take(ctx, md, buffers); err != nil && ctx.Err() == nil && r.cfg.Warn != nil {
 		r.cfg.Warn("zot could not record a checkpoint before this prompt: " + err.Error())
 	}
+}
+
+// awaitCheckpoint waits until the running prompt's checkpoint is recorded
+// (at once when none is being recorded): what changes the workspace calls
+// it first, so the checkpoint holds the files as the prompt found them.
+// It waits on even when ctx ends: an aborted recording ends with its
+// run's context.
+func (r *Runtime) awaitCheckpoint() {
+	r.mu.Lock()
+	done := r.ckpt.recording
+	r.mu.Unlock()
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+		return
+	default:
+	}
+	if r.ckpt.awaiting != nil {
+		r.ckpt.awaiting()
+	}
+	<-done
+}
+
+// awaitCheckpointFor waits for the prompt's checkpoint before the run's
+// hooks on event call into the extensions: their code may write the
+// workspace. When no extension intercepts event the first token does not
+// wait.
+func (r *Runtime) awaitCheckpointFor(hooks RunHooks, event string) {
+	if ic, ok := hooks.(interface{ Intercepts(string) bool }); ok && !ic.Intercepts(event) {
+		return
+	}
+	r.awaitCheckpoint()
+}
+
+// endCheckpoint waits for the run's checkpoint at the run's end, so the
+// checkpoints list it once the run is done, and forgets it.
+func (r *Runtime) endCheckpoint() {
+	r.awaitCheckpoint()
+	r.mu.Lock()
+	r.ckpt.recording = nil
+	r.mu.Unlock()
 }
 
 // promptLine is a prompt's first line, shortened.
@@ -220,6 +305,7 @@ func promptLine(s string) string {
 
 // Checkpoints lists this session's checkpoints, oldest first.
 func (r *Runtime) Checkpoints(ctx context.Context) ([]CheckpointInfo, error) {
+	r.awaitCheckpoint() // the running prompt's is listed too
 	store, err := r.openStore(ctx)
 	if err != nil {
 		return nil, err
@@ -249,6 +335,7 @@ func (r *Runtime) Checkpoints(ctx context.Context) ([]CheckpointInfo, error) {
 // CheckpointDiff is the difference between a checkpoint and now, file by
 // file (unified diffs, checkpoint → now).
 func (r *Runtime) CheckpointDiff(ctx context.Context, id string) ([]checkpoint.FileDiff, error) {
+	r.awaitCheckpoint()
 	store, err := r.openStore(ctx)
 	if err != nil {
 		return nil, err

@@ -30,6 +30,9 @@ func (r *Runtime) Exec(ctx context.Context, ext, command string, timeout time.Du
 	if bash == nil {
 		return tools.ExecResult{}, fmt.Errorf("the bash tool is not enabled here (--tools / --no-tools), and exec runs through it")
 	}
+	// The command may write: a prompt's checkpoint being recorded comes
+	// first.
+	r.awaitCheckpoint()
 	args, _ := json.Marshal(map[string]string{"command": command})
 	if h := r.cfg.Hooks; h != nil {
 		id := "exec-" + strconv.FormatInt(r.execSeq.Add(1), 10)

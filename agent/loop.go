@@ -73,6 +73,7 @@ func (r *Runtime) transformInput(ctx context.Context, content []message.Content,
 	if text == "" {
 		return content, true
 	}
+	r.awaitCheckpointFor(h, "input")
 	d := h.TransformInput(ctx, text)
 	if d.Handled {
 		if d.Display != "" {
@@ -109,6 +110,7 @@ func (r *Runtime) beforeAgentStart(ctx context.Context, content []message.Conten
 	if h == nil {
 		return content
 	}
+	r.awaitCheckpointFor(h, "before_agent_start")
 	d := h.BeforeAgentStart(ctx, message.TextOf(content), r.systemPrompt(r.toolset()))
 	for _, t := range d.Messages {
 		if t != "" {
@@ -160,6 +162,7 @@ func (r *Runtime) step(ctx context.Context, step int, emit func(Event)) bool {
 	r.mu.Unlock()
 	msgs := r.transcript()
 	if h := r.runHooks(); h != nil {
+		r.awaitCheckpointFor(h, "context")
 		if m := h.TransformContext(ctx, msgs); m != nil {
 			msgs = m
 		}
@@ -431,6 +434,9 @@ func (r *Runtime) runTools(ctx context.Context, calls []message.Content, toolset
 }
 
 func (r *Runtime) runTool(ctx context.Context, id, name string, args json.RawMessage, toolset []tools.Tool, emit func(Event)) (tools.Result, json.RawMessage) {
+	// Any tool may write (the extensions' guards too): the prompt's
+	// checkpoint comes first.
+	r.awaitCheckpoint()
 	if h := r.cfg.Hooks; h != nil {
 		ext := toolExtension(name, toolset)
 		h.Observe(Lifecycle{Event: "tool_call", ToolID: id, ToolName: name, ToolArgs: args, ToolExtension: ext})

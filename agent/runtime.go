@@ -435,9 +435,9 @@ func (r *Runtime) PromptWith(ctx context.Context, in PromptInput) (<-chan Event,
 	}
 	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
 		r.refreshSkills()
-		// Before anything of the run can change the workspace (the
-		// extensions' input hooks included).
-		r.takeCheckpoint(ctx, in.Text)
+		// Recorded beside the model request: what can change the
+		// workspace waits for it (awaitCheckpoint).
+		r.startCheckpoint(ctx, in.Text)
 		if r.cfg.AwaitExtensions != nil {
 			r.cfg.AwaitExtensions(ctx)
 		}
@@ -506,6 +506,7 @@ func (r *Runtime) start(ctx context.Context, body func(context.Context, func(Eve
 		defer close(ch)
 		emit := func(e Event) { ch <- redactEvent(r.redact, e) }
 		body(runCtx, emit)
+		r.endCheckpoint() // listed once the run is done
 		r.endRun()
 		r.mu.Lock()
 		r.busy, r.cancel = false, nil

@@ -2,12 +2,14 @@ package servertest_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,7 +28,21 @@ import (
 // the whole, and overhead-ms = first-delta-ms − model-ms, zot's share
 // (issue 37: ≤ 2 ms). The workspace has an AGENTS.md and a skill, as a
 // user's does. Medians over b.N prompts after three warm-ups.
+//
+// ZOT_BENCH_MODEL_MS=N gives the model N ms of latency before its first
+// byte (counted in model-ms, not zot's): a real model's. The checkpoint
+// zot records beside the model request then ends before the answer
+// comes; with no latency (the default) its git runs while the answer
+// streams, on the same cores.
 func BenchmarkFirstDelta(b *testing.B) {
+	var modelDelay time.Duration
+	if v := os.Getenv("ZOT_BENCH_MODEL_MS"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < 0 {
+			b.Fatalf("ZOT_BENCH_MODEL_MS=%q: give a whole number of milliseconds", v)
+		}
+		modelDelay = time.Duration(ms) * time.Millisecond
+	}
 	llm := llmtest.New(llmtest.Script{Replies: []llmtest.Reply{{Deltas: []string{"Hi", " there."}}}, Loop: true})
 	defer llm.Close()
 	var mu sync.Mutex
@@ -39,6 +55,9 @@ func BenchmarkFirstDelta(b *testing.B) {
 		mu.Lock()
 		reqAt = time.Now()
 		mu.Unlock()
+		if modelDelay > 0 {
+			time.Sleep(modelDelay) // the model's latency, not a wait for an event
+		}
 		llm.ServeHTTP(&firstWrite{ResponseWriter: w, at: func() {
 			mu.Lock()
 			byteAt = time.Now()
@@ -69,7 +88,7 @@ func BenchmarkFirstDelta(b *testing.B) {
 		env = append(env, "ZOT_CPUPROFILE="+p)
 	}
 	ed := servertest.Start(b, servertest.Config{Bin: zotBin, Env: env, Root: root, NoProgress: true,
-		Args: append([]string{"--api-key", "k", "--base-url", front.URL}, benchExtArgs()...)})
+		Args: append([]string{"--api-key", "k", "--base-url", front.URL}, benchExtArgs(b)...)})
 
 	var first time.Time
 	gotFirst := make(chan struct{}, 1)
@@ -161,10 +180,19 @@ func (f *firstWrite) Flush() {
 var _ io.Writer = (*firstWrite)(nil)
 
 // benchExtArgs: ZOT_BENCH_EXT=DIR loads that extension (the editors' e2e
-// runs load the todo example).
-func benchExtArgs() []string {
+// runs load the todo example); ZOT_BENCH_ZOT_ARGS (a JSON array, as
+// bench-editors takes it, e.g. '["--no-checkpoints"]') adds zot's own.
+func benchExtArgs(b *testing.B) []string {
+	var args []string
 	if d := os.Getenv("ZOT_BENCH_EXT"); d != "" {
-		return []string{"--ext", d}
+		args = append(args, "--ext", d)
 	}
-	return nil
+	if v := os.Getenv("ZOT_BENCH_ZOT_ARGS"); v != "" {
+		var more []string
+		if err := json.Unmarshal([]byte(v), &more); err != nil {
+			b.Fatalf("ZOT_BENCH_ZOT_ARGS=%q: give a JSON array of strings (%v)", v, err)
+		}
+		args = append(args, more...)
+	}
+	return args
 }

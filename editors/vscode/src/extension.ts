@@ -19,6 +19,7 @@ import { DraftStore } from "./draft";
 import { registerCheckpointContent } from "./checkpoints";
 import { ChatContext } from "./chatContext";
 import { ChatTab } from "./chatTab";
+import { applyStatusBar, type StatusBarView } from "./state";
 
 let zot: Zot | undefined;
 
@@ -85,6 +86,8 @@ export async function deactivate(): Promise<void> {
  * the side panel's chat, and opens the editor-tab chats (chatTab.ts). */
 export class Zot extends ChatContext {
     private readonly statusItem: vscode.StatusBarItem;
+    /** What statusItem shows (applyStatusBar skips identical updates). */
+    private statusShown?: StatusBarView;
     /** The editor-tab chats open now. */
     readonly tabs = new Set<ChatTab>();
     private tabCount = 0;
@@ -145,10 +148,7 @@ export class Zot extends ChatContext {
     }
 
     updateStatusBar(): void {
-        const v = this.state.statusBar(this.client.connection);
-        this.statusItem.text = v.text;
-        this.statusItem.tooltip = v.tooltip;
-        this.statusItem.backgroundColor = v.background ? new vscode.ThemeColor(v.background) : undefined;
+        this.statusShown = applyStatusBar(this.statusItem, this.state.statusBar(this.client.connection), this.statusShown, (name) => new vscode.ThemeColor(name));
     }
 
     /**

@@ -23,6 +23,34 @@ export interface StatusBarView {
     background?: "statusBarItem.errorBackground" | "statusBarItem.warningBackground";
 }
 
+/** The properties of a status bar item that a StatusBarView sets. */
+export interface StatusBarTarget<Color> {
+    text: string;
+    tooltip: unknown;
+    backgroundColor: Color | undefined;
+}
+
+/**
+ * Shows view in item unless it is what item shows already (last): every
+ * property set on a status bar item is a message from the extension host
+ * to the window, and most updates (each usage event, each run's start and
+ * end) change nothing. Returns what item shows now.
+ */
+export function applyStatusBar<Color>(
+    item: StatusBarTarget<Color>,
+    view: StatusBarView,
+    last: StatusBarView | undefined,
+    color: (name: NonNullable<StatusBarView["background"]>) => Color,
+): StatusBarView {
+    if (last && last.text === view.text && last.tooltip === view.tooltip && last.background === view.background) {
+        return last;
+    }
+    item.text = view.text;
+    item.tooltip = view.tooltip;
+    item.backgroundColor = view.background ? color(view.background) : undefined;
+    return view;
+}
+
 /** Finished run ids kept (a zot/prompt answer may come after its done). */
 const FINISHED_MAX = 1000;
 const FINISHED_KEEP = 500;

@@ -509,8 +509,22 @@ test("a code block's Insert puts its code at the editor's cursor", async () => {
     await waitFor("the insert undone", async () => !(await editorText()).includes("Println"));
 });
 
-test("a bash tool card shows its result", async () => {
+test("a bash tool card shows its result; Retry moves to its answer without drawing the previous answer again", async () => {
     const chat = await ensureChat();
+    // The previous answer offers Retry; its drawn markdown is marked: a
+    // redraw (innerHTML) would drop the mark.
+    const marked = await chat.$$eval(".item.assistant", (els) => {
+        const last = els[els.length - 1];
+        const md = last?.querySelector(":scope > .md");
+        if (!md || !last.querySelector('[data-action="retry"]')) {
+            return false;
+        }
+        md.dataset.kept = "1";
+        return true;
+    });
+    if (!marked) {
+        throw new Error("the previous answer has no Retry to move");
+    }
     await send(chat, "run a command");
     await waitFor("the bash card, done, with output", async () => {
         const cards = await chat.$$eval(".item.tool", (els) =>
@@ -519,6 +533,13 @@ test("a bash tool card shows its result", async () => {
         return cards.some((c) => c.name === "bash" && c.cls.includes("tool-done") && c.result.includes("second-line"));
     });
     await idle(chat);
+    const retry = await chat.$$eval(".item.assistant", (els) =>
+        els.map((e) => ({ retry: !!e.querySelector('[data-action="retry"]'), kept: !!e.querySelector(':scope > .md[data-kept="1"]') })),
+    );
+    const keptAt = retry.findIndex((r) => r.kept);
+    if (keptAt < 0 || retry[keptAt].retry || !retry[retry.length - 1].retry || retry.filter((r) => r.retry).length !== 1) {
+        throw new Error(`Retry should be on the last answer only, and the previous answer not drawn again: ${JSON.stringify(retry)}`);
+    }
 });
 
 test("slash commands: completion, /mode ask; a review: edit the proposal, accept it", async () => {

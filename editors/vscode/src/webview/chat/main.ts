@@ -8,7 +8,7 @@ import { escapeHtml } from "./markdown";
 import { KnownFiles } from "./files";
 import type { CommandCompletion, CommandInfo } from "../../lsp_ext";
 import * as st from "./state";
-import { ItemRenderer, mcpNeedsAttention, mcpSummary, renderCompletions, renderMcpServer, renderWidgets, statusText, usageTitle } from "./render";
+import { ItemRenderer, mcpNeedsAttention, mcpSummary, renderCompletions, renderMcpServer, renderWidgets, setRetry, statusText, usageTitle } from "./render";
 import { argQuery, completions } from "./slash";
 import { browserFrame, FrameScheduler } from "../scheduler";
 
@@ -54,8 +54,12 @@ function flush(): void {
     // run, when nothing runs.
     const retryable = st.isRunning(state) ? undefined : st.retryItem(state);
     if (retryable !== renderer.retryable) {
-        for (const id of [retryable, renderer.retryable]) {
-            if (id) {
+        // An answer's button moves in the DOM (drawing its markdown again
+        // is a whole answer's work at Enter); a notice, small, is drawn
+        // again, as is an item without an action row or drawn anyway.
+        for (const [id, on] of [[renderer.retryable, false], [retryable, true]] as const) {
+            const el = id ? elements.get(id) : undefined;
+            if (id && (!el || !el.classList.contains("assistant") || state.dirty.has(id) || !setRetry(el, on))) {
                 state.dirty.add(id);
             }
         }

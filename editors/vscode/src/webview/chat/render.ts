@@ -212,6 +212,34 @@ export function renderThinking(it: AssistantItem): string {
     );
 }
 
+/** The element of an item as setRetry needs it (a DOM element in the view). */
+export interface RetryHost {
+    querySelector(selector: string): { remove(): void; insertAdjacentHTML(where: "beforeend", html: string): void } | null;
+}
+
+/**
+ * Gives the drawn item el Retry, or takes it away, without drawing the item
+ * again (a new prompt takes Retry from the previous answer: re-rendering
+ * that answer's markdown cost the renderer a whole answer's work at Enter).
+ * False when el has no action row to put it in: draw the item.
+ */
+export function setRetry(el: RetryHost, on: boolean): boolean {
+    const btn = el.querySelector(':scope > .msg-actions > [data-action="retry"]');
+    if (!on) {
+        btn?.remove();
+        return true;
+    }
+    if (btn) {
+        return true;
+    }
+    const actions = el.querySelector(":scope > .msg-actions");
+    if (!actions) {
+        return false;
+    }
+    actions.insertAdjacentHTML("beforeend", msgAction("retry", "refresh", "Retry"));
+    return true;
+}
+
 export function renderNotice(n: NoticeItem, files?: FileLinks, retry?: boolean): string {
     const icon = n.level === "error" ? "error" : n.level === "warn" ? "warning" : n.level === "display" ? "terminal" : "info";
     const src = n.source ? `<span class="notice-source">${escapeHtml(n.source)}</span> ` : "";
