@@ -124,17 +124,7 @@ func (p *proc) onExec(f wire.Frame) {
 	stopDead := context.AfterFunc(deadContext(p), cancel)
 	defer stopDead()
 	if f.ID != "" {
-		p.mu.Lock()
-		if p.dialogCancel == nil {
-			p.dialogCancel = map[string]context.CancelFunc{}
-		}
-		p.dialogCancel[f.ID] = cancel
-		p.mu.Unlock()
-		defer func() {
-			p.mu.Lock()
-			delete(p.dialogCancel, f.ID)
-			p.mu.Unlock()
-		}()
+		defer p.cancellable(f.ID, cancel)()
 	}
 	r, err := p.exec(ctx, f)
 	res.Killed = ctx.Err() != nil

@@ -137,17 +137,7 @@ func (p *proc) onUIRequest(f wire.Frame) {
 	}
 	stopDead := context.AfterFunc(deadContext(p), cancel)
 	defer stopDead()
-	p.mu.Lock()
-	if p.dialogCancel == nil {
-		p.dialogCancel = map[string]context.CancelFunc{}
-	}
-	p.dialogCancel[f.ID] = cancel
-	p.mu.Unlock()
-	defer func() {
-		p.mu.Lock()
-		delete(p.dialogCancel, f.ID)
-		p.mu.Unlock()
-	}()
+	defer p.cancellable(f.ID, cancel)()
 	// Without timeout_ms a dialog still ends: after DialogTimeout (120 s,
 	// SEP's rule) it is cancelled, as if dismissed, so a dialog in a
 	// window the user closed cannot hold the run (or a guard's paused
@@ -237,6 +227,23 @@ func (c valuesOf) Value(key any) any {
 		}
 	}
 	return nil
+}
+
+// cancellable makes cancel {id} (the extension withdrawing an open
+// ui_request or exec: pi's AbortSignal) call cancel, until the returned
+// func forgets it.
+func (p *proc) cancellable(id string, cancel context.CancelFunc) (forget func()) {
+	p.mu.Lock()
+	if p.dialogCancel == nil {
+		p.dialogCancel = map[string]context.CancelFunc{}
+	}
+	p.dialogCancel[id] = cancel
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		delete(p.dialogCancel, id)
+		p.mu.Unlock()
+	}
 }
 
 // deadContext is a context cancelled when p dies.

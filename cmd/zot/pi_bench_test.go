@@ -4,29 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
-	"github.com/zot-editors/zot/extensions"
-	"github.com/zot-editors/zot/internal/testenv"
 )
-
-// piBenchRuntime is $ZOT_PI_RUNTIME for the source tree's pi runtime; it
-// skips (testenv) without node or the runtime's node_modules.
-func piBenchRuntime(b *testing.B) []string {
-	b.Helper()
-	testenv.NeedCommand(b, "node", "pi extensions")
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "extensions", "pi", "runtime")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "jiti")); err != nil {
-		testenv.Skip(b, "the pi runtime's node_modules are not installed (make pi-runtime)")
-	}
-	return []string{extensions.EnvPiRuntime + "=" + dir}
-}
 
 // piBenchModules writes n pi extensions as pi's users write them: each a
 // .ts module registering a TypeBox tool (pi_tool_N) and a tool_call
@@ -125,7 +109,7 @@ func benchPiExtensions(b *testing.B, mods []string) {
 	const n = 20
 	// The first prompt waits for every extension (not the default 2 s
 	// bound): the time measured is the time until all 20 serve it.
-	rt := append(piBenchRuntime(b), "ZOT_EXT_START_WAIT=60s")
+	rt := append(piRuntime(b), "ZOT_EXT_START_WAIT=60s")
 	var total time.Duration
 	var worstRSS, worstOwn int
 	for i := 0; i < b.N; i++ {

@@ -21,7 +21,7 @@ import (
 // piRuntime is the source tree's pi runtime (extensions/pi/runtime),
 // as $ZOT_PI_RUNTIME for a zot under test; it skips (testenv) without
 // node or without the runtime's node_modules (make pi-runtime).
-func piRuntime(t *testing.T) []string {
+func piRuntime(t testing.TB) []string {
 	t.Helper()
 	testenv.NeedCommand(t, "node", "pi extensions")
 	_, file, _, _ := runtime.Caller(0)
