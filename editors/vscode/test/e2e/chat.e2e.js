@@ -22,6 +22,7 @@
 const { chromium } = require("playwright-core");
 const fs = require("fs");
 const path = require("path");
+const { usePage, waitFor, sleep, firstLine } = require("./harness");
 
 const url = process.env.CS_URL;
 const ws = process.env.WS;
@@ -34,30 +35,7 @@ fs.mkdirSync(art, { recursive: true });
 let page;
 const consoleErrors = [];
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const nbsp = (s) => s.replace(/\u00a0/g, " ");
-const firstLine = (e) => (e && e.message ? e.message.split("\n")[0] : String(e));
-
-/** Polls fn until it returns a truthy value; fails with what it saw last. */
-async function waitFor(what, fn, timeout = HANG) {
-    const end = Date.now() + timeout;
-    let last;
-    for (;;) {
-        try {
-            const v = await fn();
-            if (v) {
-                return v;
-            }
-            last = v;
-        } catch (e) {
-            last = firstLine(e);
-        }
-        if (Date.now() > end) {
-            throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
-        }
-        await sleep(100);
-    }
-}
 
 /** The webview frame that holds selector (webviews are nested iframes). */
 async function frameWith(selector, what) {
@@ -1268,6 +1246,7 @@ async function reset() {
         args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     });
     page = await browser.newPage({ viewport: VIEWPORT });
+    usePage(page);
     page.on("console", (m) => {
         if (m.type() === "error") {
             consoleErrors.push(m.text().slice(0, 300));

@@ -15,6 +15,7 @@
 const { chromium } = require("playwright-core");
 const fs = require("fs");
 const path = require("path");
+const { usePage, waitFor, statusItems, quickInput, runCommand, sleep, firstLine } = require("./harness");
 
 const url = process.env.CS_URL;
 const ws = process.env.WS;
@@ -25,29 +26,6 @@ const QUICK_INPUT = ".quick-input-widget:not([style*='display: none'])";
 fs.mkdirSync(art, { recursive: true });
 
 let page;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const firstLine = (e) => (e && e.message ? e.message.split("\n")[0] : String(e));
-
-/** Polls fn until it returns a truthy value; fails with what it saw last. */
-async function waitFor(what, fn, timeout = HANG) {
-    const end = Date.now() + timeout;
-    let last;
-    for (;;) {
-        try {
-            const v = await fn();
-            if (v) {
-                return v;
-            }
-            last = v;
-        } catch (e) {
-            last = firstLine(e);
-        }
-        if (Date.now() > end) {
-            throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
-        }
-        await sleep(100);
-    }
-}
 
 /** The frames that hold selector, each with whether it is on screen. */
 async function framesWith(selector) {
@@ -68,43 +46,6 @@ async function framesWith(selector) {
  * iframes; one VS Code keeps for a view it hid is not the one the user sees). */
 async function frameWith(selector, what) {
     return waitFor(what, async () => (await framesWith(selector)).find((x) => x.shown)?.frame);
-}
-
-async function statusItems() {
-    return page.$$eval(".statusbar-item", (els) => els.map((e) => (e.textContent ?? "").trim()));
-}
-
-/** The open quick input's title and rows, or undefined. */
-async function quickInput() {
-    const w = await page.$(QUICK_INPUT);
-    if (!w) {
-        return undefined;
-    }
-    return {
-        title: (await page.$eval(`${QUICK_INPUT} .quick-input-title`, (e) => e.textContent).catch(() => "")) ?? "",
-        rows: await page.$$eval(`${QUICK_INPUT} .quick-input-list .monaco-list-row`, (rows) => rows.map((r) => (r.querySelector(".label-name")?.textContent ?? "").trim())),
-    };
-}
-
-/** Runs a command by its palette title; the palette is opened again until it lists it. */
-async function runCommand(title) {
-    await waitFor(`"${title}" in the command palette`, async () => {
-        if (await page.$(QUICK_INPUT)) {
-            await page.keyboard.press("Escape");
-        }
-        await page.keyboard.press("F1");
-        await page.waitForSelector(`${QUICK_INPUT} input`, { timeout: 10_000 });
-        await page.keyboard.type(title);
-        await sleep(300);
-        const rows = (await quickInput())?.rows ?? [];
-        const i = rows.indexOf(title);
-        if (i < 0) {
-            await page.keyboard.press("Escape");
-            return false;
-        }
-        await page.locator(`${QUICK_INPUT} .quick-input-list .monaco-list-row`).nth(i).click();
-        return true;
-    });
 }
 
 let chat;
@@ -296,6 +237,7 @@ async function failureDump() {
         args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     });
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    usePage(page);
     await page.goto(url, { waitUntil: "domcontentloaded", timeout: HANG });
     await page.waitForSelector(".monaco-workbench", { timeout: HANG });
     let passed = 0;
