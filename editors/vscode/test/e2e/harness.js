@@ -92,9 +92,10 @@ async function runCommand(title) {
 /**
  * Opens url in Chromium, runs tests ({name, fn}) in order and prints
  * "N passed, M failed" last (scripts/e2e.sh reads it); exits 1 on a
- * failure. onPage gets the page first.
+ * failure. onPage gets the page first; onFailure (optional) returns what
+ * to print after a failed test's stack (the spec's own state dump).
  */
-function runSpec(tests, { url, art, onPage }) {
+function runSpec(tests, { url, art, onPage, onFailure }) {
     (async () => {
         const browser = await chromium.launch({
             executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -117,6 +118,9 @@ function runSpec(tests, { url, art, onPage }) {
                 failed++;
                 console.log(`FAIL ${t.name} (${Date.now() - s} ms)\n     ${String(e && e.stack ? e.stack : e).split("\n").slice(0, 4).join("\n     ")}`);
                 await page.screenshot({ path: path.join(art, `fail-${tests.indexOf(t) + 1}.png`) }).catch(() => undefined);
+                if (onFailure) {
+                    console.log(await onFailure().catch((e) => `     (no dump: ${firstLine(e)})`));
+                }
                 for (let i = 0; i < 3 && (await page.$(QUICK_INPUT)); i++) {
                     await page.keyboard.press("Escape");
                     await sleep(200);

@@ -12,10 +12,9 @@
 // Env: CS_URL (code-server URL with ?folder=), WS (the workspace folder),
 // ART (where screenshots go), LLM_URL (the scripted LLM).
 
-const { chromium } = require("playwright-core");
 const fs = require("fs");
 const path = require("path");
-const { usePage, waitFor, statusItems, quickInput, runCommand, sleep, firstLine } = require("./harness");
+const { runSpec, waitFor, statusItems, quickInput, runCommand, sleep, firstLine } = require("./harness");
 
 const url = process.env.CS_URL;
 const ws = process.env.WS;
@@ -230,40 +229,4 @@ async function failureDump() {
     return out.map((l) => "     | " + l).join("\n");
 }
 
-(async () => {
-    const browser = await chromium.launch({
-        executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-        headless: true,
-        args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    usePage(page);
-    await page.goto(url, { waitUntil: "domcontentloaded", timeout: HANG });
-    await page.waitForSelector(".monaco-workbench", { timeout: HANG });
-    let passed = 0;
-    let failed = 0;
-    for (const t of tests) {
-        const s = Date.now();
-        try {
-            await t.fn();
-            passed++;
-            console.log(`ok   ${t.name} (${Date.now() - s} ms)`);
-        } catch (e) {
-            failed++;
-            console.log(`FAIL ${t.name} (${Date.now() - s} ms)\n     ${String(e && e.stack ? e.stack : e).split("\n").slice(0, 4).join("\n     ")}`);
-            await page.screenshot({ path: path.join(art, `fail-${tests.indexOf(t) + 1}.png`) }).catch(() => undefined);
-            console.log((await failureDump().catch((e) => `     (no dump: ${firstLine(e)})`)));
-            for (let i = 0; i < 3 && (await page.$(QUICK_INPUT)); i++) {
-                await page.keyboard.press("Escape");
-                await sleep(200);
-            }
-        }
-    }
-    await browser.close();
-    console.log(`${passed} passed, ${failed} failed`);
-    process.exit(failed ? 1 : 0);
-})().catch((e) => {
-    console.error(e);
-    console.log("0 passed, 1 failed");
-    process.exit(1);
-});
+runSpec(tests, { url, art, onPage: (p) => (page = p), onFailure: failureDump });
