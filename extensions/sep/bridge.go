@@ -106,6 +106,9 @@ type pendingCall struct {
 	method string
 	zotID  string // the host frame's id this call answers
 	event  string // hook: zot's intercept name
+	// track records the call in toolRPC before the request is written, so
+	// a tool/update or a cancel that follows at once finds it.
+	track bool
 }
 
 type hostCall struct {
@@ -216,12 +219,9 @@ func (b *Bridge) fromHost(f wire.Frame) {
 		if len(args) == 0 || string(args) == "null" {
 			args = json.RawMessage("{}")
 		}
-		id := b.call("tool/execute", pendingCall{zotID: f.ID}, map[string]any{
+		b.call("tool/execute", pendingCall{zotID: f.ID, track: true}, map[string]any{
 			"call_id": f.ID, "tool": f.Name, "arguments": args, "context": b.context("command"),
 		})
-		b.mu.Lock()
-		b.toolRPC[f.ID] = id
-		b.mu.Unlock()
 	case wire.TypeToolCancel:
 		b.mu.Lock()
 		id, ok := b.toolRPC[f.ID]
@@ -242,13 +242,11 @@ func (b *Bridge) fromHost(f wire.Frame) {
 		if len(tools) == 0 || string(tools) == "null" {
 			tools = json.RawMessage("[]")
 		}
-		id := b.call("provider/complete", pendingCall{zotID: f.ID}, map[string]any{
+		// tracked: tool_cancel cancels it as it does a tool call
+		b.call("provider/complete", pendingCall{zotID: f.ID, track: true}, map[string]any{
 			"request_id": f.ID, "provider": f.Name, "model": f.Model, "messages": f.Messages, "tools": tools,
 			"stream": true, "context": b.context("command"),
 		})
-		b.mu.Lock()
-		b.toolRPC[f.ID] = id // tool_cancel cancels it as it does a tool call
-		b.mu.Unlock()
 	case wire.TypeCommandComplete:
 		b.call("command/complete", pendingCall{zotID: f.ID}, map[string]any{
 			"command": f.Name, "partial": f.Text, "context": b.context("command"),
@@ -408,6 +406,9 @@ func (b *Bridge) call(method string, pc pendingCall, params any) int64 {
 	b.nextID++
 	id := b.nextID
 	b.pending[id] = pc
+	if pc.track {
+		b.toolRPC[pc.zotID] = id
+	}
 	b.mu.Unlock()
 	raw, _ := json.Marshal(params)
 	b.toChild(Message{JSONRPC: "2.0", ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: raw})
