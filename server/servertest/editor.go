@@ -66,7 +66,7 @@ type Config struct {
 	// zot/input/set sets and zot/input/get reads.
 	ZotInput bool
 	// ZotEditor: experimental.zot.editor, zot/ui/request kind editor.
-	ZotEditor bool
+	ZotEditor         bool
 	PositionEncodings []string
 	// Plain is an editor that knows nothing of zot: no experimental.zot.
 	Plain bool
