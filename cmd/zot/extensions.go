@@ -227,22 +227,16 @@ func (u *stderrUI) SetWidget(ext, key string, lines []string) {
 var _ extensions.ChatInput = (*stderrUI)(nil)
 
 func (u *stderrUI) SetInput(ext, text string, paste bool) {
-	set := func(a extensions.Asker) {
-		if ci, ok := a.(extensions.ChatInput); ok {
-			ci.SetInput(ext, text, paste)
-		}
-	}
 	select {
 	case <-u.front.ready:
 		a, _ := u.front.current(context.Background())
-		set(a)
+		if ci, ok := a.(extensions.ChatInput); ok {
+			ci.SetInput(ext, text, paste)
+		}
 	default:
-		// Before the mode serves: the extension's reader must not wait.
-		go func() {
-			if a, _ := u.front.current(context.Background()); a != nil {
-				set(a)
-			}
-		}()
+		// Before the mode serves there is no input box to set (zot rpc
+		// drops it too until it serves), and the extension's reader
+		// must not wait.
 	}
 }
 
