@@ -296,3 +296,79 @@ func TestNoUIRefusesAtOnce(t *testing.T) {
 		return strings.Contains(e.logOf("capext"), "this front cannot show widget (no UI)")
 	})
 }
+
+// inputUI is an askUI with a chat input.
+type inputUI struct {
+	*askUI
+	mu   sync.Mutex
+	text string
+	sets []string // "replace TEXT" / "paste TEXT"
+}
+
+func (u *inputUI) SetInput(ext, text string, paste bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if paste {
+		u.sets = append(u.sets, "paste "+text)
+		u.text += text
+	} else {
+		u.sets = append(u.sets, "replace "+text)
+		u.text = text
+	}
+}
+
+func (u *inputUI) GetInput(context.Context) (string, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.text, nil
+}
+
+// A Go SDK extension reaches the user's chat input (set_editor_text
+// replace and paste, get_editor_text) and asks for multi-line text
+// (ui_request kind editor, its prefill as Default).
+func TestChatInputAndEditorDialog(t *testing.T) {
+	e := newEnv(t)
+	writeExt(t, filepath.Join(GlobalRoot(e.home), "capext"), "capext", map[string]any{"exec": capext(t), "args": []string{}})
+	ui := &inputUI{askUI: &askUI{caps: wire.UICapabilities{Input: true, Editor: true, EditorText: true}}}
+	ui.answer = func(ctx context.Context, req UIRequest) UIAnswer { return UIAnswer{Value: req.Default + "\nc"} }
+	h := e.start(func(o *Options) { o.UI = ui })
+	if got := resultText(callTool(t, h, "editor_text", `{}`)); got != "input: draft!" {
+		t.Fatalf("editor_text: %q", got)
+	}
+	ui.mu.Lock()
+	sets := strings.Join(ui.sets, "|")
+	ui.mu.Unlock()
+	if sets != "replace draft|paste !" {
+		t.Fatalf("the chat input got %q", sets)
+	}
+	if got := resultText(callTool(t, h, "editor", `{}`)); got != "edited: a\nb\nc" {
+		t.Fatalf("editor: %q", got)
+	}
+	ui.mu2.Lock()
+	asked := ui.asked
+	ui.mu2.Unlock()
+	if len(asked) != 1 || asked[0].Kind != wire.UIEditor || asked[0].Title != "Notes" {
+		t.Fatalf("asked: %+v", asked)
+	}
+}
+
+// A front without a chat input (zot -p): set_editor_text is ignored,
+// logged once however often it comes; get_editor_text answers ""; an
+// editor dialog is cancelled at once.
+func TestChatInputWithoutFront(t *testing.T) {
+	e := newEnv(t)
+	writeExt(t, filepath.Join(GlobalRoot(e.home), "capext"), "capext", map[string]any{"exec": capext(t), "args": []string{}})
+	h := e.start(nil) // recUI: no Asker
+	for range 2 {
+		if got := resultText(callTool(t, h, "editor_text", `{}`)); got != "input: " {
+			t.Fatalf("editor_text without a chat input: %q", got)
+		}
+	}
+	if got := resultText(callTool(t, h, "editor", `{}`)); !strings.Contains(got, "this front has no editor dialog (no UI)") {
+		t.Fatalf("editor without UI: %q", got)
+	}
+	const ignored = "set_editor_text: this front has no chat input; ignored"
+	if n := strings.Count(e.logOf("capext"), ignored); n != 1 {
+		t.Fatalf("the ignored set was logged %d times, want once:\n%s", n, e.logOf("capext"))
+	}
+}

@@ -67,6 +67,7 @@ type proc struct {
 	badLines      atomic.Int64
 	hugeLines     atomic.Int64
 	wholeLogged   atomic.Int64 // bytes of cut UI texts logged whole (logWhole)
+	noInputLogged atomic.Bool  // set_editor_text without a chat input was logged
 	lastLine      atomic.Int64 // when the last line came (unix ns): pings go to an idle extension
 	pingOut       atomic.Bool  // a ping of the host is unanswered (features.go)
 

@@ -81,6 +81,10 @@ func (p *proc) handle(f wire.Frame) {
 		p.onSetStatus(f)
 	case wire.TypeSetWidget:
 		p.onSetWidget(f)
+	case wire.TypeSetEditorText:
+		p.onSetEditorText(f)
+	case wire.TypeGetEditorText:
+		go p.onGetEditorText(f)
 	case wire.TypeToolUpdate:
 		p.onToolUpdate(f)
 	case wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries,

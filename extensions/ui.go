@@ -31,9 +31,21 @@ type Asker interface {
 	SetWidget(ext, key string, lines []string)
 }
 
+// ChatInput is the front's chat input (the prompt the user is
+// composing), which extensions set and read (set_editor_text,
+// get_editor_text). A front offers it with UICapabilities.EditorText.
+type ChatInput interface {
+	// SetInput replaces the input's text with text, or (paste) inserts
+	// text at the cursor. It must not wait for the user.
+	SetInput(ext, text string, paste bool)
+	// GetInput returns the input's text now. It must return when ctx
+	// ends.
+	GetInput(ctx context.Context) (string, error)
+}
+
 // UIRequest is a ui_request as the front sees it.
 type UIRequest struct {
-	Kind        string   // wire.UIConfirm, UISelect, UIInput
+	Kind        string   // wire.UIConfirm, UISelect, UIInput, UIEditor (Default: the prefill)
 	Title       string   // may be empty
 	Message     string   // may be empty
 	Options     []string // select
@@ -112,8 +124,12 @@ func (p *proc) onUIRequest(f wire.Frame) {
 		}
 	case wire.UIInput:
 		served = caps.Input
+	case wire.UIEditor:
+		// A front without a multi-line box asks it as input (its Ask
+		// says which its client shows).
+		served = caps.Editor || caps.Input
 	default:
-		reply(UIAnswer{Cancelled: true}, fmt.Sprintf("unknown ui_request kind %q (confirm, select, input)", f.Kind))
+		reply(UIAnswer{Cancelled: true}, fmt.Sprintf("unknown ui_request kind %q (confirm, select, input, editor)", f.Kind))
 		return
 	}
 	if !served {
@@ -345,6 +361,69 @@ func (p *proc) viewOK(f wire.Frame, has func(wire.UICapabilities) bool, size int
 		return false
 	}
 	return true
+}
+
+// getEditorTimeout bounds get_editor_text's question to the front: an
+// editor that does not answer gives "" rather than holding the extension.
+const getEditorTimeout = 5 * time.Second
+
+// chatInput is the front's chat input, nil when it offers none.
+func (h *Host) chatInput() ChatInput {
+	asker, ok := h.o.UI.(Asker)
+	if !ok || !asker.UICapabilities().EditorText {
+		return nil
+	}
+	ci, _ := h.o.UI.(ChatInput)
+	return ci
+}
+
+// onSetEditorText sets or pastes into the user's chat input. A front
+// without one (zot -p, zot acp) ignores it, logged once per extension:
+// pi's setEditorText cannot fail.
+func (p *proc) onSetEditorText(f wire.Frame) {
+	if len(f.Text) > wire.MaxActionBytes {
+		p.sendError(f.Type, f.ID, "set_editor_text is %d bytes; the limit is %d", len(f.Text), wire.MaxActionBytes)
+		return
+	}
+	ci := p.s.h.chatInput()
+	if ci == nil {
+		if p.noInputLogged.CompareAndSwap(false, true) {
+			p.log.printf("set_editor_text: this front has no chat input; ignored (and so are the next ones)")
+		}
+		return
+	}
+	ci.SetInput(p.name, f.Text, f.Paste)
+}
+
+// onGetEditorText answers get_editor_text with the chat input's text:
+// "" where the front has none or does not answer.
+func (p *proc) onGetEditorText(f wire.Frame) {
+	if f.ID == "" {
+		p.sendError(f.Type, "", "get_editor_text needs an id (action_result answers it)")
+		return
+	}
+	var text string
+	if ci := p.s.h.chatInput(); ci != nil {
+		ctx, cancel := context.WithTimeout(p.s.h.ctx, getEditorTimeout)
+		go func() { // the extension's end ends the question
+			select {
+			case <-p.dead:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		t, err := ci.GetInput(ctx)
+		cancel()
+		if err != nil {
+			p.log.printf("get_editor_text: the front did not answer (%v); answered \"\"", err)
+		} else {
+			text = t
+		}
+	}
+	if p.isDead() {
+		return
+	}
+	p.send(wire.Frame{Type: wire.TypeActionResult, ID: f.ID, Text: text}, false)
 }
 
 // onToolUpdate streams a tool's progress into the same tool_progress

@@ -256,6 +256,9 @@ var wireTypes = map[string]reflect.Type{
 	"UIRequestResult":         reflect.TypeOf(UIRequestResult{}),
 	"UIStatusParams":          reflect.TypeOf(UIStatusParams{}),
 	"UIWidgetParams":          reflect.TypeOf(UIWidgetParams{}),
+	"InputSetParams":          reflect.TypeOf(InputSetParams{}),
+	"InputGetParams":          reflect.TypeOf(InputGetParams{}),
+	"InputGetResult":          reflect.TypeOf(InputGetResult{}),
 	"ServerInfo":              reflect.TypeOf(ZotInfo{}), // experimental.zot in initialize's result
 	"CheckpointsResult":       reflect.TypeOf(CheckpointsResult{}),
 	"CheckpointInfo":          reflect.TypeOf(CheckpointInfo{}),

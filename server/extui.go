@@ -29,11 +29,17 @@ const (
 
 func (u hostUI) UICapabilities() wire.UICapabilities {
 	c := u.s.caps.zot
-	return wire.UICapabilities{Confirm: true, Select: true, Input: c.UI, Status: c.UI, Widget: c.UI, Panels: c.Panels}
+	return wire.UICapabilities{Confirm: true, Select: true, Input: c.UI, Status: c.UI, Widget: c.UI, Panels: c.Panels,
+		Editor: c.UI, EditorText: c.Input}
 }
 
 func (u hostUI) Ask(ctx context.Context, ext string, req extensions.UIRequest) extensions.UIAnswer {
 	s := u.s
+	if req.Kind == wire.UIEditor && !s.caps.zot.Editor {
+		// A client that shows no multi-line box gets its one-line input,
+		// prefilled (as before the editor kind).
+		req.Kind = wire.UIInput
+	}
 	if s.caps.zot.UI {
 		// s.call sends $/cancelRequest when ctx ends first (timeout,
 		// abort, the extension died): the editor closes the dialog.
@@ -89,8 +95,42 @@ func (u hostUI) SetWidget(ext, key string, lines []string) {
 	notifyUIWidget.send(u.s, UIWidgetParams{Extension: ext, Key: key, Lines: lines})
 }
 
+var _ extensions.ChatInput = hostUI{}
+
+// SetInput sends zot/input/set (only offered to a client with
+// experimental.zot.input).
+func (u hostUI) SetInput(ext, text string, paste bool) {
+	mode := InputReplace
+	if paste {
+		mode = InputPaste
+	}
+	notifyInputSet.send(u.s, InputSetParams{Extension: ext, Text: text, Mode: mode})
+}
+
+// GetInput asks the client for its chat input (zot/input/get).
+func (u hostUI) GetInput(ctx context.Context) (string, error) {
+	res, err := requestInputGet.call(ctx, u.s, &InputGetParams{})
+	return res.Text, err
+}
+
 // extUI (exthost.go) passes the seam through when the front has it.
-var _ extensions.Asker = extUI{}
+var (
+	_ extensions.Asker     = extUI{}
+	_ extensions.ChatInput = extUI{}
+)
+
+func (u extUI) SetInput(ext, text string, paste bool) {
+	if ci, ok := u.ui.(extensions.ChatInput); ok {
+		ci.SetInput(ext, text, paste)
+	}
+}
+
+func (u extUI) GetInput(ctx context.Context) (string, error) {
+	if ci, ok := u.ui.(extensions.ChatInput); ok {
+		return ci.GetInput(ctx)
+	}
+	return "", nil
+}
 
 func (u extUI) asker() extensions.Asker {
 	a, _ := u.ui.(extensions.Asker)

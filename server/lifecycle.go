@@ -92,6 +92,12 @@ type clientZot struct {
 	// UI: the client answers zot/ui/request and shows zot/ui/status and
 	// zot/ui/widget (extensions' dialogs, status items and widgets).
 	UI bool `json:"ui"`
+	// Input: the client has a chat input that zot/input/set sets and
+	// zot/input/get reads (extensions' set_editor_text, get_editor_text).
+	Input bool `json:"input"`
+	// Editor: the client shows zot/ui/request kind editor as a multi-line
+	// box; without it an editor dialog is asked as kind input.
+	Editor bool `json:"editor"`
 	// declared: the client sent experimental.zot at all (one of zot's own
 	// clients, which use the zot/* tier).
 	declared bool

@@ -27,7 +27,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 31
+const ProtocolRevision = 32
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -85,6 +85,7 @@ const (
 	MethodUIWidget          = "zot/ui/widget"
 	MethodMCPChanged        = "zot/mcp/changed"
 	MethodSessionChanged    = "zot/session/changed"
+	MethodInputSet          = "zot/input/set"
 )
 
 // Server → client requests.
@@ -92,6 +93,7 @@ const (
 	MethodReviewEdit = "zot/reviewEdit"
 	MethodSave       = "zot/save"
 	MethodUIRequest  = "zot/ui/request"
+	MethodInputGet   = "zot/input/get"
 )
 
 // The server → client methods, typed: the only way the server sends them.
@@ -109,6 +111,8 @@ var (
 	notifyUIStatus          = serverNotification[UIStatusParams]{MethodUIStatus}
 	notifyUIWidget          = serverNotification[UIWidgetParams]{MethodUIWidget}
 	notifySessionChanged    = serverNotification[SessionChangedParams]{MethodSessionChanged}
+	notifyInputSet          = serverNotification[InputSetParams]{MethodInputSet}
+	requestInputGet         = serverRequest[InputGetParams, InputGetResult]{MethodInputGet}
 )
 
 // serverMethods lists the server → client methods for the contract test.
@@ -117,6 +121,7 @@ var serverMethods = []methodSpec{
 	notifyPanelClose.spec(), notifyExtensionsChanged.spec(), notifyMCPChanged.spec(),
 	requestReviewEdit.spec(), requestSave.spec(),
 	requestUI.spec(), notifyUIStatus.spec(), notifyUIWidget.spec(), notifySessionChanged.spec(),
+	notifyInputSet.spec(), requestInputGet.spec(),
 }
 
 // ---------------------------------------------------------------- runs
@@ -638,7 +643,7 @@ type RebasedDoc struct {
 // and select, and input is cancelled.
 type UIRequestParams struct {
 	Extension   string   `json:"extension"`
-	Kind        string   `json:"kind"` // confirm | select | input
+	Kind        string   `json:"kind"` // confirm | select | input | editor
 	Title       string   `json:"title,omitempty"`
 	Message     string   `json:"message,omitempty"`
 	Options     []string `json:"options,omitempty"`
@@ -651,6 +656,34 @@ type UIRequestParams struct {
 type UIRequestResult struct {
 	Value     any  `json:"value,omitempty"`
 	Cancelled bool `json:"cancelled,omitempty"`
+}
+
+// InputSetParams is zot/input/set's params (server → client, to a
+// client with experimental.zot.input): an extension sets the chat's
+// input. Mode replace puts Text in place of the input's text; paste
+// inserts it at the cursor (at the end when the input has no focus).
+type InputSetParams struct {
+	Extension string `json:"extension"`
+	Text      string `json:"text"`
+	Mode      string `json:"mode"` // replace | paste
+}
+
+// Modes of zot/input/set.
+const (
+	InputReplace = "replace"
+	InputPaste   = "paste"
+)
+
+// InputGetParams is zot/input/get's params: an extension reads the
+// chat's input.
+type InputGetParams struct {
+	Extension string `json:"extension"`
+}
+
+// InputGetResult is zot/input/get's result: the chat input's text now
+// (its draft when the chat is not open).
+type InputGetResult struct {
+	Text string `json:"text"`
 }
 
 // UIStatusParams is zot/ui/status: an extension's status item under key;

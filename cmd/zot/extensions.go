@@ -222,6 +222,32 @@ func (u *stderrUI) SetWidget(ext, key string, lines []string) {
 	}
 }
 
+// The mode's chat input (zot rpc's input box), when it has one: zot -p
+// has none (its capabilities say so, and the host ignores a set).
+var _ extensions.ChatInput = (*stderrUI)(nil)
+
+func (u *stderrUI) SetInput(ext, text string, paste bool) {
+	select {
+	case <-u.front.ready:
+		a, _ := u.front.current(context.Background())
+		if ci, ok := a.(extensions.ChatInput); ok {
+			ci.SetInput(ext, text, paste)
+		}
+	default:
+		// Before the mode serves there is no input box to set (zot rpc
+		// drops it too until it serves), and the extension's reader
+		// must not wait.
+	}
+}
+
+func (u *stderrUI) GetInput(ctx context.Context) (string, error) {
+	a, _ := u.front.current(ctx)
+	if ci, ok := a.(extensions.ChatInput); ok {
+		return ci.GetInput(ctx)
+	}
+	return "", nil
+}
+
 func (u *stderrUI) Notify(ext, level, msg string) {
 	u.mu.Lock()
 	fmt.Fprintf(u.w, "[%s] %s: %s\n", ext, level, msg)

@@ -21,7 +21,6 @@ import (
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/agent/provider"
 	"github.com/zot-editors/zot/agent/session"
-	"github.com/zot-editors/zot/extensions/wire"
 	"github.com/zot-editors/zot/internal/childproc"
 	"github.com/zot-editors/zot/server/printmode"
 	"github.com/zot-editors/zot/server/rpc"
@@ -162,7 +161,7 @@ func serveRPC(c *common, stdin io.Reader, stdout, stderr io.Writer) int {
 	// owns persistence (docs/rpc.md). --resume / -c turn them on.
 	// Extensions' dialogs, status and widgets are rpc events; panels
 	// need an editor.
-	front := newLateFront(wire.UICapabilities{Confirm: true, Select: true, Input: true, Status: true, Widget: true})
+	front := newLateFront(rpc.RPCUICapabilities)
 	if c.noYolo { // asked as an ext_ui_request dialog of "zot"
 		c.approve = dialogApprover(front)
 	}

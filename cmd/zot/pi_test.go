@@ -864,3 +864,97 @@ func TestRPCPiLoadError(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// pi's chat-input members and ui.editor under zot rpc: setEditorText and
+// pasteToEditor are ext_set_editor_text events (the whole text; a paste
+// also names the piece), getEditorText answers what zot rpc knows of the
+// input box (the last set, or what the client reported with editor_text),
+// and ui.editor is an ext_ui_request of kind editor with prefill for a
+// client whose hello announced it (ui_kinds), a prefilled input for one
+// that did not.
+func TestRPCPiEditorText(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t,
+		llmtest.ToolReply("input_probe", map[string]any{}),
+		llmtest.TextReply("probed"),
+	)
+	e.dumpExtLogs()
+	p := e.startRPC(rt, "-e", piTestdata("input.ts"))
+	p.send(map[string]any{"id": "h", "type": "hello", "ui_kinds": []string{"editor"}})
+	p.until(func(m map[string]any) bool { return m["type"] == "response" && m["id"] == "h" })
+
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "probe"})
+	frames := p.until(isType("done"))
+	var sets []string
+	for _, f := range frames {
+		if f["type"] == "ext_set_editor_text" {
+			sets = append(sets, toJSON(f))
+		}
+	}
+	want := []string{
+		`{"extension":"input","text":"from the tool","type":"ext_set_editor_text"}`,
+		`{"extension":"input","pasted":"!","text":"from the tool!","type":"ext_set_editor_text"}`,
+	}
+	if !slices.Equal(sets, want) {
+		t.Fatalf("ext_set_editor_text events:\n%s\nwant\n%s", strings.Join(sets, "\n"), strings.Join(want, "\n"))
+	}
+	if tr := find(frames, "tool_result"); tr == nil || !strings.Contains(toJSON(tr), "input=from the tool!") {
+		t.Fatalf("input_probe: %v", tr)
+	}
+
+	// The client reports its input box; the next command reads it.
+	p.send(map[string]any{"id": "2", "type": "editor_text", "text": "typed by the user"})
+	if got := p.commandNotify("3", "input-read", "", "read:"); got != "read: typed by the user" {
+		t.Fatalf("getEditorText after editor_text: %q", got)
+	}
+	p.send(map[string]any{"id": "4", "type": "editor_text"})
+	if fs := p.until(func(m map[string]any) bool { return m["type"] == "response" && m["id"] == "4" }); !strings.Contains(toJSON(fs[len(fs)-1]), `editor_text needs \"text\"`) {
+		t.Fatalf("editor_text without text: %v", fs[len(fs)-1])
+	}
+
+	p.send(map[string]any{"id": "5", "type": "command", "name": "input-edit"})
+	req := p.answerUI("a\nb\nc")
+	if req["kind"] != "editor" || req["prefill"] != "a\nb" || req["default"] != nil || req["title"] != "Notes" {
+		t.Fatalf("the editor dialog: %v", req)
+	}
+	if got := p.notified("edited:"); got != `edited: "a\nb\nc"` {
+		t.Fatalf("ui.editor's answer: %q", got)
+	}
+
+	// A client that did not announce the editor kind: a prefilled input.
+	old := e.startRPC(rt, "-e", piTestdata("input.ts"))
+	old.send(map[string]any{"id": "1", "type": "command", "name": "input-edit"})
+	req = old.answerUI("one line")
+	if req["kind"] != "input" || req["default"] != "a\nb" || req["prefill"] != nil {
+		t.Fatalf("the editor dialog for an older client: %v", req)
+	}
+	if got := old.notified("edited:"); got != `edited: "one line"` {
+		t.Fatalf("ui.editor's answer as input: %q", got)
+	}
+}
+
+// zot -p has no chat input: setEditorText is ignored (logged once in the
+// extension's log, however often it is called) and getEditorText answers
+// what the extension set.
+func TestPrintPiEditorTextIgnored(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t,
+		llmtest.ToolReply("input_probe", map[string]any{}),
+		llmtest.ToolReply("input_probe", map[string]any{}),
+		llmtest.TextReply("probed"),
+	)
+	e.dumpExtLogs()
+	cmd := e.command(e.args("-p", "probe", "--json", "-e", piTestdata("input.ts"))...)
+	cmd.Env = append(cmd.Env, rt...)
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("zot -p: %v", err)
+	}
+	if strings.Count(string(b), "input=from the tool!") != 2 {
+		t.Fatalf("zot -p output lacks the two probes' results:\n%s", b)
+	}
+	const ignored = "set_editor_text: this front has no chat input; ignored"
+	if log := e.waitLog("input", ignored); strings.Count(log, ignored) != 1 {
+		t.Fatalf("the ignored set should be logged once:\n%s", log)
+	}
+}

@@ -101,6 +101,30 @@ func (u UI) Input(ctx context.Context, title, placeholder string) (string, error
 	return u.str(ctx, wire.Frame{Type: wire.TypeUIRequest, Kind: wire.UIInput, Title: title, Placeholder: placeholder})
 }
 
+// Editor asks for multi-line text, starting from prefill (pi's
+// ctx.ui.editor). A front without a multi-line box asks it as Input.
+func (u UI) Editor(ctx context.Context, title, prefill string) (string, error) {
+	return u.str(ctx, wire.Frame{Type: wire.TypeUIRequest, Kind: wire.UIEditor, Title: title, Default: prefill})
+}
+
+// SetEditorText replaces the text of the user's chat input (pi's
+// setEditorText). A front without a chat input ignores it.
+func (u UI) SetEditorText(text string) error {
+	return u.e.sendLive(wire.Frame{Type: wire.TypeSetEditorText, Text: text})
+}
+
+// PasteToEditor inserts text at the chat input's cursor (pi's
+// pasteToEditor).
+func (u UI) PasteToEditor(text string) error {
+	return u.e.sendLive(wire.Frame{Type: wire.TypeSetEditorText, Text: text, Paste: true})
+}
+
+// EditorText reads the user's chat input ("" where the front has none).
+func (u UI) EditorText(ctx context.Context) (string, error) {
+	r, err := u.e.request(ctx, wire.Frame{Type: wire.TypeGetEditorText})
+	return r.Text, err
+}
+
 // Ask sends a ui_request as given (Kind, Title, Message, Options,
 // Placeholder, Default, TimeoutMS) and returns the raw ui_response.
 func (u UI) Ask(ctx context.Context, f wire.Frame) (wire.Frame, error) {

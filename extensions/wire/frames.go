@@ -88,6 +88,15 @@ const (
 	// get_commands lists every slash command (zot's and the extensions'),
 	// for pi's getCommands; the host answers it itself.
 	TypeGetCommands = "get_commands"
+	// The user's chat input (pi's ctx.ui.setEditorText / pasteToEditor /
+	// getEditorText), negotiated with "ui" and offered when
+	// host_capabilities.ui.editor_text: set_editor_text {text, paste}
+	// replaces the input's text with text, or with paste inserts text at
+	// the cursor (no answer; a front without a chat input ignores it);
+	// get_editor_text {id} is answered by action_result {id, text}: the
+	// input's text now ("" where the front has none).
+	TypeSetEditorText = "set_editor_text"
+	TypeGetEditorText = "get_editor_text"
 )
 
 // Frame types, host → extension.
@@ -154,6 +163,9 @@ const (
 	UIConfirm = "confirm"
 	UISelect  = "select"
 	UIInput   = "input"
+	// UIEditor is a multi-line text (pi's ctx.ui.editor): default is the
+	// prefill. A front that shows no multi-line box asks it as input.
+	UIEditor = "editor"
 )
 
 // send_message deliveries.
@@ -324,6 +336,9 @@ type Frame struct {
 	Cancelled bool            `json:"cancelled,omitempty"`
 	// send_message (Text too)
 	Deliver string `json:"deliver,omitempty"`
+	// set_editor_text (Text too): insert Text at the cursor instead of
+	// replacing the input's text
+	Paste bool `json:"paste,omitempty"`
 	// set_active_tools
 	Names []string `json:"names,omitempty"`
 	// append_entry
@@ -508,6 +523,12 @@ type UICapabilities struct {
 	Status  bool `json:"status"`
 	Widget  bool `json:"widget"`
 	Panels  bool `json:"panels"`
+	// Editor: ui_request kind editor is served (multi-line where the
+	// client shows such a box, else as a one-line input).
+	Editor bool `json:"editor"`
+	// EditorText: set_editor_text and get_editor_text reach the user's
+	// chat input.
+	EditorText bool `json:"editor_text"`
 }
 
 // ToolInfo is one tool in get_tools' action_result.

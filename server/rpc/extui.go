@@ -23,12 +23,64 @@ type UIRequestEvent struct {
 	Type        string   `json:"type"` // ext_ui_request
 	ID          string   `json:"id"`
 	Extension   string   `json:"extension"`
-	Kind        string   `json:"kind"` // confirm | select | input
+	Kind        string   `json:"kind"` // confirm | select | input | editor
 	Title       string   `json:"title,omitempty"`
 	Message     string   `json:"message,omitempty"`
 	Options     []string `json:"options,omitempty"`
 	Placeholder string   `json:"placeholder,omitempty"`
 	Default     string   `json:"default,omitempty"`
+	// Prefill is an editor's text to start from (pi's RPC field).
+	Prefill string `json:"prefill,omitempty"`
+}
+
+// EditorTextEvent is ext_set_editor_text: an extension set the client's
+// input box (pi's RPC set_editor_text). Text is the whole new text;
+// Pasted, for a paste, the piece the extension inserted (a client may
+// insert it at its cursor instead, and report the result with
+// editor_text).
+type EditorTextEvent struct {
+	Type      string `json:"type"` // ext_set_editor_text
+	Extension string `json:"extension"`
+	Text      string `json:"text"`
+	Pasted    string `json:"pasted,omitempty"`
+}
+
+// chatInput is the client's input box as zot rpc knows it.
+type chatInput struct {
+	mu   sync.Mutex
+	text string
+}
+
+func (c *chatInput) set(text string) {
+	c.mu.Lock()
+	c.text = text
+	c.mu.Unlock()
+}
+
+// SetInput sends ext_set_editor_text with the input's new text.
+func (s *Server) SetInput(ext, text string, paste bool) {
+	out := s.outp.Load()
+	if out == nil {
+		return
+	}
+	ev := EditorTextEvent{Type: "ext_set_editor_text", Extension: ext, Text: text}
+	s.input.mu.Lock()
+	if paste {
+		ev.Text, ev.Pasted = s.input.text+text, text
+	}
+	s.input.text = ev.Text
+	// Written under the lock: two extensions' sets reach the client in
+	// the order zot keeps them.
+	out.write(ev)
+	s.input.mu.Unlock()
+}
+
+// GetInput answers what zot knows of the input box: the last text an
+// extension set there or the client reported (editor_text); "" before.
+func (s *Server) GetInput(context.Context) (string, error) {
+	s.input.mu.Lock()
+	defer s.input.mu.Unlock()
+	return s.input.text, nil
 }
 
 type dialogs struct {
@@ -37,11 +89,15 @@ type dialogs struct {
 	waiting map[string]chan Command
 }
 
-// UICapabilities: an rpc client answers every dialog kind and shows
-// status and widgets; panels need an editor.
+// UICapabilities: an rpc client answers every dialog kind (an editor
+// as input unless its hello said ui_kinds editor), shows status and
+// widgets and has an input box; panels need an editor.
 func (s *Server) UICapabilities() wire.UICapabilities {
-	return wire.UICapabilities{Confirm: true, Select: true, Input: true, Status: true, Widget: true}
+	return RPCUICapabilities
 }
+
+// RPCUICapabilities is what zot rpc offers extensions.
+var RPCUICapabilities = wire.UICapabilities{Confirm: true, Select: true, Input: true, Status: true, Widget: true, Editor: true, EditorText: true}
 
 // Ask sends ext_ui_request and waits for the client's ui_response.
 func (s *Server) Ask(ctx context.Context, ext string, req extensions.UIRequest) extensions.UIAnswer {
@@ -63,8 +119,16 @@ func (s *Server) Ask(ctx context.Context, ext string, req extensions.UIRequest) 
 		delete(s.dlg.waiting, id)
 		s.dlg.mu.Unlock()
 	}()
-	out.write(UIRequestEvent{Type: "ext_ui_request", ID: id, Extension: ext, Kind: req.Kind, Title: req.Title,
-		Message: req.Message, Options: req.Options, Placeholder: req.Placeholder, Default: req.Default})
+	ev := UIRequestEvent{Type: "ext_ui_request", ID: id, Extension: ext, Kind: req.Kind, Title: req.Title,
+		Message: req.Message, Options: req.Options, Placeholder: req.Placeholder, Default: req.Default}
+	if req.Kind == wire.UIEditor {
+		if s.editorKind.Load() {
+			ev.Prefill, ev.Default = req.Default, ""
+		} else {
+			ev.Kind = wire.UIInput // a client that did not announce it: one line, prefilled
+		}
+	}
+	out.write(ev)
 	select {
 	case c := <-ch:
 		if c.Cancelled || len(c.Value) == 0 {

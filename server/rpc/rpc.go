@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,7 @@ import (
 	"github.com/zot-editors/zot/agent"
 	"github.com/zot-editors/zot/agent/message"
 	"github.com/zot-editors/zot/agent/provider"
+	"github.com/zot-editors/zot/extensions/wire"
 	"github.com/zot-editors/zot/internal/bigjson"
 	"github.com/zot-editors/zot/internal/lineread"
 )
@@ -69,6 +71,11 @@ type Command struct {
 	// exclude_from_context).
 	Command            string `json:"command,omitempty"`
 	ExcludeFromContext bool   `json:"exclude_from_context,omitempty"`
+	// hello: the ext_ui_request kinds the client shows beyond confirm,
+	// select and input ("editor": a multi-line box).
+	UIKinds []string `json:"ui_kinds,omitempty"`
+	// editor_text: the client's input box holds Text now.
+	Text *string `json:"text,omitempty"`
 }
 
 // Image is a prompt attachment.
@@ -135,8 +142,13 @@ type Server struct {
 	stopping atomic.Bool
 	handling sync.Mutex
 
-	dlg  dialogs                // extension dialogs waiting for ui_response (extui.go)
-	outp atomic.Pointer[writer] // s.out for the extension goroutines
+	dlg dialogs // extension dialogs waiting for ui_response (extui.go)
+	// input is the client's input box as zot knows it: what extensions
+	// set there and what the client reported with editor_text.
+	input chatInput
+	// editorKind: the client's hello announced ui_kinds "editor".
+	editorKind atomic.Bool
+	outp       atomic.Pointer[writer] // s.out for the extension goroutines
 }
 
 // job is one accepted prompt or compaction. aborted and cancel are
@@ -335,6 +347,7 @@ func (s *Server) handle(ctx context.Context, c Command) {
 	fail := func(err error) { s.reply(Response{ID: c.ID, Command: c.Type, Error: err.Error()}) }
 	switch c.Type {
 	case "hello":
+		s.editorKind.Store(slices.Contains(c.UIKinds, wire.UIEditor))
 		st := s.rt.State()
 		ok(map[string]any{"protocol_version": ProtocolVersion, "version": agent.Version, "provider": st.Provider, "model": st.Model})
 	case "ping":
@@ -418,6 +431,13 @@ func (s *Server) handle(ctx context.Context, c Command) {
 		ok(map[string]any{"reasoning": s.rt.Reasoning()})
 	case "get_models":
 		ok(map[string]any{"models": s.rt.ListModels()})
+	case "editor_text":
+		if c.Text == nil {
+			fail(errors.New(`editor_text needs "text" (what the input box holds now)`))
+			return
+		}
+		s.input.set(*c.Text)
+		ok(nil)
 	case "ui_response":
 		if err := s.uiResponse(c); err != nil {
 			fail(err)
@@ -437,7 +457,7 @@ func (s *Server) handle(ctx context.Context, c Command) {
 	}
 }
 
-const commandTypes = "hello, prompt, bash, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ui_response, command, complete_command, checkpoints, restore, checkpoint_diff, ping"
+const commandTypes = "hello, prompt, bash, abort, compact, get_state, get_messages, clear, set_model, set_reasoning, get_models, ui_response, editor_text, command, complete_command, checkpoints, restore, checkpoint_diff, ping"
 
 // promptJob starts a prompt run.
 func (s *Server) promptJob(text string, imgs []message.Content) func(context.Context) (<-chan agent.Event, error) {

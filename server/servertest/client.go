@@ -102,6 +102,9 @@ func (e *Editor) read(r io.Reader) {
 			}
 			e.mu.Lock()
 			e.notes = append(e.notes, m)
+			if m.Method == "zot/input/set" && e.cfg.ZotInput {
+				e.applyInputSet(m.Params)
+			}
 			e.mu.Unlock()
 			e.bump()
 		default:
@@ -119,6 +122,35 @@ func (e *Editor) read(r io.Reader) {
 			}
 		}
 	}
+}
+
+// applyInputSet applies zot/input/set to the chat input, as the editors
+// do: replace, or paste at the cursor (the end). e.mu is held.
+func (e *Editor) applyInputSet(raw json.RawMessage) {
+	var p struct {
+		Text string `json:"text"`
+		Mode string `json:"mode"`
+	}
+	json.Unmarshal(raw, &p)
+	if p.Mode == "paste" {
+		e.input += p.Text
+	} else {
+		e.input = p.Text
+	}
+}
+
+// Input is the chat input's text (ZotInput).
+func (e *Editor) Input() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.input
+}
+
+// TypeInput is the user typing: the chat input becomes text.
+func (e *Editor) TypeInput(text string) {
+	e.mu.Lock()
+	e.input = text
+	e.mu.Unlock()
 }
 
 func readFrame(br *bufio.Reader) ([]byte, error) {
@@ -210,6 +242,10 @@ func (e *Editor) serve(m Message) {
 			res = e.UI(p)
 		}
 		result = res
+	case "zot/input/get":
+		e.mu.Lock()
+		result = map[string]any{"text": e.input}
+		e.mu.Unlock()
 	case "zot/save":
 		var p struct {
 			URIs    []string `json:"uris"`

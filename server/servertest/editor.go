@@ -62,6 +62,11 @@ type Config struct {
 	ReviewEdit        bool // experimental.zot.reviewEdit
 	ZotNotify         bool // experimental.zot.notify: shows zot/notify itself
 	ZotUI             bool // experimental.zot.ui: answers zot/ui/request (Editor.UI)
+	// ZotInput: experimental.zot.input, a chat input (Editor.Input) that
+	// zot/input/set sets and zot/input/get reads.
+	ZotInput bool
+	// ZotEditor: experimental.zot.editor, zot/ui/request kind editor.
+	ZotEditor         bool
 	PositionEncodings []string
 	// Plain is an editor that knows nothing of zot: no experimental.zot.
 	Plain bool
@@ -145,6 +150,8 @@ type Editor struct {
 	// AnswerTimes sends each answer to a server → client request this many
 	// times (a hostile or buggy client; 0 and 1 send it once).
 	AnswerTimes int
+
+	input string // the chat input (ZotInput), its cursor at the end
 
 	paused chan struct{} // non-nil: the reader waits for it (StopReading)
 	stdout *os.File
@@ -348,6 +355,8 @@ func (e *Editor) Initialize(result any) {
 			"reviewEdit": e.cfg.ReviewEdit, "save": !e.cfg.NoZotSave, "panels": true,
 			"notify": e.cfg.ZotNotify,
 			"ui":     e.cfg.ZotUI,
+			"input":  e.cfg.ZotInput,
+			"editor": e.cfg.ZotEditor,
 		}},
 	}
 	if e.cfg.PositionEncodings != nil {

@@ -4,7 +4,9 @@
 -- runs; No → blocked, the model is told), /pistatus puts its status in
 -- require("zot").statusline() and its widget in the chat, its
 -- registerShortcut runs from :ZotShortcut and <Plug>(zot-shortcut-KEY),
--- and setup({ pi_flags }) reaches its getFlag.
+-- setup({ pi_flags }) reaches its getFlag, /pidraft reads the chat's input
+-- and sets and pastes into it, and /pieditor's ui.editor is a scratch
+-- buffer in a float (:w answers it, q cancels).
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/helpers.lua')
 vim.fn.mkdir(H.ws .. '/gone', 'p')
 vim.fn.mkdir(H.ws .. '/kept', 'p')
@@ -71,5 +73,48 @@ end)
 vim.cmd('ZotCommand /piflag')
 H.wait("the flag's value in the status", function()
   return require('zot').statusline():find('flag: from nvim', 1, true) ~= nil
+end)
+
+-- 5. The chat's input: what the user typed is read; set, then pasted.
+local input = require('zot.input')
+input.set_text(input.get(H.ws), 'typed in nvim')
+vim.cmd('ZotCommand /pidraft')
+H.wait('the input the command read', function()
+  return require('zot').statusline():find('input was: typed in nvim', 1, true) ~= nil
+end)
+H.wait("the extension's text in the chat's input", function()
+  return input.text(input.get(H.ws)) == 'pi draft + pasted'
+end)
+
+-- 6. ui.editor: a float with the prefill; :w answers the text, q cancels.
+local function editor_buf()
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_valid(b) and vim.api.nvim_buf_get_name(b):find('zot://editor/', 1, true) then
+      return b
+    end
+  end
+end
+vim.cmd('ZotCommand /pieditor')
+H.wait('the editor float', function()
+  return editor_buf() ~= nil
+end)
+local buf = editor_buf()
+H.eq({ 'line 1', 'line 2' }, vim.api.nvim_buf_get_lines(buf, 0, -1, false), 'the prefill')
+H.ok(vim.api.nvim_win_get_config(vim.api.nvim_get_current_win()).relative ~= '', 'the float has the focus')
+vim.api.nvim_buf_set_lines(buf, -1, -1, false, { 'line 3' })
+vim.cmd('write')
+H.wait("the editor's text in the status", function()
+  return require('zot').statusline():find('editor: line 1 | line 2 | line 3', 1, true) ~= nil
+end)
+H.wait('the float closed', function()
+  return editor_buf() == nil
+end)
+vim.cmd('ZotCommand /pieditor')
+H.wait('the editor float again', function()
+  return editor_buf() ~= nil
+end)
+vim.api.nvim_feedkeys('q', 'mx', false)
+H.wait('the cancelled editor in the status', function()
+  return require('zot').statusline():find('editor: cancelled', 1, true) ~= nil
 end)
 H.done()

@@ -18,7 +18,7 @@ import * as commands from "./commands";
 import { codeAction, resolveFiles } from "./files";
 import { Attachments } from "./attach";
 import type { HostToChat, PendingChip } from "./webview/protocol";
-import type { Ctx } from "./ctx";
+import type { ChatInput, Ctx } from "./ctx";
 import type { DraftStore } from "./draft";
 import { restoreFromMessage } from "./checkpoints";
 
@@ -72,6 +72,26 @@ export abstract class ChatContext implements Ctx, vscode.Disposable {
     }
 
     // ------------------------------------------------------------ Ctx
+
+    /**
+     * The chat's input box for extensions: the draft is its text (the
+     * webview sends each change). A loaded webview changes its input (a
+     * paste at its cursor) and sends the new draft; without one the draft
+     * changes, and the webview shows it when it loads.
+     */
+    readonly chatInput: ChatInput = {
+        get: () => this.draft.get(),
+        set: (text, mode) => {
+            if (this.chat.live) {
+                if (mode === "replace") {
+                    this.draft.set(text); // read back at once, before the webview's draft message
+                }
+                this.chat.post({ type: "setInput", text, paste: mode === "paste" });
+                return;
+            }
+            this.draft.set(mode === "paste" ? this.draft.get() + text : text);
+        },
+    };
 
     abstract updateStatusBar(): void;
 

@@ -89,6 +89,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         return !!this.view?.visible;
     }
 
+    /** A webview is loaded and takes messages now (not queued for a later one). */
+    get live(): boolean {
+        return !!this.view && this.ready;
+    }
+
     resolveWebviewView(view: vscode.WebviewView): void {
         this.attach({
             webview: view.webview,

@@ -27,7 +27,7 @@ class ZotCapabilities implements lc.StaticFeature {
         return { kind: "static" };
     }
     fillClientCapabilities(caps: lc.ClientCapabilities): void {
-        const zot: ext.ClientCapabilities = { reviewEdit: true, save: true, panels: true, notify: true, ui: true };
+        const zot: ext.ClientCapabilities = { reviewEdit: true, save: true, panels: true, notify: true, ui: true, input: true, editor: true };
         caps.experimental = { ...(caps.experimental as object), zot };
         // No window/workDoneProgress for runs (registered after the
         // client's own features, this wins over its progress feature):

@@ -32,8 +32,18 @@ export interface ClientHandle {
     resumeSession?: string;
 }
 
+/** The chat's input box, as extensions reach it (zot/input/set, zot/input/get). */
+export interface ChatInput {
+    /** The input's text now (its draft). */
+    get(): string;
+    /** replace: the input becomes text; paste: text is inserted at its cursor. */
+    set(text: string, mode: "replace" | "paste"): void;
+}
+
 export interface Ctx {
     readonly state: ZotState;
+    /** The chat's input box (none: zot/input/get answers ""). */
+    readonly chatInput?: ChatInput;
     readonly client: ClientHandle;
     readonly chat: ChatSink;
     readonly panels: Pick<PanelManager, "open" | "render" | "close">;

@@ -1,5 +1,6 @@
 // What zot lsp sends the editor: the handlers installed on each (re)started
-// language client for zot/event, zot/notify, zot/panel/*,
+// language client for zot/event, zot/notify, zot/panel/*, zot/ui/*,
+// zot/input/* (the chat's input box),
 // zot/extensions/changed, zot/reviewEdit, zot/save and
 // window/showMessageRequest (approvals, shown whole: approval.ts).
 
@@ -26,6 +27,8 @@ export function installHandlers(c: Pick<lc.LanguageClient, "onNotification" | "o
         c.onRequest(ext.uiRequest, (p, token) => ui.request(p, token)),
         c.onNotification(ext.uiStatus, (p) => ui.status(p)),
         c.onNotification(ext.uiWidget, (p) => ui.widget(p)),
+        c.onNotification(ext.inputSet, (p) => ctx.chatInput?.set(p.text, p.mode === "paste" ? "paste" : "replace")),
+        c.onRequest(ext.inputGet, () => ({ text: ctx.chatInput?.get() ?? "" })),
         c.onNotification(ext.event, (ev) => onEvent(ctx, ev)),
         c.onNotification(ext.notify, (p) => onNotify(ctx, p)),
         c.onNotification(ext.panelOpen, (p) => ctx.panels.open(p)),

@@ -16,6 +16,7 @@ import { Approvals } from "./approval";
 import { restartSettings } from "./config";
 import * as commands from "./commands";
 import { DraftStore } from "./draft";
+import { EDITOR_CANCEL, EDITOR_DONE, finishEditorDialog } from "./extui";
 import { registerCheckpointContent } from "./checkpoints";
 import { ChatContext } from "./chatContext";
 import { ChatTab } from "./chatTab";
@@ -134,6 +135,8 @@ export class Zot extends ChatContext {
             // The editor's context menu names the extension ("Zot: Prompt…").
             vscode.commands.registerCommand("zot.promptFromEditor", () => vscode.commands.executeCommand("zot.prompt")),
             vscode.commands.registerCommand("zot.newChatTab", () => this.newChatTab()),
+            vscode.commands.registerCommand(EDITOR_DONE, () => finishEditorDialog(true)),
+            vscode.commands.registerCommand(EDITOR_CANCEL, () => finishEditorDialog(false)),
             { dispose: () => this.tabs.forEach((t) => t.dispose()) },
         );
         this.updateStatusBar();

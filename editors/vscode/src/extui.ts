@@ -1,6 +1,8 @@
 // Extensions that ask the user and show state (docs/protocol.md, zot/ui/*):
-// zot/ui/request as a Yes/No QuickPick (confirm), a QuickPick (select) or
-// an InputBox (input), closed when zot cancels the request; zot/ui/status as status bar
+// zot/ui/request as a Yes/No QuickPick (confirm), a QuickPick (select), an
+// InputBox (input) or an untitled document to edit (editor, multi-line:
+// Done / Cancel in the status bar, ctrl+enter confirms, closing it
+// cancels), closed when zot cancels the request; zot/ui/status as status bar
 // items, one per (extension, key); zot/ui/widget as lines above the chat's
 // input, drawn at most once per WIDGET_MS however many updates arrive.
 
@@ -14,6 +16,84 @@ export const WIDGET_MS = 16;
 /** Confirm choices. */
 export const YES = "Yes";
 export const NO = "No";
+
+/** Commands of the open editor dialog's buttons (package.json). */
+export const EDITOR_DONE = "zot.editorDialogDone";
+export const EDITOR_CANCEL = "zot.editorDialogCancel";
+/** Context key: an editor dialog is open (ctrl+enter confirms it). */
+export const EDITOR_OPEN_CONTEXT = "zot.editorDialogOpen";
+
+/** The open editor dialogs, newest last: each finishes with Done (true) or Cancel. */
+const editorDialogs: { doc: vscode.TextDocument; finish(done: boolean): void }[] = [];
+
+/**
+ * EDITOR_DONE / EDITOR_CANCEL: finish the dialog whose document is active,
+ * else the newest one.
+ */
+export function finishEditorDialog(done: boolean): void {
+    const active = vscode.window.activeTextEditor?.document;
+    const d = editorDialogs.find((x) => x.doc === active) ?? editorDialogs.at(-1);
+    d?.finish(done);
+}
+
+/**
+ * An extension's multi-line text (pi's ctx.ui.editor): an untitled
+ * document prefilled with the text, to edit as any file; "Done" in the
+ * status bar (or ctrl+enter) answers its text, "Cancel" or closing the
+ * document cancels. zot cancelling the request closes it.
+ */
+async function editTextDialog(title: string, prefill: string, token?: vscode.CancellationToken): Promise<ext.UIRequestResult> {
+    const doc = await vscode.workspace.openTextDocument({ content: prefill, language: "markdown" });
+    if (token?.isCancellationRequested) {
+        return { cancelled: true };
+    }
+    await vscode.window.showTextDocument(doc, { preview: false });
+    return new Promise((resolve) => {
+        const done = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 1000);
+        done.name = "zot: editor dialog";
+        done.text = `$(check) Done: ${title}`;
+        done.tooltip = `${title}\nEdit the text, then Done (ctrl+enter) to answer it; Cancel or closing the document cancels.`;
+        done.command = EDITOR_DONE;
+        const cancel = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 999);
+        cancel.name = "zot: editor dialog";
+        cancel.text = "$(close) Cancel";
+        cancel.command = EDITOR_CANCEL;
+        done.show();
+        cancel.show();
+        const subs: vscode.Disposable[] = [done, cancel];
+        const dialog = {
+            doc,
+            finish(ok: boolean) {
+                const i = editorDialogs.indexOf(dialog);
+                if (i < 0) {
+                    return; // finished already
+                }
+                editorDialogs.splice(i, 1);
+                const text = doc.getText();
+                for (const s of subs) {
+                    s.dispose();
+                }
+                void vscode.commands.executeCommand("setContext", EDITOR_OPEN_CONTEXT, editorDialogs.length > 0);
+                resolve(ok ? { value: text } : { cancelled: true });
+                if (!doc.isClosed) {
+                    void closeDocument(doc);
+                }
+            },
+        };
+        editorDialogs.push(dialog);
+        void vscode.commands.executeCommand("setContext", EDITOR_OPEN_CONTEXT, true);
+        subs.push(vscode.workspace.onDidCloseTextDocument((d) => d === doc && dialog.finish(false)));
+        if (token) {
+            subs.push(token.onCancellationRequested(() => dialog.finish(false)));
+        }
+    });
+}
+
+/** Closes an untitled document without asking to save it (its text was answered). */
+async function closeDocument(doc: vscode.TextDocument): Promise<void> {
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
+}
 
 export class ExtensionUI implements vscode.Disposable {
     private readonly items = new Map<string, vscode.StatusBarItem>();
@@ -52,6 +132,8 @@ export class ExtensionUI implements vscode.Disposable {
                 const text = await race(vscode.window.showInputBox({ title: prefix + title, prompt: p.message, placeHolder: p.placeholder, value: p.default, ignoreFocusOut: true }, token));
                 return text === undefined ? { cancelled: true } : { value: text };
             }
+            case "editor":
+                return editTextDialog(prefix + title, p.default ?? "", token);
         }
         return { cancelled: true };
     }

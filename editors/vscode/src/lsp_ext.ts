@@ -95,6 +95,10 @@ export interface ClientCapabilities {
     notify: boolean;
     /** The client answers zot/ui/request and shows zot/ui/status and zot/ui/widget. */
     ui?: boolean;
+    /** The client's chat input answers zot/input/get and takes zot/input/set. */
+    input?: boolean;
+    /** The client shows zot/ui/request kind "editor" as a multi-line box. */
+    editor?: boolean;
 }
 
 export type PermissionMode = "auto" | "ask" | "readonly";
@@ -614,7 +618,7 @@ export const save = new lc.RequestType<SaveParams, SaveResult, void>("zot/save")
 /** An extension asks the user (client capability experimental.zot.ui). */
 export interface UIRequestParams {
     extension: string;
-    kind: "confirm" | "select" | "input";
+    kind: "confirm" | "select" | "input" | "editor";
     title?: string;
     message?: string;
     options?: string[];
@@ -643,6 +647,24 @@ export interface UIWidgetParams {
     lines: string[] | null;
 }
 export const uiWidget = new lc.NotificationType<UIWidgetParams>("zot/ui/widget");
+
+/** An extension sets the chat input (client capability experimental.zot.input). */
+export interface InputSetParams {
+    extension: string;
+    text: string;
+    /** replace: the input becomes text; paste: text is inserted at the cursor. */
+    mode: "replace" | "paste";
+}
+export const inputSet = new lc.NotificationType<InputSetParams>("zot/input/set");
+
+/** An extension reads the chat input. */
+export interface InputGetParams {
+    extension: string;
+}
+export interface InputGetResult {
+    text: string;
+}
+export const inputGet = new lc.RequestType<InputGetParams, InputGetResult, void>("zot/input/get");
 
 // ---------------------------------------------------------------- events
 

@@ -136,6 +136,26 @@ func main() {
 		}
 		return sdk.TextResult("answer: " + string(r.Value))
 	})
+	e.Tool("editor_text", "sets and pastes into the chat input, then reads it", nil, func(json.RawMessage) sdk.ToolResult {
+		if err := e.UI().SetEditorText("draft"); err != nil {
+			return sdk.ErrorResult(err.Error())
+		}
+		if err := e.UI().PasteToEditor("!"); err != nil {
+			return sdk.ErrorResult(err.Error())
+		}
+		t, err := e.UI().EditorText(context.Background())
+		if err != nil {
+			return sdk.ErrorResult(err.Error())
+		}
+		return sdk.TextResult("input: " + t)
+	})
+	e.Tool("editor", "asks for multi-line text", nil, func(json.RawMessage) sdk.ToolResult {
+		t, err := e.UI().Editor(context.Background(), "Notes", "a\nb")
+		if err != nil {
+			return sdk.ErrorResult(err.Error())
+		}
+		return sdk.TextResult("edited: " + t)
+	})
 	e.Tool("widget", "shows a widget", nil, func(json.RawMessage) sdk.ToolResult {
 		if err := e.UI().SetWidget("w", []string{"line 1", "line 2"}); err != nil {
 			return sdk.ErrorResult(err.Error())

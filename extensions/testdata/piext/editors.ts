@@ -2,8 +2,9 @@
 // end-to-end), written against pi's ExtensionAPI as pi's users write them:
 // a permission-gate style dialog (ctx.ui.select before a dangerous bash
 // command; anything but "Yes" blocks it), a status and a widget
-// (/pistatus), a shortcut (registerShortcut) and a flag (registerFlag,
-// shown by /piflag).
+// (/pistatus), a shortcut (registerShortcut), a flag (registerFlag,
+// shown by /piflag), the chat input (/pidraft: getEditorText,
+// setEditorText, pasteToEditor) and a multi-line editor (/pieditor).
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 
 export default function (pi: ExtensionAPI) {
@@ -40,6 +41,24 @@ export default function (pi: ExtensionAPI) {
 		handler: async (ctx) => {
 			runs++;
 			ctx.ui.setStatus("pi-shortcut", `shortcut ran ${runs}`);
+		},
+	});
+
+	pi.registerCommand("pidraft", {
+		description: "Reads the chat input into the status, then sets and pastes into it",
+		handler: async (_args, ctx) => {
+			const before = ctx.ui.getEditorText();
+			ctx.ui.setEditorText("pi draft");
+			ctx.ui.pasteToEditor(" + pasted");
+			ctx.ui.setStatus("pi-input", `input was: ${before}`);
+		},
+	});
+
+	pi.registerCommand("pieditor", {
+		description: "Asks for notes in a multi-line editor",
+		handler: async (_args, ctx) => {
+			const text = await ctx.ui.editor("Pi notes", "line 1\nline 2");
+			ctx.ui.setStatus("pi-editor", text === undefined ? "editor: cancelled" : `editor: ${text.split("\n").join(" | ")}`);
 		},
 	});
 }

@@ -115,8 +115,12 @@ local function capabilities()
   caps.workspace.workspaceEdit.documentChanges = true
   caps.workspace.workspaceEdit.resourceOperations = { 'create', 'rename', 'delete' }
   -- notify: zot/notify is shown here, so zot sends no window/showMessage copy.
-  -- ui: zot/ui/request, zot/ui/status and zot/ui/widget (zot.extui).
-  caps.experimental = { zot = { reviewEdit = true, save = true, panels = true, notify = true, ui = true } }
+  -- ui: zot/ui/request, zot/ui/status and zot/ui/widget (zot.extui);
+  -- editor: zot/ui/request kind editor (a scratch buffer in a float);
+  -- input: zot/input/set and zot/input/get reach the chat's input (zot.input).
+  caps.experimental = {
+    zot = { reviewEdit = true, save = true, panels = true, notify = true, ui = true, input = true, editor = true },
+  }
   return caps
 end
 

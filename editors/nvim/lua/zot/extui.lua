@@ -1,6 +1,6 @@
 -- Extensions that ask the user and show state (docs/protocol.md,
 -- zot/ui/*): zot/ui/request through vim.ui.select / vim.ui.input (confirm
--- is a Yes/No select); zot/ui/status kept per client for
+-- is a Yes/No select; editor a scratch buffer in a float, M.edit); zot/ui/status kept per client for
 -- require("zot").statusline() and shown in the chat window's bar (winbar,
 -- or its statusline before 0.8); zot/ui/widget kept per client for
 -- require("zot").widget_lines() and drawn as virtual lines at the bottom
@@ -132,6 +132,82 @@ function M.pick(prompt, items, default, on_choice)
   end
 end
 
+--- An extension's multi-line text (zot/ui/request kind editor, pi's
+--- ctx.ui.editor): a scratch buffer in a float, prefilled with default.
+--- :w answers its text, q in normal mode (or closing the window)
+--- dismisses it. Returns the float's window and a function closing it as
+--- dismissed.
+function M.edit(prompt, default, on_done)
+  local buf = vim.api.nvim_create_buf(false, true)
+  M.edits = (M.edits or 0) + 1
+  pcall(vim.api.nvim_buf_set_name, buf, 'zot://editor/' .. M.edits)
+  vim.bo[buf].buftype = 'acwrite'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = 'markdown'
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(default or '', '\n', { plain = true }))
+  vim.bo[buf].modified = false
+  local width = math.max(20, math.min(100, vim.o.columns - 4))
+  local height = math.max(3, math.min(15, vim.o.lines - 6))
+  local title = prompt .. '  (:w done, q cancel)'
+  local cfg = {
+    relative = 'editor',
+    row = math.max(0, math.floor((vim.o.lines - height) / 2) - 1),
+    col = math.max(0, math.floor((vim.o.columns - width) / 2) - 1),
+    width = width,
+    height = height,
+    style = 'minimal',
+    border = 'rounded',
+  }
+  if vim.fn.has('nvim-0.9') == 1 then
+    cfg.title = title:sub(1, width - 2)
+  end
+  local win = vim.api.nvim_open_win(buf, true, cfg)
+  vim.wo[win].wrap = true
+  if vim.fn.has('nvim-0.9') == 0 then
+    vim.api.nvim_echo({ { title } }, false, {})
+  end
+  local done = false
+  local function finish(text)
+    if done then
+      return
+    end
+    done = true
+    if vim.api.nvim_win_is_valid(win) then
+      pcall(vim.api.nvim_win_close, win, true)
+    end
+    if vim.api.nvim_get_mode().mode:sub(1, 1) == 'i' then
+      vim.cmd('stopinsert')
+    end
+    on_done(text)
+  end
+  vim.api.nvim_create_autocmd('BufWriteCmd', {
+    buffer = buf,
+    callback = function()
+      local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+      vim.bo[buf].modified = false
+      vim.schedule(function()
+        finish(text)
+      end)
+    end,
+  })
+  vim.keymap.set('n', 'q', function()
+    finish(nil)
+  end, { buffer = buf, nowait = true, silent = true })
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = buf,
+    once = true,
+    callback = function()
+      vim.schedule(function()
+        finish(nil)
+      end)
+    end,
+  })
+  return win, function()
+    finish(nil)
+  end
+end
+
 local function select(dialog, items, opts, on_choice)
   if is_builtin(vim.ui.select) then
     dialog.own_win, dialog.close = M.pick(opts.prompt, items, opts.default, on_choice)
@@ -198,6 +274,10 @@ function M.request(_, params, ctx)
         end
         dialog.cmdline = false
       end
+    elseif kind == 'editor' then
+      dialog.own_win, dialog.close = M.edit(prompt, util.val(params.default), function(text)
+        dialog.answer(text and { value = text } or { cancelled = true })
+      end)
     else
       dialog.answer({ cancelled = true })
     end

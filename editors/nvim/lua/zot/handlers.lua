@@ -355,6 +355,21 @@ function M.session_changed(_, params, ctx)
   end
 end
 
+--- zot/input/set: an extension sets the chat's input (zot.input).
+---@param params zot.InputSetParams
+function M.input_set(_, params, ctx)
+  local st = state_of(ctx)
+  if st and params then
+    require('zot.input').set_from_extension(st.root, util.val(params.text) or '', util.val(params.mode))
+  end
+end
+
+--- zot/input/get: the chat input's text.
+function M.input_get(_, _, ctx)
+  local st = state_of(ctx)
+  return { text = st and require('zot.input').text_of(st.root) or '' }
+end
+
 function M.progress(err, params, ctx, cfg)
   local default = vim.lsp.handlers[P.lsp.progress]
   if default then
@@ -389,6 +404,8 @@ function M.build()
     [P.server_notification.panel_close] = M.panel_close,
     [P.server_notification.extensions_changed] = M.extensions_changed,
     [P.server_notification.session_changed] = M.session_changed,
+    [P.server_notification.input_set] = M.input_set,
+    [P.server_request.input_get] = M.input_get,
     [P.lsp.apply_edit] = M.apply_edit,
     [P.lsp.show_message] = M.show_message,
     [P.lsp.show_message_request] = M.show_message_request,

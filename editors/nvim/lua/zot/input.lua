@@ -367,6 +367,50 @@ function M.append(root, text)
   M.save_draft(inp)
 end
 
+--- zot/input/set: an extension sets the input (replace) or inserts text
+--- at its cursor (paste; at the end when no window shows the input).
+--- The draft keeps it when the chat is closed.
+function M.set_from_extension(root, text, mode)
+  local inp = M.get(root)
+  text = text or ''
+  if mode ~= 'paste' then
+    M.set_text(inp, text)
+  else
+    local win = M.windows(inp)[1]
+    local lines = vim.split(text, '\n', { plain = true })
+    local row, col
+    if win then
+      local c = api.nvim_win_get_cursor(win)
+      row, col = c[1] - 1, c[2]
+      local line = api.nvim_buf_get_lines(inp.buf, row, row + 1, false)[1] or ''
+      col = math.min(col + (api.nvim_get_mode().mode:sub(1, 1) == 'i' and 0 or 1), #line)
+      if line == '' then
+        col = 0
+      end
+    else
+      row = api.nvim_buf_line_count(inp.buf) - 1
+      col = #(api.nvim_buf_get_lines(inp.buf, row, row + 1, false)[1] or '')
+    end
+    api.nvim_buf_set_text(inp.buf, row, col, row, col, lines)
+    if win then
+      local last = row + #lines
+      local endcol = (#lines == 1 and col or 0) + #lines[#lines]
+      pcall(api.nvim_win_set_cursor, win, { last, endcol })
+    end
+  end
+  M.save_draft(inp)
+end
+
+--- zot/input/get: the input's text (its draft when no buffer exists yet).
+function M.text_of(root)
+  local inp = M.get(root, false)
+  if inp then
+    return M.text(inp)
+  end
+  local draft = store.get(root).draft
+  return type(draft) == 'string' and draft or ''
+end
+
 --- Closes the input's windows of this tab.
 function M.close(root)
   local inp = M.get(root, false)

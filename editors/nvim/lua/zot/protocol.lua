@@ -70,6 +70,7 @@ M.server_notification = {
   ui_widget = 'zot/ui/widget',
   mcp_changed = 'zot/mcp/changed',
   session_changed = 'zot/session/changed',
+  input_set = 'zot/input/set',
 }
 
 --- Server → client requests.
@@ -77,6 +78,7 @@ M.server_request = {
   review_edit = 'zot/reviewEdit',
   save = 'zot/save',
   ui_request = 'zot/ui/request',
+  input_get = 'zot/input/get',
 }
 
 --- The standard LSP methods the plugin sends (health's probe) or answers.
@@ -498,7 +500,7 @@ M.error_code = {
 
 ---@class zot.UIRequestParams
 ---@field extension string
----@field kind 'confirm'|'select'|'input'
+---@field kind 'confirm'|'select'|'input'|'editor'
 ---@field title? string
 ---@field message? string
 ---@field options? string[]
@@ -518,5 +520,16 @@ M.error_code = {
 ---@field extension string
 ---@field key string
 ---@field lines string[]|nil
+
+---@class zot.InputSetParams
+---@field extension string
+---@field text string
+---@field mode 'replace'|'paste'
+
+---@class zot.InputGetParams
+---@field extension string
+
+---@class zot.InputGetResult
+---@field text string
 
 return M

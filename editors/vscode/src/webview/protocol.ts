@@ -77,6 +77,8 @@ export type HostToChat =
     | { type: "notice"; level: NoticeLevel; text: string; source?: string }
     /** Put text into the input box (command action insert). */
     | { type: "insert"; text: string }
+    /** An extension sets the input (zot/input/set): its text becomes text, or (paste) text goes in at the cursor. */
+    | { type: "setInput"; text: string; paste: boolean }
     | { type: "focusInput" }
     /** Which of the names asked about (resolveFiles) are existing files. */
     | { type: "files"; exists: Record<string, boolean> }

@@ -7,7 +7,9 @@
 // chat's input, its registerShortcut runs from the palette ("Zot: Run
 // Extension Shortcut") and from a keybinding (keybindings.json: ctrl+alt+y
 // → zot.runShortcut with the key as args), and zot.piFlags reaches its
-// getFlag. scripts/e2e.sh runs it (ZOT_E2E_SPECS=pi for this spec alone)
+// getFlag; /pidraft reads the chat's input (getEditorText) and sets and
+// pastes into it (setEditorText, pasteToEditor); /pieditor's ui.editor is
+// an untitled document the user edits and confirms with Done. scripts/e2e.sh runs it (ZOT_E2E_SPECS=pi for this spec alone)
 // with pi-script.json as the scripted LLM's replies, consumed in order.
 // Env: CS_URL (code-server URL with ?folder=), WS (the workspace folder),
 // ART (where screenshots go), LLM_URL (the scripted LLM).
@@ -162,6 +164,47 @@ test("registerShortcut: Zot: Run Extension Shortcut offers it; a keybinding runs
     await page.locator(".statusbar").click({ position: { x: 5, y: 5 } });
     await page.keyboard.press("Control+Alt+y");
     await waitFor('"shortcut ran 2" in the status bar (the keybinding)', async () => (await statusItems()).includes("shortcut ran 2"));
+});
+
+/** Runs an extension's command from "Zot: Run Command" (the chat's input is left as it is). */
+async function runFromPicker(name) {
+    await runCommand("Zot: Run Command");
+    await waitFor("the slash commands' QuickPick", async () => {
+        const q = await quickInput();
+        return q && q.title.includes("run a slash command") && q.rows.length > 0;
+    });
+    await page.keyboard.type(name);
+    await waitFor(`/${name} first in the list`, async () => ((await quickInput())?.rows ?? [])[0]?.startsWith(`/${name}`));
+    await page.keyboard.press("Enter");
+    await waitFor(`the arguments box of /${name}`, async () => (await quickInput())?.title === `/${name}`);
+    await page.keyboard.press("Enter");
+}
+
+test("/pidraft: the pi extension reads what the user typed in the chat's input, then sets and pastes into it", async () => {
+    await ensureChat();
+    await chat.fill("#input", "typed by me");
+    await runFromPicker("pidraft");
+    // (The item's text may run into the palette's hover text in the DOM: its start is the item's.)
+    await waitFor('"input was: typed by me" in the status bar', async () => (await statusItems()).some((t) => t.startsWith("input was: typed by me")));
+    await waitFor("the extension's text in the chat's input", async () => (await chat.$eval("#input", (i) => i.value)) === "pi draft + pasted");
+    await chat.fill("#input", "");
+});
+
+test("/pieditor: ui.editor is an untitled document with the extension's text; Done answers what the user wrote", async () => {
+    await ensureChat();
+    await send("/pieditor");
+    const done = "Done: [editors] Pi notes";
+    await waitFor(`"${done}" in the status bar`, async () => (await statusItems()).some((t) => t.includes(done)));
+    const lines = () => page.$$eval(".editor-instance .view-lines .view-line", (els) => els.map((e) => (e.textContent ?? "").replace(/\u00a0/g, " ")));
+    await waitFor("the prefilled document", async () => JSON.stringify(await lines()) === JSON.stringify(["line 1", "line 2"]));
+    await page.locator(".editor-instance .view-lines").first().click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("\nline 3");
+    await waitFor("the user's line in the document", async () => (await lines()).includes("line 3"));
+    await page.screenshot({ path: path.join(art, "editor-dialog.png") });
+    await page.locator(".statusbar-item", { hasText: done }).click();
+    await waitFor('"editor: line 1 | line 2 | line 3" in the status bar', async () => (await statusItems()).includes("editor: line 1 | line 2 | line 3"));
+    await waitFor("the dialog's buttons gone", async () => !(await statusItems()).some((t) => t.includes(done)));
 });
 
 /** The argv of the running node processes that host the pi extension "editors" (the pi runtime's host.js). */

@@ -86,7 +86,7 @@ test("start: runs zot lsp with the settings, advertises zot's capabilities, read
     for (const feat of f.features) {
         feat.fillClientCapabilities(caps);
     }
-    assert.deepEqual(caps.experimental, { zot: { reviewEdit: true, save: true, panels: true, notify: true, ui: true } });
+    assert.deepEqual(caps.experimental, { zot: { reviewEdit: true, save: true, panels: true, notify: true, ui: true, input: true, editor: true } });
     // Runs show in the status bar item and the chat, not as LSP progress
     // too (a request and three or more window messages per run).
     assert.deepEqual(caps.window, { workDoneProgress: false, showMessage: {} });

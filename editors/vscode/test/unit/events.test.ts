@@ -23,7 +23,7 @@ test("every server → client zot method gets a handler", () => {
     };
     const ds = installHandlers(lc as never, t.ctx);
     assert.equal(ds.length, methods.length + 2, "the handlers, the extension UI they share, and the rebased writes");
-    assert.deepEqual(methods.sort(), ["window/showMessage", "window/showMessageRequest", "zot/event", "zot/extensions/changed", "zot/mcp/changed", "zot/notify", "zot/panel/close", "zot/panel/open", "zot/panel/render", "zot/reviewEdit", "zot/save", "zot/session/changed", "zot/ui/request", "zot/ui/status", "zot/ui/widget"]);
+    assert.deepEqual(methods.sort(), ["window/showMessage", "window/showMessageRequest", "zot/event", "zot/extensions/changed", "zot/input/get", "zot/input/set", "zot/mcp/changed", "zot/notify", "zot/panel/close", "zot/panel/open", "zot/panel/render", "zot/reviewEdit", "zot/save", "zot/session/changed", "zot/ui/request", "zot/ui/status", "zot/ui/widget"]);
 });
 
 test("window/showMessage: zot's cannot-start problem is not a second copy of the chat's banner; other messages are toasts", () => {
@@ -183,4 +183,30 @@ test("zot/mcp/changed: every change goes to the Zot view's MCP lines", () => {
         { type: "mcp", servers: [srv("starting", [])], disabled: undefined },
         { type: "mcp", servers: [srv("ready", ["mcp__db__query"])], disabled: undefined },
     ]);
+});
+
+test("zot/input/set and zot/input/get reach the chat's input box (replace, paste; its text answered)", async () => {
+    const t = fakeCtx();
+    let text = "typed";
+    const calls: string[] = [];
+    const ctx = Object.assign(Object.create(t.ctx) as typeof t.ctx, {
+        chatInput: {
+            get: () => text,
+            set: (s: string, mode: "replace" | "paste") => {
+                calls.push(`${mode} ${s}`);
+                text = mode === "paste" ? text + s : s;
+            },
+        },
+    });
+    const handlers = new Map<string, (p: unknown) => unknown>();
+    const lc = {
+        onNotification: (type: { method: string }, h: (p: unknown) => unknown) => (handlers.set(type.method, h), new vscode.Disposable(() => undefined)),
+        onRequest: (type: { method: string }, h: (p: unknown) => unknown) => (handlers.set(type.method, h), new vscode.Disposable(() => undefined)),
+    };
+    installHandlers(lc as never, ctx);
+    assert.deepEqual(await handlers.get("zot/input/get")!({ extension: "x" }), { text: "typed" });
+    handlers.get("zot/input/set")!({ extension: "x", text: "draft", mode: "replace" });
+    handlers.get("zot/input/set")!({ extension: "x", text: "!", mode: "paste" });
+    assert.deepEqual(calls, ["replace draft", "paste !"]);
+    assert.deepEqual(await handlers.get("zot/input/get")!({ extension: "x" }), { text: "draft!" });
 });

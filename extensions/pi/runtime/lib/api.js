@@ -197,6 +197,18 @@ function makeAPI(wire, extName) {
 		}
 	}
 
+	// refreshEditorText reads the front's chat input into editorText,
+	// where the front has one (the user may have typed since).
+	async function refreshEditorText() {
+		if (!uiCaps().editor_text) return;
+		try {
+			const r = await action({ type: "get_editor_text" });
+			editorText = typeof r.text === "string" ? r.text : "";
+		} catch (err) {
+			log(`get_editor_text: ${err.message}`);
+		}
+	}
+
 	function setModelFrom(provider, id) {
 		model = id ? { provider: provider || (model && model.provider) || "", id, name: id, api: provider || "" } : undefined;
 	}
@@ -223,8 +235,10 @@ function makeAPI(wire, extName) {
 			if (r.cancelled || r.error || typeof r.value !== "string") return undefined;
 			return r.value;
 		},
+		// editor(title, prefill): a multi-line dialog (kind editor; a front
+		// that shows no multi-line box asks it as a prefilled input).
 		async editor(title, prefill) {
-			const r = await dialog("input", { title: String(title), default: prefill == null ? "" : String(prefill) });
+			const r = await dialog("editor", { title: String(title), default: prefill == null ? "" : String(prefill) });
 			if (r.cancelled || r.error || typeof r.value !== "string") return undefined;
 			return r.value;
 		},
@@ -311,13 +325,18 @@ function makeAPI(wire, extName) {
 				);
 			});
 		},
+		// The user's chat input (set_editor_text / get_editor_text). pi's
+		// getEditorText is synchronous: it answers what the runtime knows —
+		// what was set or pasted here, and the front's input as read
+		// before each command (refreshEditorText). A front without a chat
+		// input (zot -p) ignores a set; get then returns what was set.
 		pasteToEditor(text) {
 			editorText += String(text);
-			logOnce("ui.pasteToEditor");
+			wire.send({ type: "set_editor_text", text: String(text), paste: true });
 		},
 		setEditorText(text) {
 			editorText = String(text);
-			logOnce("ui.setEditorText");
+			wire.send({ type: "set_editor_text", text: editorText });
 		},
 		getEditorText() {
 			return editorText;
@@ -1129,7 +1148,7 @@ function makeAPI(wire, extName) {
 			// (A read already under way may predate the command: wait it out.)
 			if (entriesLoading) await entriesLoading;
 			entriesFresh = false;
-			await Promise.all([refreshEntries(), refreshTools()]);
+			await Promise.all([refreshEntries(), refreshTools(), refreshEditorText()]);
 			// Whatever the handler awaits, ui.custom knows whose it is.
 			await commandStore.run(state, handler);
 			reply({});

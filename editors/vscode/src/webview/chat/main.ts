@@ -264,6 +264,19 @@ window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
             autosize();
             updateCompletions();
             break;
+        case "setInput":
+            // Not focused: the user may be typing elsewhere. The host
+            // keeps the result as the draft (what zot/input/get answers).
+            if (m.paste) {
+                input.setRangeText(m.text, input.selectionStart, input.selectionEnd, "end");
+            } else {
+                input.value = m.text;
+                input.setSelectionRange(input.value.length, input.value.length);
+            }
+            autosize();
+            updateCompletions();
+            saveDraft();
+            break;
         case "focusInput":
             input.focus();
             break;

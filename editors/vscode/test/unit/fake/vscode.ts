@@ -178,6 +178,7 @@ export const version = "1.91.0";
 /** A document as the fake workspace holds it. */
 export class FakeDocument {
     isDirty = false;
+    isClosed = false;
     saves = 0;
     /** What save() resolves to (a failed save: false). */
     saveResult = true;
@@ -273,6 +274,10 @@ function newRecord() {
         tabGroups: [] as { tabs: { input: unknown }[] }[],
         closedTabs: [] as { input: unknown }[],
         contexts: new Map<string, unknown>(),
+        /** Documents shown with showTextDocument, in order. */
+        shown: [] as FakeDocument[],
+        /** Status bar items created, in order (text, command; disposed). */
+        statusItems: [] as { text: string; command: string; disposed: boolean }[],
     };
 }
 
@@ -363,13 +368,23 @@ export const window = {
         return new Disposable();
     },
     createOutputChannel: (name: string) => outputChannel(name),
-    createStatusBarItem: () => ({ text: "", tooltip: "", name: "", command: "", backgroundColor: undefined, show: () => undefined, dispose: () => undefined }),
+    createStatusBarItem: () => {
+        const item = { text: "", tooltip: "", name: "", command: "", backgroundColor: undefined, disposed: false, show: () => undefined, dispose: () => void (item.disposed = true) };
+        fake.statusItems.push(item);
+        return item;
+    },
     createWebviewPanel(viewType: string, title: string, show: { viewColumn: number } | number): FakeWebviewPanel {
         const p = new FakeWebviewPanel(viewType, title, typeof show === "number" ? show : show.viewColumn);
         fake.panels.push(p);
         return p;
     },
     registerWebviewViewProvider: () => new Disposable(),
+    /** showTextDocument: the document becomes the active editor's. */
+    async showTextDocument(doc: FakeDocument): Promise<{ document: FakeDocument }> {
+        fake.shown.push(doc);
+        window.activeTextEditor = { document: doc };
+        return { document: doc };
+    },
     activeTextEditor: undefined as unknown,
     get visibleTextEditors() {
         return [];
@@ -394,7 +409,13 @@ export const workspace = {
     get textDocuments() {
         return fake.documents;
     },
-    async openTextDocument(u: Uri): Promise<FakeDocument> {
+    async openTextDocument(u: Uri | { content?: string; language?: string }): Promise<FakeDocument> {
+        if (!(u instanceof Uri)) {
+            // An untitled document with this content.
+            const d = new FakeDocument(Uri.parse(`untitled:Untitled-${fake.documents.length + 1}`), u.content ?? "");
+            fake.documents.push(d);
+            return d;
+        }
         const text = fake.disk.get(u.toString());
         if (text === undefined) {
             throw FileSystemError.FileNotFound(u);
