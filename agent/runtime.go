@@ -729,6 +729,23 @@ func (r *Runtime) Resume(which string) error {
 	return nil
 }
 
+// ResumeFile replaces the transcript with the session stored at path
+// (pi's ctx.switchSession takes a session file). A file that is not a
+// session is an error and leaves the current session as it was.
+func (r *Runtime) ResumeFile(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("no session file %s: %w", path, err)
+	}
+	if _, err := session.Load(path); err != nil {
+		return fmt.Errorf("%s is not a zot session file: %w", path, err)
+	}
+	if err := r.resume(path); err != nil {
+		return err
+	}
+	r.ObserveSessionStart("resume")
+	return nil
+}
+
 func (r *Runtime) resume(path string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -137,6 +137,11 @@ type Server struct {
 
 	dlg  dialogs                // extension dialogs waiting for ui_response (extui.go)
 	outp atomic.Pointer[writer] // s.out for the extension goroutines
+
+	// shutdown is closed by an extension's ctx.shutdown (Shutdown): Serve
+	// then ends as at the end of input.
+	shutdown     chan struct{}
+	shutdownOnce sync.Once
 }
 
 // job is one accepted prompt or compaction. aborted and cancel are
@@ -149,7 +154,7 @@ type job struct {
 
 // New makes a server for rt.
 func New(rt *agent.Runtime, opts Options) *Server {
-	s := &Server{rt: rt, opts: opts}
+	s := &Server{rt: rt, opts: opts, shutdown: make(chan struct{})}
 	s.cond.L = &s.mu
 	return s
 }
@@ -193,6 +198,11 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			s.stop(cancel, workerDone)
 			return err
 		}
+	case <-s.shutdown:
+		// An extension's ctx.shutdown: as at EOF, what was asked
+		// finishes; no command is read after this one (the reader is
+		// left blocked on the input, as when ctx ends).
+		s.stopping.Store(true)
 	case <-ctx.Done():
 		s.stop(cancel, workerDone)
 		return nil

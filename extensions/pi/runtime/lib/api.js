@@ -8,6 +8,7 @@
 const { AsyncLocalStorage } = require("node:async_hooks");
 const { toJSONSchema, validateArgs } = require("./schema.js");
 const { renderToLines, plainTheme } = require("./pi-tui.js");
+const { makeProviders } = require("./providers.js");
 
 // pi's events, by how zot delivers them: intercepts (hooks with a result),
 // and one-way events (zot's event name → pi's).
@@ -120,6 +121,8 @@ function makeAPI(wire, extName) {
 	function log(msg) {
 		process.stderr.write(`[pi] ${msg}\n`);
 	}
+
+	const providers = makeProviders(wire, log);
 
 	// ---- what the host offers ----
 	const uiCaps = () => (ack && ack.host_capabilities && ack.host_capabilities.ui) || {};
@@ -409,15 +412,31 @@ function makeAPI(wire, extName) {
 				action({ type: "abort" }).catch((err) => log(`abort: ${err.message}`));
 			},
 			hasPendingMessages: () => pendingMessages > 0,
+			// shutdown(): the request_shutdown action; the front decides
+			// (zot rpc exits once idle, session_shutdown first; zot -p ends
+			// after its prompt anyway; zot lsp tells the editor and stays).
 			shutdown() {
-				// The front owns zot's lifetime (an editor, an RPC client).
-				logOnce("ctx.shutdown");
+				action({ type: "request_shutdown" }).catch((err) => log(`shutdown: ${err.message}`));
 			},
 			getContextUsage: () => undefined,
+			// compact(options): zot's compaction as /compact runs it (the
+			// compact action), not awaited: onComplete({summary, …}) or
+			// onError(Error) once it ended; refused during a run.
 			compact(options) {
-				const err = new Error("zot does not let an extension start a compaction yet; /compact does");
-				log(err.message);
-				if (options && typeof options.onError === "function") options.onError(err);
+				const o = options || {};
+				const f = { type: "compact" };
+				if (o.customInstructions) f.custom_instructions = String(o.customInstructions);
+				action(f).then(
+					(r) => {
+						entriesFresh = false;
+						const result = { summary: r.summary || "", firstKeptEntryId: undefined, tokensBefore: undefined, details: undefined };
+						if (typeof o.onComplete === "function") o.onComplete(result);
+					},
+					(err) => {
+						log(`compact: ${err.message}`);
+						if (typeof o.onError === "function") o.onError(err);
+					},
+				).catch((err) => log(`compact: a callback threw: ${err && err.stack ? err.stack : err}`));
 			},
 			// zot's system prompt as the last before_agent_start hook saw
 			// it ("" until a prompt ran one).
@@ -458,13 +477,19 @@ function makeAPI(wire, extName) {
 				if (!r.cancelled && typeof r.editor_text === "string" && r.editor_text) editorText = r.editor_text;
 				return { cancelled: !!r.cancelled };
 			},
-			async switchSession() {
-				logOnce("ctx.switchSession");
-				return { cancelled: true };
+			// switchSession(sessionPath): the switch_session action (a
+			// session file, or a zot session id); session_before_switch
+			// {reason: "resume"} may refuse, session_switch follows.
+			async switchSession(sessionPath) {
+				const r = await action({ type: "switch_session", session_file: String(sessionPath || "") });
+				entriesFresh = false;
+				return { cancelled: !!r.cancelled };
 			},
+			// reload(): every extension restarts, as /reload-ext; this
+			// one too, after the Promise resolved (pi: code after it runs
+			// in the old runtime; return after it).
 			async reload() {
-				// zot reloads an extension when its files change, or on /reload-ext.
-				logOnce("ctx.reload");
+				await action({ type: "reload" });
 			},
 		};
 	}
@@ -602,11 +627,13 @@ function makeAPI(wire, extName) {
 				(err) => log(`setThinkingLevel: ${err.message}`),
 			);
 		},
-		registerProvider() {
-			logOnce("pi.registerProvider");
+		// A provider with its own streamSimple: its models become
+		// NAME/ID in every front (lib/providers.js).
+		registerProvider(name, config) {
+			providers.register(name, config);
 		},
-		unregisterProvider() {
-			logOnce("pi.unregisterProvider");
+		unregisterProvider(name) {
+			providers.unregister(name);
 		},
 		events: {
 			on(topic, fn) {
@@ -675,6 +702,7 @@ function makeAPI(wire, extName) {
 		for (const def of tools.values()) sendTool(def);
 		for (const [name, c] of commands) wire.send({ type: "register_command", name, description: c.description || "" });
 		for (const [name, s] of shortcuts) wire.send({ type: "register_command", name, description: s.description || `shortcut ${s.key}` });
+		providers.start();
 		const events = new Set(["agent_start", "agent_end", "session_start"]); // isIdle, waitForIdle; the session gate
 		// input: every prompt's first hook, so a prompt waits until this
 		// extension has handled session_start and applied its effects.
@@ -702,7 +730,11 @@ function makeAPI(wire, extName) {
 			case "tool_call":
 				afterSessionStart().then(() => runTool(f));
 				return;
+			case "provider_complete":
+				providers.complete(f);
+				return;
 			case "tool_cancel": {
+				if (providers.cancel(f.id)) return;
 				const ac = toolCalls.get(f.id);
 				if (ac) ac.abort();
 				return;

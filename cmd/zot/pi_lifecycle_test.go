@@ -1,0 +1,189 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/agent/session"
+)
+
+// pi.registerProvider with its own streamSimple
+// (extensions/testdata/piext/lifecycle.ts) over real zot rpc: its model is
+// listed and selected with --model, one answer streams text, a tool call
+// and usage through provider_delta / provider_result, the tool runs and
+// the provider answers its result (the system prompt reached it); an
+// abort reaches streamSimple's AbortSignal; a compaction during that run
+// is refused saying so; pi's api/baseUrl form without code is not
+// registered; unregisterProvider takes the model away.
+func TestRPCPiProviderStreamSimple(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t)
+	e.dumpExtLogs()
+	p := e.startRPC(rt, "--model", "lc/lc-1", "-e", piTestdata("lifecycle.ts"))
+
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "echo please"})
+	frames := p.until(isType("done"))
+	var deltas []string
+	for _, f := range frames {
+		if f["type"] == "text_delta" {
+			deltas = append(deltas, fmt.Sprint(f["delta"]))
+		}
+	}
+	if got := strings.Join(deltas, "|"); !strings.HasPrefix(got, "let me| echo|") || !strings.Contains(strings.Join(deltas, ""), "tool said: echoed from lc (system given)") {
+		t.Fatalf("text deltas %q (%v)\nstderr: %s", got, types(frames), p.errb.String())
+	}
+	if f := find(frames, "tool_use_start"); f == nil || f["name"] != "lc_echo" {
+		t.Fatalf("the streamed tool call: %v (%v)", f, types(frames))
+	}
+	if tr := find(frames, "tool_result"); tr == nil || !strings.Contains(toJSON(tr), "echoed from lc") {
+		t.Fatalf("the provider's tool call did not run: %v", tr)
+	}
+	if u := find(frames, "usage"); u == nil || u["input"] != float64(11) || u["output"] != float64(4) || u["cache_read"] != float64(2) {
+		t.Fatalf("usage: %v", u)
+	}
+
+	p.send(map[string]any{"id": "2", "type": "get_models"})
+	models := toJSON(p.response("2"))
+	if !strings.Contains(models, `"id":"lc/lc-1"`) || strings.Contains(models, "lc-plain") {
+		t.Fatalf("get_models: want lc/lc-1 and no lc-plain (no streamSimple): %s", models)
+	}
+
+	// A run the provider holds until its AbortSignal fires.
+	p.send(map[string]any{"id": "3", "type": "prompt", "message": "wait for it"})
+	p.until(func(m map[string]any) bool { return m["type"] == "text_delta" && strings.HasPrefix(fmt.Sprint(m["delta"]), "wait") })
+	if got := p.commandNotify("4", "lc-compact", "", "lc compact"); !strings.Contains(got, "cannot start during a run") {
+		t.Fatalf("ctx.compact during a run: %q", got)
+	}
+	p.send(map[string]any{"id": "5", "type": "abort"})
+	var aborted, done bool
+	p.until(func(m map[string]any) bool {
+		done = done || m["type"] == "done"
+		aborted = aborted || m["type"] == "ext_notify" && m["message"] == "lc provider: aborted"
+		return done && aborted
+	})
+
+	p.command("6", "lc-unprovide", "")
+	p.send(map[string]any{"id": "7", "type": "get_models"})
+	if models := toJSON(p.response("7")); strings.Contains(models, "lc/lc-1") {
+		t.Fatalf("unregisterProvider: lc/lc-1 still listed: %s", models)
+	}
+}
+
+// ctx.compact, ctx.switchSession, ctx.reload and ctx.shutdown of a pi
+// extension (lifecycle.ts) over real zot rpc: the compaction runs as
+// /compact (its customInstructions reach the summary request) and
+// onComplete gets the summary; switchSession resumes a session file
+// (session_before_switch may refuse it, session_switch follows) and a
+// missing file is an error; reload resolves in the old runtime and a new
+// one answers after it; shutdown ends zot rpc cleanly after
+// session_shutdown.
+func TestRPCPiSessionLifecycle(t *testing.T) {
+	rt := piRuntime(t)
+	e := newEnv(t,
+		llmtest.TextReply("noted apples"),
+		llmtest.TextReply("hi there"),
+		llmtest.TextReply("SUMMARY: hello and hi"),
+	)
+	e.dumpExtLogs()
+	// A stored session to switch to.
+	if _, se, code := e.runZot(e.args("-p", "remember apples")...); code != 0 {
+		t.Fatalf("zot -p: %d\n%s", code, se)
+	}
+	infos, err := session.ListWorkspace(e.home, e.cwd)
+	if err != nil || len(infos) != 1 {
+		t.Fatalf("the stored session: %v %v", infos, err)
+	}
+	stored := infos[0].Path
+
+	shutdownFile := filepath.Join(t.TempDir(), "shutdown")
+	p := e.startRPC(append(rt, "LC_SHUTDOWN_FILE="+shutdownFile), "-e", piTestdata("lifecycle.ts"))
+	p.send(map[string]any{"id": "1", "type": "prompt", "message": "hello"})
+	p.until(isType("done"))
+
+	// compact: as /compact, with the extension's instructions.
+	p.send(map[string]any{"id": "2", "type": "command", "name": "lc-compact", "args": "keep the greetings"})
+	var compacted bool
+	p.until(func(m map[string]any) bool {
+		compacted = compacted || m["type"] == "compact_done"
+		return m["type"] == "ext_notify" && strings.HasPrefix(fmt.Sprint(m["message"]), "lc compact")
+	})
+	if !compacted {
+		t.Fatal("no compact_done before onComplete")
+	}
+	reqs := e.llm.Requests()
+	if last := toJSON(reqs[len(reqs)-1].Body); !strings.Contains(last, "keep the greetings") {
+		t.Fatalf("the summary request lacks the customInstructions: %s", last)
+	}
+	p.send(map[string]any{"id": "3", "type": "get_messages"})
+	if msgs := toJSON(p.response("3")); !strings.Contains(msgs, "SUMMARY: hello and hi") {
+		t.Fatalf("the transcript after ctx.compact: %s", msgs)
+	}
+
+	// switchSession: refused by session_before_switch, then done.
+	p.commandNotify("4", "lc-refuse", "on", "lc refuse")
+	if got := p.commandNotify("5", "lc-switch", stored, "lc switch"); got != "lc switch: cancelled=true" {
+		t.Fatalf("a refused switch: %q", got)
+	}
+	p.commandNotify("6", "lc-refuse", "off", "lc refuse")
+	p.send(map[string]any{"id": "7", "type": "command", "name": "lc-switch", "args": stored})
+	var switched, answered string
+	p.until(func(m map[string]any) bool {
+		if s := fmt.Sprint(m["message"]); m["type"] == "ext_notify" {
+			if strings.HasPrefix(s, "lc switched") {
+				switched = s
+			} else if strings.HasPrefix(s, "lc switch") {
+				answered = s
+			}
+		}
+		return switched != "" && answered != ""
+	})
+	if switched != "lc switched: reason=resume entries=2" || answered != "lc switch: cancelled=false" {
+		t.Fatalf("switchSession: %q / %q", switched, answered)
+	}
+	p.send(map[string]any{"id": "8", "type": "get_messages"})
+	if msgs := toJSON(p.response("8")); !strings.Contains(msgs, "remember apples") || strings.Contains(msgs, "SUMMARY") {
+		t.Fatalf("the transcript after switchSession: %s", msgs)
+	}
+	missing := filepath.Join(t.TempDir(), "nope.jsonl")
+	if got := p.commandNotify("9", "lc-switch", missing, "lc switch"); !strings.Contains(got, "lc switch error: no session file") {
+		t.Fatalf("switching to a missing file: %q", got)
+	}
+	p.send(map[string]any{"id": "10", "type": "get_messages"})
+	if msgs := toJSON(p.response("10")); !strings.Contains(msgs, "remember apples") {
+		t.Fatalf("a failed switch lost the session: %s", msgs)
+	}
+
+	// reload: resolves in the old runtime; a new one answers after it.
+	old := strings.TrimPrefix(p.commandNotify("11", "lc-loaded", "", "lc loaded"), "lc loaded ")
+	if got := p.commandNotify("12", "lc-reload", "", "lc reload"); got != "lc reload resolved in "+old {
+		t.Fatalf("reload: %q", got)
+	}
+	for i := 0; ; i++ {
+		got := strings.TrimPrefix(p.commandNotify(fmt.Sprint("13-", i), "lc-loaded", "", "lc loaded"), "lc loaded ")
+		if got != old {
+			break
+		}
+		if i > 200 {
+			t.Fatalf("the extension was not reloaded: still %s", got)
+		}
+	}
+
+	// shutdown: zot rpc ends cleanly; the extensions heard session_shutdown.
+	p.send(map[string]any{"id": "14", "type": "command", "name": "lc-shutdown"})
+	frames := p.until(isType("shutdown"))
+	if f := frames[len(frames)-1]; f["extension"] != "lifecycle" {
+		t.Fatalf("shutdown event: %v", f)
+	}
+	for range p.lines {
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("zot rpc after ctx.shutdown: %v\nstderr: %s", err, p.errb.String())
+	}
+	if b, err := os.ReadFile(shutdownFile); err != nil || string(b) != "session_shutdown\n" {
+		t.Fatalf("session_shutdown before the exit: %q %v", b, err)
+	}
+}
