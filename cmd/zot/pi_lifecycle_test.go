@@ -54,7 +54,9 @@ func TestRPCPiProviderStreamSimple(t *testing.T) {
 
 	// A run the provider holds until its AbortSignal fires.
 	p.send(map[string]any{"id": "3", "type": "prompt", "message": "wait for it"})
-	p.until(func(m map[string]any) bool { return m["type"] == "text_delta" && strings.HasPrefix(fmt.Sprint(m["delta"]), "wait") })
+	p.until(func(m map[string]any) bool {
+		return m["type"] == "text_delta" && strings.HasPrefix(fmt.Sprint(m["delta"]), "wait")
+	})
 	if got := p.commandNotify("4", "lc-compact", "", "lc compact"); !strings.Contains(got, "cannot start during a run") {
 		t.Fatalf("ctx.compact during a run: %q", got)
 	}
