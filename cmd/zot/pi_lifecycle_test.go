@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
 	"github.com/zot-editors/zot/agent/session"
@@ -159,19 +160,26 @@ func TestRPCPiSessionLifecycle(t *testing.T) {
 		t.Fatalf("a failed switch lost the session: %s", msgs)
 	}
 
-	// reload: resolves in the old runtime; a new one answers after it.
+	// reload: resolves in the old runtime; a new one starts (its
+	// session_start) and answers the commands after it.
 	old := strings.TrimPrefix(p.commandNotify("11", "lc-loaded", "", "lc loaded"), "lc loaded ")
-	if got := p.commandNotify("12", "lc-reload", "", "lc reload"); got != "lc reload resolved in "+old {
-		t.Fatalf("reload: %q", got)
+	p.send(map[string]any{"id": "12", "type": "command", "name": "lc-reload"})
+	var resolved, started string
+	p.until(func(m map[string]any) bool {
+		if s := fmt.Sprint(m["message"]); m["type"] == "ext_notify" {
+			if strings.HasPrefix(s, "lc reload") {
+				resolved = s
+			} else if strings.HasPrefix(s, "lc started ") && s != "lc started "+old {
+				started = strings.TrimPrefix(s, "lc started ")
+			}
+		}
+		return resolved != "" && started != ""
+	})
+	if resolved != "lc reload resolved in "+old {
+		t.Fatalf("reload: %q", resolved)
 	}
-	for i := 0; ; i++ {
-		got := strings.TrimPrefix(p.commandNotify(fmt.Sprint("13-", i), "lc-loaded", "", "lc loaded"), "lc loaded ")
-		if got != old {
-			break
-		}
-		if i > 200 {
-			t.Fatalf("the extension was not reloaded: still %s", got)
-		}
+	if got := p.commandNotify("13", "lc-loaded", "", "lc loaded"); got != "lc loaded "+started {
+		t.Fatalf("after the reload /lc-loaded answered %q, want the new runtime's %s", got, started)
 	}
 
 	// shutdown: zot rpc ends cleanly; the extensions heard session_shutdown.
@@ -180,10 +188,19 @@ func TestRPCPiSessionLifecycle(t *testing.T) {
 	if f := frames[len(frames)-1]; f["extension"] != "lifecycle" {
 		t.Fatalf("shutdown event: %v", f)
 	}
-	for range p.lines {
-	}
-	if err := p.cmd.Wait(); err != nil {
-		t.Fatalf("zot rpc after ctx.shutdown: %v\nstderr: %s", err, p.errb.String())
+	exited := make(chan error, 1)
+	go func() {
+		for range p.lines {
+		}
+		exited <- p.cmd.Wait()
+	}()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("zot rpc after ctx.shutdown: %v\nstderr: %s", err, p.errb.String())
+		}
+	case <-time.After(60 * time.Second): // a hang, not a timing check
+		t.Fatalf("zot rpc did not exit after ctx.shutdown\nstderr: %s", p.errb.String())
 	}
 	if b, err := os.ReadFile(shutdownFile); err != nil || string(b) != "session_shutdown\n" {
 		t.Fatalf("session_shutdown before the exit: %q %v", b, err)

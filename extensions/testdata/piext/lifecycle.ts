@@ -98,6 +98,7 @@ export default function lifecycle(pi: ExtensionAPI) {
 
 	pi.on("session_start", async (_e, ctx) => {
 		last = ctx;
+		ctx.ui.notify(`lc started ${loadedAt}`, "info");
 	});
 	pi.on("agent_start", async (_e, ctx) => {
 		last = ctx;
