@@ -736,7 +736,13 @@ func (r *Runtime) ResumeFile(path string) error {
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("no session file %s: %w", path, err)
 	}
-	if _, err := session.Load(path); err != nil {
+	// Load skips lines it cannot read (a torn last line), so a file
+	// without a session's header or a message is not one.
+	l, err := session.Load(path)
+	if err == nil && !l.Legacy && l.Meta.ID == "" && len(l.Messages) == 0 {
+		err = errors.New("no session header or message in it")
+	}
+	if err != nil {
 		return fmt.Errorf("%s is not a zot session file: %w", path, err)
 	}
 	if err := r.resume(path); err != nil {

@@ -155,6 +155,10 @@ func TestRPCPiSessionLifecycle(t *testing.T) {
 	if got := p.commandNotify("9", "lc-switch", missing, "lc switch"); !strings.Contains(got, "lc switch error: no session file") {
 		t.Fatalf("switching to a missing file: %q", got)
 	}
+	notes := e.write("notes.jsonl", "not a session\n")
+	if got := p.commandNotify("9b", "lc-switch", notes, "lc switch"); !strings.Contains(got, "lc switch error: "+notes+" is not a zot session file") {
+		t.Fatalf("switching to a file that is not a session: %q", got)
+	}
 	p.send(map[string]any{"id": "10", "type": "get_messages"})
 	if msgs := toJSON(p.response("10")); !strings.Contains(msgs, "remember apples") {
 		t.Fatalf("a failed switch lost the session: %s", msgs)
