@@ -69,9 +69,10 @@ type Front struct {
 	// navigation went back to), for the front to follow.
 	SessionChanged func(reason, editorText string)
 	// EnqueueRun runs start as the front runs its own /compact (its
-	// events shown, queued with its runs); nil: the front cannot start a
-	// compaction (zot -p).
-	EnqueueRun func(title string, start func(context.Context) (<-chan agent.Event, error)) error
+	// events shown, queued with its runs); a run the front ends before it
+	// started (an abort, the front stopping) calls unstarted instead. nil:
+	// the front cannot start a compaction (zot -p).
+	EnqueueRun func(title string, start func(context.Context) (<-chan agent.Event, error), unstarted func(why string)) error
 	// Shutdown ends the session as the front's own end would (zot rpc:
 	// exits once idle); nil: ctx.shutdown is accepted and does nothing
 	// more (zot -p ends after its prompt anyway).
@@ -202,7 +203,8 @@ func (a *runtimeActions) Compact(ctx context.Context, ext, instructions string) 
 		}()
 		return out, nil
 	}
-	if err := a.front.EnqueueRun("compacting the conversation (asked by extension "+ext+")", start); err != nil {
+	unstarted := func(why string) { done <- outcome{err: fmt.Errorf("the compaction did not start: %s", why)} }
+	if err := a.front.EnqueueRun("compacting the conversation (asked by extension "+ext+")", start, unstarted); err != nil {
 		return "", err
 	}
 	select {

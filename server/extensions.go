@@ -285,11 +285,11 @@ func (s *Server) startExtensionRun(text string) error {
 // enqueueExtensionRun runs an extension's compaction (ctx.compact) as
 // zot/compact does: the editor sees its run. Only while nothing runs or
 // waits, so the extension hears how it ended.
-func (s *Server) enqueueExtensionRun(title string, start func(context.Context) (<-chan agent.Event, error)) error {
+func (s *Server) enqueueExtensionRun(title string, start func(context.Context) (<-chan agent.Event, error), unstarted func(string)) error {
 	if current, queued := s.runs.status(); current != "" || queued > 0 {
 		return fmt.Errorf("a compaction cannot start during a run: call it when the agent is idle (ctx.waitForIdle(), or from a command)")
 	}
-	s.runs.enqueue(&run{kind: "compact", title: title, start: start})
+	s.runs.enqueue(&run{kind: "compact", title: title, start: start, unstarted: unstarted})
 	return nil
 }
 

@@ -152,7 +152,7 @@ type lateFront struct {
 	ready chan struct{} // closed by set
 	// The mode's session controls (zot rpc's; setSession before set):
 	// an extension's compaction run, its ctx.shutdown.
-	enqueue func(title string, start func(context.Context) (<-chan agent.Event, error)) error
+	enqueue func(title string, start func(context.Context) (<-chan agent.Event, error), unstarted func(string)) error
 	end     func(ext string) error
 }
 
@@ -168,13 +168,13 @@ func (f *lateFront) set(a extensions.Asker, start func(string) error) {
 }
 
 // setSession gives the mode's session controls; call it before set.
-func (f *lateFront) setSession(enqueue func(string, func(context.Context) (<-chan agent.Event, error)) error, end func(string) error) {
+func (f *lateFront) setSession(enqueue func(string, func(context.Context) (<-chan agent.Event, error), func(string)) error, end func(string) error) {
 	f.mu.Lock()
 	f.enqueue, f.end = enqueue, end
 	f.mu.Unlock()
 }
 
-func (f *lateFront) enqueueRun(title string, start func(context.Context) (<-chan agent.Event, error)) error {
+func (f *lateFront) enqueueRun(title string, start func(context.Context) (<-chan agent.Event, error), unstarted func(string)) error {
 	f.current(context.Background())
 	f.mu.Lock()
 	enqueue := f.enqueue
@@ -182,7 +182,7 @@ func (f *lateFront) enqueueRun(title string, start func(context.Context) (<-chan
 	if enqueue == nil {
 		return fmt.Errorf("this mode cannot start a compaction (zot -p runs its one prompt)")
 	}
-	return enqueue(title, start)
+	return enqueue(title, start, unstarted)
 }
 
 // shutdown is ctx.shutdown: zot rpc exits once idle; zot -p ends after

@@ -148,7 +148,7 @@ func (s *Server) StartPrompt(text string) error {
 // EnqueueRun queues an extension's compaction (ctx.compact) as the
 // compact command does: its events are the session's. Refused while a
 // run is in progress or waiting, so the extension hears how it ended.
-func (s *Server) EnqueueRun(title string, start func(context.Context) (<-chan agent.Event, error)) error {
+func (s *Server) EnqueueRun(title string, start func(context.Context) (<-chan agent.Event, error), unstarted func(why string)) error {
 	if s.outp.Load() == nil {
 		return errors.New("the rpc session is not serving")
 	}
@@ -159,7 +159,7 @@ func (s *Server) EnqueueRun(title string, start func(context.Context) (<-chan ag
 		return errors.New("a compaction cannot start during a run: call it when the agent is idle (ctx.waitForIdle(), or from a command)")
 	}
 	var err error
-	s.enqueue(func(any) {}, func(e error) { err = e }, start)
+	s.enqueueJob(func(any) {}, func(e error) { err = e }, &job{start: start, unstarted: unstarted})
 	return err
 }
 
