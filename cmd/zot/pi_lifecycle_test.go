@@ -14,10 +14,11 @@ import (
 
 // pi.registerProvider with its own streamSimple
 // (extensions/testdata/piext/lifecycle.ts) over real zot rpc: its model is
-// listed and selected with --model, one answer streams text, a tool call
-// and usage through provider_delta / provider_result, the tool runs and
-// the provider answers its result (the system prompt reached it); an
-// abort reaches streamSimple's AbortSignal; a compaction during that run
+// listed and selected with --model, one answer streams thinking, text, a
+// tool call and usage through provider_delta / provider_result, the tool
+// runs and the provider answers its result (the system prompt reached
+// it); the stream's error event is the turn's error; an abort reaches
+// streamSimple's AbortSignal; a compaction during that run
 // is refused saying so; pi's api/baseUrl form without code is not
 // registered; unregisterProvider takes the model away.
 func TestRPCPiProviderStreamSimple(t *testing.T) {
@@ -37,6 +38,9 @@ func TestRPCPiProviderStreamSimple(t *testing.T) {
 	if got := strings.Join(deltas, "|"); !strings.HasPrefix(got, "let me| echo|") || !strings.Contains(strings.Join(deltas, ""), "tool said: echoed from lc (system given)") {
 		t.Fatalf("text deltas %q (%v)\nstderr: %s", got, types(frames), p.errb.String())
 	}
+	if f := find(frames, "thinking_delta"); f == nil || f["text"] != "pondering" {
+		t.Fatalf("the streamed thinking: %v (%v)", f, types(frames))
+	}
 	if f := find(frames, "tool_use_start"); f == nil || f["name"] != "lc_echo" {
 		t.Fatalf("the streamed tool call: %v (%v)", f, types(frames))
 	}
@@ -51,6 +55,12 @@ func TestRPCPiProviderStreamSimple(t *testing.T) {
 	models := toJSON(p.response("2"))
 	if !strings.Contains(models, `"id":"lc/lc-1"`) || strings.Contains(models, "lc-plain") {
 		t.Fatalf("get_models: want lc/lc-1 and no lc-plain (no streamSimple): %s", models)
+	}
+
+	p.send(map[string]any{"id": "2b", "type": "prompt", "message": "now fail"})
+	frames = p.until(isType("done"))
+	if ev := find(frames, "error"); ev == nil || !strings.Contains(toJSON(ev), "lc upstream is down") {
+		t.Fatalf("the provider's error: %v (%v)", ev, types(frames))
 	}
 
 	// A run the provider holds until its AbortSignal fires.

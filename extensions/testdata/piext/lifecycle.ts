@@ -14,8 +14,9 @@ export default function lifecycle(pi: ExtensionAPI) {
 	let refuseSwitch = false;
 
 	// The provider's answer depends on the conversation: a tool result
-	// is answered in words; "wait" streams a first piece, then waits for
-	// the abort; anything else asks for the lc_echo tool.
+	// is answered in words; "fail" is an error; "wait" streams a first
+	// piece, then waits for the abort; anything else thinks, then asks for
+	// the lc_echo tool.
 	function streamLc(model: Model<any>, context: Context, options?: SimpleStreamOptions) {
 		const stream = createAssistantMessageEventStream();
 		const output: AssistantMessage = {
@@ -44,6 +45,12 @@ export default function lifecycle(pi: ExtensionAPI) {
 			const prompt = lastMsg && lastMsg.role === "user" ? JSON.stringify(lastMsg.content) : "";
 			if (lastMsg && lastMsg.role === "toolResult") {
 				text(`tool said: ${lastMsg.content.map((c: any) => c.text).join("")} (system ${context.systemPrompt ? "given" : "missing"})`);
+			} else if (prompt.includes("fail")) {
+				output.stopReason = "error";
+				output.errorMessage = "lc upstream is down";
+				stream.push({ type: "error", reason: "error", error: output });
+				stream.end();
+				return;
 			} else if (prompt.includes("wait")) {
 				text("waiting");
 				await new Promise<void>((resolve) => {
@@ -57,6 +64,10 @@ export default function lifecycle(pi: ExtensionAPI) {
 				stream.end();
 				return;
 			} else {
+				output.content.push({ type: "thinking", thinking: "" } as any);
+				stream.push({ type: "thinking_start", contentIndex: 0, partial: output });
+				stream.push({ type: "thinking_delta", contentIndex: 0, delta: "pondering", partial: output });
+				stream.push({ type: "thinking_end", contentIndex: 0, content: "pondering", partial: output });
 				text("let me echo");
 				const call = { type: "toolCall", id: "lc-call-1", name: "lc_echo", arguments: {} as any };
 				output.content.push(call as any);
