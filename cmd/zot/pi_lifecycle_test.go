@@ -90,10 +90,11 @@ func TestRPCPiProviderStreamSimple(t *testing.T) {
 // extension (lifecycle.ts) over real zot rpc: the compaction runs as
 // /compact (its customInstructions reach the summary request) and
 // onComplete gets the summary; switchSession resumes a session file
-// (session_before_switch may refuse it, session_switch follows) and a
-// missing file is an error; reload resolves in the old runtime and a new
-// one answers after it; shutdown ends zot rpc cleanly after
-// session_shutdown.
+// (session_before_switch may refuse it, session_switch follows), a
+// missing file or one that is not a session is an error and the session
+// stays; reload resolves in the old runtime, which hears
+// session_shutdown, and a new one answers after it; shutdown ends zot rpc
+// cleanly after session_shutdown.
 func TestRPCPiSessionLifecycle(t *testing.T) {
 	rt := piRuntime(t)
 	e := newEnv(t,
@@ -195,6 +196,12 @@ func TestRPCPiSessionLifecycle(t *testing.T) {
 	if got := p.commandNotify("13", "lc-loaded", "", "lc loaded"); got != "lc loaded "+started {
 		t.Fatalf("after the reload /lc-loaded answered %q, want the new runtime's %s", got, started)
 	}
+	// The old runtime heard session_shutdown before it stopped (pi's
+	// reload); its file goes, for shutdown's check below.
+	if b, err := os.ReadFile(shutdownFile); err != nil || string(b) != "session_shutdown\n" {
+		t.Fatalf("session_shutdown of the reloaded runtime: %q %v", b, err)
+	}
+	os.Remove(shutdownFile)
 
 	// shutdown: zot rpc ends cleanly; the extensions heard session_shutdown.
 	p.send(map[string]any{"id": "14", "type": "command", "name": "lc-shutdown"})

@@ -783,9 +783,12 @@ function makeAPI(wire, extName) {
 				return;
 			}
 			case "shutdown":
-				// Entries still on their way are part of the session: ack
-				// once they have landed (bounded: the host kills at 2 s).
-				Promise.race([effectsSettled(), new Promise((r) => setTimeout(r, 1000).unref())]).then(() => {
+				// This runtime stops (a reload, a restart, zot's end): pi's
+				// session_shutdown first, unless zot's session_shutdown
+				// event brought it. Entries still on their way are part of
+				// the session: ack once they have landed (bounded: the host
+				// kills at 2 s).
+				Promise.race([emitShutdown().then(effectsSettled), new Promise((r) => setTimeout(r, 1000).unref())]).then(() => {
 					wire.send({ type: "shutdown_ack" });
 					setTimeout(() => process.exit(0), 10);
 				});
@@ -795,6 +798,13 @@ function makeAPI(wire, extName) {
 				return;
 			default:
 		}
+	}
+
+	// session_shutdown reaches the handlers once per runtime.
+	let shutdownEmitted = null;
+	function emitShutdown() {
+		if (!shutdownEmitted) shutdownEmitted = emit("session_shutdown", {});
+		return shutdownEmitted;
 	}
 
 	async function emit(event, payload) {
@@ -830,7 +840,7 @@ function makeAPI(wire, extName) {
 				return;
 			}
 			case "session_shutdown":
-				return emit("session_shutdown", {});
+				return emitShutdown();
 			case "agent_start":
 				idle = false;
 				turnIndex = 0;
