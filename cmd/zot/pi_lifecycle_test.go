@@ -20,7 +20,8 @@ import (
 // it); the stream's error event is the turn's error; an abort reaches
 // streamSimple's AbortSignal; a compaction during that run
 // is refused saying so; pi's api/baseUrl form without code is not
-// registered; unregisterProvider takes the model away.
+// registered; the extension selects its model from ctx.modelRegistry
+// with pi.setModel; unregisterProvider takes the model away.
 func TestRPCPiProviderStreamSimple(t *testing.T) {
 	rt := piRuntime(t)
 	e := newEnv(t)
@@ -78,6 +79,17 @@ func TestRPCPiProviderStreamSimple(t *testing.T) {
 		aborted = aborted || m["type"] == "ext_notify" && m["message"] == "lc provider: aborted"
 		return done && aborted
 	})
+
+	// The extension selects its own model from ctx.modelRegistry.
+	p.send(map[string]any{"id": "5b", "type": "set_model", "model": "claude-sonnet-4-5"})
+	p.response("5b")
+	if got := p.commandNotify("5c", "lc-use", "", "lc model"); got != "lc model: ok=true lc/lc-1 LC One" {
+		t.Fatalf("pi.setModel of its provider's model: %q", got)
+	}
+	p.send(map[string]any{"id": "5d", "type": "get_state"})
+	if d, _ := p.response("5d")["data"].(map[string]any); d["model"] != "lc/lc-1" {
+		t.Fatalf("get_state after pi.setModel: %v", d)
+	}
 
 	p.command("6", "lc-unprovide", "")
 	p.send(map[string]any{"id": "7", "type": "get_models"})

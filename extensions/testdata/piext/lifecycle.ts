@@ -173,6 +173,13 @@ export default function lifecycle(pi: ExtensionAPI) {
 			ctx.ui.notify("lc shutdown asked", "info");
 		},
 	});
+	pi.registerCommand("lc-use", {
+		description: "select the lc model from the registry",
+		handler: async (_args, ctx) => {
+			const ok = await pi.setModel(ctx.modelRegistry.find("lc", "lc-1") as any);
+			ctx.ui.notify(`lc model: ok=${ok} ${ctx.model?.provider}/${ctx.model?.id} ${ctx.model?.name}`, "info");
+		},
+	});
 	pi.registerCommand("lc-unprovide", {
 		description: "unregister the lc provider",
 		handler: async (_args, ctx) => {

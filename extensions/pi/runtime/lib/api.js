@@ -51,6 +51,10 @@ const NEVER = new Set([
 	"tool_execution_update",
 ]);
 
+// zot's own providers: their model ids are bare (an extension provider's
+// are "provider/id").
+const ZOT_PROVIDERS = new Set(["anthropic", "openai"]);
+
 const DETAILS_KIND = "pi:tool_result"; // a tool's result, kept for getBranch()
 const NAME_KIND = "pi:session_name";
 // The id of a transcript message's entry: "<session id>:<index>" (or the
@@ -200,8 +204,27 @@ function makeAPI(wire, extName) {
 		}
 	}
 
+	// setModelFrom keeps ctx.model as pi names it: an extension
+	// provider's model is zot's "provider/id", pi's {provider, id} (a
+	// model this runtime registered is its own object).
 	function setModelFrom(provider, id) {
-		model = id ? { provider: provider || (model && model.provider) || "", id, name: id, api: provider || "" } : undefined;
+		if (!id) {
+			model = undefined;
+			return;
+		}
+		const p = provider || (model && model.provider) || "";
+		const bare = p && id.startsWith(p + "/") ? id.slice(p.length + 1) : id;
+		model = providers.model(p, bare) || { provider: p, id: bare, name: bare, api: p };
+	}
+
+	// zotModelID is the id zot selects a pi model by: "provider/id" for an
+	// extension provider's (zot's own providers' ids are bare).
+	function zotModelID(m) {
+		if (typeof m === "string") return m;
+		const id = m && m.id ? String(m.id) : "";
+		const p = m && m.provider ? String(m.provider) : "";
+		if (!p || id.includes("/") || ZOT_PROVIDERS.has(p)) return id;
+		return `${p}/${id}`;
 	}
 
 	// ---- ctx.ui ----
@@ -384,10 +407,17 @@ function makeAPI(wire, extName) {
 		for (let i = entries.length - 1; i >= 0; i--) if (entries[i].type === "message" && MESSAGE_ID.test(entries[i].id)) return entries[i];
 		return undefined;
 	}
+	// What the runtime knows: the current model and the models of the
+	// providers this runtime registered (zot's catalogue stays zot's).
+	const knownModels = () => {
+		const all = providers.models();
+		if (model && !all.some((m) => m.provider === model.provider && m.id === model.id)) all.unshift(model);
+		return all;
+	};
 	const modelRegistry = {
-		getAll: () => (model ? [model] : []),
-		getAvailable: () => (model ? [model] : []),
-		find: (provider, id) => (model && model.id === id ? model : { provider, id, name: id, api: provider }),
+		getAll: knownModels,
+		getAvailable: knownModels,
+		find: (provider, id) => knownModels().find((m) => m.provider === provider && m.id === id) || { provider, id, name: id, api: provider },
 		async getApiKey() {
 			return undefined; // zot keeps its credentials from extensions
 		},
@@ -601,7 +631,7 @@ function makeAPI(wire, extName) {
 		},
 		getCommands: () => commandCache.map((c) => ({ name: c.name, description: c.description, source: c.source === "builtin" ? "builtin" : "extension" })),
 		async setModel(m) {
-			const id = typeof m === "string" ? m : m && m.id;
+			const id = zotModelID(m);
 			try {
 				await effect({ type: "set_model", model: id });
 				setModelFrom(m && m.provider, id);

@@ -163,7 +163,17 @@ function makeProviders(wire, log) {
 		return true;
 	}
 
-	return { register, unregister, start, complete, cancel };
+	// model: a registered model (pi's Model object), or undefined.
+	function model(provider, id) {
+		const p = providers.get(provider);
+		return p && p.models.find((m) => m.id === id);
+	}
+
+	function models() {
+		return [...providers.values()].flatMap((p) => p.models);
+	}
+
+	return { register, unregister, start, complete, cancel, model, models };
 }
 
 // piContext: zot's messages (a leading system message carries the system
