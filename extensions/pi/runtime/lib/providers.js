@@ -142,7 +142,9 @@ function makeProviders(wire, log) {
 				result({ error: failed.errorMessage || `the provider's stream ended with ${failed.stopReason || "an error"}` });
 				return;
 			}
-			if (!final && typeof stream.result === "function") final = await stream.result();
+			// A stream that ended without done: its final message if it
+			// has one (ours keeps it), else an error (never a wait).
+			if (!final && stream && stream.final && !stream.final.errorMessage) final = stream.final;
 			if (!final) {
 				result({ error: "the provider's stream ended without a done event" });
 				return;
