@@ -100,8 +100,8 @@ func TestRPCPiProviderStreamSimple(t *testing.T) {
 
 // ctx.compact, ctx.switchSession, ctx.reload and ctx.shutdown of a pi
 // extension (lifecycle.ts) over real zot rpc: the compaction runs as
-// /compact (its customInstructions reach the summary request) and
-// onComplete gets the summary; switchSession resumes a session file
+// /compact (its customInstructions reach the summary request), its
+// session_compact says fromExtension, and onComplete gets the summary; switchSession resumes a session file
 // (session_before_switch may refuse it, session_switch follows), a
 // missing file or one that is not a session is an error and the session
 // stays; reload resolves in the old runtime, which hears
@@ -133,12 +133,20 @@ func TestRPCPiSessionLifecycle(t *testing.T) {
 	// compact: as /compact, with the extension's instructions.
 	p.send(map[string]any{"id": "2", "type": "command", "name": "lc-compact", "args": "keep the greetings"})
 	var compacted bool
+	var completed, event string
 	p.until(func(m map[string]any) bool {
 		compacted = compacted || m["type"] == "compact_done"
-		return m["type"] == "ext_notify" && strings.HasPrefix(fmt.Sprint(m["message"]), "lc compact")
+		if s := fmt.Sprint(m["message"]); m["type"] == "ext_notify" {
+			if strings.HasPrefix(s, "lc session_compact") {
+				event = s
+			} else if strings.HasPrefix(s, "lc compact") {
+				completed = s
+			}
+		}
+		return completed != "" && event != ""
 	})
-	if !compacted {
-		t.Fatal("no compact_done before onComplete")
+	if !compacted || completed != "lc compacted: SUMMARY: hello and hi" || event != "lc session_compact fromExtension=true" {
+		t.Fatalf("compact_done %v; onComplete: %q; session_compact: %q", compacted, completed, event)
 	}
 	reqs := e.llm.Requests()
 	if last := toJSON(reqs[len(reqs)-1].Body); !strings.Contains(last, "keep the greetings") {

@@ -120,6 +120,9 @@ export default function lifecycle(pi: ExtensionAPI) {
 	pi.on("session_switch", async (e: any, ctx) => {
 		ctx.ui.notify(`lc switched: reason=${e.reason} entries=${ctx.sessionManager.getEntries().length}`, "info");
 	});
+	pi.on("session_compact", async (e: any, ctx) => {
+		ctx.ui.notify(`lc session_compact fromExtension=${e.fromExtension}`, "info");
+	});
 	pi.on("session_shutdown", async () => {
 		const out = process.env.LC_SHUTDOWN_FILE;
 		if (out) require("node:fs").writeFileSync(out, "session_shutdown\n");

@@ -456,6 +456,7 @@ function makeAPI(wire, extName) {
 				const o = options || {};
 				const f = { type: "compact" };
 				if (o.customInstructions) f.custom_instructions = String(o.customInstructions);
+				compactsAsked++;
 				action(f).then(
 					(r) => {
 						entriesFresh = false;
@@ -463,6 +464,7 @@ function makeAPI(wire, extName) {
 						if (typeof o.onComplete === "function") o.onComplete(result);
 					},
 					(err) => {
+						if (compactsAsked > 0) compactsAsked--; // refused: no compact_end of ours comes
 						log(`compact: ${err.message}`);
 						if (typeof o.onError === "function") o.onError(err);
 					},
@@ -830,6 +832,9 @@ function makeAPI(wire, extName) {
 		}
 	}
 
+	// Compactions this runtime asked for whose compact_end has not come.
+	let compactsAsked = 0;
+
 	// session_shutdown reaches the handlers once per runtime.
 	let shutdownEmitted = null;
 	function emitShutdown() {
@@ -898,8 +903,12 @@ function makeAPI(wire, extName) {
 			}
 			case "compact_start":
 				return emit("session_before_compact", { preparation: undefined, branchEntries: entries.slice(), signal: new AbortController().signal });
-			case "compact_end":
-				return emit("session_compact", { compactionEntry: undefined, fromExtension: false });
+			case "compact_end": {
+				// fromExtension: this runtime asked for it (ctx.compact).
+				const fromExtension = compactsAsked > 0;
+				if (fromExtension) compactsAsked--;
+				return emit("session_compact", { compactionEntry: undefined, fromExtension });
+			}
 			case "session_fork":
 				return emit("session_fork", {
 					previousSessionFile: f.previous_session_file || undefined,
