@@ -15,11 +15,33 @@ Write a dense, factual summary: the user's goals and constraints, decisions made
 
 const compactAsk = "Summarise the conversation above for the agent, as instructed."
 
+// compactAskWith is the summary request with extra instructions, if any.
+func compactAskWith(instructions string) string {
+	if strings.TrimSpace(instructions) == "" {
+		return compactAsk
+	}
+	return compactAsk + "\n\nAlso follow these instructions for the summary:\n" + strings.TrimSpace(instructions)
+}
+
 // compact replaces messages[:keepFrom] with one synthetic user message
 // holding a model-written summary. The summary call's own usage is counted
 // in the runtime's cost (zot forgets it). The hooks hear compact_start and
 // compact_end around it, for /compact and automatic compaction alike.
 func (r *Runtime) compact(ctx context.Context, emit func(Event), keepFrom int) error {
+	return r.compactWith(ctx, emit, keepFrom, "")
+}
+
+// CompactWith is Compact with the caller's instructions for the summary
+// (pi's ctx.compact customInstructions), added to zot's own.
+func (r *Runtime) CompactWith(ctx context.Context, instructions string) (<-chan Event, error) {
+	return r.start(ctx, func(ctx context.Context, emit func(Event)) {
+		if err := r.compactWith(ctx, emit, r.messageCount(), instructions); err != nil {
+			emit(errorEvent(err))
+		}
+	})
+}
+
+func (r *Runtime) compactWith(ctx context.Context, emit func(Event), keepFrom int, instructions string) error {
 	r.observe(Lifecycle{Event: "compact_start"})
 	defer r.observe(Lifecycle{Event: "compact_end"})
 	all := r.transcript()
@@ -36,7 +58,7 @@ func (r *Runtime) compact(ctx context.Context, emit func(Event), keepFrom int) e
 		Model:  r.Model(),
 		System: compactSystem,
 		Messages: append(append([]message.Message(nil), prefix...),
-			message.Message{Role: message.RoleUser, Content: []message.Content{message.Text(compactAsk)}, Time: now()}),
+			message.Message{Role: message.RoleUser, Content: []message.Content{message.Text(compactAskWith(instructions))}, Time: now()}),
 	}
 	client, model, err := r.clientFor(ctx, req.Model)
 	if err != nil {

@@ -729,6 +729,29 @@ func (r *Runtime) Resume(which string) error {
 	return nil
 }
 
+// ResumeFile replaces the transcript with the session stored at path
+// (pi's ctx.switchSession takes a session file). A file that is not a
+// session is an error and leaves the current session as it was.
+func (r *Runtime) ResumeFile(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("no session file %s: %w", path, err)
+	}
+	// Load skips lines it cannot read (a torn last line), so a file
+	// without a session's header or a message is not one.
+	l, err := session.Load(path)
+	if err == nil && !l.Legacy && l.Meta.ID == "" && len(l.Messages) == 0 {
+		err = errors.New("no session header or message in it")
+	}
+	if err != nil {
+		return fmt.Errorf("%s is not a zot session file: %w", path, err)
+	}
+	if err := r.resume(path); err != nil {
+		return err
+	}
+	r.ObserveSessionStart("resume")
+	return nil
+}
+
 func (r *Runtime) resume(path string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

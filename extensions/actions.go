@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,6 +43,40 @@ type RunControl interface {
 	Thinking() string
 	SetThinking(level string) error
 	Messages() []message.Message
+}
+
+// SessionControl is what a front's actions may add for the session's
+// lifetime (pi's ctx.compact, ctx.switchSession, ctx.shutdown).
+// RuntimeActionsWith has it; a front without it answers those actions
+// with an error.
+type SessionControl interface {
+	// Compact runs zot's compaction (as /compact) and returns its summary
+	// once it ended; an error during a run, or when it failed.
+	Compact(ctx context.Context, ext, instructions string) (string, error)
+	// SwitchSession resumes a stored session: a session file, or an id.
+	SwitchSession(ext, which string) error
+	// Shutdown ends the session as the front ends (Front.Shutdown).
+	Shutdown(ext string) error
+}
+
+// Front is what RuntimeActionsWith needs of a front beyond the runtime.
+type Front struct {
+	// StartRun starts a run with text when none is running (send_message
+	// steer / follow_up while idle); nil refuses that with an error.
+	StartRun func(text string) error
+	// SessionChanged (optional) is called after an extension moved the
+	// conversation (reason fork, tree, resume; editorText: the prompt a
+	// navigation went back to), for the front to follow.
+	SessionChanged func(reason, editorText string)
+	// EnqueueRun runs start as the front runs its own /compact (its
+	// events shown, queued with its runs); a run the front ends before it
+	// started (an abort, the front stopping) calls unstarted instead. nil:
+	// the front cannot start a compaction (zot -p).
+	EnqueueRun func(title string, start func(context.Context) (<-chan agent.Event, error), unstarted func(why string)) error
+	// Shutdown ends the session as the front's own end would (zot rpc:
+	// exits once idle); nil: ctx.shutdown is accepted and does nothing
+	// more (zot -p ends after its prompt anyway).
+	Shutdown func(ext string) error
 }
 
 // SetActions installs the front's actions; call it before Start (the
@@ -85,14 +120,133 @@ var _ ActionRuntime = (*agent.Runtime)(nil)
 // editorText: the prompt a navigation went back to), for the front to
 // follow.
 func RuntimeActions(rt ActionRuntime, startRun func(text string) error, sessionChanged func(reason, editorText string)) Actions {
-	return &runtimeActions{rt: rt, start: startRun, changed: sessionChanged}
+	return RuntimeActionsWith(rt, Front{StartRun: startRun, SessionChanged: sessionChanged})
+}
+
+// RuntimeActionsWith is RuntimeActions with the front's session controls
+// (SessionControl).
+func RuntimeActionsWith(rt ActionRuntime, f Front) Actions {
+	return &runtimeActions{rt: rt, start: f.StartRun, changed: f.SessionChanged, front: f}
 }
 
 type runtimeActions struct {
 	rt      ActionRuntime
 	start   func(string) error
 	changed func(reason, editorText string)
+	front   Front
 	mu      sync.Mutex // a message sent while idle starts one run, not two
+}
+
+var _ SessionControl = (*runtimeActions)(nil)
+
+// sessionRuntime is the part of *agent.Runtime SessionControl needs.
+type sessionRuntime interface {
+	Busy() bool
+	CompactWith(ctx context.Context, instructions string) (<-chan agent.Event, error)
+	Resume(which string) error
+	ResumeFile(path string) error
+}
+
+var _ sessionRuntime = (*agent.Runtime)(nil)
+
+// errDuringRun refuses what pi's commands do once idle.
+func errDuringRun(what string) error {
+	return fmt.Errorf("%s cannot start during a run: call it when the agent is idle (ctx.waitForIdle(), or from a command)", what)
+}
+
+func (a *runtimeActions) Compact(ctx context.Context, ext, instructions string) (string, error) {
+	sr, ok := a.rt.(sessionRuntime)
+	if !ok || a.front.EnqueueRun == nil {
+		return "", fmt.Errorf("this front cannot start a compaction (zot -p runs one prompt)")
+	}
+	if sr.Busy() {
+		return "", errDuringRun("a compaction")
+	}
+	type outcome struct {
+		summary string
+		err     error
+	}
+	done := make(chan outcome, 1)
+	start := func(rctx context.Context) (<-chan agent.Event, error) {
+		ch, err := sr.CompactWith(rctx, instructions)
+		if err != nil {
+			if errors.Is(err, agent.ErrBusy) {
+				err = errDuringRun("a compaction")
+			}
+			done <- outcome{err: err}
+			return nil, err
+		}
+		// The front shows the run's events; the extension hears how it
+		// ended.
+		out := make(chan agent.Event, cap(ch))
+		go func() {
+			defer close(out)
+			var o outcome
+			ended := false
+			for ev := range ch {
+				switch ev.Type {
+				case agent.EventCompactDone:
+					o.summary, ended = ev.Summary, true
+				case agent.EventError:
+					o.err = errors.New(ev.Message)
+				case agent.EventTurnEnd:
+					if ev.Stop == provider.StopAborted {
+						o.err = errors.New("the compaction was aborted")
+					}
+				}
+				out <- ev
+			}
+			if o.err == nil && !ended {
+				o.err = errors.New("the compaction ended without a summary")
+			}
+			done <- o
+		}()
+		return out, nil
+	}
+	unstarted := func(why string) { done <- outcome{err: fmt.Errorf("the compaction did not start: %s", why)} }
+	if err := a.front.EnqueueRun("compacting the conversation (asked by extension "+ext+")", start, unstarted); err != nil {
+		return "", err
+	}
+	select {
+	case o := <-done:
+		return o.summary, o.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+func (a *runtimeActions) SwitchSession(ext, which string) error {
+	sr, ok := a.rt.(sessionRuntime)
+	if !ok {
+		return fmt.Errorf("this front cannot switch sessions")
+	}
+	var err error
+	if looksLikePath(which) {
+		err = sr.ResumeFile(which)
+	} else {
+		err = sr.Resume(which)
+	}
+	if errors.Is(err, agent.ErrBusy) {
+		return errDuringRun("a session switch")
+	}
+	if err != nil {
+		return err
+	}
+	a.sessionChanged("resume", "")
+	return nil
+}
+
+// looksLikePath tells a session file from a session id ("latest", an id
+// of zot sessions).
+func looksLikePath(s string) bool {
+	return strings.ContainsAny(s, `/\`) || strings.HasSuffix(s, ".jsonl")
+}
+
+func (a *runtimeActions) Shutdown(ext string) error {
+	if a.front.Shutdown == nil {
+		return nil
+	}
+	return a.front.Shutdown(ext)
 }
 
 func (a *runtimeActions) Fork(ctx context.Context, ext, entry string, withFiles bool) (agent.ForkResult, error) {
@@ -239,6 +393,10 @@ func (a *runtimeActions) Entries(ext, kind string) []wire.Entry {
 // onAction serves an action frame on its own goroutine (an action may
 // start a run, which waits on hooks answered by this very reader).
 func (p *proc) onAction(f wire.Frame) {
+	if f.Type == wire.TypeReload {
+		p.onReload(f)
+		return
+	}
 	res := wire.Frame{Type: wire.TypeActionResult, ID: f.ID}
 	err := p.doAction(f, &res)
 	if err != nil {
@@ -250,6 +408,23 @@ func (p *proc) onAction(f wire.Frame) {
 	} else if err != nil {
 		p.send(wire.Frame{Type: wire.TypeError, Ref: f.Type, Error: err.Error()}, false)
 	}
+}
+
+// onReload restarts every extension, as /reload-ext does: the host's
+// own, in every front. It is answered first, as the caller is one of the
+// extensions restarted (pi: "await ctx.reload()" resolves, and the
+// handler's frame runs on in the old runtime, which then stops).
+func (p *proc) onReload(f wire.Frame) {
+	if f.ID != "" {
+		p.send(wire.Frame{Type: wire.TypeActionResult, ID: f.ID}, false)
+	}
+	h := p.s.h
+	p.log.printf("reload: asked by the extension")
+	h.goBG(func() {
+		if err := h.Reload(h.ctx); err != nil {
+			h.logf("reload asked by extension %s: %v", p.name, err)
+		}
+	})
 }
 
 func (p *proc) doAction(f wire.Frame, res *wire.Frame) error {
@@ -334,6 +509,32 @@ func (p *proc) doAction(f wire.Frame, res *wire.Frame) error {
 			return nil
 		}
 		return a.NewSession(p.name)
+	case wire.TypeCompact, wire.TypeSwitchSession, wire.TypeRequestShutdown:
+		sc, ok := a.(SessionControl)
+		if !ok {
+			return fmt.Errorf("this front offers no %s", f.Type)
+		}
+		switch f.Type {
+		case wire.TypeCompact:
+			if len(f.CustomInstructions) > wire.MaxActionBytes {
+				return fmt.Errorf("compact custom_instructions is %d bytes; the limit is %d", len(f.CustomInstructions), wire.MaxActionBytes)
+			}
+			summary, err := sc.Compact(p.s.h.ctx, p.name, f.CustomInstructions)
+			res.Summary = summary
+			return err
+		case wire.TypeSwitchSession:
+			which := strings.TrimSpace(f.SessionFile)
+			if which == "" {
+				return fmt.Errorf("switch_session needs a session_file (a session file, or a session id)")
+			}
+			if d := p.s.h.BeforeSwitch(p.s.h.ctx, "resume", which); d.Cancel {
+				res.Cancelled, res.Reason = true, switchRefused(d)
+				return nil
+			}
+			return sc.SwitchSession(p.name, which)
+		default:
+			return sc.Shutdown(p.name)
+		}
 	case wire.TypeGetTree:
 		t, err := a.Tree()
 		if err != nil {

@@ -3,6 +3,7 @@ package extensions
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -371,4 +372,81 @@ func TestChatInputWithoutFront(t *testing.T) {
 	if n := strings.Count(e.logOf("capext"), ignored); n != 1 {
 		t.Fatalf("the ignored set was logged %d times, want once:\n%s", n, e.logOf("capext"))
 	}
+}
+
+// sessionActions is a front's actions with the session controls
+// (SessionControl), recording what the extensions asked.
+type sessionActions struct {
+	fakeActions
+	mu    sync.Mutex
+	asked []string
+}
+
+func (a *sessionActions) note(s string) {
+	a.mu.Lock()
+	a.asked = append(a.asked, s)
+	a.mu.Unlock()
+}
+
+func (a *sessionActions) Compact(_ context.Context, ext, instructions string) (string, error) {
+	a.note("compact " + ext + " " + instructions)
+	if instructions == "fail" {
+		return "", errors.New("a compaction cannot start during a run")
+	}
+	return "the summary", nil
+}
+
+func (a *sessionActions) SwitchSession(ext, which string) error {
+	a.note("switch " + ext + " " + which)
+	return nil
+}
+
+func (a *sessionActions) Shutdown(ext string) error {
+	a.note("shutdown " + ext)
+	return nil
+}
+
+// The session's lifetime actions (compact, switch_session,
+// request_shutdown, reload) from a Go SDK extension: each reaches the
+// front's SessionControl with its arguments and answers with its result
+// or error; a session_before_switch refusal answers cancelled without
+// asking the front; a front without SessionControl answers by name; reload
+// is answered, then the extension is restarted.
+func TestSessionControlActions(t *testing.T) {
+	e := newEnv(t)
+	writeExt(t, filepath.Join(GlobalRoot(e.home), "capext"), "capext", map[string]any{"exec": capext(t), "args": []string{}})
+	e.global("refuser", "-caps", "hooks", "-intercept", "session_before_switch", "-block", "refused.jsonl")
+	h := e.start(func(o *Options) { o.UI = &askUI{} })
+	act := &sessionActions{}
+	h.SetActions(act)
+	for _, c := range []struct{ args, want string }{
+		{`{"op":"compact","arg":"keep the plan"}`, `compact: "the summary" err=<nil>`},
+		{`{"op":"compact","arg":"fail"}`, `compact: "" err=a compaction cannot start during a run`},
+		{`{"op":"switch","arg":"/s/one.jsonl"}`, `switch: "cancelled=false" err=<nil>`},
+		{`{"op":"switch","arg":"/s/refused.jsonl"}`, `switch: "cancelled=true" err=<nil>`},
+		{`{"op":"switch","arg":" "}`, `switch: "cancelled=false" err=switch_session needs a session_file (a session file, or a session id)`},
+		{`{"op":"shutdown"}`, `shutdown: "" err=<nil>`},
+	} {
+		if got := resultText(callTool(t, h, "session_ctl", c.args)); got != c.want {
+			t.Errorf("%s: %q, want %q", c.args, got, c.want)
+		}
+	}
+	act.mu.Lock()
+	asked := strings.Join(act.asked, "|")
+	act.mu.Unlock()
+	if asked != "compact capext keep the plan|compact capext fail|switch capext /s/one.jsonl|shutdown capext" {
+		t.Fatalf("the front was asked: %q", asked)
+	}
+
+	h.SetActions(fakeActions{}) // a front without session controls
+	if got := resultText(callTool(t, h, "session_ctl", `{"op":"compact"}`)); got != `compact: "" err=this front offers no compact` {
+		t.Fatalf("compact without SessionControl: %q", got)
+	}
+
+	if got := resultText(callTool(t, h, "session_ctl", `{"op":"reload"}`)); got != `reload: "" err=<nil>` {
+		t.Fatalf("reload: %q", got)
+	}
+	eventually(t, "capext restarted by its reload", func() bool {
+		return strings.Count(e.logOf("capext"), "started capext (pid") >= 2
+	})
 }

@@ -530,8 +530,15 @@ func (h *Host) BeforeSwitch(ctx context.Context, reason, which string) agent.Tre
 	f := wire.Frame{Type: wire.TypeEventIntercept, Event: wire.EventSessionBeforeSwitch, Reason: reason}
 	if reason == "resume" {
 		f.SessionID = which
-		// The session it will be (a resume that finds none fails anyway).
-		if path, err := session.FindWorkspace(h.o.Home, h.o.Cwd, which); err == nil {
+		// The session it will be (a resume that finds none fails anyway);
+		// a session file (pi's switchSession) is that file.
+		path, err := which, error(nil)
+		if looksLikePath(which) {
+			f.SessionID = ""
+		} else {
+			path, err = session.FindWorkspace(h.o.Home, h.o.Cwd, which)
+		}
+		if err == nil {
 			f.SessionFile = path
 			infos, _ := session.ListWorkspace(h.o.Home, h.o.Cwd)
 			for _, in := range infos {

@@ -63,6 +63,22 @@ func (p *proc) onRegisterProvider(f wire.Frame) bool {
 	return true
 }
 
+// onUnregisterProvider withdraws a provider the extension registered
+// (pi's unregisterProvider): its models leave the fronts' lists. A name it
+// did not register is no error (pi: no effect).
+func (p *proc) onUnregisterProvider(f wire.Frame) bool {
+	name := strings.TrimSpace(f.Name)
+	p.mu.Lock()
+	n := len(p.providers)
+	p.providers = slices.DeleteFunc(p.providers, func(r providerReg) bool { return r.name == name })
+	removed := len(p.providers) < n
+	p.mu.Unlock()
+	if removed {
+		p.log.printf("unregistered provider %s", name)
+	}
+	return removed
+}
+
 // providerOwners is each registered provider's extension, in load order
 // (the first extension with a provider name wins).
 func (h *Host) providerOwners() (order []string, regs map[string]providerReg, owners map[string]*proc) {

@@ -89,7 +89,8 @@ func (p *proc) handle(f wire.Frame) {
 		p.onToolUpdate(f)
 	case wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries,
 		wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree, wire.TypeNewSession,
-		wire.TypeAbort, wire.TypeGetThinking, wire.TypeSetThinking, wire.TypeGetMessages, wire.TypeGetCommands:
+		wire.TypeAbort, wire.TypeGetThinking, wire.TypeSetThinking, wire.TypeGetMessages, wire.TypeGetCommands,
+		wire.TypeCompact, wire.TypeReload, wire.TypeSwitchSession, wire.TypeRequestShutdown:
 		go p.onAction(f)
 	case wire.TypeBusPublish:
 		p.onBusPublish(f)
@@ -105,6 +106,8 @@ func (p *proc) handle(f wire.Frame) {
 		p.deliver(f)
 	case wire.TypeRegisterProvider:
 		changed = p.onRegisterProvider(f)
+	case wire.TypeUnregisterProvider:
+		changed = p.onUnregisterProvider(f)
 	case wire.TypeProviderDelta:
 		p.onProviderDelta(f)
 	default:

@@ -63,13 +63,17 @@ type UIAnswer struct {
 
 // hostCapabilities is hello_ack.host_capabilities for this front.
 func (h *Host) hostCapabilities() *wire.HostCapabilities {
-	c := &wire.HostCapabilities{Hooks: slices.Clone(interceptable), Actions: []string{}}
+	// reload is the host's own: every front serves it.
+	c := &wire.HostCapabilities{Hooks: slices.Clone(interceptable), Actions: []string{wire.TypeReload}}
 	if a, ok := h.o.UI.(Asker); ok {
 		c.UI = a.UICapabilities()
 	}
-	if h.actions() != nil {
-		c.Actions = []string{wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries,
-			wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree, wire.TypeNewSession}
+	if act := h.actions(); act != nil {
+		c.Actions = append(c.Actions, wire.TypeSendMessage, wire.TypeSetActiveTools, wire.TypeGetTools, wire.TypeSetModel, wire.TypeAppendEntry, wire.TypeGetEntries,
+			wire.TypeFork, wire.TypeNavigateTree, wire.TypeGetTree, wire.TypeNewSession)
+		if _, ok := act.(SessionControl); ok {
+			c.Actions = append(c.Actions, wire.TypeCompact, wire.TypeSwitchSession, wire.TypeRequestShutdown)
+		}
 	}
 	c.Features = h.features()
 	return c

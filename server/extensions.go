@@ -230,7 +230,8 @@ func (s *Server) startHost() {
 		st := rt.State()
 		cfg.Provider, cfg.Model = st.Provider, st.Model
 		if ar, ok := rt.(extensions.ActionRuntime); ok {
-			cfg.Actions = extensions.RuntimeActions(ar, s.startExtensionRun, s.extensionMovedSession)
+			cfg.Actions = extensions.RuntimeActionsWith(ar, extensions.Front{StartRun: s.startExtensionRun, SessionChanged: s.extensionMovedSession,
+				EnqueueRun: s.enqueueExtensionRun, Shutdown: s.extensionShutdown})
 		}
 	}
 	s.mu.Unlock()
@@ -278,6 +279,25 @@ func (s *Server) startExtensionRun(text string) error {
 	s.runs.enqueue(&run{kind: "prompt", title: firstLine(text), start: func(ctx context.Context) (<-chan agent.Event, error) {
 		return rt.Prompt(ctx, text, nil)
 	}})
+	return nil
+}
+
+// enqueueExtensionRun runs an extension's compaction (ctx.compact) as
+// zot/compact does: the editor sees its run. Only while nothing runs or
+// waits, so the extension hears how it ended.
+func (s *Server) enqueueExtensionRun(title string, start func(context.Context) (<-chan agent.Event, error), unstarted func(string)) error {
+	if current, queued := s.runs.status(); current != "" || queued > 0 {
+		return fmt.Errorf("a compaction cannot start during a run: call it when the agent is idle (ctx.waitForIdle(), or from a command)")
+	}
+	s.runs.enqueue(&run{kind: "compact", title: title, start: start, unstarted: unstarted})
+	return nil
+}
+
+// extensionShutdown answers an extension's ctx.shutdown: the editor owns
+// zot lsp's lifetime, so the server stays and the user is told (a
+// warning naming the extension); the session goes on.
+func (s *Server) extensionShutdown(ext string) error {
+	hostUI{s}.Notify(ext, "warn", "asked zot to shut down (ctx.shutdown); zot lsp keeps serving the editor: close the chat or the editor to end the session")
 	return nil
 }
 

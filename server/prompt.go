@@ -294,6 +294,9 @@ type run struct {
 	kind  string // prompt | compact | bash
 	title string
 	start func(ctx context.Context) (<-chan agent.Event, error)
+	// unstarted (optional) hears why a run ended before it started (an
+	// extension's compaction waits for its end).
+	unstarted func(why string)
 
 	// guarded by runQueue.mu
 	aborted bool
@@ -386,6 +389,9 @@ func (q *runQueue) abort(clearQueue bool) AbortResult {
 
 // endUnstarted ends a run that never started: error, then done.
 func (s *Server) endUnstarted(r *run, why string) {
+	if r.unstarted != nil {
+		r.unstarted(why)
+	}
 	s.sendEvent(agent.Event{Type: agent.EventError, Message: why}, r.id)
 	s.sendEvent(agent.Event{Type: agent.EventDone}, r.id)
 }

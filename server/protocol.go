@@ -27,7 +27,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 32
+const ProtocolRevision = 33
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"

@@ -116,7 +116,7 @@ func newRuntime(ctx context.Context, c *common, cfg agent.Config, watch bool, st
 	// included: they are known once the runtime is built.
 	st := rt.State()
 	host.SetModelInfo(st.Provider, st.Model)
-	host.SetActions(extensions.RuntimeActions(rt, front.startRun, nil))
+	host.SetActions(extensions.RuntimeActionsWith(rt, extensions.Front{StartRun: front.startRun, EnqueueRun: front.enqueueRun, Shutdown: front.shutdown}))
 	if err := host.Start(ctx); err != nil {
 		host.Close(context.WithoutCancel(ctx))
 		closeMCP()
@@ -150,6 +150,10 @@ type lateFront struct {
 	asker extensions.Asker
 	start func(text string) error
 	ready chan struct{} // closed by set
+	// The mode's session controls (zot rpc's; setSession before set):
+	// an extension's compaction run, its ctx.shutdown.
+	enqueue func(title string, start func(context.Context) (<-chan agent.Event, error), unstarted func(string)) error
+	end     func(ext string) error
 }
 
 func newLateFront(caps wire.UICapabilities) *lateFront {
@@ -161,6 +165,37 @@ func (f *lateFront) set(a extensions.Asker, start func(string) error) {
 	f.asker, f.start = a, start
 	f.mu.Unlock()
 	close(f.ready)
+}
+
+// setSession gives the mode's session controls; call it before set.
+func (f *lateFront) setSession(enqueue func(string, func(context.Context) (<-chan agent.Event, error), func(string)) error, end func(string) error) {
+	f.mu.Lock()
+	f.enqueue, f.end = enqueue, end
+	f.mu.Unlock()
+}
+
+func (f *lateFront) enqueueRun(title string, start func(context.Context) (<-chan agent.Event, error), unstarted func(string)) error {
+	f.current(context.Background())
+	f.mu.Lock()
+	enqueue := f.enqueue
+	f.mu.Unlock()
+	if enqueue == nil {
+		return fmt.Errorf("this mode cannot start a compaction (zot -p runs its one prompt)")
+	}
+	return enqueue(title, start, unstarted)
+}
+
+// shutdown is ctx.shutdown: zot rpc exits once idle; zot -p ends after
+// its prompt anyway, so there it is accepted and changes nothing.
+func (f *lateFront) shutdown(ext string) error {
+	f.current(context.Background())
+	f.mu.Lock()
+	end := f.end
+	f.mu.Unlock()
+	if end == nil {
+		return nil
+	}
+	return end(ext)
 }
 
 // current waits (bounded by ctx) until the mode serves.

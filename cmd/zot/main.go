@@ -185,6 +185,7 @@ func serveRPC(c *common, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	srv := rpc.New(rt, opts)
 	live.Store(srv)
+	front.setSession(srv.EnqueueRun, srv.Shutdown)
 	front.set(srv, srv.StartPrompt)
 	if err := srv.Serve(ctx, stdin, stdout); err != nil {
 		fmt.Fprintln(stderr, "zot rpc:", err)

@@ -237,6 +237,35 @@ func (e *Extension) Tree(ctx context.Context) (*wire.Tree, error) {
 	return r.Tree, err
 }
 
+// Compact runs zot's compaction as /compact does, with instructions
+// added to its summary request, and returns the summary once it ended. It
+// fails during a run, and in zot -p.
+func (e *Extension) Compact(ctx context.Context, instructions string) (summary string, err error) {
+	r, err := e.request(ctx, wire.Frame{Type: wire.TypeCompact, CustomInstructions: instructions})
+	return r.Summary, err
+}
+
+// Reload restarts every extension as /reload-ext does, this one too: it
+// returns before the restart begins.
+func (e *Extension) Reload(ctx context.Context) error {
+	_, err := e.request(ctx, wire.Frame{Type: wire.TypeReload})
+	return err
+}
+
+// SwitchSession resumes a stored session (a session file, a session id or
+// "latest"); cancelled when an extension's session_before_switch refused.
+func (e *Extension) SwitchSession(ctx context.Context, which string) (cancelled bool, err error) {
+	r, err := e.request(ctx, wire.Frame{Type: wire.TypeSwitchSession, SessionFile: which})
+	return r.Cancelled, err
+}
+
+// Shutdown asks the front to end the session as its own end would (zot
+// rpc exits once idle; zot lsp tells the user and stays).
+func (e *Extension) Shutdown(ctx context.Context) error {
+	_, err := e.request(ctx, wire.Frame{Type: wire.TypeRequestShutdown})
+	return err
+}
+
 // OnBeforeFork installs the session_before_fork hook. Call before Run.
 func (e *Extension) OnBeforeFork(fn BeforeForkHandler) { e.setHook(wire.EventSessionBeforeFork, fn) }
 

@@ -97,6 +97,21 @@ const (
 	// input's text now ("" where the front has none).
 	TypeSetEditorText = "set_editor_text"
 	TypeGetEditorText = "get_editor_text"
+	// The session's lifetime (pi's ctx.compact, ctx.reload,
+	// ctx.switchSession, ctx.shutdown), each answered by action_result:
+	// compact {custom_instructions} runs zot's compaction as /compact does
+	// and answers when it ends (Summary); reload restarts every extension
+	// as /reload-ext does (answered first: the caller is restarted too);
+	// switch_session {session_file} resumes that session (a file, or a
+	// session id); request_shutdown ends the session the way the front
+	// ends (zot rpc: exits once idle; zot lsp: the editor is told, the
+	// server stays). unregister_provider {name} withdraws a
+	// register_provider.
+	TypeCompact            = "compact"
+	TypeReload             = "reload"
+	TypeSwitchSession      = "switch_session"
+	TypeRequestShutdown    = "request_shutdown"
+	TypeUnregisterProvider = "unregister_provider"
 )
 
 // Frame types, host → extension.
@@ -394,6 +409,8 @@ type Frame struct {
 	// navigate_tree's action_result: the prompt navigated to (pi puts it
 	// in the editor)
 	EditorText string `json:"editor_text,omitempty"`
+	// compact's action_result: the summary the compaction wrote
+	Summary string `json:"summary,omitempty"`
 	// get_tree's action_result
 	Tree *Tree `json:"tree,omitempty"`
 	// session_before_fork / session_before_tree response: refuse (pi's

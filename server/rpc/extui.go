@@ -208,3 +208,44 @@ func (s *Server) StartPrompt(text string) error {
 	})
 	return err
 }
+
+// EnqueueRun queues an extension's compaction (ctx.compact) as the
+// compact command does: its events are the session's. Refused while a
+// run is in progress or waiting, so the extension hears how it ended.
+func (s *Server) EnqueueRun(title string, start func(context.Context) (<-chan agent.Event, error), unstarted func(why string)) error {
+	if s.outp.Load() == nil {
+		return errors.New("the rpc session is not serving")
+	}
+	s.mu.Lock()
+	busy := s.pending > 0
+	s.mu.Unlock()
+	if busy {
+		return errors.New("a compaction cannot start during a run: call it when the agent is idle (ctx.waitForIdle(), or from a command)")
+	}
+	var err error
+	s.enqueueJob(func(any) {}, func(e error) { err = e }, &job{start: start, unstarted: unstarted})
+	return err
+}
+
+// Shutdown is an extension's ctx.shutdown: pi's RPC mode exits at the
+// next idle. The shutdown event names the extension; no command is read
+// after the one being handled, the running and queued runs finish, then
+// Serve returns (zot rpc exits 0; the extensions hear session_shutdown).
+func (s *Server) Shutdown(extension string) error {
+	if s.outp.Load() == nil {
+		return errors.New("the rpc session is not serving")
+	}
+	s.shutdownOnce.Do(func() {
+		if w := s.live.Load(); w != nil {
+			w.write(ShutdownEvent{Type: "shutdown", Extension: extension})
+		}
+		close(s.shutdown)
+	})
+	return nil
+}
+
+// ShutdownEvent is the shutdown event: an extension ended the session.
+type ShutdownEvent struct {
+	Type      string `json:"type"`
+	Extension string `json:"extension"`
+}

@@ -149,19 +149,28 @@ type Server struct {
 	// editorKind: the client's hello announced ui_kinds "editor".
 	editorKind atomic.Bool
 	outp       atomic.Pointer[writer] // s.out for the extension goroutines
+
+	// shutdown is closed by an extension's ctx.shutdown (Shutdown): Serve
+	// then ends as at the end of input.
+	shutdown     chan struct{}
+	shutdownOnce sync.Once
 }
 
 // job is one accepted prompt or compaction. aborted and cancel are
 // guarded by Server.mu.
 type job struct {
-	start   func(context.Context) (<-chan agent.Event, error)
+	start func(context.Context) (<-chan agent.Event, error)
+	// unstarted (optional) hears why the job ended before it started
+	// (an extension's compaction waits for its end).
+	unstarted func(why string)
+
 	aborted bool               // an abort named it (before or after it started)
 	cancel  context.CancelFunc // the run's context, once the worker starts it
 }
 
 // New makes a server for rt.
 func New(rt *agent.Runtime, opts Options) *Server {
-	s := &Server{rt: rt, opts: opts}
+	s := &Server{rt: rt, opts: opts, shutdown: make(chan struct{})}
 	s.cond.L = &s.mu
 	return s
 }
@@ -205,6 +214,11 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			s.stop(cancel, workerDone)
 			return err
 		}
+	case <-s.shutdown:
+		// An extension's ctx.shutdown: as at EOF, what was asked
+		// finishes; no command is read after this one (the reader is
+		// left blocked on the input, as when ctx ends).
+		s.stopping.Store(true)
 	case <-ctx.Done():
 		s.stop(cancel, workerDone)
 		return nil
@@ -336,6 +350,11 @@ func (s *Server) endInput(drop bool) {
 	if drop {
 		s.dropped = true
 		s.pending -= len(s.queue)
+		for _, j := range s.queue {
+			if j.unstarted != nil {
+				j.unstarted("zot rpc is stopping")
+			}
+		}
 		clear(s.queue)
 		s.queue = nil
 	}
@@ -507,6 +526,12 @@ func startedData(queued bool) map[string]any {
 // enqueue queues a run, or refuses it when MaxQueued runs already wait or
 // the input has ended (errInputEnded). It never blocks on the queue.
 func (s *Server) enqueue(ok func(any), fail func(error), start func(context.Context) (<-chan agent.Event, error)) {
+	s.enqueueJob(ok, fail, &job{start: start})
+}
+
+// enqueueJob is enqueue of a job (one with unstarted set: it hears a
+// drop).
+func (s *Server) enqueueJob(ok func(any), fail func(error), j *job) {
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
@@ -528,8 +553,11 @@ func (s *Server) enqueue(ok func(any), fail func(error), start func(context.Cont
 	s.adding--
 	if s.dropped {
 		s.pending--
+		if j.unstarted != nil {
+			j.unstarted("zot rpc is stopping")
+		}
 	} else {
-		s.queue = append(s.queue, &job{start: start})
+		s.queue = append(s.queue, j)
 	}
 	s.cond.Broadcast()
 	s.mu.Unlock()
@@ -659,6 +687,9 @@ func (s *Server) runJob(ctx context.Context, j *job) {
 	}
 	s.mu.Unlock()
 	if aborted {
+		if j.unstarted != nil {
+			j.unstarted("aborted before it started")
+		}
 		s.out.event(agent.Event{Type: agent.EventTurnEnd, Stop: provider.StopAborted})
 		s.finish(j)
 		return

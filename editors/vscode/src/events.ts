@@ -61,7 +61,9 @@ export async function onSessionChanged(ctx: Ctx, p: ext.SessionChangedParams): P
             ? "forked the conversation into a new session"
             : p.reason === "new"
               ? "started a new session"
-              : "moved the conversation in the session tree";
+              : p.reason === "resume"
+                ? "resumed a stored session"
+                : "moved the conversation in the session tree";
     ctx.chat.notice("info", `An extension ${what} (session ${p.sessionId}, ${p.messageCount} messages).`);
     if (p.editorText) {
         ctx.chat.post({ type: "insert", text: p.editorText });

@@ -263,7 +263,7 @@ export const sessionFork = new lc.RequestType<SessionForkParams, SessionForkResu
 export interface SessionChangedParams {
     sessionId: string;
     messageCount: number;
-    /** fork, tree or new */
+    /** fork, tree, new or resume */
     reason: string;
     /** The prompt a navigation went back to, for the chat's input. */
     editorText?: string;

@@ -43,7 +43,7 @@ async function main() {
 		type: "hello",
 		name,
 		version: "pi",
-		capabilities: ["tools", "ready", "ui", "hooks", "actions", "bus", "exec"],
+		capabilities: ["tools", "ready", "ui", "hooks", "actions", "bus", "exec", "providers"],
 	});
 	const acked = wire.waitHello();
 	const rt = makeAPI(wire, name);

@@ -13,6 +13,8 @@
 //	tool "entries": answers get_entries "note"
 //	tool "ask_timeout": input with default "dflt" and timeout_ms 100
 //	tool "widget": set_widget w ["line 1","line 2"]
+//	tool "session_ctl" {op, arg}: op compact (arg: instructions), switch
+//	  (arg: the session), shutdown or reload; answers what the host said
 //	command /plan: set_status plan "plan", set_active_tools [read]
 //	tool_result hook: appends " [linted]" to write results
 //	before_agent_start hook: adds "CAPEXT-CONTEXT", system "CAPEXT-SYSTEM"
@@ -110,6 +112,26 @@ func main() {
 			return sdk.ErrorResult(err.Error())
 		}
 		return sdk.TextResult("steered")
+	})
+	e.Tool("session_ctl", "the session's lifetime actions", nil, func(raw json.RawMessage) sdk.ToolResult {
+		var a struct{ Op, Arg string }
+		_ = json.Unmarshal(raw, &a)
+		ctx := context.Background()
+		var out string
+		var err error
+		switch a.Op {
+		case "compact":
+			out, err = e.Compact(ctx, a.Arg)
+		case "switch":
+			var cancelled bool
+			cancelled, err = e.SwitchSession(ctx, a.Arg)
+			out = fmt.Sprint("cancelled=", cancelled)
+		case "shutdown":
+			err = e.Shutdown(ctx)
+		case "reload":
+			err = e.Reload(ctx)
+		}
+		return sdk.TextResult(fmt.Sprintf("%s: %q err=%v", a.Op, out, err))
 	})
 	e.Tool("big_entry", "appends too much", nil, func(json.RawMessage) sdk.ToolResult {
 		err := e.AppendEntry(context.Background(), "note", strings.Repeat("x", 1<<20+1))

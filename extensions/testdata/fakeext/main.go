@@ -480,6 +480,11 @@ func intercept(id string, f map[string]json.RawMessage) {
 			emit(frame{"type": "event_intercept_response", "id": id, "cancel": true, "reason": *name + " refused the " + str(f, "event")})
 			return
 		}
+	case "session_before_switch":
+		if *block != "" && strings.Contains(str(f, "session_file"), *block) {
+			emit(frame{"type": "event_intercept_response", "id": id, "cancel": true, "reason": *name + " refused: " + *block})
+			return
+		}
 	case "turn_start":
 		if *blockTurn {
 			emit(frame{"type": "event_intercept_response", "id": id, "block": true, "reason": "outside business hours"})

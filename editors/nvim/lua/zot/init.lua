@@ -481,6 +481,7 @@ end
 function M.session_changed(state, params)
   local what = params.reason == 'fork' and 'forked the conversation into a new session'
     or params.reason == 'new' and 'started a new session'
+    or params.reason == 'resume' and 'resumed a stored session'
     or 'moved the conversation in the session tree'
   local note = ('An extension %s (session %s, %d messages).'):format(
     what,

@@ -8,6 +8,7 @@
 const { AsyncLocalStorage } = require("node:async_hooks");
 const { toJSONSchema, validateArgs } = require("./schema.js");
 const { renderToLines, plainTheme } = require("./pi-tui.js");
+const { makeProviders } = require("./providers.js");
 
 // pi's events, by how zot delivers them: intercepts (hooks with a result),
 // and one-way events (zot's event name → pi's).
@@ -49,6 +50,10 @@ const NEVER = new Set([
 	"message_update",
 	"tool_execution_update",
 ]);
+
+// zot's own providers: their model ids are bare (an extension provider's
+// are "provider/id").
+const ZOT_PROVIDERS = new Set(["anthropic", "openai"]);
 
 const DETAILS_KIND = "pi:tool_result"; // a tool's result, kept for getBranch()
 const NAME_KIND = "pi:session_name";
@@ -120,6 +125,8 @@ function makeAPI(wire, extName) {
 	function log(msg) {
 		process.stderr.write(`[pi] ${msg}\n`);
 	}
+
+	const providers = makeProviders(wire, log);
 
 	// ---- what the host offers ----
 	const uiCaps = () => (ack && ack.host_capabilities && ack.host_capabilities.ui) || {};
@@ -209,8 +216,27 @@ function makeAPI(wire, extName) {
 		}
 	}
 
+	// setModelFrom keeps ctx.model as pi names it: an extension
+	// provider's model is zot's "provider/id", pi's {provider, id} (a
+	// model this runtime registered is its own object).
 	function setModelFrom(provider, id) {
-		model = id ? { provider: provider || (model && model.provider) || "", id, name: id, api: provider || "" } : undefined;
+		if (!id) {
+			model = undefined;
+			return;
+		}
+		const p = provider || (model && model.provider) || "";
+		const bare = p && id.startsWith(p + "/") ? id.slice(p.length + 1) : id;
+		model = providers.model(p, bare) || { provider: p, id: bare, name: bare, api: p };
+	}
+
+	// zotModelID is the id zot selects a pi model by: "provider/id" for an
+	// extension provider's (zot's own providers' ids are bare).
+	function zotModelID(m) {
+		if (typeof m === "string") return m;
+		const id = m && m.id ? String(m.id) : "";
+		const p = m && m.provider ? String(m.provider) : "";
+		if (!p || id.includes("/") || ZOT_PROVIDERS.has(p)) return id;
+		return `${p}/${id}`;
 	}
 
 	// ---- ctx.ui ----
@@ -400,10 +426,17 @@ function makeAPI(wire, extName) {
 		for (let i = entries.length - 1; i >= 0; i--) if (entries[i].type === "message" && MESSAGE_ID.test(entries[i].id)) return entries[i];
 		return undefined;
 	}
+	// What the runtime knows: the current model and the models of the
+	// providers this runtime registered (zot's catalogue stays zot's).
+	const knownModels = () => {
+		const all = providers.models();
+		if (model && !all.some((m) => m.provider === model.provider && m.id === model.id)) all.unshift(model);
+		return all;
+	};
 	const modelRegistry = {
-		getAll: () => (model ? [model] : []),
-		getAvailable: () => (model ? [model] : []),
-		find: (provider, id) => (model && model.id === id ? model : { provider, id, name: id, api: provider }),
+		getAll: knownModels,
+		getAvailable: knownModels,
+		find: (provider, id) => knownModels().find((m) => m.provider === provider && m.id === id) || { provider, id, name: id, api: provider },
 		async getApiKey() {
 			return undefined; // zot keeps its credentials from extensions
 		},
@@ -428,15 +461,33 @@ function makeAPI(wire, extName) {
 				action({ type: "abort" }).catch((err) => log(`abort: ${err.message}`));
 			},
 			hasPendingMessages: () => pendingMessages > 0,
+			// shutdown(): the request_shutdown action; the front decides
+			// (zot rpc exits once idle, session_shutdown first; zot -p ends
+			// after its prompt anyway; zot lsp tells the editor and stays).
 			shutdown() {
-				// The front owns zot's lifetime (an editor, an RPC client).
-				logOnce("ctx.shutdown");
+				action({ type: "request_shutdown" }).catch((err) => log(`shutdown: ${err.message}`));
 			},
 			getContextUsage: () => undefined,
+			// compact(options): zot's compaction as /compact runs it (the
+			// compact action), not awaited: onComplete({summary, …}) or
+			// onError(Error) once it ended; refused during a run.
 			compact(options) {
-				const err = new Error("zot does not let an extension start a compaction yet; /compact does");
-				log(err.message);
-				if (options && typeof options.onError === "function") options.onError(err);
+				const o = options || {};
+				const f = { type: "compact" };
+				if (o.customInstructions) f.custom_instructions = String(o.customInstructions);
+				compactsAsked++;
+				action(f).then(
+					(r) => {
+						entriesFresh = false;
+						const result = { summary: r.summary || "", firstKeptEntryId: undefined, tokensBefore: undefined, details: undefined };
+						if (typeof o.onComplete === "function") o.onComplete(result);
+					},
+					(err) => {
+						if (compactsAsked > 0) compactsAsked--; // refused: no compact_end of ours comes
+						log(`compact: ${err.message}`);
+						if (typeof o.onError === "function") o.onError(err);
+					},
+				).catch((err) => log(`compact: a callback threw: ${err && err.stack ? err.stack : err}`));
 			},
 			// zot's system prompt as the last before_agent_start hook saw
 			// it ("" until a prompt ran one).
@@ -477,13 +528,19 @@ function makeAPI(wire, extName) {
 				if (!r.cancelled && typeof r.editor_text === "string" && r.editor_text) editorText = r.editor_text;
 				return { cancelled: !!r.cancelled };
 			},
-			async switchSession() {
-				logOnce("ctx.switchSession");
-				return { cancelled: true };
+			// switchSession(sessionPath): the switch_session action (a
+			// session file, or a zot session id); session_before_switch
+			// {reason: "resume"} may refuse, session_switch follows.
+			async switchSession(sessionPath) {
+				const r = await action({ type: "switch_session", session_file: String(sessionPath || "") });
+				entriesFresh = false;
+				return { cancelled: !!r.cancelled };
 			},
+			// reload(): every extension restarts, as /reload-ext; this
+			// one too, after the Promise resolved (pi: code after it runs
+			// in the old runtime; return after it).
 			async reload() {
-				// zot reloads an extension when its files change, or on /reload-ext.
-				logOnce("ctx.reload");
+				await action({ type: "reload" });
 			},
 		};
 	}
@@ -595,7 +652,7 @@ function makeAPI(wire, extName) {
 		},
 		getCommands: () => commandCache.map((c) => ({ name: c.name, description: c.description, source: c.source === "builtin" ? "builtin" : "extension" })),
 		async setModel(m) {
-			const id = typeof m === "string" ? m : m && m.id;
+			const id = zotModelID(m);
 			try {
 				await effect({ type: "set_model", model: id });
 				setModelFrom(m && m.provider, id);
@@ -621,11 +678,13 @@ function makeAPI(wire, extName) {
 				(err) => log(`setThinkingLevel: ${err.message}`),
 			);
 		},
-		registerProvider() {
-			logOnce("pi.registerProvider");
+		// A provider with its own streamSimple: its models become
+		// NAME/ID in every front (lib/providers.js).
+		registerProvider(name, config) {
+			providers.register(name, config);
 		},
-		unregisterProvider() {
-			logOnce("pi.unregisterProvider");
+		unregisterProvider(name) {
+			providers.unregister(name);
 		},
 		events: {
 			on(topic, fn) {
@@ -694,6 +753,7 @@ function makeAPI(wire, extName) {
 		for (const def of tools.values()) sendTool(def);
 		for (const [name, c] of commands) wire.send({ type: "register_command", name, description: c.description || "" });
 		for (const [name, s] of shortcuts) wire.send({ type: "register_command", name, description: s.description || `shortcut ${s.key}` });
+		providers.start();
 		const events = new Set(["agent_start", "agent_end", "session_start"]); // isIdle, waitForIdle; the session gate
 		// input: every prompt's first hook, so a prompt waits until this
 		// extension has handled session_start and applied its effects.
@@ -721,7 +781,11 @@ function makeAPI(wire, extName) {
 			case "tool_call":
 				afterSessionStart().then(() => runTool(f));
 				return;
+			case "provider_complete":
+				providers.complete(f);
+				return;
 			case "tool_cancel": {
+				if (providers.cancel(f.id)) return;
 				const ac = toolCalls.get(f.id);
 				if (ac) ac.abort();
 				return;
@@ -770,9 +834,12 @@ function makeAPI(wire, extName) {
 				return;
 			}
 			case "shutdown":
-				// Entries still on their way are part of the session: ack
-				// once they have landed (bounded: the host kills at 2 s).
-				Promise.race([effectsSettled(), new Promise((r) => setTimeout(r, 1000).unref())]).then(() => {
+				// This runtime stops (a reload, a restart, zot's end): pi's
+				// session_shutdown first, unless zot's session_shutdown
+				// event brought it. Entries still on their way are part of
+				// the session: ack once they have landed (bounded: the host
+				// kills at 2 s).
+				Promise.race([emitShutdown().then(effectsSettled), new Promise((r) => setTimeout(r, 1000).unref())]).then(() => {
 					wire.send({ type: "shutdown_ack" });
 					setTimeout(() => process.exit(0), 10);
 				});
@@ -782,6 +849,16 @@ function makeAPI(wire, extName) {
 				return;
 			default:
 		}
+	}
+
+	// Compactions this runtime asked for whose compact_end has not come.
+	let compactsAsked = 0;
+
+	// session_shutdown reaches the handlers once per runtime.
+	let shutdownEmitted = null;
+	function emitShutdown() {
+		if (!shutdownEmitted) shutdownEmitted = emit("session_shutdown", {});
+		return shutdownEmitted;
 	}
 
 	async function emit(event, payload) {
@@ -817,7 +894,7 @@ function makeAPI(wire, extName) {
 				return;
 			}
 			case "session_shutdown":
-				return emit("session_shutdown", {});
+				return emitShutdown();
 			case "agent_start":
 				idle = false;
 				turnIndex = 0;
@@ -845,8 +922,12 @@ function makeAPI(wire, extName) {
 			}
 			case "compact_start":
 				return emit("session_before_compact", { preparation: undefined, branchEntries: entries.slice(), signal: new AbortController().signal });
-			case "compact_end":
-				return emit("session_compact", { compactionEntry: undefined, fromExtension: false });
+			case "compact_end": {
+				// fromExtension: this runtime asked for it (ctx.compact).
+				const fromExtension = compactsAsked > 0;
+				if (fromExtension) compactsAsked--;
+				return emit("session_compact", { compactionEntry: undefined, fromExtension });
+			}
 			case "session_fork":
 				return emit("session_fork", {
 					previousSessionFile: f.previous_session_file || undefined,
