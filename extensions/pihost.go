@@ -411,7 +411,7 @@ func spawnPiMember(s *slot, c Candidate) (*proc, error) {
 	}
 	p := newProc(s, c, m.n.pid, -1, outR, inW)
 	p.member = m
-	s.log.printf("started %s in the pi runtime (pid %d, member %s): %s", c.Name, m.n.pid, m.id, strings.Join(c.Manifest.Pi.Entries, " "))
+	s.log.printf("started %s (pid %d, the shared pi runtime; member %s): %s", c.Name, m.n.pid, m.id, strings.Join(c.Manifest.Pi.Entries, " "))
 	p.run()
 	return p, nil
 }
