@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zot-editors/zot/agent/llmtest"
+	"github.com/zot-editors/zot/extensions"
 )
 
 // piBenchModules writes n pi extensions as pi's users write them: each a
@@ -81,16 +82,23 @@ func treeRSS(pid int) (total, own int) {
 // from spawn to the first prompt done — every extension loaded (the
 // model is offered all 20 tools) and one of their tools called — and the
 // resident memory of zot and every process it started, together, after
-// it (targets: ≤ 300 ms, ≤ 60 MB).
+// it (targets: ≤ 300 ms, ≤ 60 MB). The default: one Node process hosts
+// the 20 extensions, each its own extension to zot.
 func BenchmarkRPCPiExtensions20(b *testing.B) {
-	benchPiExtensions(b, piBenchModules(b, 20))
+	benchPiExtensions(b, nil, piBenchModules(b, 20))
+}
+
+// BenchmarkRPCPiExtensions20ProcessEach is the same with a Node process
+// per extension ($ZOT_PI_PROCESS=each), what the shared process replaced.
+func BenchmarkRPCPiExtensions20ProcessEach(b *testing.B) {
+	benchPiExtensions(b, []string{extensions.EnvPiProcess + "=each"}, piBenchModules(b, 20))
 }
 
 // BenchmarkRPCPiExtensions20OneProcess is the same 20 modules as one pi
-// package ("pi".extensions lists them): the runtime hosts them in one Node
-// process, as pi hosts its extensions in-process. Against
-// BenchmarkRPCPiExtensions20 it measures what a process per extension
-// costs (docs/decisions.md).
+// package ("pi".extensions lists them): one extension to zot, so one
+// connection and one registration. Against BenchmarkRPCPiExtensions20 it
+// measures what keeping each pi extension its own extension costs in the
+// shared process (docs/decisions.md).
 func BenchmarkRPCPiExtensions20OneProcess(b *testing.B) {
 	args := piBenchModules(b, 20)
 	dir := filepath.Dir(args[1])
@@ -102,14 +110,14 @@ func BenchmarkRPCPiExtensions20OneProcess(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(pkg), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	benchPiExtensions(b, []string{"-e", dir})
+	benchPiExtensions(b, nil, []string{"-e", dir})
 }
 
-func benchPiExtensions(b *testing.B, mods []string) {
+func benchPiExtensions(b *testing.B, extraEnv, mods []string) {
 	const n = 20
 	// The first prompt waits for every extension (not the default 2 s
 	// bound): the time measured is the time until all 20 serve it.
-	rt := append(piRuntime(b), "ZOT_EXT_START_WAIT=60s")
+	rt := append(append(piRuntime(b), "ZOT_EXT_START_WAIT=60s"), extraEnv...)
 	var total time.Duration
 	var worstRSS, worstOwn int
 	for i := 0; i < b.N; i++ {

@@ -1,0 +1,224 @@
+package extensions
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zot-editors/zot/agent"
+	"github.com/zot-editors/zot/internal/proctest"
+)
+
+// The shared pi runtime (pihost.go): every pi extension of a host runs in
+// one Node process, and each stays its own extension.
+
+// piCounter is a pi module with a tool NAME_count that counts its calls in
+// module state and answers "TAG n"; its factory prints a line on stdout
+// and one on stderr (its log), and extra is spliced into the factory.
+func piCounter(name, tag, extra string) string {
+	return `import { Type } from "@sinclair/typebox";
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+
+let n = 0;
+export default function (pi: ExtensionAPI) {
+	console.log("stdout of ` + name + `");
+	console.error("stderr of ` + name + `");
+	pi.registerTool({
+		name: "` + name + `_count",
+		label: "count",
+		description: "counts its calls",
+		parameters: Type.Object({}),
+		async execute() {
+			n++;
+			return { content: [{ type: "text", text: "` + tag + ` " + n }], details: {} };
+		},
+	});
+` + extra + `
+}
+`
+}
+
+// startShared starts a host over the project's .pi/extensions (the files
+// given), trusting the names in trust, with a front's session started.
+func startShared(t *testing.T, e *env, files map[string]string, trust []string, mod func(*Options)) *Host {
+	t.Helper()
+	piRuntimeForTest(t)
+	t.Setenv(EnvPiProcess, "")
+	t.Setenv(EnvPiHome, e.home)
+	root := PiProjectRoot(e.cwd)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := e.start(func(o *Options) {
+		o.InterceptTimeout = 2 * time.Second
+		if mod != nil {
+			mod(o)
+		}
+	})
+	h.SetActions(fakeActions{})
+	for _, n := range trust {
+		if err := h.Trust(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Observe(agent.Lifecycle{Event: "session_start", Reason: "startup"})
+	return h
+}
+
+func startedCount(e *env, name string) int {
+	return strings.Count(e.logOf(name), "started "+name+" (pid")
+}
+
+func TestPiSharedProcessKeepsExtensionsApart(t *testing.T) {
+	e := newEnv(t)
+	h := startShared(t, e, map[string]string{
+		"alpha.ts": piCounter("alpha", "A", ""),
+		"beta.ts":  piCounter("beta", "B", ""),
+		"gamma.ts": piCounter("gamma", "G", ""),
+	}, []string{"alpha", "beta"}, nil)
+	eventually(t, "alpha and beta ready", func() bool {
+		return toolNamed(h, "alpha_count") != nil && toolNamed(h, "beta_count") != nil
+	})
+	a, b, g := statusOf(h, "alpha"), statusOf(h, "beta"), statusOf(h, "gamma")
+	if a.PID == 0 || a.PID != b.PID {
+		t.Fatalf("alpha and beta are not in one process: %d, %d", a.PID, b.PID)
+	}
+	// Registrations are each extension's own.
+	if strings.Join(a.Tools, ",") != "alpha_count" || strings.Join(b.Tools, ",") != "beta_count" {
+		t.Fatalf("tools: alpha %v, beta %v", a.Tools, b.Tools)
+	}
+	// Trust too: gamma was not trusted, so it is not loaded.
+	if g.State != StateUntrusted || toolNamed(h, "gamma_count") != nil {
+		t.Fatalf("gamma: %+v", g)
+	}
+	if got := resultText(callTool(t, h, "alpha_count", `{}`)); got != "A 1" {
+		t.Fatalf("alpha_count: %q", got)
+	}
+	if got := resultText(callTool(t, h, "beta_count", `{}`)); got != "B 1" {
+		t.Fatalf("beta_count: %q", got)
+	}
+	// Each one's output is in its own log, none in the other's.
+	eventually(t, "the logs", func() bool {
+		return strings.Contains(e.logOf("alpha"), "stderr of alpha") && strings.Contains(e.logOf("beta"), "stdout of beta")
+	})
+	for _, c := range []struct{ log, own, other string }{{"alpha", "alpha", "beta"}, {"beta", "beta", "alpha"}} {
+		l := e.logOf(c.log)
+		if !strings.Contains(l, "stdout of "+c.own) || !strings.Contains(l, "stderr of "+c.own) || strings.Contains(l, "of "+c.other) {
+			t.Errorf("ext-%s.log:\n%s", c.log, l)
+		}
+	}
+	// Trusting gamma starts it in the same process.
+	if err := h.Trust("gamma"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "gamma ready", func() bool { return toolNamed(h, "gamma_count") != nil })
+	if pid := statusOf(h, "gamma").PID; pid != a.PID {
+		t.Fatalf("gamma runs in %d, the others in %d", pid, a.PID)
+	}
+	if got := resultText(callTool(t, h, "gamma_count", `{}`)); got != "G 1" {
+		t.Fatalf("gamma_count: %q", got)
+	}
+}
+
+func TestPiSharedReloadLeavesTheOthers(t *testing.T) {
+	e := newEnv(t)
+	h := startShared(t, e, map[string]string{
+		"alpha.ts": piCounter("alpha", "A1", ""),
+		"beta.ts":  piCounter("beta", "B", ""),
+	}, []string{"alpha", "beta"}, func(o *Options) { o.Watch = true })
+	eventually(t, "both ready", func() bool {
+		return toolNamed(h, "alpha_count") != nil && toolNamed(h, "beta_count") != nil
+	})
+	pid := statusOf(h, "alpha").PID
+	callTool(t, h, "alpha_count", `{}`)
+	callTool(t, h, "beta_count", `{}`)
+	if got := resultText(callTool(t, h, "beta_count", `{}`)); got != "B 2" {
+		t.Fatalf("beta_count: %q", got)
+	}
+	// A save reloads alpha alone: its module runs afresh (new code, its
+	// count from zero), in the same process; beta keeps its state.
+	if err := os.WriteFile(filepath.Join(PiProjectRoot(e.cwd), "alpha.ts"), []byte(piCounter("alpha", "A2", "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Trust("alpha"); err != nil { // a project file changed: trusted again
+		t.Fatal(err)
+	}
+	eventually(t, "alpha reloaded", func() bool {
+		return startedCount(e, "alpha") >= 2 && statusOf(h, "alpha").State == StateReady && toolNamed(h, "alpha_count") != nil
+	})
+	if got := resultText(callTool(t, h, "alpha_count", `{}`)); got != "A2 1" {
+		t.Fatalf("alpha_count after the save: %q (want the new code, counting afresh)", got)
+	}
+	if got := resultText(callTool(t, h, "beta_count", `{}`)); got != "B 3" {
+		t.Fatalf("beta_count after alpha's reload: %q (want its state kept)", got)
+	}
+	if n := startedCount(e, "beta"); n != 1 {
+		t.Fatalf("beta started %d times:\n%s", n, e.logOf("beta"))
+	}
+	if p := statusOf(h, "alpha").PID; p != pid || statusOf(h, "beta").PID != pid {
+		t.Fatalf("the process changed: %d → alpha %d, beta %d", pid, p, statusOf(h, "beta").PID)
+	}
+}
+
+func TestPiSharedCrashRestartsEveryExtension(t *testing.T) {
+	e := newEnv(t)
+	crash := `	pi.registerTool({ name: "alpha_crash", label: "crash", description: "ends the process", parameters: Type.Object({}),
+		async execute() { process.exit(3); } });`
+	h := startShared(t, e, map[string]string{
+		"alpha.ts": piCounter("alpha", "A", crash),
+		"beta.ts":  piCounter("beta", "B", ""),
+	}, []string{"alpha", "beta"}, nil)
+	eventually(t, "both ready", func() bool {
+		return toolNamed(h, "alpha_crash") != nil && toolNamed(h, "beta_count") != nil
+	})
+	pid := statusOf(h, "beta").PID
+	callTool(t, h, "beta_count", `{}`)
+	if r := callTool(t, h, "alpha_crash", `{}`); !r.IsError {
+		t.Fatalf("alpha_crash: %+v", r)
+	}
+	eventually(t, "both restarted in a new process", func() bool {
+		a, b := statusOf(h, "alpha"), statusOf(h, "beta")
+		return a.State == StateReady && b.State == StateReady && a.Crashes == 1 && b.Crashes == 1 &&
+			a.PID == b.PID && a.PID != pid && toolNamed(h, "beta_count") != nil
+	})
+	if proctest.Alive(pid) {
+		t.Errorf("the crashed process %d is still there", pid)
+	}
+	if got := resultText(callTool(t, h, "beta_count", `{}`)); got != "B 1" {
+		t.Fatalf("beta_count after the restart: %q", got)
+	}
+	if l := e.logOf("beta"); !strings.Contains(l, "the pi runtime (node, pid") {
+		t.Errorf("beta's log does not say the shared process took it down:\n%s", l)
+	}
+}
+
+func TestPiSharedHungGuardBlocks(t *testing.T) {
+	e := newEnv(t)
+	hang := `	pi.on("tool_call", () => new Promise(() => {}));`
+	h := startShared(t, e, map[string]string{
+		"alpha.ts": piCounter("alpha", "A", hang),
+		"beta.ts":  piCounter("beta", "B", ""),
+	}, []string{"alpha", "beta"}, func(o *Options) { o.InterceptTimeout = 300 * time.Millisecond })
+	eventually(t, "both ready", func() bool {
+		return toolNamed(h, "alpha_count") != nil && toolNamed(h, "beta_count") != nil && h.Intercepts("tool_call")
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	d := h.BeforeTool(ctx, agent.ToolCallInfo{ID: "c1", Name: "bash", Args: json.RawMessage(`{"command":"ls"}`)})
+	if !d.Block || !strings.Contains(d.Reason, "alpha") {
+		t.Fatalf("a hung tool_call guard let the call through: %+v", d)
+	}
+	// The other extension in the process still answers.
+	if got := resultText(callTool(t, h, "beta_count", `{}`)); got != "B 1" {
+		t.Fatalf("beta_count: %q", got)
+	}
+}
