@@ -222,3 +222,32 @@ func TestPiSharedHungGuardBlocks(t *testing.T) {
 		t.Fatalf("beta_count: %q", got)
 	}
 }
+
+func TestPiSharedUncaughtErrorRestartsOnlyThatExtension(t *testing.T) {
+	e := newEnv(t)
+	throwLater := `	pi.registerTool({ name: "alpha_throw", label: "throw", description: "throws later", parameters: Type.Object({}),
+		async execute() { setTimeout(() => { throw new Error("alpha's timer broke"); }, 1); return { content: [{ type: "text", text: "armed" }] }; } });`
+	h := startShared(t, e, map[string]string{
+		"alpha.ts": piCounter("alpha", "A", throwLater),
+		"beta.ts":  piCounter("beta", "B", ""),
+	}, []string{"alpha", "beta"}, nil)
+	eventually(t, "both ready", func() bool {
+		return toolNamed(h, "alpha_throw") != nil && toolNamed(h, "beta_count") != nil
+	})
+	pid := statusOf(h, "beta").PID
+	callTool(t, h, "beta_count", `{}`)
+	callTool(t, h, "alpha_throw", `{}`)
+	eventually(t, "alpha restarted", func() bool {
+		a := statusOf(h, "alpha")
+		return a.Crashes == 1 && a.State == StateReady && toolNamed(h, "alpha_throw") != nil
+	})
+	if !strings.Contains(e.logOf("alpha"), "alpha's timer broke") {
+		t.Errorf("alpha's log lacks its error:\n%s", e.logOf("alpha"))
+	}
+	if got := resultText(callTool(t, h, "beta_count", `{}`)); got != "B 2" {
+		t.Fatalf("beta_count: %q (want its state kept)", got)
+	}
+	if b := statusOf(h, "beta"); b.Crashes != 0 || b.PID != pid || statusOf(h, "alpha").PID != pid {
+		t.Fatalf("beta %+v, alpha pid %d; the process was %d", b, statusOf(h, "alpha").PID, pid)
+	}
+}

@@ -156,6 +156,26 @@ function shared() {
 		if (m) current.run(m, () => m.wire.line(rest));
 	}
 
+	// An error no handler caught, in an extension's context, fails that
+	// extension alone (zot restarts it, as it would its own process); one
+	// from an extension already unloaded (a timer it left) is logged; one
+	// outside every extension ends the process (zot restarts them all).
+	const fatal = (kind) => (err) => {
+		const m = current.getStore();
+		if (m) {
+			process.stderr.write(`[pi] ${kind}: ${errText(err)}\n`);
+			if (members.has(m.id)) {
+				m.wire.send({ type: "notify", level: "error", message: `${kind}: ${err && err.message ? err.message : String(err)}` });
+				exitMember(m, 1);
+			}
+			return;
+		}
+		writeErr(`[pi] ${kind} outside any extension: ${errText(err)}\n`);
+		process.exit(1);
+	};
+	process.on("uncaughtException", fatal("uncaught exception"));
+	process.on("unhandledRejection", fatal("unhandled rejection"));
+
 	let buf = "";
 	process.stdin.setEncoding("utf8");
 	process.stdin.on("data", (chunk) => {
