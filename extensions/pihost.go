@@ -1,9 +1,11 @@
 package extensions
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,8 +91,9 @@ type piControl struct {
 
 // attachPi adds the pi extension c to the host's Node process (starting
 // it when there is none) and returns its member and the proc's ends: in
-// (frames to the extension) and out (frames from it).
-func (h *Host) attachPi(s *slot, c Candidate) (m *piMember, in, out *os.File, err error) {
+// (frames to the extension, tagged straight onto the process's stdin) and
+// out (frames from it).
+func (h *Host) attachPi(s *slot, c Candidate) (m *piMember, in io.WriteCloser, out *os.File, err error) {
 	h.piMu.Lock()
 	defer h.piMu.Unlock()
 	if h.closing.Load() {
@@ -103,14 +106,8 @@ func (h *Host) attachPi(s *slot, c Candidate) (m *piMember, in, out *os.File, er
 		}
 		h.piRT = n
 	}
-	toR, toW, err := os.Pipe()
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	fromR, fromW, err := os.Pipe()
 	if err != nil {
-		toR.Close()
-		toW.Close()
 		return nil, nil, nil, err
 	}
 	n.mu.Lock()
@@ -119,13 +116,12 @@ func (h *Host) attachPi(s *slot, c Candidate) (m *piMember, in, out *os.File, er
 	n.members[m.id] = m
 	n.mu.Unlock()
 	n.control(piControl{Op: "load", ID: m.id, Name: c.Name, Modules: c.Manifest.Pi.Entries})
-	go m.pump(toR)
 	// A Node process that died between the check above and now: the
 	// member ends with it (its waiter may have run before it was added).
 	if n.isExited() {
 		m.finish(n.deathError())
 	}
-	return m, toW, fromR, nil
+	return m, &memberWriter{m: m}, fromR, nil
 }
 
 // startPiNode starts `node host.js --shared`; h.piMu is held.
@@ -154,7 +150,10 @@ func (h *Host) startPiNode() (*piRuntime, error) {
 		inW.Close()
 		return nil, err
 	}
-	cmd := exec.Command(node, filepath.Join(rt, "host.js"), "--shared")
+	// A 1 MB young generation (V8's default is 16): extensions allocate
+	// little, and it keeps ~5 MB of the process's resident memory off
+	// (docs/decisions.md, "pi extensions: one Node process").
+	cmd := exec.Command(node, "--max-semi-space-size=1", filepath.Join(rt, "host.js"), "--shared")
 	cmd.Dir = h.o.Cwd
 	cmd.Env = extensionEnv(os.Environ(), nil)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
@@ -308,29 +307,42 @@ func (n *piRuntime) handleControl(c piControl) {
 	}
 }
 
-// pump carries the member proc's frames to the Node process; the proc
-// closing its end (stop, or a write failure) asks the runtime to unload
-// the extension.
-func (m *piMember) pump(toR *os.File) {
-	defer toR.Close()
-	lr := newLineReader(toR, m.n.h.o.MaxLineBytes)
-	for {
-		line, err := lr.next()
-		if errors.Is(err, ErrLineTooLong) {
-			continue
-		}
-		if err != nil {
+// memberWriter is a member proc's stdin: what its writer queue writes
+// (whole frames, or a large frame in pieces) goes to the Node process a
+// line at a time, tagged. Closing it (stop, or a write failure) asks the
+// runtime to unload the extension. Only the proc's queue writes to it.
+type memberWriter struct {
+	m       *piMember
+	partial []byte
+}
+
+func (w *memberWriter) Write(b []byte) (int, error) {
+	total := len(b)
+	for len(b) > 0 {
+		nl := bytes.IndexByte(b, '\n')
+		if nl < 0 {
+			w.partial = append(w.partial, b...)
 			break
 		}
-		if len(line) == 0 {
+		line := b[:nl+1]
+		if len(w.partial) > 0 {
+			line = append(w.partial, line...)
+			w.partial = w.partial[:0]
+		}
+		b = b[nl+1:]
+		if len(line) <= 1 {
 			continue
 		}
-		if m.n.write(m.id, line) != nil {
-			break
+		if err := w.m.n.write(w.m.id, line); err != nil {
+			return total - len(b), err
 		}
-		lr.shrink()
 	}
-	m.close()
+	return total, nil
+}
+
+func (w *memberWriter) Close() error {
+	w.m.close()
+	return nil
 }
 
 // close asks the runtime to unload the member (its stdin closed).
@@ -405,11 +417,11 @@ func (h *Host) stopPiNode() {
 
 // spawnPiMember is spawn for a pi extension in the shared process.
 func spawnPiMember(s *slot, c Candidate) (*proc, error) {
-	m, inW, outR, err := s.h.attachPi(s, c)
+	m, in, outR, err := s.h.attachPi(s, c)
 	if err != nil {
 		return nil, err
 	}
-	p := newProc(s, c, m.n.pid, -1, outR, inW)
+	p := newProc(s, c, m.n.pid, -1, outR, in)
 	p.member = m
 	s.log.printf("started %s (pid %d, the shared pi runtime; member %s): %s", c.Name, m.n.pid, m.id, strings.Join(c.Manifest.Pi.Entries, " "))
 	p.run()

@@ -219,7 +219,7 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 
 // newProc is the host's side of an extension connection: frames come on
 // stdout and go to in.
-func newProc(s *slot, c Candidate, pid, pidfd int, stdout, in *os.File) *proc {
+func newProc(s *slot, c Candidate, pid, pidfd int, stdout *os.File, in io.WriteCloser) *proc {
 	h := s.h
 	p := &proc{
 		s:         s,
@@ -596,7 +596,7 @@ func (p *proc) send(f wire.Frame, droppable bool) {
 // oldest queued event is dropped (and logged). Requests and replies are
 // never dropped; their callers' timeouts bound them.
 type outQueue struct {
-	w      *os.File
+	w      io.WriteCloser
 	p      *proc
 	max    int
 	mu     sync.Mutex
@@ -613,7 +613,7 @@ type outItem struct {
 	droppable bool
 }
 
-func newOutQueue(w *os.File, max int, p *proc) *outQueue {
+func newOutQueue(w io.WriteCloser, max int, p *proc) *outQueue {
 	return &outQueue{w: w, p: p, max: max, signal: make(chan struct{}, 1)}
 }
 
