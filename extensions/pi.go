@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -418,6 +419,15 @@ func piDeps(entries []string) (files, packages []string) {
 		visit(e)
 	}
 	return files, packages
+}
+
+// piImportable reports whether path could be a file a pi module imports
+// (a known extension, or none): the watcher's other writes (zot's own
+// temporary files beside guards.json) do not cost a scan of every pi
+// module's imports.
+func piImportable(path string) bool {
+	ext := filepath.Ext(path)
+	return ext == "" || slices.Contains(piResolveExts, ext)
 }
 
 // piResolveRel resolves a relative import as Node and the runtime's loader do: the path,
