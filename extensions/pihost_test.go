@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -46,8 +48,14 @@ export default function (pi: ExtensionAPI) {
 // given), trusting the names in trust, with a front's session started.
 func startShared(t *testing.T, e *env, files map[string]string, trust []string, mod func(*Options)) *Host {
 	t.Helper()
+	return startPi(t, e, "", files, trust, mod)
+}
+
+// startPi is startShared with $ZOT_PI_PROCESS set to mode.
+func startPi(t *testing.T, e *env, mode string, files map[string]string, trust []string, mod func(*Options)) *Host {
+	t.Helper()
 	piRuntimeForTest(t)
-	t.Setenv(EnvPiProcess, "")
+	t.Setenv(EnvPiProcess, mode)
 	t.Setenv(EnvPiHome, e.home)
 	root := PiProjectRoot(e.cwd)
 	if err := os.MkdirAll(root, 0o755); err != nil {
@@ -249,5 +257,29 @@ func TestPiSharedUncaughtErrorRestartsOnlyThatExtension(t *testing.T) {
 	}
 	if b := statusOf(h, "beta"); b.Crashes != 0 || b.PID != pid || statusOf(h, "alpha").PID != pid {
 		t.Fatalf("beta %+v, alpha pid %d; the process was %d", b, statusOf(h, "alpha").PID, pid)
+	}
+}
+
+// ZOT_PI_PROCESS=each keeps the layout from before: a Node process per pi
+// module, its argv naming the extension.
+func TestPiProcessEach(t *testing.T) {
+	e := newEnv(t)
+	h := startPi(t, e, "each", map[string]string{
+		"alpha.ts": piCounter("alpha", "A", ""),
+		"beta.ts":  piCounter("beta", "B", ""),
+	}, []string{"alpha", "beta"}, nil)
+	eventually(t, "both ready", func() bool {
+		return toolNamed(h, "alpha_count") != nil && toolNamed(h, "beta_count") != nil
+	})
+	a, b := statusOf(h, "alpha").PID, statusOf(h, "beta").PID
+	if a == 0 || a == b {
+		t.Fatalf("alpha and beta share process %d (want one each)", a)
+	}
+	argv, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(a), "cmdline"))
+	if runtime.GOOS == "linux" && !strings.Contains(string(argv), "host.js\x00alpha\x00") {
+		t.Errorf("alpha's process: %q", argv)
+	}
+	if got := resultText(callTool(t, h, "beta_count", `{}`)); got != "B 1" {
+		t.Fatalf("beta_count: %q", got)
 	}
 }
