@@ -283,3 +283,60 @@ func TestPiProcessEach(t *testing.T) {
 		t.Fatalf("beta_count: %q", got)
 	}
 }
+
+// The loader keeps the module semantics pi's jiti gives extensions:
+// TypeScript and ESM mixed with CommonJS, a `.js` import that is really
+// `.ts`, default-export interop both ways, an ESM-only package in the
+// extension's node_modules, and the names the runtime provides.
+func TestPiLoaderModuleSemantics(t *testing.T) {
+	e := newEnv(t)
+	root := PiProjectRoot(e.cwd)
+	files := map[string]string{
+		"mixed/index.ts": `import { Type } from "@sinclair/typebox";
+import { z } from "zod";
+import { Text } from "@mariozechner/pi-tui";
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { twice } from "./util.js";
+import legacy from "./legacy.cjs";
+import esm, { named } from "./esm.mjs";
+import shout from "shout";
+const { plain } = require("./plain.js");
+
+export default function (pi: ExtensionAPI) {
+	const n: number = z.number().parse(21);
+	pi.registerTool({
+		name: "mixed_probe", label: "probe", description: "reports what loaded",
+		parameters: Type.Object({}),
+		async execute() {
+			const parts = [twice(n), legacy.name, esm(), named, shout("pkg"), plain, typeof Text];
+			return { content: [{ type: "text", text: parts.join(" ") }], details: {} };
+		},
+	});
+}
+`,
+		"mixed/util.ts":                         "export function twice(x: number): number { return x * 2; }\n",
+		"mixed/legacy.cjs":                      "module.exports = { name: \"cjs-default\" };\n",
+		"mixed/esm.mjs":                         "export default function () { return \"esm-default\"; }\nexport const named = \"esm-named\";\n",
+		"mixed/plain.js":                        "exports.plain = \"cjs-plain\";\n",
+		"mixed/node_modules/shout/package.json": `{"name":"shout","version":"1.0.0","type":"module","main":"index.js"}`,
+		"mixed/node_modules/shout/index.js":     "export default function shout(s) { return s.toUpperCase() + \"!\"; }\n",
+	}
+	for name, src := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := startShared(t, e, nil, []string{"mixed"}, nil)
+	eventually(t, "mixed ready", func() bool { return toolNamed(h, "mixed_probe") != nil || statusOf(h, "mixed").State == StateFailed })
+	if toolNamed(h, "mixed_probe") == nil {
+		t.Fatalf("mixed did not load: %+v\n%s", statusOf(h, "mixed"), e.logOf("mixed"))
+	}
+	want := "42 cjs-default esm-default esm-named PKG! cjs-plain function"
+	if got := resultText(callTool(t, h, "mixed_probe", `{}`)); got != want {
+		t.Fatalf("mixed_probe: %q, want %q", got, want)
+	}
+}
