@@ -340,3 +340,52 @@ export default function (pi: ExtensionAPI) {
 		t.Fatalf("mixed_probe: %q, want %q", got, want)
 	}
 }
+
+// The loader's transform cache: a start finds a module's transform in
+// ~/.cache/zot/pi-sucrase (here $XDG_CACHE_HOME) and does not redo it; a
+// changed module is a different entry.
+func TestPiLoaderCache(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	e := newEnv(t)
+	h := startShared(t, e, map[string]string{"alpha.ts": piCounter("alpha", "A", "")}, []string{"alpha"}, nil)
+	eventually(t, "alpha ready", func() bool { return toolNamed(h, "alpha_count") != nil })
+	var entries []string
+	eventually(t, "the transform cached", func() bool {
+		entries, _ = filepath.Glob(filepath.Join(cache, "zot", "pi-sucrase", "*", "*.js"))
+		return len(entries) > 0
+	})
+	// Tamper with the cached transform: a start that uses the cache says so.
+	for _, f := range entries {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(strings.Replace(string(b), `"A "`, `"cached "`, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := h.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "alpha restarted", func() bool { return startedCount(e, "alpha") >= 2 && toolNamed(h, "alpha_count") != nil })
+	if got := resultText(callTool(t, h, "alpha_count", `{}`)); got != "cached 1" {
+		t.Fatalf("alpha_count after a restart: %q (want the cached transform's)", got)
+	}
+	// A changed module is transformed again.
+	if err := os.WriteFile(filepath.Join(PiProjectRoot(e.cwd), "alpha.ts"), []byte(piCounter("alpha", "B", "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Trust("alpha"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "alpha restarted again", func() bool { return startedCount(e, "alpha") >= 3 && toolNamed(h, "alpha_count") != nil })
+	if got := resultText(callTool(t, h, "alpha_count", `{}`)); got != "B 1" {
+		t.Fatalf("alpha_count after a change: %q", got)
+	}
+}

@@ -1,15 +1,22 @@
 "use strict";
 // The TypeScript loader for pi extensions: Node's own require with a hook
 // that strips types and turns ESM syntax into CommonJS with sucrase (pure
-// JavaScript, a few ms per module, no cache needed). It keeps the module
+// JavaScript, a few ms per module; its output is cached, so a warm start
+// does not even load it). It keeps the module
 // semantics pi's jiti gives extensions: ESM and CJS mixed, `.js` imports
 // that are really `.ts`, default-export interop, and the package names
 // zot's runtime provides (docs/decisions.md, "a lighter loader").
 
+const crypto = require("node:crypto");
 const fs = require("node:fs");
+const os = require("node:os");
 const path = require("node:path");
 const Module = require("node:module");
-const { transform } = require("sucrase");
+
+// sucrase is loaded on the first transform the cache does not hold: a
+// start whose modules are all cached does not pay for it (~70 ms).
+let sucrase = null;
+const SUCRASE_VERSION = require("sucrase/package.json").version;
 
 const RUNTIME = path.join(__dirname, "..");
 const LIB = __dirname;
@@ -42,19 +49,49 @@ function aliasOf(request) {
 // CommonJS is left to Node.
 const ESM_SYNTAX = /^\s*(import\s*[\w{*"'$]|export\s)/m;
 
+// The transform cache: ~/.cache/zot/pi-sucrase (or $XDG_CACHE_HOME's),
+// one file per source text, transforms and sucrase version; none without
+// a home. A cache that cannot be read or written is only slower.
+const CACHE = (() => {
+	const base = process.env.XDG_CACHE_HOME || (os.homedir() ? path.join(os.homedir(), ".cache") : "");
+	return base ? path.join(base, "zot", "pi-sucrase") : "";
+})();
+
+function transformCached(src, transforms, filename) {
+	let file = "";
+	if (CACHE) {
+		const key = crypto.createHash("sha256").update(`${SUCRASE_VERSION}\0${transforms.join(",")}\0${filename}\0`).update(src).digest("hex");
+		file = path.join(CACHE, key.slice(0, 2), key + ".js");
+		try {
+			return fs.readFileSync(file, "utf8");
+		} catch {}
+	}
+	if (!sucrase) sucrase = require("sucrase");
+	const code = sucrase.transform(src, {
+		transforms,
+		filePath: filename,
+		// import() becomes a require, as jiti does: the hooks above
+		// (aliases, .ts) only see require.
+		preserveDynamicImport: false,
+		production: true,
+	}).code;
+	if (file) {
+		try {
+			fs.mkdirSync(path.dirname(file), { recursive: true });
+			const tmp = `${file}.${process.pid}.tmp`;
+			fs.writeFileSync(tmp, code);
+			fs.renameSync(tmp, file);
+		} catch {}
+	}
+	return code;
+}
+
 function compileWith(transforms) {
 	return function (mod, filename) {
 		const src = fs.readFileSync(filename, "utf8");
 		let code;
 		try {
-			code = transform(src, {
-				transforms,
-				filePath: filename,
-				// import() stays a dynamic import only where Node can take it;
-				// here it becomes a require, as jiti does.
-				preserveDynamicImport: false,
-				production: true,
-			}).code;
+			code = transformCached(src, transforms, filename);
 		} catch (err) {
 			err.message = `${filename}: ${err.message}`;
 			throw err;
