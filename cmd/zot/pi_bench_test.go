@@ -120,7 +120,10 @@ func benchPiExtensions(b *testing.B, extraEnv, mods []string) {
 	rt := append(append(piRuntime(b), "ZOT_EXT_START_WAIT=60s"), extraEnv...)
 	var total, cpu time.Duration
 	var worstRSS, worstOwn int
-	for i := 0; i < b.N; i++ {
+	// Session -1 is not counted: it fills the loader's transform cache
+	// (~/.cache/zot/pi-sucrase), as any session after the modules were
+	// written has it.
+	for i := -1; i < b.N; i++ {
 		e := &env{t: b, home: b.TempDir(), cwd: b.TempDir(), llm: llmtest.New(llmtest.Script{Replies: []llmtest.Reply{
 			llmtest.ToolReply(fmt.Sprintf("pi_tool_%d", n), map[string]any{"text": "hi"}),
 			llmtest.TextReply("done"),
@@ -129,7 +132,7 @@ func benchPiExtensions(b *testing.B, extraEnv, mods []string) {
 		p := e.startRPC(rt, mods...)
 		p.send(map[string]any{"id": "1", "type": "prompt", "message": "echo hi"})
 		frames := p.until(isType("done"))
-		total += time.Since(start)
+		took := time.Since(start)
 		if tr := find(frames, "tool_result"); tr == nil || tr["is_error"] != false || !strings.Contains(toJSON(tr), fmt.Sprintf("echo %d: hi", n)) {
 			b.Fatalf("tool_result: %v (%v)\nstderr: %s", tr, types(frames), p.errb.String())
 		}
@@ -148,13 +151,17 @@ func benchPiExtensions(b *testing.B, extraEnv, mods []string) {
 			b.Fatalf("the first model call was offered %d pi tools, want %d (not every extension had loaded)", offered, n)
 		}
 		tot, own := treeRSS(p.cmd.Process.Pid)
-		worstRSS, worstOwn = max(worstRSS, tot), max(worstOwn, own)
 		p.in.Close()
 		p.cmd.Wait()
+		e.llm.Close()
+		if i < 0 {
+			continue
+		}
+		total += took
+		worstRSS, worstOwn = max(worstRSS, tot), max(worstOwn, own)
 		// zot's CPU and its reaped children's (the Node processes): on a
 		// loaded machine the wall time above is mostly waiting for a core.
 		cpu += p.cmd.ProcessState.UserTime() + p.cmd.ProcessState.SystemTime()
-		e.llm.Close()
 	}
 	b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "ms/spawn-to-first-prompt-done")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N)/1000, "cpu-ms/session")
