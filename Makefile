@@ -11,7 +11,7 @@ CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 COVERDIR    ?= $(CURDIR)/bin/cover
 NVIM_TESTS  := editors/nvim/tests
 
-# pi extensions' Node runtime (jiti, typebox, zod; pinned by its lockfile).
+# pi extensions' Node runtime (sucrase, typebox, zod; pinned by its lockfile).
 .PHONY: pi-runtime
 pi-runtime:
 	cd extensions/pi/runtime && npm ci --no-audit --no-fund --loglevel=error

@@ -258,7 +258,7 @@ func (p *proc) pingLoop(interval time.Duration) {
 		}
 		if missed >= 2 {
 			p.log.printf("no answer to two pings in a row; treating the extension as crashed")
-			killGroup(p.pid, syscall.SIGKILL)
+			p.kill(syscall.SIGKILL)
 			return
 		}
 		idle := time.Since(time.Unix(0, p.lastLine.Load())) >= interval

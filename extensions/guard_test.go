@@ -304,8 +304,10 @@ func TestStartingInterceptorsAreWaitedFor(t *testing.T) {
 	}
 	e.global("g", "-caps", "ready", "-intercept", "tool_call,assistant_message", "-block", "rm -rf", "-replace", "SECRET=[redacted]", "-ready-gate", gate)
 	h := e.start(func(o *Options) { o.Background = true })
+	// The extension's log line can come before the host has read the
+	// subscriptions it sent first: wait for the host to know them too.
 	eventually(t, "the extension registered and held before ready", func() bool {
-		return strings.Contains(e.logOf("g"), "waiting at the ready gate")
+		return strings.Contains(e.logOf("g"), "waiting at the ready gate") && h.startingWhere(startingGuard) && h.startingWhere(startingRedactor)
 	})
 	tool := make(chan agent.ToolDecision, 1)
 	answer := make(chan agent.AssistantDecision, 1)

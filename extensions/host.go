@@ -216,6 +216,11 @@ type Host struct {
 	ssMu     sync.Mutex
 	ssGen    uint64
 	ssReason string
+
+	// The Node process of the pi extensions (pihost.go); nil until one
+	// is started.
+	piMu sync.Mutex
+	piRT *piRuntime
 }
 
 var _ agent.Hooks = (*Host)(nil)
@@ -344,7 +349,7 @@ func (h *Host) Close(ctx context.Context) error {
 			s.shutdown()
 		}()
 	}
-	if err := ctxwait.Wait(ctx, func() { wg.Wait(); h.bg.Wait() }); err != nil {
+	if err := ctxwait.Wait(ctx, func() { wg.Wait(); h.bg.Wait(); h.stopPiNode() }); err != nil {
 		return err
 	}
 	for _, s := range slots {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,9 +16,10 @@ import (
 // pi extensions (pi's ExtensionAPI modules: a .ts/.js file whose default
 // export is function (pi), a directory with index.ts/index.js, or a
 // package whose package.json has a "pi" key) run in zot's Node runtime,
-// extensions/pi/runtime: one Node process per pi module or package, which
-// speaks zot's v1 wire with the issue-12 additions. To the rest of the
-// host it is an ordinary extension (trust, reload, restarts, guards).
+// extensions/pi/runtime, which speaks zot's v1 wire with the issue-12
+// additions: by default one Node process for all of them (pihost.go),
+// else ($ZOT_PI_PROCESS=each) one per pi module or package. To the rest of
+// the host each is an ordinary extension (trust, reload, restarts, guards).
 
 // PiModule describes a pi extension found where an extension directory
 // was expected.
@@ -259,7 +261,7 @@ func checkPiRuntime(d string) error {
 	if _, err := os.Stat(filepath.Join(d, "host.js")); err != nil {
 		return fmt.Errorf("$%s=%s has no host.js (it should name zot's extensions/pi/runtime)", EnvPiRuntime, d)
 	}
-	if _, err := os.Stat(filepath.Join(d, "node_modules", "jiti")); err != nil {
+	if _, err := os.Stat(filepath.Join(d, "node_modules", "sucrase")); err != nil {
 		return fmt.Errorf("zot's pi runtime in %s has no node_modules: run `npm ci` there (make pi-runtime)", d)
 	}
 	return nil
@@ -336,8 +338,8 @@ func (c Candidate) workDir() string {
 
 var (
 	piImportRE = regexp.MustCompile(`(?m)(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*|^\s*import\s+)["']([^"'\n]+)["']`)
-	// piProvided are the imports zot's runtime resolves itself (jiti
-	// aliases): a package's own copy is never loaded.
+	// piProvided are the imports zot's runtime resolves itself (its
+	// loader's aliases): a package's own copy is never loaded.
 	piProvided    = []string{"@mariozechner/pi-coding-agent", "@mariozechner/pi-ai", "@mariozechner/pi-tui", "@mariozechner/pi-agent-core", "@sinclair/typebox", "zod"}
 	piResolveExts = []string{"", ".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".json"}
 )
@@ -419,7 +421,16 @@ func piDeps(entries []string) (files, packages []string) {
 	return files, packages
 }
 
-// piResolveRel resolves a relative import as Node and jiti do: the path,
+// piImportable reports whether path could be a file a pi module imports
+// (a known extension, or none): the watcher's other writes (zot's own
+// temporary files beside guards.json) do not cost a scan of every pi
+// module's imports.
+func piImportable(path string) bool {
+	ext := filepath.Ext(path)
+	return ext == "" || slices.Contains(piResolveExts, ext)
+}
+
+// piResolveRel resolves a relative import as Node and the runtime's loader do: the path,
 // the path with a known extension (a .js import of a .ts file included),
 // or its index file.
 func piResolveRel(dir, spec string) string {

@@ -209,7 +209,7 @@ func piRuntimeForTest(tb testing.TB) {
 	testenv.NeedCommand(tb, "node", "pi extensions")
 	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Join(filepath.Dir(file), "pi", "runtime")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "jiti")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "sucrase")); err != nil {
 		testenv.Skip(tb, "the pi runtime's node_modules are not installed (make pi-runtime)")
 	}
 	tb.Setenv(EnvPiRuntime, dir)

@@ -99,6 +99,9 @@ type proc struct {
 	// SEP extensions: the codec between the process and the host's
 	// frames, and SEP's longer shutdown grace (5 s).
 	bridge *sep.Bridge
+	// pi extensions in the shared Node process (pihost.go): the member;
+	// cmd and group are then nil and pid is the Node process's.
+	member *piMember
 	// Providers (providers.go): registered, and the deltas of the model
 	// calls in flight by provider_complete id.
 	providers    []providerReg
@@ -110,6 +113,9 @@ type proc struct {
 // goroutines. The hello handshake continues asynchronously; see
 // slot.startProc for the waits.
 func spawn(s *slot, c Candidate) (*proc, error) {
+	if c.Manifest.Pi != nil && piShared() {
+		return spawnPiMember(s, c)
+	}
 	h := s.h
 	execPath, execArgs, err := c.Manifest.Command(c.Dir)
 	if err != nil {
@@ -197,16 +203,33 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 		}
 		return nil, err
 	}
+	p := newProc(s, c, cmd.Process.Pid, *pidfd, outR, inW)
+	p.cmd, p.group = cmd, group
+	s.log.printf("started %s (pid %d): %s %s", c.Name, p.pid, execPath, strings.Join(execArgs, " "))
+	if c.Manifest.SEP != nil {
+		p.shutdownWait = sepShutdownWait
+		p.bridge = newBridge(h, p, c, inR, outW, sepIn, sepOut)
+		go func() {
+			p.bridge.Run()
+			inR.Close()
+		}()
+	}
+	p.run()
+	return p, nil
+}
+
+// newProc is the host's side of an extension connection: frames come on
+// stdout and go to in.
+func newProc(s *slot, c Candidate, pid, pidfd int, stdout *os.File, in io.WriteCloser) *proc {
+	h := s.h
 	p := &proc{
 		s:         s,
 		name:      c.Name,
 		dir:       c.Dir,
 		log:       s.log,
-		cmd:       cmd,
-		group:     group,
-		pid:       cmd.Process.Pid,
-		pidfd:     *pidfd,
-		stdout:    outR,
+		pid:       pid,
+		pidfd:     pidfd,
+		stdout:    stdout,
 		timeout:   c.Manifest.CallTimeout(h.o.ToolTimeout),
 		helloCh:   make(chan struct{}),
 		readyCh:   make(chan struct{}),
@@ -223,34 +246,37 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 		deltas:    map[string]func(json.RawMessage){},
 		panels:    map[string]bool{},
 	}
-	p.out = newOutQueue(inW, h.o.EventQueue, p)
+	p.out = newOutQueue(in, h.o.EventQueue, p)
 	p.ui = newUIQueue(h, p)
-	s.log.printf("started %s (pid %d): %s %s", c.Name, p.pid, execPath, strings.Join(execArgs, " "))
-	if c.Manifest.SEP != nil {
-		p.shutdownWait = sepShutdownWait
-		p.bridge = newBridge(h, p, c, inR, outW, sepIn, sepOut)
-		go func() {
-			p.bridge.Run()
-			inR.Close()
-		}()
-	}
+	return p
+}
+
+// run starts the connection's writer, reader and waiter goroutines.
+func (p *proc) run() {
 	go p.out.run()
 	go p.ui.run()
 	go p.readLoop()
 	go p.waitLoop()
-	return p, nil
 }
 
 // waitLoop reaps the process. Frames it wrote just before exiting are
 // still read (briefly), then the pipe is closed so a grandchild holding
 // it open cannot keep the reader alive.
 func (p *proc) waitLoop() {
-	awaitExit(p.pidfd) // no OS thread blocked per child (Linux)
-	err := p.cmd.Wait()
-	p.exitErr = err
-	close(p.exited)
-	killGroup(p.pid, syscall.SIGKILL) // whatever it left behind
-	p.group.Release()                 // Windows: closing the job ends what is left in it
+	var err error
+	if p.member != nil {
+		<-p.member.exited
+		err = p.member.exitErr
+		p.exitErr = err
+		close(p.exited)
+	} else {
+		awaitExit(p.pidfd) // no OS thread blocked per child (Linux)
+		err = p.cmd.Wait()
+		p.exitErr = err
+		close(p.exited)
+		killGroup(p.pid, syscall.SIGKILL) // whatever it left behind
+		p.group.Release()                 // Windows: closing the job ends what is left in it
+	}
 	select {
 	case <-p.readDone:
 	case <-time.After(exitDrainWait):
@@ -369,18 +395,28 @@ func (p *proc) terminate() {
 		return
 	default:
 	}
-	killGroup(p.pid, syscall.SIGTERM)
+	p.kill(syscall.SIGTERM)
 	select {
 	case <-p.exited:
 		return
 	case <-time.After(termWait):
 	}
-	killGroup(p.pid, syscall.SIGKILL)
+	p.kill(syscall.SIGKILL)
 	select {
 	case <-p.exited:
 	case <-time.After(2 * time.Second):
 		p.log.printf("process %d did not exit after SIGKILL", p.pid)
 	}
+}
+
+// kill signals the extension's process group; for a pi extension in the
+// shared Node process, its member (piMember.signal).
+func (p *proc) kill(sig syscall.Signal) {
+	if p.member != nil {
+		p.member.signal(sig)
+		return
+	}
+	killGroup(p.pid, sig)
 }
 
 // stop shuts the process down: pending calls fail at once, shutdown is
@@ -561,7 +597,7 @@ func (p *proc) send(f wire.Frame, droppable bool) {
 // oldest queued event is dropped (and logged). Requests and replies are
 // never dropped; their callers' timeouts bound them.
 type outQueue struct {
-	w      *os.File
+	w      io.WriteCloser
 	p      *proc
 	max    int
 	mu     sync.Mutex
@@ -578,7 +614,7 @@ type outItem struct {
 	droppable bool
 }
 
-func newOutQueue(w *os.File, max int, p *proc) *outQueue {
+func newOutQueue(w io.WriteCloser, max int, p *proc) *outQueue {
 	return &outQueue{w: w, p: p, max: max, signal: make(chan struct{}, 1)}
 }
 
@@ -731,6 +767,24 @@ func (l *extLog) printf(format string, args ...any) {
 	}
 	msg := fmt.Sprintf(format, args...)
 	fmt.Fprintf(l.f, "[zot] %s %s\n", time.Now().Format("2006-01-02T15:04:05.000Z07:00"), strings.TrimRight(msg, "\n"))
+}
+
+// writeRaw appends text as the extension wrote it (a pi extension's
+// stderr, which the shared Node process routes here).
+func (l *extLog) writeRaw(text string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+			return
+		}
+		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			return
+		}
+		l.f = f
+	}
+	_, _ = l.f.WriteString(text)
 }
 
 func (l *extLog) close() {

@@ -163,7 +163,7 @@ func (w *watcher) relevant(path string) bool {
 		if path == c.Dir {
 			return true
 		}
-		if c.Err == nil && c.Manifest.Pi != nil {
+		if c.Err == nil && c.Manifest.Pi != nil && piImportable(path) {
 			// A pi module's imports may lie anywhere (../lib/x.ts).
 			if slices.Contains(c.Manifest.Pi.Entries, path) || slices.Contains(c.Manifest.codeFiles(c.Dir), path) {
 				return true

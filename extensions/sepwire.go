@@ -41,7 +41,7 @@ func newBridge(h *Host, p *proc, c Candidate, hostIn, hostOut, childIn, childOut
 		PingInterval: envDuration(EnvSEPPing, 60*time.Second, h.o.Logf),
 		// It runs: a project extension did so only after trust.
 		Trusted: true,
-		Kill:    func() { killGroup(p.pid, syscall.SIGKILL) },
+		Kill:    func() { p.kill(syscall.SIGKILL) },
 		Flags:   sepFlags(os.Getenv(EnvPiFlags), h.o.Logf),
 	}
 	if h.o.Home != "" {

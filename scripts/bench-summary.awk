@@ -36,8 +36,8 @@ function metric(name,   i) {
 	ckpt = sprintf("  10,000 files, one changed: %s ms (median %s, git CPU %s ms), %s bytes new storage per checkpoint (goal <= 50 ms, <= 1 MB)",
 		metric("ms/checkpoint"), metric("median-ms"), metric("git-cpu-ms"), metric("newbytes/checkpoint"))
 }
-/^BenchmarkRPCPiExtensions20(OneProcess)?-/ {
-	name = ($1 ~ /OneProcess/) ? "in one Node process" : "as the runtime runs them"
+/^BenchmarkRPCPiExtensions20(OneProcess|ProcessEach)?-/ {
+	name = ($1 ~ /OneProcess/) ? "as one pi package" : ($1 ~ /ProcessEach/) ? "a Node process each" : "(the default: shared)"
 	pi[++npi] = sprintf("  20 pi extensions %-24s spawn -> first prompt done %8s ms  RSS together %7s MB  (goal <= 300 ms, <= 60 MB)", name,
 		metric("ms/spawn-to-first-prompt-done"), metric("MB-RSS-total"))
 }

@@ -26,7 +26,7 @@ func piRuntime(t testing.TB) []string {
 	testenv.NeedCommand(t, "node", "pi extensions")
 	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Join(filepath.Dir(file), "..", "..", "extensions", "pi", "runtime")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "jiti")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "sucrase")); err != nil {
 		testenv.Skip(t, "the pi runtime's node_modules are not installed (make pi-runtime)")
 	}
 	return []string{extensions.EnvPiRuntime + "=" + dir}

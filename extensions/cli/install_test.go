@@ -116,7 +116,7 @@ func piRuntimeDir() string {
 	if _, err := exec.LookPath("node"); err != nil {
 		return ""
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "jiti")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "sucrase")); err != nil {
 		return ""
 	}
 	return dir

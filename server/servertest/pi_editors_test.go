@@ -26,7 +26,7 @@ func piEditorsExt(t *testing.T) (string, string) {
 	_, file, _, _ := runtime.Caller(0)
 	repo := filepath.Join(filepath.Dir(file), "..", "..")
 	rt := filepath.Join(repo, "extensions", "pi", "runtime")
-	if _, err := os.Stat(filepath.Join(rt, "node_modules", "jiti")); err != nil {
+	if _, err := os.Stat(filepath.Join(rt, "node_modules", "sucrase")); err != nil {
 		testenv.Skip(t, "the pi runtime's node_modules are not installed (make pi-runtime)")
 	}
 	return filepath.Join(repo, "extensions", "testdata", "piext", "editors.ts"), extensions.EnvPiRuntime + "=" + rt

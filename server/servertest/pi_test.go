@@ -22,7 +22,7 @@ func piPaths(t *testing.T) (runtimeDir, examples string) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
 	runtimeDir = filepath.Join(root, "extensions", "pi", "runtime")
-	if _, err := os.Stat(filepath.Join(runtimeDir, "node_modules", "jiti")); err != nil {
+	if _, err := os.Stat(filepath.Join(runtimeDir, "node_modules", "sucrase")); err != nil {
 		testenv.Skip(t, "the pi runtime's node_modules are not installed (make pi-runtime)")
 	}
 	return runtimeDir, filepath.Join(root, "extensions", "testdata", "piext", "examples")

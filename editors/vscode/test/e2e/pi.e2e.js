@@ -207,16 +207,16 @@ test("/pieditor: ui.editor is an untitled document with the extension's text; Do
     await waitFor("the dialog's buttons gone", async () => !(await statusItems()).some((t) => t.includes(done)));
 });
 
-/** The argv of the running node processes that host the pi extension "editors" (the pi runtime's host.js). */
+/** The argv of the running node process that hosts the pi extension "editors": zot's log of the extension names its pid (one Node
+ * process hosts every pi extension of a session: its argv is host.js --shared). */
 function piHostArgvs() {
+    const log = path.join(ws, "..", "zothome", "logs", "ext-editors.log");
     const out = [];
-    for (const d of fs.readdirSync("/proc")) {
-        if (!/^\d+$/.test(d)) {
-            continue;
-        }
+    const text = fs.existsSync(log) ? fs.readFileSync(log, "utf8") : "";
+    for (const m of text.matchAll(/started editors \(pid (\d+)/g)) {
         try {
-            const argv = fs.readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
-            if (argv.some((a) => a.endsWith("host.js")) && argv.includes("editors")) {
+            const argv = fs.readFileSync(`/proc/${m[1]}/cmdline`, "utf8").split("\0");
+            if (argv.some((a) => a.endsWith("host.js"))) {
                 out.push(argv);
             }
         } catch {

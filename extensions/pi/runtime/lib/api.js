@@ -841,7 +841,7 @@ function makeAPI(wire, extName) {
 				// kills at 2 s).
 				Promise.race([emitShutdown().then(effectsSettled), new Promise((r) => setTimeout(r, 1000).unref())]).then(() => {
 					wire.send({ type: "shutdown_ack" });
-					setTimeout(() => process.exit(0), 10);
+					setTimeout(() => wire.exit(0), 10);
 				});
 				return;
 			case "error":

@@ -7,8 +7,12 @@
 const DEBUG = !!process.env.ZOT_PI_DEBUG;
 
 class Wire {
-	constructor(input, output) {
+	// input: a readable stream of lines, or null when lines are handed to
+	// line() (a member of the shared process); onExit: what exit(code)
+	// does (default: end the process).
+	constructor(input, output, onExit) {
 		this.out = output;
+		this.onExit = onExit || ((code) => process.exit(code));
 		this.pending = new Map(); // id → {resolve, reject}
 		this.nextID = 1;
 		this.handler = null;
@@ -16,6 +20,7 @@ class Wire {
 		this.ack = null;
 		this.ackWaiters = [];
 		this.closed = false;
+		if (!input) return;
 		let buf = "";
 		input.setEncoding("utf8");
 		input.on("data", (chunk) => {
@@ -30,8 +35,14 @@ class Wire {
 		input.on("end", () => {
 			this.closed = true;
 			// The host closed our stdin: zot is gone or stopped us.
-			process.exit(0);
+			this.exit(0);
 		});
+	}
+
+	// exit ends this extension: the process, or the member.
+	exit(code) {
+		this.closed = true;
+		this.onExit(code);
 	}
 
 	line(line) {
