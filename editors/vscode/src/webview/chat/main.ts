@@ -363,7 +363,16 @@ function channelEvent(ev: ZotEvent): void {
 /** The channel closed (zot restarted, or dropped a chat that fell behind): back to the host, with a fresh snapshot (events may be lost with the socket). */
 function channelClosed(): void {
     channel = undefined;
+    showChannelState("closed");
     post({ type: "ready" });
+}
+
+/** Where the chat's events come from, on the page for a look (and the end-to-end tests): open, failed, closed (postMessage since), none. */
+function showChannelState(s: "open" | "failed" | "closed" | "none"): void {
+    const root = document.getElementById("zot-chat");
+    if (root) {
+        root.dataset.channelState = s;
+    }
 }
 
 /** Opens the chat channel named in the page (when the host gave one), then asks the host for the snapshot. */
@@ -372,6 +381,7 @@ async function start(): Promise<void> {
     if (url) {
         channel = await ChatChannel.open(() => new WebSocket(url), channelEvent, channelClosed, CHANNEL_WAIT_MS);
     }
+    showChannelState(channel ? "open" : url ? "failed" : "none");
     post(channel ? { type: "ready", channel: true } : { type: "ready" });
 }
 
