@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,8 +34,10 @@ import (
 )
 
 const (
-	// chatChannelPath is the channel's URL path on its port.
-	chatChannelPath = "/zot/chat"
+	// chatChannelPath is the channel's URL path on its port: the root,
+	// which every proxy keeps (code-server 4.100's asExternalUri keeps only
+	// the port, 4.139's the path too).
+	chatChannelPath = "/"
 	// chatChannelQueue is how many messages wait for a slow reader before
 	// zot closes its socket (the chat then falls back to LSP).
 	chatChannelQueue = 1 << 16
@@ -119,16 +122,17 @@ func openChatChannel(s *Server) (*chatChannel, error) {
 // ServeHTTP accepts a chat: the token first, then the Origin, then the
 // WebSocket handshake.
 func (ch *chatChannel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != chatChannelPath {
-		http.Error(w, "zot: the chat channel is at "+chatChannelPath, http.StatusNotFound)
+	// A proxy may join its prefix and the path with a double slash.
+	if path.Clean("/"+r.URL.Path) != chatChannelPath {
+		ch.refuse(w, r, http.StatusNotFound, "zot: the chat channel is at "+chatChannelPath)
 		return
 	}
 	if subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("token")), []byte(ch.token)) != 1 {
-		http.Error(w, "zot: the chat channel needs the token from zot/chat/channel's answer (?token=)", http.StatusUnauthorized)
+		ch.refuse(w, r, http.StatusUnauthorized, "zot: the chat channel needs the token from zot/chat/channel's answer (?token=)")
 		return
 	}
 	if !chatOriginAllowed(r) {
-		http.Error(w, "zot: the chat channel does not accept pages from "+r.Header.Get("Origin"), http.StatusForbidden)
+		ch.refuse(w, r, http.StatusForbidden, "zot: the chat channel does not accept pages from "+r.Header.Get("Origin"))
 		return
 	}
 	// The origin is checked above (coder/websocket's check would refuse
@@ -158,6 +162,13 @@ func (ch *chatChannel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	ch.read(sub) // on the handler's goroutine, until the socket ends
 	ch.drop(sub)
+}
+
+// refuse answers an HTTP error and logs it (the path, never the query:
+// it holds the token).
+func (ch *chatChannel) refuse(w http.ResponseWriter, r *http.Request, status int, why string) {
+	ch.s.logf("chat channel: refused %s (Host %s, Origin %q): %d %s", r.URL.Path, r.Host, r.Header.Get("Origin"), status, why)
+	http.Error(w, why, status)
 }
 
 // chatOriginAllowed: a browser page says where it comes from; only a

@@ -74,8 +74,8 @@ func TestChatChannelPromptAndEvents(t *testing.T) {
 	var ch, again chatChannel
 	ed.MustCall("zot/chat/channel", nil, &ch)
 	ed.MustCall("zot/chat/channel", nil, &again)
-	if ch.Port == 0 || ch.Path != "/zot/chat" || len(ch.Token) != 64 || again != ch {
-		t.Fatalf("zot/chat/channel: %+v, then %+v (want one channel: a port, /zot/chat, a 256-bit hex token)", ch, again)
+	if ch.Port == 0 || ch.Path != "/" || len(ch.Token) != 64 || again != ch {
+		t.Fatalf("zot/chat/channel: %+v, then %+v (want one channel: a port, /, a 256-bit hex token)", ch, again)
 	}
 	c := dialChat(t, ctx, ch)
 
@@ -139,12 +139,20 @@ func TestChatChannelRefusesWithoutToken(t *testing.T) {
 	ed.MustCall("zot/chat/channel", nil, &ch)
 
 	wrong := strings.Repeat("0", 64)
+	// Through a proxy that joins its prefix with a double slash: the path
+	// is the root still.
+	if c, _, err := websocket.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d//?token=%s", ch.Port, ch.Token), nil); err != nil {
+		t.Fatalf("the root as //: %v", err)
+	} else {
+		c.CloseNow()
+	}
 	flip := map[bool]string{true: "1", false: "0"}[ch.Token[63] == '0']
 	for _, tc := range []struct {
 		name, url, origin string
 		status            int
 	}{
 		{"no token", fmt.Sprintf("ws://127.0.0.1:%d%s", ch.Port, ch.Path), "", http.StatusUnauthorized},
+		{"another path", fmt.Sprintf("ws://127.0.0.1:%d/other?token=%s", ch.Port, ch.Token), "", http.StatusNotFound},
 		{"a wrong token", ch.url(wrong), "", http.StatusUnauthorized},
 		{"the token with one character changed", ch.url(ch.Token[:63] + flip), "", http.StatusUnauthorized},
 		{"another web page", ch.url(ch.Token), "http://evil.example", http.StatusForbidden},

@@ -5,6 +5,7 @@
 
 import * as vscode from "vscode";
 import { randomBytes } from "crypto";
+import * as ext from "./lsp_ext";
 
 export function nonce(): string {
     return randomBytes(16).toString("base64").replace(/[^A-Za-z0-9]/g, "");
@@ -60,7 +61,7 @@ export function chatHtml(webview: vscode.Webview, dist: vscode.Uri, channel?: st
         "zot",
         ["media/codicon.css", "webview/chat.css"],
         "webview/chat.js",
-        `<div id="zot-chat"${channel ? ` data-channel="${escAttr(channel)}"` : ""}>
+        `<div id="zot-chat"${channel ? ` data-channel="${escAttr(channel)}" data-channel-prompt="${ext.prompt.method}" data-channel-event="${ext.event.method}"` : ""}>
   <header id="header">
     <select id="model" title="Model" aria-label="Model"></select>
     <span class="spacer"></span>

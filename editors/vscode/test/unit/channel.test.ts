@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { ChatChannel, ChannelLost, ZotError, type ChannelSocket } from "../../src/webview/chat/channel";
 import type { ZotEvent } from "../../src/lsp_ext";
 
+const methods = { prompt: "zot/prompt", event: "zot/event" };
+
 /** A WebSocket the test plays zot's side of. */
 class FakeSocket implements ChannelSocket {
     readyState = 0;
@@ -41,7 +43,7 @@ class FakeSocket implements ChannelSocket {
 
 async function opened(onEvent: (ev: ZotEvent) => void = () => {}, onClose: () => void = () => {}) {
     const ws = new FakeSocket();
-    const p = ChatChannel.open(() => ws, onEvent, onClose, 3000);
+    const p = ChatChannel.open(() => ws, methods, onEvent, onClose, 3000);
     ws.open();
     const ch = await p;
     assert.ok(ch, "open once the socket is");
@@ -84,17 +86,17 @@ test("a prompt lost with the socket is reported, not resent; after the close not
 
 test("a socket that is refused or never opens: no channel (the chat goes on without it)", async () => {
     const refused = new FakeSocket();
-    const p = ChatChannel.open(() => refused, () => {}, () => {}, 3000);
+    const p = ChatChannel.open(() => refused, methods, () => {}, () => {}, 3000);
     refused.onerror?.({} as Event);
     refused.onclose?.({} as CloseEvent);
     assert.equal(await p, undefined);
 
-    assert.equal(await ChatChannel.open(() => { throw new Error("CSP"); }, () => {}, () => {}, 3000), undefined);
+    assert.equal(await ChatChannel.open(() => { throw new Error("CSP"); }, methods, () => {}, () => {}, 3000), undefined);
 
     mock.timers.enable({ apis: ["setTimeout"] });
     try {
         const silent = new FakeSocket();
-        const q = ChatChannel.open(() => silent, () => {}, () => {}, 3000);
+        const q = ChatChannel.open(() => silent, methods, () => {}, () => {}, 3000);
         mock.timers.tick(3000);
         assert.equal(await q, undefined);
         assert.equal(silent.closed, 1, "the late socket is closed");

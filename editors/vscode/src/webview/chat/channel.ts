@@ -31,6 +31,12 @@ export class ChannelLost extends Error {
 /** The channel carries no JSON-RPC error as an exception: zot's answer. */
 export class ZotError extends Error {}
 
+/** The methods the channel speaks, as lsp_ext.ts declares them (the host puts them in the page: the webview cannot load lsp_ext.ts). */
+export interface ChannelMethods {
+    prompt: string;
+    event: string;
+}
+
 export interface PromptParams {
     text: string;
     attachments?: Attachment[];
@@ -46,7 +52,7 @@ export class ChatChannel {
      * cannot be (refused, closed) or is not open after waitMs (the chat
      * then uses postMessage and does not wait for it any longer).
      */
-    static open(socket: () => ChannelSocket, onEvent: (ev: ZotEvent) => void, onClose: () => void, waitMs: number): Promise<ChatChannel | undefined> {
+    static open(socket: () => ChannelSocket, methods: ChannelMethods, onEvent: (ev: ZotEvent) => void, onClose: () => void, waitMs: number): Promise<ChatChannel | undefined> {
         return new Promise((resolve) => {
             let ws: ChannelSocket;
             try {
@@ -62,7 +68,7 @@ export class ChatChannel {
             }, waitMs);
             ws.onopen = () => {
                 clearTimeout(timer);
-                resolve(new ChatChannel(ws, onEvent, onClose));
+                resolve(new ChatChannel(ws, methods, onEvent, onClose));
             };
             ws.onclose = ws.onerror = () => {
                 clearTimeout(timer);
@@ -74,6 +80,7 @@ export class ChatChannel {
 
     private constructor(
         private readonly ws: ChannelSocket,
+        private readonly methods: ChannelMethods,
         private readonly onEvent: (ev: ZotEvent) => void,
         private readonly onClose: () => void,
     ) {
@@ -101,7 +108,7 @@ export class ChatChannel {
             params.attachments = p.attachments;
         }
         try {
-            this.ws.send(JSON.stringify({ jsonrpc: "2.0", id, method: "zot/prompt", params }));
+            this.ws.send(JSON.stringify({ jsonrpc: "2.0", id, method: this.methods.prompt, params }));
         } catch {
             return undefined; // the browser did not take it
         }
@@ -120,7 +127,7 @@ export class ChatChannel {
         } catch {
             return;
         }
-        if (m.method === "zot/event" && m.params) {
+        if (m.method === this.methods.event && m.params) {
             this.onEvent(m.params);
             return;
         }

@@ -377,9 +377,11 @@ function showChannelState(s: "open" | "failed" | "closed" | "none"): void {
 
 /** Opens the chat channel named in the page (when the host gave one), then asks the host for the snapshot. */
 async function start(): Promise<void> {
-    const url = document.getElementById("zot-chat")?.dataset.channel;
+    const page = document.getElementById("zot-chat")?.dataset;
+    const url = page?.channel;
     if (url) {
-        channel = await ChatChannel.open(() => new WebSocket(url), channelEvent, channelClosed, CHANNEL_WAIT_MS);
+        const methods = { prompt: page.channelPrompt ?? "", event: page.channelEvent ?? "" };
+        channel = await ChatChannel.open(() => new WebSocket(url), methods, channelEvent, channelClosed, CHANNEL_WAIT_MS);
     }
     showChannelState(channel ? "open" : url ? "failed" : "none");
     post(channel ? { type: "ready", channel: true } : { type: "ready" });
