@@ -44,6 +44,8 @@ const (
 	// chatChannelReadLimit bounds one message from the chat: a prompt
 	// with its attachments.
 	chatChannelReadLimit = 64 << 20
+	// chatChannelBatch bounds how many waiting messages go in one frame.
+	chatChannelBatch = 256
 )
 
 // chatChannelMethods are the requests the channel carries: the chat's hot
@@ -264,6 +266,16 @@ func (ch *chatChannel) write(sub *chatSub) {
 	for {
 		select {
 		case b := <-sub.out:
+			// What else waits goes in the same frame, as a JSON-RPC batch:
+			// each frame is a task in the chat's renderer. Nothing waits
+			// for company: an answer's first delta, alone, goes at once.
+			if n := min(len(sub.out), chatChannelBatch-1); n > 0 {
+				batch := append([]byte{'['}, b...)
+				for range n {
+					batch = append(append(batch, ','), <-sub.out...)
+				}
+				b = append(batch, ']')
+			}
 			if err := sub.c.Write(sub.ctx, websocket.MessageText, b); err != nil {
 				sub.close()
 				return

@@ -37,19 +37,37 @@ type wsMessage struct {
 	} `json:"error"`
 }
 
-func readWS(t *testing.T, ctx context.Context, c *websocket.Conn) wsMessage {
+// wsReader reads JSON-RPC messages from the chat channel, one at a time
+// (a frame may hold a batch of them).
+type wsReader struct {
+	c    *websocket.Conn
+	next []wsMessage
+}
+
+func (r *wsReader) read(t *testing.T, ctx context.Context) wsMessage {
 	t.Helper()
-	typ, b, err := c.Read(ctx)
-	if err != nil {
-		t.Fatalf("reading the chat channel: %v", err)
+	for len(r.next) == 0 {
+		typ, b, err := r.c.Read(ctx)
+		if err != nil {
+			t.Fatalf("reading the chat channel: %v", err)
+		}
+		if typ != websocket.MessageText {
+			t.Fatalf("chat channel: a %v message", typ)
+		}
+		if len(b) > 0 && b[0] == '[' {
+			if err := json.Unmarshal(b, &r.next); err != nil || len(r.next) < 2 {
+				t.Fatalf("chat channel: a batch of %d: %v: %s", len(r.next), err, b)
+			}
+			continue
+		}
+		var m wsMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("chat channel: %v: %s", err, b)
+		}
+		r.next = append(r.next, m)
 	}
-	if typ != websocket.MessageText {
-		t.Fatalf("chat channel: a %v message", typ)
-	}
-	var m wsMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("chat channel: %v: %s", err, b)
-	}
+	m := r.next[0]
+	r.next = r.next[1:]
 	return m
 }
 
@@ -78,6 +96,7 @@ func TestChatChannelPromptAndEvents(t *testing.T) {
 		t.Fatalf("zot/chat/channel: %+v, then %+v (want one channel: a port, /, a 256-bit hex token)", ch, again)
 	}
 	c := dialChat(t, ctx, ch)
+	r := &wsReader{c: c}
 
 	if err := c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":7,"method":"zot/prompt","params":{"text":"hi"}}`)); err != nil {
 		t.Fatal(err)
@@ -85,7 +104,7 @@ func TestChatChannelPromptAndEvents(t *testing.T) {
 	var runID string
 	var types []string
 	for {
-		m := readWS(t, ctx, c)
+		m := r.read(t, ctx)
 		if m.ID != nil {
 			var r struct {
 				RunID string `json:"runId"`
@@ -118,13 +137,13 @@ func TestChatChannelPromptAndEvents(t *testing.T) {
 	if err := c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":8,"method":"zot/clear"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if m := readWS(t, ctx, c); m.ID == nil || *m.ID != 8 || m.Error == nil || m.Error.Code != -32601 || !strings.Contains(m.Error.Message, "zot/prompt and zot/abort") {
+	if m := r.read(t, ctx); m.ID == nil || *m.ID != 8 || m.Error == nil || m.Error.Code != -32601 || !strings.Contains(m.Error.Message, "zot/prompt and zot/abort") {
 		t.Fatalf("zot/clear on the chat channel: %+v", m)
 	}
 	if err := c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":9,"method":"zot/abort","params":{}}`)); err != nil {
 		t.Fatal(err)
 	}
-	if m := readWS(t, ctx, c); m.ID == nil || *m.ID != 9 || m.Error != nil {
+	if m := r.read(t, ctx); m.ID == nil || *m.ID != 9 || m.Error != nil {
 		t.Fatalf("zot/abort on the chat channel: %+v %s", m, m.Result)
 	}
 }

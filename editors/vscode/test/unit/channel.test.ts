@@ -41,9 +41,9 @@ class FakeSocket implements ChannelSocket {
     }
 }
 
-async function opened(onEvent: (ev: ZotEvent) => void = () => {}, onClose: () => void = () => {}) {
+async function opened(onEvents: (evs: ZotEvent[]) => void = () => {}, onClose: () => void = () => {}) {
     const ws = new FakeSocket();
-    const p = ChatChannel.open(() => ws, methods, onEvent, onClose, 3000);
+    const p = ChatChannel.open(() => ws, methods, onEvents, onClose, 3000);
     ws.open();
     const ch = await p;
     assert.ok(ch, "open once the socket is");
@@ -52,7 +52,7 @@ async function opened(onEvent: (ev: ZotEvent) => void = () => {}, onClose: () =>
 
 test("a prompt goes out as zot/prompt and zot's answer comes back; events reach the chat in order", async () => {
     const events: string[] = [];
-    const { ws, ch } = await opened((ev) => events.push(ev.type === "text_delta" ? ev.delta : ev.type));
+    const { ws, ch } = await opened((evs) => events.push(evs.map((ev) => (ev.type === "text_delta" ? ev.delta : ev.type)).join("+")));
     const answer = ch.prompt({ text: "hi", attachments: [] });
     assert.ok(answer, "sent on the open socket");
     assert.deepEqual(ws.sent, [{ jsonrpc: "2.0", id: 1, method: "zot/prompt", params: { text: "hi" } }]);
@@ -62,8 +62,23 @@ test("a prompt goes out as zot/prompt and zot's answer comes back; events reach 
     assert.deepEqual(await answer, { runId: "run-1", queued: false });
     assert.deepEqual(events, ["assistant_start", "Hel"]);
 
+    // A batch (what waited at zot, one frame): its events in one call, in
+    // order with the answer it holds.
+    events.length = 0;
+    const second = ch.prompt({ text: "more" });
+    ws.onmessage?.({
+        data: JSON.stringify([
+            { jsonrpc: "2.0", method: "zot/event", params: { type: "text_delta", delta: "a", runId: "run-1" } },
+            { jsonrpc: "2.0", method: "zot/event", params: { type: "text_delta", delta: "b", runId: "run-1" } },
+            { jsonrpc: "2.0", id: 2, result: { runId: "run-2", queued: true, ahead: 1 } },
+            { jsonrpc: "2.0", method: "zot/event", params: { type: "done", runId: "run-1" } },
+        ]),
+    } as MessageEvent);
+    assert.deepEqual(await second, { runId: "run-2", queued: true, ahead: 1 });
+    assert.deepEqual(events, ["a+b", "done"]);
+
     const refused = ch.prompt({ text: "again" });
-    ws.message({ jsonrpc: "2.0", id: 2, error: { code: -32803, message: "zot/prompt: no model" } });
+    ws.message({ jsonrpc: "2.0", id: 3, error: { code: -32803, message: "zot/prompt: no model" } });
     await assert.rejects(refused!, (e: unknown) => e instanceof ZotError && e.message === "zot/prompt: no model");
 });
 

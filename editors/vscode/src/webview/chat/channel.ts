@@ -37,6 +37,14 @@ export interface ChannelMethods {
     event: string;
 }
 
+interface RpcMessage {
+    id?: number;
+    method?: string;
+    params?: ZotEvent;
+    result?: RunStarted;
+    error?: { message?: string };
+}
+
 export interface PromptParams {
     text: string;
     attachments?: Attachment[];
@@ -52,7 +60,7 @@ export class ChatChannel {
      * cannot be (refused, closed) or is not open after waitMs (the chat
      * then uses postMessage and does not wait for it any longer).
      */
-    static open(socket: () => ChannelSocket, methods: ChannelMethods, onEvent: (ev: ZotEvent) => void, onClose: () => void, waitMs: number): Promise<ChatChannel | undefined> {
+    static open(socket: () => ChannelSocket, methods: ChannelMethods, onEvents: (evs: ZotEvent[]) => void, onClose: () => void, waitMs: number): Promise<ChatChannel | undefined> {
         return new Promise((resolve) => {
             let ws: ChannelSocket;
             try {
@@ -68,7 +76,7 @@ export class ChatChannel {
             }, waitMs);
             ws.onopen = () => {
                 clearTimeout(timer);
-                resolve(new ChatChannel(ws, methods, onEvent, onClose));
+                resolve(new ChatChannel(ws, methods, onEvents, onClose));
             };
             ws.onclose = ws.onerror = () => {
                 clearTimeout(timer);
@@ -81,7 +89,7 @@ export class ChatChannel {
     private constructor(
         private readonly ws: ChannelSocket,
         private readonly methods: ChannelMethods,
-        private readonly onEvent: (ev: ZotEvent) => void,
+        private readonly onEvents: (evs: ZotEvent[]) => void,
         private readonly onClose: () => void,
     ) {
         ws.onmessage = (e) => this.receive(e.data);
@@ -120,17 +128,31 @@ export class ChatChannel {
         this.lost();
     }
 
+    /** One frame: a message, or a batch of them (zot sends what waits together). */
     private receive(data: unknown): void {
-        let m: { id?: number; method?: string; params?: ZotEvent; result?: RunStarted; error?: { message?: string } };
+        let frame: RpcMessage | RpcMessage[];
         try {
-            m = JSON.parse(String(data)) as typeof m;
+            frame = JSON.parse(String(data)) as typeof frame;
         } catch {
             return;
         }
-        if (m.method === this.methods.event && m.params) {
-            this.onEvent(m.params);
-            return;
+        const events: ZotEvent[] = [];
+        for (const m of Array.isArray(frame) ? frame : [frame]) {
+            if (m.method === this.methods.event && m.params) {
+                events.push(m.params);
+                continue;
+            }
+            if (events.length) {
+                this.onEvents(events.splice(0)); // in order with the answer
+            }
+            this.answer(m);
         }
+        if (events.length) {
+            this.onEvents(events);
+        }
+    }
+
+    private answer(m: RpcMessage): void {
         const p = m.id !== undefined ? this.pending.get(m.id) : undefined;
         if (!p) {
             return;

@@ -349,15 +349,18 @@ let channel: ChatChannel | undefined;
 /** The current answer (since its assistant_start) had a delta: later ones wait for the next frame. */
 let answerHadDelta = false;
 
-function channelEvent(ev: ZotEvent): void {
-    if (ev.type === "assistant_start") {
-        answerHadDelta = false;
-    }
+function channelEvents(events: ZotEvent[]): void {
     // An answer's first token is drawn as it arrives (as the host's
     // firstDelta); the rest at most once per frame.
-    const first = (ev.type === "text_delta" || ev.type === "thinking_delta") && !answerHadDelta;
-    answerHadDelta ||= first;
-    onHost(first ? { type: "events", events: [ev], firstDelta: true } : { type: "events", events: [ev] });
+    let first = false;
+    for (const ev of events) {
+        if (ev.type === "assistant_start") {
+            answerHadDelta = false;
+        } else if ((ev.type === "text_delta" || ev.type === "thinking_delta") && !answerHadDelta) {
+            answerHadDelta = first = true;
+        }
+    }
+    onHost(first ? { type: "events", events, firstDelta: true } : { type: "events", events });
 }
 
 /** The channel closed (zot restarted, or dropped a chat that fell behind): back to the host, with a fresh snapshot (events may be lost with the socket). */
@@ -381,7 +384,7 @@ async function start(): Promise<void> {
     const url = page?.channel;
     if (url) {
         const methods = { prompt: page.channelPrompt ?? "", event: page.channelEvent ?? "" };
-        channel = await ChatChannel.open(() => new WebSocket(url), methods, channelEvent, channelClosed, CHANNEL_WAIT_MS);
+        channel = await ChatChannel.open(() => new WebSocket(url), methods, channelEvents, channelClosed, CHANNEL_WAIT_MS);
     }
     showChannelState(channel ? "open" : url ? "failed" : "none");
     post(channel ? { type: "ready", channel: true } : { type: "ready" });
