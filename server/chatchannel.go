@@ -85,7 +85,7 @@ func (c *chatSub) close() {
 }
 
 // zotChatChannel opens the channel (once; later calls get the same).
-func (s *Server) zotChatChannel(ctx context.Context) (ChatChannelResult, error) {
+func (s *Server) zotChatChannel(_ context.Context) (ChatChannelResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ch := s.chat.Load()
