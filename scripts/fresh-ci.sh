@@ -69,13 +69,13 @@ if [ -z "$warm" ]; then
   # Node 20 and npm as Debian's nodejs package installed them on the host
   # (node, npm, npx, the headers native modules build against).
   dpkg -L nodejs | while IFS= read -r f; do
-    if [ -f "$f" ] || [ -L "$f" ]; then cp -a --parents "$f" "$ROOT"; fi
-  done
+    if [ -f "$f" ] || [ -L "$f" ]; then echo "${f#/}"; fi
+  done | tar -C / --no-recursion -cf - -T - | tar -C "$ROOT" -xf -
   # The configuration a new machine comes with (npm's and Go's); no git
   # identity, no caches.
-  for f in /etc/npmrc /usr/etc/npmrc /root/.npmrc /root/.config/go/env; do
-    [ -f "$f" ] && cp -a --parents "$f" "$ROOT"
-  done
+  for f in etc/npmrc usr/etc/npmrc root/.npmrc root/.config/go/env; do
+    [ -f "/$f" ] && echo "$f"
+  done | tar -C / -cf - -T - | tar -C "$ROOT" -xf -
   mkdir -p "$ROOT/usr/local/go"
 elif [ ! -d "$ROOT/root/zot" ]; then
   echo "fresh-ci: no earlier run in $ROOT: run without --warm first" >&2
