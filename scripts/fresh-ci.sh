@@ -61,6 +61,7 @@ cleanup() {
   for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -R "${mounts[i]}" 2>/dev/null || umount -l "${mounts[i]}" || true; done
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 if [ -z "$warm" ]; then
   echo "fresh-ci: a new root in $ROOT (from $BASE)"
@@ -71,11 +72,13 @@ if [ -z "$warm" ]; then
   dpkg -L nodejs | while IFS= read -r f; do
     if [ -f "$f" ] || [ -L "$f" ]; then echo "${f#/}"; fi
   done | tar -C / --no-recursion -cf - -T - | tar -C "$ROOT" -xf -
-  # The configuration a new machine comes with (npm's and Go's); no git
-  # identity, no caches.
-  for f in etc/npmrc usr/etc/npmrc root/.npmrc root/.config/go/env; do
+  # The configuration a new machine comes with: npm's and Go's, and the
+  # certificate authorities it trusts (the network's own among them); no
+  # git identity, no caches.
+  for f in etc/npmrc usr/etc/npmrc root/.npmrc root/.config/go/env usr/local/share/ca-certificates/*.crt; do
     [ -f "/$f" ] && echo "$f"
   done | tar -C / -cf - -T - | tar -C "$ROOT" -xf -
+  chroot "$ROOT" update-ca-certificates >/dev/null
   mkdir -p "$ROOT/usr/local/go"
 elif [ ! -d "$ROOT/root/zot" ]; then
   echo "fresh-ci: no earlier run in $ROOT: run without --warm first" >&2
