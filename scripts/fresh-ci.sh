@@ -75,8 +75,8 @@ if [ -z "$warm" ]; then
   # The configuration a new machine comes with: npm's and Go's, and the
   # certificate authorities it trusts (the network's own among them); no
   # git identity, no caches.
-  for f in etc/npmrc usr/etc/npmrc root/.npmrc root/.config/go/env usr/local/share/ca-certificates/*.crt; do
-    [ -f "/$f" ] && echo "$f"
+  for f in /etc/npmrc /usr/etc/npmrc /root/.npmrc /root/.config/go/env /usr/local/share/ca-certificates/*.crt; do
+    if [ -f "$f" ]; then echo "${f#/}"; fi
   done | tar -C / -cf - -T - | tar -C "$ROOT" -xf -
   chroot "$ROOT" update-ca-certificates >/dev/null
   mkdir -p "$ROOT/usr/local/go"
