@@ -67,11 +67,16 @@ if [ -z "$warm" ]; then
   echo "fresh-ci: a new root in $ROOT (from $BASE)"
   rm -rf "$ROOT"
   cp -a "$BASE" "$ROOT"
-  # Node 20 and npm as Debian's nodejs package installed them on the host
-  # (node, npm, npx, the headers native modules build against).
-  dpkg -L nodejs | while IFS= read -r f; do
+  # Node 20 as Debian's nodejs package installed it on the host (node, the
+  # headers native modules build against), and the host's npm (a newer
+  # one, installed over the package's).
+  dpkg -L nodejs | grep -v '^/usr/lib/node_modules/npm/' | while IFS= read -r f; do
     if [ -f "$f" ] || [ -L "$f" ]; then echo "${f#/}"; fi
   done | tar -C / --no-recursion -cf - -T - | tar -C "$ROOT" -xf -
+  rm -rf "$ROOT/usr/lib/node_modules/npm"
+  tar -C / -cf - usr/lib/node_modules/npm | tar -C "$ROOT" -xf -
+  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$ROOT/usr/bin/npm"
+  ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$ROOT/usr/bin/npx"
   # The configuration a new machine comes with: npm's and Go's, and the
   # certificate authorities it trusts (the network's own among them); no
   # git identity, no caches.
@@ -101,9 +106,12 @@ n=1
 while [ -e "$ROOT/root/ci-$n.log" ]; do n=$((n + 1)); done
 log=$ROOT/root/ci-$n.log
 echo "fresh-ci: run $n ($([ -n "$warm" ] && echo warm || echo fresh)) of $(git -C "$SRC" log -1 --format='%h %s' "$REV"); load $(cut -d' ' -f1-3 /proc/loadavg); log $log"
+# In the background and waited for, so a signal to this script ends the
+# run at once (cleanup ends what it left).
 rc=0
 chroot "$ROOT" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI=true \
   PATH=/usr/local/go/bin:/root/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  bash -c 'cd /root/zot && bash .ci/run' < /dev/null 2>&1 | tee "$log" || rc=$?
+  bash -c 'cd /root/zot && bash .ci/run' < /dev/null > >(tee "$log") 2>&1 &
+wait $! || rc=$?
 echo "fresh-ci: run $n ended (exit $rc); load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
 exit $rc
