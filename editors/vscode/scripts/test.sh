@@ -34,28 +34,28 @@ fi
 
 pass=0 fail=0
 if [ "${1:-}" != "--e2e" ]; then
-echo "== vscode: type check"
-if npx --no-install tsc -p . --noEmit; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL type check"; fi
+  echo "== vscode: type check"
+  if npx --no-install tsc -p . --noEmit; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL type check"; fi
 
-echo "== vscode: lint (eslint, typescript-eslint type-checked rules)"
-if npx --no-install eslint --max-warnings 0 .; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL lint"; fi
+  echo "== vscode: lint (eslint, typescript-eslint type-checked rules)"
+  if npx --no-install eslint --max-warnings 0 .; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL lint"; fi
 
-echo "== vscode: unit tests (node --test)"
-unit_out=$(mktemp)
-if node esbuild.mjs --tests; then
-  node --test --test-reporter=spec out/test/ 2>&1 | tee "$unit_out"
-  urc=${PIPESTATUS[0]}
-  up=$(sed -n 's/^ℹ pass \([0-9]*\)$/\1/p' "$unit_out" | tail -1)
-  uf=$(sed -n 's/^ℹ fail \([0-9]*\)$/\1/p' "$unit_out" | tail -1)
-  # A test left waiting on a promise is "cancelled": a failure too.
-  uc=$(sed -n 's/^ℹ cancelled \([0-9]*\)$/\1/p' "$unit_out" | tail -1)
-  uf=$((${uf:-1} + ${uc:-0}))
-  if [ "$urc" -ne 0 ] && [ "$uf" -eq 0 ]; then uf=1; fi
-  pass=$((pass + ${up:-0})); fail=$((fail + uf))
-else
-  fail=$((fail + 1)); echo "FAIL building the unit tests"
-fi
-rm -f "$unit_out"
+  echo "== vscode: unit tests (node --test)"
+  unit_out=$(mktemp)
+  if node esbuild.mjs --tests; then
+    node --test --test-reporter=spec out/test/ 2>&1 | tee "$unit_out"
+    urc=${PIPESTATUS[0]}
+    up=$(sed -n 's/^ℹ pass \([0-9]*\)$/\1/p' "$unit_out" | tail -1)
+    uf=$(sed -n 's/^ℹ fail \([0-9]*\)$/\1/p' "$unit_out" | tail -1)
+    # A test left waiting on a promise is "cancelled": a failure too.
+    uc=$(sed -n 's/^ℹ cancelled \([0-9]*\)$/\1/p' "$unit_out" | tail -1)
+    uf=$((${uf:-1} + ${uc:-0}))
+    if [ "$urc" -ne 0 ] && [ "$uf" -eq 0 ]; then uf=1; fi
+    pass=$((pass + ${up:-0})); fail=$((fail + uf))
+  else
+    fail=$((fail + 1)); echo "FAIL building the unit tests"
+  fi
+  rm -f "$unit_out"
 fi
 
 if [ "${1:-}" != "--unit" ]; then
