@@ -148,7 +148,10 @@ if [ ! -x "$CS" ]; then
   # @vscode/ripgrep's postinstall downloads rg: seed its cache with Debian's.
   RGC=${TMPDIR:-/tmp}/vscode-ripgrep-cache-1.15.11
   mkdir -p "$RGC"
-  tar czf "$RGC/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz" -C "$(dirname "$(command -v rg)")" rg
+  # Written aside and renamed: another version's install (CI installs
+  # both at once) may be reading it.
+  tar czf "$RGC/rg.tar.gz.$$" -C "$(dirname "$(command -v rg)")" rg
+  mv -f "$RGC/rg.tar.gz.$$" "$RGC/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz"
   rm -rf "$CS_DIR.tmp" && mkdir -p "$CS_DIR.tmp"
   (cd "$CS_DIR.tmp" && echo '{"name":"zot-e2e-code-server","private":true}' > package.json &&
     npm_config_unsafe_perm=true npm_config_yes=true npm install --no-audit --no-fund --loglevel=error "code-server@$CS_VERSION" >&2)
