@@ -399,9 +399,8 @@ func blocksText(bl []wire.Block) string {
 	return sb.String()
 }
 
-// call sends a request to the extension (its reply is matched by the id
-// recorded in pending).
-func (b *Bridge) call(method string, pc pendingCall, params any) {
+// call sends a request to the extension and returns its id.
+func (b *Bridge) call(method string, pc pendingCall, params any) int64 {
 	pc.method = method
 	b.mu.Lock()
 	b.nextID++
@@ -413,6 +412,7 @@ func (b *Bridge) call(method string, pc pendingCall, params any) {
 	b.mu.Unlock()
 	raw, _ := json.Marshal(params)
 	b.toChild(Message{JSONRPC: "2.0", ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: raw})
+	return id
 }
 
 func (b *Bridge) notify(method string, params any) { b.send(method, params, false) }
