@@ -14,7 +14,7 @@
 
 const fs = require("fs");
 const path = require("path");
-const { runSpec, runProcesses, waitFor, statusItems, quickInput, runCommand, sleep, firstLine } = require("./harness");
+const { runSpec, waitFor, statusItems, quickInput, runCommand, sleep, firstLine } = require("./harness");
 
 const url = process.env.CS_URL;
 const ws = process.env.WS;
@@ -164,11 +164,23 @@ test("registerShortcut: Zot: Run Extension Shortcut offers it; a keybinding runs
     await waitFor('"shortcut ran 2" in the status bar (the keybinding)', async () => (await statusItems()).includes("shortcut ran 2"));
 });
 
-/** The argv of this run's node processes that host the pi extension "editors" (the pi runtime's host.js). */
+/** The argv of the running node processes that host the pi extension "editors" (the pi runtime's host.js). */
 function piHostArgvs() {
-    return runProcesses()
-        .map((p) => p.argv)
-        .filter((argv) => argv.some((a) => a.endsWith("host.js")) && argv.includes("editors"));
+    const out = [];
+    for (const d of fs.readdirSync("/proc")) {
+        if (!/^\d+$/.test(d)) {
+            continue;
+        }
+        try {
+            const argv = fs.readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
+            if (argv.some((a) => a.endsWith("host.js")) && argv.includes("editors")) {
+                out.push(argv);
+            }
+        } catch {
+            // gone
+        }
+    }
+    return out;
 }
 
 test("the pi runtime that runs it is the one the package carries (bin/pi-runtime), nothing fetched", async () => {
