@@ -50,8 +50,12 @@ echo "install-nvim: fetching neovim from $SUITE into $D" >&2
 rm -rf "$D/root" "$D/debs" "$WRAPPER"
 mkdir -p "$D/apt/lists/partial" "$D/apt/cache/archives/partial" "$D/debs" "$D/root"
 echo "deb $mirror $SUITE main" >"$D/apt/sources.list"
+# Check-Valid-Until off: a mirror that serves a frozen copy of a suite
+# (this project's machines do) has a Release file past its Valid-Until,
+# and apt refuses it ("is expired") on every fresh machine; its signature
+# is still checked.
 A=(-o Dir::Etc::sourcelist="$D/apt/sources.list" -o Dir::Etc::sourceparts=- -o Dir::State::Lists="$D/apt/lists"
-  -o Dir::Cache="$D/apt/cache" -o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1)
+  -o Dir::Cache="$D/apt/cache" -o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1 -o Acquire::Check-Valid-Until=false)
 apt-get "${A[@]}" update -qq >&2
 # The dependency closure, without recommends: nvim plus the libraries it links
 # and their own dependencies (glibc and its loader among them).

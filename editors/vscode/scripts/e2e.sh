@@ -8,9 +8,10 @@
 #   editors/vscode/scripts/e2e.sh                 # code-server 4.100.3 (VS Code 1.100)
 #   ZOT_E2E_CODE_SERVER=4.139.1 editors/vscode/scripts/e2e.sh
 #   editors/vscode/scripts/e2e.sh --install       # install only (CI warms its cache)
+#   editors/vscode/scripts/e2e.sh --parts DIR     # build the parts only (below)
 #
-# scripts/test.sh runs it for every version in ZOT_E2E_CODE_SERVERS,
-# E2E_REPEAT times each.
+# scripts/test.sh runs it for every version in ZOT_E2E_CODE_SERVERS, all
+# at once, E2E_REPEAT times each, on parts it built once.
 #
 # Env: ZOT_BIN (default <repo>/bin/zot, built if missing),
 #      ZOT_E2E_CODE_SERVER (default 4.100.3: the oldest VS Code we test),
@@ -19,7 +20,12 @@
 #      ZOT_E2E_ART (default editors/vscode/test-artifacts/code-server-<version>),
 #      ZOT_E2E_KEEP=1 keeps the temp dir (logs, workspace) for a look,
 #      ZOT_E2E_BUNDLED=1 runs the chat spec on the package's own zot (no
-#        zot.serverPath, no zot on PATH).
+#        zot.serverPath, no zot on PATH),
+#      ZOT_E2E_PARTS: a directory --parts DIR filled (the linux-x64
+#        zot.vsix with ZOT_BIN inside; the example extensions, capext,
+#        redactor, fakemcp): used instead of building them again. Each
+#        run copies them into its own temp dir, so the specs' own
+#        processes (found by path) are never another run's.
 # Installs what is missing (needs root for apt): chromium, and code-server's
 # build deps (libkrb5-dev pkg-config ripgrep). Screenshots and logs go to
 # ZOT_E2E_ART; on failure the tails of the extension host's and
@@ -48,6 +54,47 @@ case "$CS_VERSION" in
   4.139.1) NODE_MAJOR=24 NODE_PIN=24.11.1 ;;
   *) echo "e2e: code-server $CS_VERSION: which Node does it need? Add it to the table in $0" >&2; exit 1 ;;
 esac
+
+# ---------------------------------------------------------------- the parts
+# build_parts DIR: what every spec of every version uses, built from this
+# checkout into DIR: the package a Linux user installs (linux-x64 with
+# ZOT_BIN inside as its bin/zot) as DIR/zot.vsix, and the zot extensions
+# the specs load (todo, permission-gate, plan-mode, lint-on-write,
+# redactor, capext) and fakemcp, each in DIR/<name>.
+build_parts() {
+  local P=$1 ex v
+  mkdir -p "$P" && cd "$HERE" || return 1
+  [ -d node_modules ] || { log "npm ci"; npm ci --no-audit --no-fund --loglevel=error >&2 || return 1; }
+  if [ ! -x "$ZOT_BIN" ]; then
+    log "building $ZOT_BIN"
+    (cd "$REPO" && go build -o "$ZOT_BIN" ./cmd/zot) || return 1
+  fi
+  log "packaging the linux-x64 zot.vsix with $ZOT_BIN inside"
+  v=$(OUT=$P ZOT_VSIX_BIN=$ZOT_BIN bash "$HERE/scripts/package-vsix.sh" linux-x64)
+  [ -f "$v" ] || { echo "e2e: packaging the linux-x64 vsix failed" >&2; return 1; }
+  mv "$v" "$P/zot.vsix" || return 1
+  log "building the example extensions (todo, permission-gate, plan-mode, lint-on-write), capext and fakemcp"
+  for ex in todo permission-gate plan-mode lint-on-write; do
+    mkdir -p "$P/$ex" && cp "$REPO/extensions/examples/$ex/extension.json" "$P/$ex/" &&
+      (cd "$REPO/extensions/examples/$ex" && go build -o "$P/$ex/$ex" .) || return 1
+  done
+  # redactor: the host tests' fakeext as an assistant_message intercept that
+  # rewrites SECRET-4242 (the extui spec's last test).
+  mkdir -p "$P/redactor" && (cd "$REPO" && go build -o "$P/redactor/fakeext" ./extensions/testdata/fakeext) || return 1
+  printf '{"name":"redactor","version":"1.0.0","exec":"./fakeext","args":["-name","redactor","-intercept","assistant_message","-replace","SECRET-4242=[redacted]"]}\n' > "$P/redactor/extension.json"
+  # capext (extensions/testdata): its widget tool sets a widget.
+  mkdir -p "$P/capext" && (cd "$REPO" && go build -o "$P/capext/capext" ./extensions/testdata/capext) || return 1
+  printf '{"name":"capext","version":"1.0.0","exec":"./capext","description":"capabilities test extension"}\n' > "$P/capext/extension.json"
+  # The Go SDK fake MCP server (the Zot view's MCP lines).
+  (cd "$REPO" && go build -o "$P/fakemcp" ./extensions/mcp/testdata/fakemcp) || return 1
+  # Written last: scripts/test.sh and ZOT_E2E_PARTS check it.
+  touch "$P/.complete"
+}
+if [ "${1:-}" = --parts ]; then
+  [ -n "${2:-}" ] || { echo "e2e: --parts DIR" >&2; exit 2; }
+  build_parts "$2" || exit 1
+  exit 0
+fi
 
 # ---------------------------------------------------------------- system packages
 need_apt=()
@@ -101,7 +148,10 @@ if [ ! -x "$CS" ]; then
   # @vscode/ripgrep's postinstall downloads rg: seed its cache with Debian's.
   RGC=${TMPDIR:-/tmp}/vscode-ripgrep-cache-1.15.11
   mkdir -p "$RGC"
-  tar czf "$RGC/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz" -C "$(dirname "$(command -v rg)")" rg
+  # Written aside and renamed: another version's install (CI installs
+  # both at once) may be reading it.
+  tar czf "$RGC/rg.tar.gz.$$" -C "$(dirname "$(command -v rg)")" rg
+  mv -f "$RGC/rg.tar.gz.$$" "$RGC/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz"
   rm -rf "$CS_DIR.tmp" && mkdir -p "$CS_DIR.tmp"
   (cd "$CS_DIR.tmp" && echo '{"name":"zot-e2e-code-server","private":true}' > package.json &&
     npm_config_unsafe_perm=true npm_config_yes=true npm install --no-audit --no-fund --loglevel=error "code-server@$CS_VERSION" >&2)
@@ -116,18 +166,16 @@ csv=$(XDG_CONFIG_HOME=$CACHE/.xdg-config "$CS" --version 2>/dev/null | grep -m1 
 echo "code-server $(echo "$csv" | cut -d' ' -f1) (VS Code $(echo "$csv" | sed -n 's/.*with Code \([^ ]*\).*/\1/p')) on Node $(node --version | tr -d v)"
 [ "${1:-}" = --install ] && exit 0
 
-# ---------------------------------------------------------------- the extension, zot, the todo extension
-cd "$HERE"
-[ -d node_modules ] || { log "npm ci"; npm ci --no-audit --no-fund --loglevel=error >&2; }
-if [ ! -x "$ZOT_BIN" ]; then
-  log "building $ZOT_BIN"
-  (cd "$REPO" && go build -o "$ZOT_BIN" ./cmd/zot)
+# ---------------------------------------------------------------- the extension, zot, the zot extensions
+W=$(mktemp -d "${TMPDIR:-/tmp}/zot-vscode-e2e.XXXXXX")
+if [ -n "${ZOT_E2E_PARTS:-}" ]; then
+  [ -f "$ZOT_E2E_PARTS/.complete" ] || { echo "e2e: ZOT_E2E_PARTS=$ZOT_E2E_PARTS: not built by e2e.sh --parts" >&2; rm -rf "$W"; exit 1; }
+  cp -a "$ZOT_E2E_PARTS/." "$W/"
+else
+  build_parts "$W" || { rm -rf "$W"; exit 1; }
 fi
-# The package a Linux user installs: linux-x64 with zot inside (bin/zot),
-# this ZOT_BIN as that zot.
-log "packaging the linux-x64 zot.vsix with $ZOT_BIN inside"
-VSIX=$(OUT=$(mktemp -d "${TMPDIR:-/tmp}/zot-vsix.XXXXXX") ZOT_VSIX_BIN=$ZOT_BIN bash "$HERE/scripts/package-vsix.sh" linux-x64)
-[ -f "$VSIX" ] || { echo "e2e: packaging the linux-x64 vsix failed" >&2; exit 1; }
+cd "$HERE"
+VSIX=$W/zot.vsix
 # No zot on the PATH code-server (and so the extension) sees: the chat
 # spec runs the bundled one.
 NOZOT_PATH=
@@ -136,7 +184,6 @@ for d in "${path_dirs[@]}"; do
   [ -n "$d" ] && [ ! -x "$d/zot" ] && NOZOT_PATH=${NOZOT_PATH:+$NOZOT_PATH:}$d
 done
 
-W=$(mktemp -d "${TMPDIR:-/tmp}/zot-vscode-e2e.XXXXXX")
 PIDS=()
 # On failure, the logs that explain it, in the output (CI shows nothing else).
 show_tail() {
@@ -164,30 +211,12 @@ cleanup() {
       show_tail "$d/mock-llm.log" 20
     done
   fi
-  rm -rf "$(dirname "$VSIX")"
   if [ "${ZOT_E2E_KEEP:-}" = 1 ]; then log "kept $W"; else rm -rf "$W"; fi
   exit $code
 }
 trap cleanup EXIT
 
-log "building the example extensions (todo, permission-gate, plan-mode, lint-on-write), capext and fakemcp"
-for ex in todo permission-gate plan-mode lint-on-write; do
-  mkdir -p "$W/$ex"
-  cp "$REPO/extensions/examples/$ex/extension.json" "$W/$ex/"
-  (cd "$REPO/extensions/examples/$ex" && go build -o "$W/$ex/$ex" .)
-done
-# redactor: the host tests' fakeext as an assistant_message intercept that
-# rewrites SECRET-4242 (the extui spec's last test).
-mkdir -p "$W/redactor"
-(cd "$REPO" && go build -o "$W/redactor/fakeext" ./extensions/testdata/fakeext)
-printf '{"name":"redactor","version":"1.0.0","exec":"./fakeext","args":["-name","redactor","-intercept","assistant_message","-replace","SECRET-4242=[redacted]"]}\n' > "$W/redactor/extension.json"
-# capext (extensions/testdata): its widget tool sets a widget.
-mkdir -p "$W/capext"
-(cd "$REPO" && go build -o "$W/capext/capext" ./extensions/testdata/capext)
-printf '{"name":"capext","version":"1.0.0","exec":"./capext","description":"capabilities test extension"}\n' > "$W/capext/extension.json"
-# The Go SDK fake MCP server, and one that exits at start, for the Zot
-# view's MCP lines.
-(cd "$REPO" && go build -o "$W/fakemcp" ./extensions/mcp/testdata/fakemcp)
+# fakemcp, and the same binary exiting at start, for the Zot view's MCP lines.
 node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({ mcpServers: {
   fake: { command: process.argv[2] },
   broken: { command: process.argv[2], env: { FAKEMCP_MODE: "exit" } } } }))' "$W/mcp.json" "$W/fakemcp"

@@ -22,7 +22,7 @@
 const { chromium } = require("playwright-core");
 const fs = require("fs");
 const path = require("path");
-const { usePage, waitFor, sleep, firstLine } = require("./harness");
+const { usePage, runProcesses, waitFor, sleep, firstLine } = require("./harness");
 
 const url = process.env.CS_URL;
 const ws = process.env.WS;
@@ -839,23 +839,11 @@ test("new session clears the chat; session history brings the first one back", a
     await waitFor("the resumed notice", async () => (await text(chat, ".item.notice")).includes("Resumed session"));
 });
 
-/** The pids of `zot lsp` processes started from ZOT_BIN. */
+/** The pids of this run's `zot lsp` processes started from ZOT_BIN. */
 function zotLspPids() {
-    const out = [];
-    for (const d of fs.readdirSync("/proc")) {
-        if (!/^\d+$/.test(d)) {
-            continue;
-        }
-        try {
-            const argv = fs.readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
-            if (argv[0] === process.env.ZOT_BIN && argv[1] === "lsp") {
-                out.push(Number(d));
-            }
-        } catch {
-            // gone
-        }
-    }
-    return out;
+    return runProcesses()
+        .filter((p) => p.argv[0] === process.env.ZOT_BIN && p.argv[1] === "lsp")
+        .map((p) => p.pid);
 }
 
 const STREAM_DESTROYED = /ERR_STREAM_DESTROYED|write after a stream was destroyed/;

@@ -10,7 +10,7 @@
 
 const fs = require("fs");
 const path = require("path");
-const { runSpec, waitFor, frameWith, statusItems, quickInput, runCommand, sleep, firstLine } = require("./harness");
+const { runSpec, runProcesses, waitFor, frameWith, statusItems, quickInput, runCommand, sleep, firstLine } = require("./harness");
 
 const url = process.env.CS_URL;
 const ws = process.env.WS;
@@ -22,23 +22,11 @@ fs.mkdirSync(art, { recursive: true });
 
 let page;
 
-/** The pids of `zot lsp` processes started from ZOT_BIN. */
+/** The pids of this run's `zot lsp` processes started from ZOT_BIN. */
 function zotLspPids() {
-    const out = [];
-    for (const d of fs.readdirSync("/proc")) {
-        if (!/^\d+$/.test(d)) {
-            continue;
-        }
-        try {
-            const argv = fs.readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
-            if (argv[0] === process.env.ZOT_BIN && argv[1] === "lsp") {
-                out.push(Number(d));
-            }
-        } catch {
-            // gone
-        }
-    }
-    return out;
+    return runProcesses()
+        .filter((p) => p.argv[0] === process.env.ZOT_BIN && p.argv[1] === "lsp")
+        .map((p) => p.pid);
 }
 
 /** The chat webviews' frames (the side panel's, the editor tabs'). */

@@ -5,6 +5,7 @@
 // with runSpec's onPage (or usePage) and keeps its own variable for it.
 
 const { chromium } = require("playwright-core");
+const fs = require("fs");
 const path = require("path");
 
 const HANG = 90_000; // a wait this long is a hang, not a slow machine
@@ -18,6 +19,31 @@ function usePage(p) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const firstLine = (e) => (e && e.message ? e.message.split("\n")[0] : String(e));
+
+/**
+ * The processes of this spec's run, each {pid, argv}: those whose
+ * environment has the run's ZOT_HOME (e2e.sh gives each spec of each run
+ * its own, through zot.serverEnv, and what zot starts inherits it). So
+ * two runs on one machine (the VS Code versions scripts/test.sh runs at
+ * once, a developer's beside CI's) never count or kill each other's.
+ */
+function runProcesses() {
+    const home = `ZOT_HOME=${path.join(process.env.WS, "..", "zothome")}`;
+    const out = [];
+    for (const d of fs.readdirSync("/proc")) {
+        if (!/^\d+$/.test(d)) {
+            continue;
+        }
+        try {
+            if (fs.readFileSync(`/proc/${d}/environ`, "utf8").split("\0").includes(home)) {
+                out.push({ pid: Number(d), argv: fs.readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0") });
+            }
+        } catch {
+            // gone
+        }
+    }
+    return out;
+}
 
 /** Polls fn until it returns a truthy value; fails with what it saw last. */
 async function waitFor(what, fn, timeout = HANG) {
@@ -137,4 +163,4 @@ function runSpec(tests, { url, art, onPage, onFailure }) {
     });
 }
 
-module.exports = { HANG, QUICK_INPUT, usePage, sleep, firstLine, waitFor, frameWith, statusItems, quickInput, runCommand, runSpec };
+module.exports = { runProcesses, HANG, QUICK_INPUT, usePage, sleep, firstLine, waitFor, frameWith, statusItems, quickInput, runCommand, runSpec };
