@@ -140,14 +140,8 @@ func (h *Host) startPiNode() (*piRuntime, error) {
 		return nil, fmt.Errorf("open log: %w", err)
 	}
 	defer stderr.Close()
-	inR, inW, err := os.Pipe()
+	inR, inW, outR, outW, err := stdioPipes()
 	if err != nil {
-		return nil, err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
 		return nil, err
 	}
 	// A 1 MB young generation (V8's default is 16): extensions allocate

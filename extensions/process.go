@@ -109,6 +109,20 @@ type proc struct {
 	shutdownWait time.Duration
 }
 
+// stdioPipes makes a child's stdin (inR, inW) and stdout (outR, outW)
+// pipes; on an error none is left open.
+func stdioPipes() (inR, inW, outR, outW *os.File, err error) {
+	if inR, inW, err = os.Pipe(); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if outR, outW, err = os.Pipe(); err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, nil, nil, nil, err
+	}
+	return inR, inW, outR, outW, nil
+}
+
 // spawn starts the extension's process and its reader, writer and waiter
 // goroutines. The hello handshake continues asynchronously; see
 // slot.startProc for the waits.
@@ -126,14 +140,8 @@ func spawn(s *slot, c Candidate) (*proc, error) {
 		return nil, fmt.Errorf("open log: %w", err)
 	}
 	defer stderr.Close()
-	inR, inW, err := os.Pipe()
+	inR, inW, outR, outW, err := stdioPipes()
 	if err != nil {
-		return nil, err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
 		return nil, err
 	}
 	// A SEP extension's stdio goes to a sep.Bridge, which speaks the
@@ -755,15 +763,8 @@ func (l *extLog) openForChild() (*os.File, error) {
 func (l *extLog) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.f == nil {
-		if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
-			return
-		}
-		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-		if err != nil {
-			return
-		}
-		l.f = f
+	if !l.opened() {
+		return
 	}
 	msg := fmt.Sprintf(format, args...)
 	fmt.Fprintf(l.f, "[zot] %s %s\n", time.Now().Format("2006-01-02T15:04:05.000Z07:00"), strings.TrimRight(msg, "\n"))
@@ -774,17 +775,26 @@ func (l *extLog) printf(format string, args ...any) {
 func (l *extLog) writeRaw(text string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.f == nil {
-		if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
-			return
-		}
-		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-		if err != nil {
-			return
-		}
-		l.f = f
+	if l.opened() {
+		_, _ = l.f.WriteString(text)
 	}
-	_, _ = l.f.WriteString(text)
+}
+
+// opened opens the log for appending on first use; l.mu is held. False
+// when it cannot be opened (the line is dropped: a log never fails a call).
+func (l *extLog) opened() bool {
+	if l.f != nil {
+		return true
+	}
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+		return false
+	}
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return false
+	}
+	l.f = f
+	return true
 }
 
 func (l *extLog) close() {
