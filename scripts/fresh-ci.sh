@@ -109,7 +109,13 @@ echo "fresh-ci: run $n ($([ -n "$warm" ] && echo warm || echo fresh)) of $(git -
 # In the background and waited for, so a signal to this script ends the
 # run at once (cleanup ends what it left).
 rc=0
-chroot "$ROOT" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI=true \
+# The machine's own environment for TLS (its CA bundle), as a new machine
+# of this kind has it.
+tls_env=()
+for v in NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR; do
+  [ -n "${!v:-}" ] && tls_env+=("$v=${!v}")
+done
+chroot "$ROOT" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI=true "${tls_env[@]}" \
   PATH=/usr/local/go/bin:/root/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   bash -c 'cd /root/zot && bash .ci/run' < /dev/null > >(tee "$log") 2>&1 &
 wait $! || rc=$?

@@ -139,6 +139,12 @@ else
   # First on PATH for npm (node-gyp), code-server and everything they start;
   # npm_config_nodedir: native modules build against these headers, not the
   # system Node's (a user npmrc may point nodedir at /usr).
+  # The machine's npm settings live in the system npm's global npmrc, which
+  # the pinned Node's npm does not read: carry its certificate authorities
+  # (a registry behind the machine's own CA fails every fetch with
+  # SELF_SIGNED_CERT_IN_CHAIN otherwise, retried for minutes per package).
+  cafile=$(npm config get cafile 2>/dev/null || true)
+  if [ -z "${npm_config_cafile:-}" ] && [ -f "$cafile" ]; then export npm_config_cafile=$cafile; fi
   export PATH=$NODE_HOME/bin:$PATH npm_config_nodedir=$NODE_HOME
 fi
 
