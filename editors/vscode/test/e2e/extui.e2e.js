@@ -15,7 +15,7 @@
 
 const fs = require("fs");
 const path = require("path");
-const { runSpec, waitFor, statusItems, quickInput, runCommand, sleep, firstLine } = require("./harness");
+const { runSpec, waitFor, statusItems, quickInput, runCommand, sleep, firstLine, sendTo, idleOf, toolResultsOf } = require("./harness");
 
 const url = process.env.CS_URL;
 const ws = process.env.WS;
@@ -61,18 +61,9 @@ async function ensureChat() {
     return chat;
 }
 
-async function send(textToSend) {
-    await chat.fill("#input", textToSend);
-    await chat.press("#input", "Enter");
-}
-
-async function idle() {
-    await waitFor("the run to end (Send button back)", async () => chat.$eval("#send", (b) => !b.hidden));
-}
-
-async function toolResults() {
-    return chat.$$eval(".item.tool", (els) => els.map((e) => (e.textContent ?? "").replace(/\u00a0/g, " ")));
-}
+const send = (text) => sendTo(chat, text);
+const idle = () => idleOf(chat);
+const toolResults = () => toolResultsOf(chat);
 
 /** Waits for permission-gate's QuickPick about command and picks choice. */
 async function answerGate(command, choice) {

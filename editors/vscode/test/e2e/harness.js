@@ -163,4 +163,29 @@ function runSpec(tests, { url, art, onPage, onFailure }) {
     });
 }
 
-module.exports = { runProcesses, HANG, QUICK_INPUT, usePage, sleep, firstLine, waitFor, frameWith, statusItems, quickInput, runCommand, runSpec };
+/** Focuses the chat and waits until it is usable (the extension active, a model in its picker); returns its frame. */
+async function openChat() {
+    await waitFor("the zot status bar item (the extension active)", async () => (await statusItems()).some((t) => /zot/.test(t)));
+    await runCommand("Zot: Focus Chat");
+    const chat = await frameWith("#zot-chat", "the chat webview");
+    await waitFor("a model in the chat's picker", async () => (await chat.$$eval("#model option", (o) => o.length)) > 0);
+    return chat;
+}
+
+/** Types text into the chat's input and presses Enter. */
+async function sendTo(chat, text) {
+    await chat.fill("#input", text);
+    await chat.press("#input", "Enter");
+}
+
+/** Waits for the end of a run (the Send button back). */
+async function idleOf(chat) {
+    await waitFor("the run to end (Send button back)", async () => chat.$eval("#send", (b) => !b.hidden));
+}
+
+/** The text of every tool card in the chat. */
+async function toolResultsOf(chat) {
+    return chat.$$eval(".item.tool", (els) => els.map((e) => (e.textContent ?? "").replace(/\u00a0/g, " ")));
+}
+
+module.exports = { openChat, sendTo, idleOf, toolResultsOf, runProcesses, HANG, QUICK_INPUT, usePage, sleep, firstLine, waitFor, frameWith, statusItems, quickInput, runCommand, runSpec };

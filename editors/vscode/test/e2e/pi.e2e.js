@@ -16,7 +16,7 @@
 
 const fs = require("fs");
 const path = require("path");
-const { runSpec, waitFor, statusItems, quickInput, runCommand, sleep, firstLine } = require("./harness");
+const { runSpec, waitFor, statusItems, quickInput, runCommand, sleep, firstLine, sendTo, idleOf, toolResultsOf } = require("./harness");
 
 const url = process.env.CS_URL;
 const ws = process.env.WS;
@@ -62,18 +62,9 @@ async function ensureChat() {
     return chat;
 }
 
-async function send(textToSend) {
-    await chat.fill("#input", textToSend);
-    await chat.press("#input", "Enter");
-}
-
-async function idle() {
-    await waitFor("the run to end (Send button back)", async () => chat.$eval("#send", (b) => !b.hidden));
-}
-
-async function toolResults() {
-    return chat.$$eval(".item.tool", (els) => els.map((e) => (e.textContent ?? "").replace(/\u00a0/g, " ")));
-}
+const send = (text) => sendTo(chat, text);
+const idle = () => idleOf(chat);
+const toolResults = () => toolResultsOf(chat);
 
 /** The bodies (JSON text) of the requests the scripted model got so far (zot mock-llm's GET /llmtest/requests). */
 async function recordedRequests() {

@@ -12,7 +12,7 @@
 
 const fs = require("fs");
 const path = require("path");
-const { runSpec, waitFor, frameWith, statusItems, quickInput, runCommand, sleep, firstLine } = require("./harness");
+const { runSpec, waitFor, frameWith, statusItems, quickInput, runCommand, sleep, firstLine, sendTo, idleOf, toolResultsOf, openChat } = require("./harness");
 
 const url = process.env.CS_URL;
 const ws = process.env.WS;
@@ -26,25 +26,13 @@ let page;
 
 let chat;
 async function ensureChat() {
-    await waitFor("the zot status bar item (the extension active)", async () => (await statusItems()).some((t) => /zot/.test(t)));
-    await runCommand("Zot: Focus Chat");
-    chat = await frameWith("#zot-chat", "the chat webview");
-    await waitFor("a model in the chat's picker", async () => (await chat.$$eval("#model option", (o) => o.length)) > 0);
+    chat = await openChat();
     return chat;
 }
 
-async function send(textToSend) {
-    await chat.fill("#input", textToSend);
-    await chat.press("#input", "Enter");
-}
-
-async function idle() {
-    await waitFor("the run to end (Send button back)", async () => chat.$eval("#send", (b) => !b.hidden));
-}
-
-async function toolResults() {
-    return chat.$$eval(".item.tool", (els) => els.map((e) => (e.textContent ?? "").replace(/\u00a0/g, " ")));
-}
+const send = (text) => sendTo(chat, text);
+const idle = () => idleOf(chat);
+const toolResults = () => toolResultsOf(chat);
 
 async function editorText() {
     return (await page.$$eval(".monaco-editor .view-lines", (els) => els.map((e) => e.innerText).join("\n"))).replace(/\u00a0/g, " ");
