@@ -640,7 +640,18 @@ test("an extension panel: /todos opens it, keys re-render it in place, esc close
     const chat = await ensureChat();
     await chat.fill("#input", "");
     await chat.type("#input", "/to");
-    await waitFor("/todos in the completions", async () => (await text(chat, "#completions .completion-name")).includes("/todos"));
+    await waitFor("/todos in the completions", async () => (await text(chat, "#completions .completion-name")).includes("/todos")).catch(async (e) => {
+        // Say what the user saw, and what zot last reported, so a failure names its side.
+        const input = await chat.$eval("#input", (i) => i.value).catch((err) => firstLine(err));
+        const shown = await text(chat, "#completions").catch((err) => firstLine(err));
+        const chats = page.frames().filter((f) => !f.isDetached()).length;
+        const changed = traceLog()
+            .split("\n")
+            .filter((l) => l.includes("zot/extensions/changed") || l.includes("'zot/commands'"))
+            .slice(-4)
+            .join(" | ");
+        throw new Error(`${e.message}; the input: ${JSON.stringify(input)}; the completions: ${JSON.stringify(shown)}; frames: ${chats}; the trace: ${changed}`);
+    });
     await shot("completion.png");
     await chat.press("#input", "Enter"); // completes to "/todos "
     await waitFor("the completed command", async () => (await chat.$eval("#input", (i) => i.value)) === "/todos ");
