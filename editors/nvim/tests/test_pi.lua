@@ -28,7 +28,12 @@ vim.ui.select = function(items, opts, on_choice)
   end)
 end
 
--- 1. The dialog.
+-- 1. The dialog. The prompt waits for the extension only so long (then
+-- goes on without it, as a user's would): on a loaded machine a Node
+-- start can take longer, and this test is about the extension.
+require('zot.client').with_root(H.ws, function() end)
+H.wait_ready()
+H.wait_extension('editors')
 vim.cmd('ZotPrompt clean up')
 local run = H.wait_run()
 H.ok(not run.error, 'run error')
