@@ -37,10 +37,14 @@ command -v node >/dev/null && dpkg -s nodejs >/dev/null 2>&1 ||
 # test -race), make, git, python3, procps (ps).
 if [ ! -x "$BASE/usr/bin/git" ]; then
   command -v debootstrap >/dev/null || { echo "fresh-ci: apt-get install debootstrap" >&2; exit 1; }
+  # The Debian mirror this machine's apt uses (its first deb URI).
+  mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p; s/^deb  *\(\[[^]]*\] *\)\{0,1\}\([^ ]*\) .*/\2/p' \
+    /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null | head -1)
+  [ -n "$mirror" ] || { echo "fresh-ci: no Debian mirror in this machine's apt sources" >&2; exit 1; }
   echo "fresh-ci: debootstrap bookworm into $BASE (once)"
   rm -rf "$BASE.tmp"
   debootstrap --include=ca-certificates,git,gcc,g++,libc6-dev,make,python3,procps \
-    bookworm "$BASE.tmp" http://deb.debian.org/debian
+    bookworm "$BASE.tmp" "$mirror"
   mv "$BASE.tmp" "$BASE"
 fi
 

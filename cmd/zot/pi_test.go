@@ -19,7 +19,7 @@ import (
 )
 
 // piRuntime is the source tree's pi runtime (extensions/pi/runtime),
-// as $ZOT_PI_RUNTIME for a zot under test; it skips (testenv) without
+// as $ZOT_PI_RUNTIME for a zot under test, with a long start wait; it skips (testenv) without
 // node or without the runtime's node_modules (make pi-runtime).
 func piRuntime(t testing.TB) []string {
 	t.Helper()
@@ -29,7 +29,10 @@ func piRuntime(t testing.TB) []string {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "sucrase")); err != nil {
 		testenv.Skip(t, "the pi runtime's node_modules are not installed (make pi-runtime)")
 	}
-	return []string{extensions.EnvPiRuntime + "=" + dir}
+	// A prompt or a user's command waits for the pi extensions to start
+	// (not the 2 s a user's does): these tests are about what the
+	// extensions do, and a loaded machine's Node start can take longer.
+	return []string{extensions.EnvPiRuntime + "=" + dir, extensions.EnvStartWait + "=5m"}
 }
 
 // piTestdata is a pi extension of extensions/testdata/piext.
