@@ -63,8 +63,9 @@ type piRuntime struct {
 	exitErr error         // written before exited is closed
 	done    chan struct{} // its waiter is over (members told)
 
-	snapshot string      // the startup snapshot it started from, or ""
-	spoke    atomic.Bool // it wrote a line
+	snapshot       string      // the startup snapshot it started from, or ""
+	spoke          atomic.Bool // it wrote a line
+	snapshotFailed atomic.Bool // it died from its snapshot (set before its members end)
 }
 
 // piMember is one pi extension inside the shared process: the far ends
@@ -193,6 +194,7 @@ func (h *Host) startPiNode() (*piRuntime, error) {
 		n.stdin.Close()
 		lg.printf("the pi runtime exited (%s)", exitText(err))
 		if n.snapshot != "" && err != nil && !n.spoke.Load() && !h.closing.Load() {
+			n.snapshotFailed.Store(true)
 			h.piSnapshotCrashed(n.snapshot, lg)
 		}
 		n.mu.Lock()

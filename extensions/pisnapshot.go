@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -139,6 +140,7 @@ func (h *Host) piRuntimeArgs(node, rt string, lg *extLog) (args []string, snapsh
 	}
 	if why != "no sum" && why != "no blob" {
 		lg.printf("the startup snapshot %s is not usable (%s): starting without it, and building it again", blob, why)
+		piSnapshotBuilds.Delete(key) // built or tried before: this one is broken
 	}
 	if _, tried := piSnapshotBuilds.LoadOrStore(key, true); !tried {
 		// Not cancelled when the host closes: Close waits for it (a build
@@ -242,6 +244,10 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// errPiSnapshotStart is a pi extension's start that failed because the
+// shared runtime died from its snapshot: the slot starts it once more.
+var errPiSnapshotStart = errors.New("the pi runtime did not start from its startup snapshot")
 
 // piSnapshotCrashed is called when a runtime started from blob exited
 // before it said anything: the snapshot is taken out of use (this host

@@ -14,7 +14,9 @@
 //       NAME-KEY.js        the pack; KEY hashes the package's package.json,
 //                          the runtime's package-lock.json and this format
 //       NAME-KEY-NODE.v8   V8's code cache for it, for this Node (version,
-//                          arch); V8 also refuses one from other flags
+//                          arch), after the sha256 of the pack it was made
+//                          from (V8 itself only checks the source's length);
+//                          V8 also refuses one from other flags
 //     Each starts with the sha256 of the rest: a torn or corrupt file is
 //     rebuilt, never run.
 // Anything that fails here only makes the start slower: the package is
@@ -39,6 +41,11 @@ const sha = (data) => require("node:crypto").createHash("sha256").update(data).d
 // readChecked returns a file's body when its first line is the sha256 of
 // the rest, else null (missing, torn, corrupt).
 function readChecked(file) {
+	const r = readWithSum(file);
+	return r && r.body;
+}
+
+function readWithSum(file) {
 	let buf;
 	try {
 		buf = fs.readFileSync(file);
@@ -48,7 +55,8 @@ function readChecked(file) {
 	const nl = buf.indexOf(10);
 	if (nl !== 64) return null;
 	const body = buf.subarray(nl + 1);
-	return buf.toString("latin1", 0, 64) === sha(body) ? body : null;
+	const sum = buf.toString("latin1", 0, 64);
+	return sum === sha(body) ? { body, sum } : null;
 }
 
 function writeChecked(file, body) {
@@ -152,18 +160,26 @@ function open(pkgDir, { lockfile, log }) {
 	const codeFile = path.join(dir, `${name}-${key}-${process.version}-${process.arch}.v8`);
 
 	const vm = require("node:vm");
-	let src = readChecked(packFile);
-	if (src) src = src.toString("utf8");
-	else {
+	let src, packSum;
+	const got = readWithSum(packFile);
+	if (got) {
+		src = got.body.toString("utf8");
+		packSum = got.sum;
+	} else {
 		try {
 			src = build(pkgDir);
 		} catch (err) {
 			log(`cannot pack ${pkgDir}: ${err.message}`);
 			return null;
 		}
-		writeChecked(packFile, Buffer.from(src));
+		const body = Buffer.from(src);
+		packSum = sha(body);
+		writeChecked(packFile, body);
 	}
-	const cached = readChecked(codeFile);
+	// The code cache, when it was made from this pack.
+	let cached = readChecked(codeFile);
+	if (cached && cached.toString("latin1", 0, 65) === packSum + "\n") cached = cached.subarray(65);
+	else cached = null;
 	let defs, script;
 	try {
 		script = new vm.Script(src, { filename: packFile, cachedData: cached || undefined });
@@ -176,7 +192,7 @@ function open(pkgDir, { lockfile, log }) {
 	if (cached && !script.cachedDataRejected) return l;
 	// The code cache is written once the package has loaded, so it holds
 	// the functions that ran (V8 compiles lazily).
-	let save = () => writeChecked(codeFile, script.createCachedData());
+	let save = () => writeChecked(codeFile, Buffer.concat([Buffer.from(packSum + "\n"), script.createCachedData()]));
 	return {
 		...l,
 		load(file) {
