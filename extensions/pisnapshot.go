@@ -27,11 +27,11 @@ import (
 // extensions: a faster start"). zot builds it in the background the first
 // time a Node binary runs a runtime, and starts the sessions after that
 // from it. It is kept in the user's cache directory
-// (~/.cache/zot/pi-snapshot/KEY.blob, KEY.sum), KEY hashing what the blob
-// depends on: node (path, version, size, mtime), the V8 flags, and the
-// runtime's files the snapshot is made of. KEY.sum holds the blob's
-// CRC-32C and size: a torn or corrupt blob (which Node would crash on) is
-// never used, but rebuilt. A build that fails leaves KEY.failed, so a
+// (~/.cache/zot/pi-snapshot/KEY-CRC.blob, KEY.sum), KEY hashing what the
+// blob depends on: node (path, version, size, mtime), the V8 flags, and
+// the runtime's files the snapshot is made of. KEY.sum names the blob and
+// holds its CRC-32C and size: a torn or corrupt blob (which Node would
+// crash on) is never used, but rebuilt. A build that fails leaves KEY.failed, so a
 // machine where snapshots do not work tries once per KEY, not per start;
 // every failure only means the plain start.
 
@@ -92,25 +92,34 @@ func piSnapshotDir() string {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// piSnapshotSum is what KEY.sum holds for a blob.
-func piSnapshotSum(blob []byte) string {
-	return fmt.Sprintf("crc32c %08x size %d\n", crc32.Checksum(blob, castagnoli), len(blob))
+// piSnapshotSum is what KEY.sum holds: the blob's CRC-32C, size and
+// file name (KEY-CRC.blob: two zot processes building the same KEY at
+// once each put their own blob in place, and the sum written last names a
+// whole one).
+func piSnapshotSum(blob []byte, name string) string {
+	return fmt.Sprintf("crc32c %08x size %d blob %s\n", crc32.Checksum(blob, castagnoli), len(blob), name)
 }
 
-// verifiedPiSnapshot reports whether blob is there and matches its sum.
-func verifiedPiSnapshot(blob string) (ok bool, why string) {
-	sum, err := os.ReadFile(strings.TrimSuffix(blob, ".blob") + ".sum")
+// verifiedPiSnapshot returns KEY's blob when it is there and matches its
+// sum; else why not.
+func verifiedPiSnapshot(dir, key string) (blob string, ok bool, why string) {
+	sum, err := os.ReadFile(filepath.Join(dir, key+".sum"))
 	if err != nil {
-		return false, "no sum"
+		return "", false, "no sum"
 	}
+	f := strings.Fields(string(sum))
+	if len(f) != 6 || f[4] != "blob" || filepath.Base(f[5]) != f[5] || !strings.HasPrefix(f[5], key+"-") {
+		return "", false, fmt.Sprintf("its sum %q is not one zot wrote", strings.TrimSpace(string(sum)))
+	}
+	blob = filepath.Join(dir, f[5])
 	b, err := os.ReadFile(blob)
 	if err != nil {
-		return false, "no blob"
+		return blob, false, "no blob"
 	}
-	if got := piSnapshotSum(b); got != string(sum) {
-		return false, fmt.Sprintf("the blob does not match its sum (%s, want %s)", strings.TrimSpace(got), strings.TrimSpace(string(sum)))
+	if got := piSnapshotSum(b, f[5]); got != string(sum) {
+		return blob, false, fmt.Sprintf("the blob does not match its sum (%s, want %s)", strings.TrimSpace(got), strings.TrimSpace(string(sum)))
 	}
-	return true, ""
+	return blob, true, ""
 }
 
 // piRuntimeArgs are node's arguments for the shared runtime: from the
@@ -130,8 +139,7 @@ func (h *Host) piRuntimeArgs(node, rt string, lg *extLog) (args []string, snapsh
 		lg.printf("no startup snapshot: %v", err)
 		return plain, ""
 	}
-	blob := filepath.Join(dir, key+".blob")
-	ok, why := verifiedPiSnapshot(blob)
+	blob, ok, why := verifiedPiSnapshot(dir, key)
 	if ok {
 		return append(append([]string{}, piNodeFlags...), "--snapshot-blob", blob, "--", "--shared"), blob
 	}
@@ -139,7 +147,7 @@ func (h *Host) piRuntimeArgs(node, rt string, lg *extLog) (args []string, snapsh
 		return plain, "" // it failed here before: see the file
 	}
 	if why != "no sum" && why != "no blob" {
-		lg.printf("the startup snapshot %s is not usable (%s): starting without it, and building it again", blob, why)
+		lg.printf("the startup snapshot %s is not usable (%s): starting without it, and building it again", filepath.Join(dir, key+".sum"), why)
 		piSnapshotBuilds.Delete(key) // built or tried before: this one is broken
 	}
 	if _, tried := piSnapshotBuilds.LoadOrStore(key, true); !tried {
@@ -155,12 +163,11 @@ func (h *Host) piRuntimeArgs(node, rt string, lg *extLog) (args []string, snapsh
 	return plain, ""
 }
 
-// buildPiSnapshot builds KEY.blob, checks that Node starts from it, and
-// then puts it and its sum in place (each written to a temporary file and
-// renamed, so a reader sees the whole file or none).
+// buildPiSnapshot builds KEY's blob, checks that Node starts from it, and
+// then puts it in place, and its sum after it (each written to a
+// temporary file and renamed, so a reader sees the whole file or none).
 func buildPiSnapshot(ctx context.Context, node, rt, dir, key string, lg *extLog) {
-	blob := filepath.Join(dir, key+".blob")
-	tmp := blob + "." + strconv.Itoa(os.Getpid()) + ".tmp"
+	tmp := filepath.Join(dir, key+"."+strconv.Itoa(os.Getpid())+".tmp")
 	defer os.Remove(tmp)
 	fail := func(format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
@@ -206,14 +213,25 @@ func buildPiSnapshot(ctx context.Context, node, rt, dir, key string, lg *extLog)
 		fail("%v", err)
 		return
 	}
-	sum := filepath.Join(dir, key+".sum")
-	if err := writeFileAtomic(sum, []byte(piSnapshotSum(b))); err != nil {
-		fail("%v", err)
-		return
-	}
+	crc := crc32.Checksum(b, castagnoli)
+	name := fmt.Sprintf("%s-%08x.blob", key, crc)
+	blob := filepath.Join(dir, name)
 	if err := os.Rename(tmp, blob); err != nil {
 		fail("%v", err)
 		return
+	}
+	if err := writeFileAtomic(filepath.Join(dir, key+".sum"), []byte(piSnapshotSum(b, name))); err != nil {
+		fail("%v", err)
+		return
+	}
+	// Blobs of this KEY that the sum no longer names (built before, or
+	// beside this one by another zot).
+	if old, err := filepath.Glob(filepath.Join(dir, key+"-*.blob")); err == nil {
+		for _, o := range old {
+			if o != blob {
+				os.Remove(o)
+			}
+		}
 	}
 	lg.printf("built the pi runtime's startup snapshot %s (%d bytes): the next start uses it", blob, len(b))
 }
@@ -259,5 +277,7 @@ func (h *Host) piSnapshotCrashed(blob string, lg *extLog) {
 	h.piMu.Unlock()
 	lg.printf("the pi runtime started from the snapshot %s exited before it said anything: starting without the snapshot from now on, and removing it", blob)
 	os.Remove(blob)
-	os.Remove(strings.TrimSuffix(blob, ".blob") + ".sum")
+	if key, _, ok := strings.Cut(filepath.Base(blob), "-"); ok {
+		os.Remove(filepath.Join(filepath.Dir(blob), key+".sum"))
+	}
 }

@@ -71,8 +71,9 @@ func TestPiSnapshotBuiltUsedAndRebuiltWhenCorrupt(t *testing.T) {
 		t.Fatalf("blobs in %s: %v", dir, blobs)
 	}
 	blob := blobs[0]
-	if ok, why := verifiedPiSnapshot(blob); !ok {
-		t.Fatalf("the built snapshot does not verify: %s", why)
+	key, _, _ := strings.Cut(filepath.Base(blob), "-")
+	if got, ok, why := verifiedPiSnapshot(dir, key); !ok || got != blob {
+		t.Fatalf("the built snapshot does not verify: %s (%s)", why, got)
 	}
 
 	e2 := newEnv(t)
@@ -110,8 +111,11 @@ func TestPiSnapshotBuiltUsedAndRebuiltWhenCorrupt(t *testing.T) {
 	if l := startLines(log); len(l) != 1 || strings.Contains(l[0], "--snapshot-blob") {
 		t.Errorf("the start with a corrupt snapshot: %q", l)
 	}
-	if ok, why := verifiedPiSnapshot(blob); !ok {
+	if _, ok, why := verifiedPiSnapshot(dir, key); !ok {
 		t.Errorf("the rebuilt snapshot does not verify: %s", why)
+	}
+	if blobs, _ := filepath.Glob(filepath.Join(dir, "*.blob")); len(blobs) != 1 {
+		t.Errorf("blobs after the rebuild: %v (want the new one only)", blobs)
 	}
 }
 
@@ -134,7 +138,8 @@ func TestPiSnapshotThatCrashesFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blob := filepath.Join(dir, key+".blob")
+	name := key + "-00000000.blob"
+	blob := filepath.Join(dir, name)
 	junk := bytes.Repeat([]byte("not a snapshot "), 1000)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -142,7 +147,7 @@ func TestPiSnapshotThatCrashesFallsBack(t *testing.T) {
 	if err := os.WriteFile(blob, junk, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, key+".sum"), []byte(piSnapshotSum(junk)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, key+".sum"), []byte(piSnapshotSum(junk, name)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -169,6 +174,9 @@ func TestPiSnapshotThatCrashesFallsBack(t *testing.T) {
 	}
 	if _, err := os.Stat(blob); !os.IsNotExist(err) {
 		t.Errorf("the blob that crashed Node is still there (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, key+".sum")); !os.IsNotExist(err) {
+		t.Errorf("the sum of the blob that crashed Node is still there (%v)", err)
 	}
 }
 
