@@ -221,6 +221,9 @@ type Host struct {
 	// is started.
 	piMu sync.Mutex
 	piRT *piRuntime
+	// piNoSnapshot: a runtime started from the startup snapshot died
+	// before it said anything; this host starts Node without it.
+	piNoSnapshot bool
 }
 
 var _ agent.Hooks = (*Host)(nil)

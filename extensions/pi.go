@@ -272,9 +272,17 @@ const PiMinNode = 20
 
 var nodeCheck struct {
 	sync.Mutex
-	path string
-	err  error
-	done bool
+	path    string
+	version string // `node --version`'s
+	err     error
+	done    bool
+}
+
+// piNodeVersion is the version piNode found ("v20.20.2"), or "".
+func piNodeVersion() string {
+	nodeCheck.Lock()
+	defer nodeCheck.Unlock()
+	return nodeCheck.version
 }
 
 // piNode finds node on $PATH and checks its version (once per zot).
@@ -301,7 +309,7 @@ func piNode() (string, error) {
 		nodeCheck.err = fmt.Errorf("pi extensions need Node.js %d or newer; %s is %s: install Node.js %d+", PiMinNode, p, strings.TrimSpace(string(out)), PiMinNode)
 		return "", nodeCheck.err
 	}
-	nodeCheck.path = p
+	nodeCheck.path, nodeCheck.version = p, strings.TrimSpace(string(out))
 	return p, nil
 }
 

@@ -62,6 +62,10 @@ type piRuntime struct {
 	exited  chan struct{}
 	exitErr error         // written before exited is closed
 	done    chan struct{} // its waiter is over (members told)
+
+	snapshot       string      // the startup snapshot it started from, or ""
+	spoke          atomic.Bool // it wrote a line
+	snapshotFailed atomic.Bool // it died from its snapshot (set before its members end)
 }
 
 // piMember is one pi extension inside the shared process: the far ends
@@ -144,10 +148,8 @@ func (h *Host) startPiNode() (*piRuntime, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A 1 MB young generation (V8's default is 16): extensions allocate
-	// little, and it keeps ~5 MB of the process's resident memory off
-	// (docs/decisions.md, "pi extensions: one Node process").
-	cmd := exec.Command(node, "--max-semi-space-size=1", filepath.Join(rt, "host.js"), "--shared")
+	args, snapshot := h.piRuntimeArgs(node, rt, lg)
+	cmd := exec.Command(node, args...)
 	cmd.Dir = h.o.Cwd
 	cmd.Env = extensionEnv(os.Environ(), nil)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
@@ -167,7 +169,7 @@ func (h *Host) startPiNode() (*piRuntime, error) {
 		outR.Close()
 		return nil, fmt.Errorf("cannot start node for pi extensions: %v (log: %s)", err, lg.path)
 	}
-	n := &piRuntime{h: h, cmd: cmd, group: group, pid: cmd.Process.Pid, pidfd: *pidfd, stdin: inW, log: lg,
+	n := &piRuntime{h: h, cmd: cmd, group: group, pid: cmd.Process.Pid, pidfd: *pidfd, stdin: inW, log: lg, snapshot: snapshot,
 		members: map[string]*piMember{}, exited: make(chan struct{}), done: make(chan struct{})}
 	lg.printf("started the pi runtime (pid %d): %s %s", n.pid, node, strings.Join(cmd.Args[1:], " "))
 	readDone := make(chan struct{})
@@ -191,6 +193,10 @@ func (h *Host) startPiNode() (*piRuntime, error) {
 		close(n.exited)
 		n.stdin.Close()
 		lg.printf("the pi runtime exited (%s)", exitText(err))
+		if n.snapshot != "" && err != nil && !n.spoke.Load() && !h.closing.Load() {
+			n.snapshotFailed.Store(true)
+			h.piSnapshotCrashed(n.snapshot, lg)
+		}
 		n.mu.Lock()
 		ms := make([]*piMember, 0, len(n.members))
 		for _, m := range n.members {
@@ -252,6 +258,7 @@ func (n *piRuntime) readLoop(out *os.File) {
 		if err != nil {
 			return
 		}
+		n.spoke.Store(true)
 		tab := strings.IndexByte(string(line[:min(len(line), 32)]), '\t')
 		if tab < 0 {
 			n.log.printf("not a tagged line: %.200s", line)

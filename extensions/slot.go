@@ -340,6 +340,12 @@ func (s *slot) load(ctx context.Context, c Candidate, hash, fp string, user, bat
 	s.state, s.reason, s.leftOut = StateStarting, "", false // a new start: a prompt waits for it again
 	s.mu.Unlock()
 	p, err := s.startProc(ctx)
+	if errors.Is(err, errPiSnapshotStart) {
+		// The shared pi runtime could not start from its snapshot: the
+		// host now starts it without one (pisnapshot.go).
+		s.log.printf("%v; starting it again without the snapshot", err)
+		p, err = s.startProc(ctx)
+	}
 	s.mu.Lock()
 	if err != nil {
 		s.cur, s.adv = nil, nil
@@ -501,6 +507,9 @@ func (s *slot) startProc(ctx context.Context) (*proc, error) {
 			return fail(fmt.Errorf("%v; fix the extension's first frame (docs/extensions.md, Frames) (log: %s)", p.deadErr, s.log.path))
 		}
 		if !got {
+			if p.member != nil && p.member.n.snapshotFailed.Load() {
+				return nil, fmt.Errorf("%w: %s (log: %s)", errPiSnapshotStart, p.deadErr, s.log.path)
+			}
 			return nil, fmt.Errorf("%s before sending hello (log: %s)", p.deadErr, s.log.path)
 		}
 	case <-helloT.C:

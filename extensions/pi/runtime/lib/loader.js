@@ -100,6 +100,47 @@ function compileWith(transforms) {
 	};
 }
 
+// The runtime's packages Node would load file by file, loaded from a
+// pack instead (lib/pack.js): TypeBox's ~200 files were most of a
+// start's time in Node's loader. A start from zot's startup snapshot
+// (lib/snapshot.js) has them in its heap already; any other opens the
+// cached pack on the first import.
+const PACKED = [path.join(RUNTIME, "node_modules", "@sinclair", "typebox")];
+const SNAPSHOT_PACKS = Symbol.for("zot.pi.packs");
+const packs = new Map(); // package dir → pack loader, or null (Node loads it)
+
+function packFor(dir) {
+	let pack = packs.get(dir);
+	if (pack !== undefined) return pack;
+	const fromSnapshot = globalThis[SNAPSHOT_PACKS];
+	pack = (fromSnapshot && fromSnapshot.get(dir)) || null;
+	if (!pack) {
+		pack = require("./pack.js").open(dir, {
+			lockfile: path.join(RUNTIME, "package-lock.json"),
+			log: (msg) => process.stderr.write(`[pi] ${msg}\n`),
+		});
+	}
+	packs.set(dir, pack);
+	return pack;
+}
+
+// fromPack puts a packed package's file into Node's module cache (from its
+// pack) before Node looks there, and returns the filename unchanged: to
+// Node and to extensions it is the package's file, loaded once.
+function fromPack(filename) {
+	const dir = PACKED.find((d) => filename.startsWith(d + path.sep));
+	if (!dir || Module._cache[filename]) return filename;
+	const pack = packFor(dir);
+	if (!pack || !pack.has(filename)) return filename;
+	const m = new Module(filename, null);
+	m.filename = filename;
+	m.paths = Module._nodeModulePaths(path.dirname(filename));
+	m.exports = pack.load(filename);
+	m.loaded = true;
+	Module._cache[filename] = m;
+	return filename;
+}
+
 let installed = false;
 
 // install hooks Node's require: the aliases, `.js` → `.ts`, and the
@@ -110,7 +151,7 @@ function install() {
 	const resolve = Module._resolveFilename;
 	Module._resolveFilename = function (request, parent, isMain, options) {
 		const alias = aliasOf(request);
-		if (alias) return resolve.call(this, alias, parent, isMain, options);
+		if (alias) return fromPack(resolve.call(this, alias, parent, isMain, options));
 		try {
 			return resolve.call(this, request, parent, isMain, options);
 		} catch (err) {
@@ -160,4 +201,4 @@ function load(file) {
 	return null;
 }
 
-module.exports = { load, install, ALIASES };
+module.exports = { load, install, ALIASES, PACKED };
