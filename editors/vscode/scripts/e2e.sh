@@ -184,10 +184,14 @@ cd "$HERE"
 VSIX=$W/zot.vsix
 # No zot on the PATH code-server (and so the extension) sees: the chat
 # spec runs the bundled one.
-NOZOT_PATH=
+# ZOT_PATH, zot's own (zot.serverEnv): the same without the Node pinned
+# for code-server, so zot's pi extensions run on the machine's Node.
+NOZOT_PATH= ZOT_PATH=
 IFS=: read -r -a path_dirs <<< "$PATH"
 for d in "${path_dirs[@]}"; do
-  [ -n "$d" ] && [ ! -x "$d/zot" ] && NOZOT_PATH=${NOZOT_PATH:+$NOZOT_PATH:}$d
+  [ -n "$d" ] && [ ! -x "$d/zot" ] || continue
+  NOZOT_PATH=${NOZOT_PATH:+$NOZOT_PATH:}$d
+  [ -n "${NODE_HOME:-}" ] && [ "$d" = "$NODE_HOME/bin" ] || ZOT_PATH=${ZOT_PATH:+$ZOT_PATH:}$d
 done
 
 PIDS=()
@@ -295,7 +299,7 @@ run_spec() {
   # (side-by-side or inline diff, tab icons) is left to VS Code: the test reads
   # it whichever way it comes, and narrows the window on purpose once.
   node -e '
-const [file, zot, url, exts, home, zotArgs] = process.argv.slice(1);
+const [file, zot, url, exts, home, zotArgs, path] = process.argv.slice(1);
 require("fs").writeFileSync(file, JSON.stringify({
   // No Welcome page or tips: they take the editor area and focus.
   "workbench.startupEditor": "none",
@@ -318,11 +322,14 @@ require("fs").writeFileSync(file, JSON.stringify({
   // the LSP trace is read by the panel test.
   ...(zot ? { "zot.serverPath": zot } : {}),
   "zot.serverArgs": ["--base-url", url, "--api-key", "test-key", ...JSON.parse(zotArgs || "[]")],
-  "zot.serverEnv": { "ZOT_HOME": home },
+  // PATH: the run'"'"'s own, for zot and its extensions (lint-on-write runs
+  // gofmt) — code-server gives its extension host the login shell'"'"'s PATH,
+  // which on a fresh machine lacks the Go the run was started with.
+  "zot.serverEnv": { "ZOT_HOME": home, "PATH": path },
   "zot.extensions": JSON.parse(exts),
   "zot.trace.server": "messages",
 }, null, 2));
-' "$D/ud/User/settings.json" "$server" "$LLM_URL" "$exts" "$D/zothome" "${SPEC_ZOT_ARGS:-[]}"
+' "$D/ud/User/settings.json" "$server" "$LLM_URL" "$exts" "$D/zothome" "${SPEC_ZOT_ARGS:-[]}" "$ZOT_PATH"
   # The same in the remote machine's settings: code-server 4.139 (VS Code
   # 1.139) applies machine-overridable settings such as zot.serverPath from
   # there, not from the user's (1.100 reads either).
