@@ -301,6 +301,9 @@ function within(p, ms, what) {
         return undefined;
     });
     await waitFor("a model in the chat's picker", async () => (await chat.$$eval("#model option", (o) => o.length)) > 0);
+    // Which way the chat's prompts and events go: its chat channel
+    // ("open") or the extension host (docs/protocol.md "The chat channel").
+    const channel = await chat.$eval("#zot-chat", (e) => e.dataset.channelState || "none");
     await chat.evaluate(instrument);
     let focused = false;
 
@@ -310,7 +313,7 @@ function within(p, ms, what) {
     // Chromium is a child of this process (Playwright starts it); it
     // rewrites its command line as one string (its process title).
     const renderers = () => descendants(process.pid).filter((p) => cmdline(p).join(" ").includes("--type=renderer"));
-    const result = { warm: WARM, marks: ["recv", "dom"], prompts: [], floor: [] };
+    const result = { warm: WARM, marks: ["recv", "dom"], prompts: [], floor: [], channel };
     let cpu0;
     let prof;
     let stopHostProfile;
@@ -350,7 +353,11 @@ function within(p, ms, what) {
         focused = run.focused;
         if (i > WARM) {
             result.floor.push(fl);
-            result.prompts.push({ recv: run.recv - run.enter, dom: run.dom - run.enter, paint: run.paint - run.enter, enterEpoch: run.enterEpoch, recvEpoch: run.recvEpoch });
+            // With the chat channel the first delta arrives on the chat's
+            // WebSocket, not as a message to the page, and is drawn in the
+            // same task: recv is dom then.
+            const recv = run.recv ?? run.dom;
+            result.prompts.push({ recv: recv - run.enter, dom: run.dom - run.enter, paint: run.paint - run.enter, enterEpoch: run.enterEpoch, recvEpoch: run.recvEpoch });
         }
         await sleep(100); // as a user would: not the next Enter in the same frame
     }

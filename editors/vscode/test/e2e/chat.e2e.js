@@ -438,6 +438,10 @@ test("the Zot view opens and zot lsp starts (status bar, models, commands)", asy
 test("a prompt streams markdown, shows a tool card, and the edit lands in the open editor", async () => {
     await openFile("hello.txt", "hello world");
     const chat = await ensureChat();
+    // In code-server the chat reaches zot through asExternalUri's proxy:
+    // its prompts and events take that channel (docs/protocol.md "The
+    // chat channel"); everything below runs over it.
+    await waitFor("the chat's channel to zot open", async () => (await chat.$eval("#zot-chat", (e) => e.dataset.channelState)) === "open");
     await send(chat, "Please edit hello.txt");
     await waitFor("the user's message", async () => (await text(chat, ".item.user")).includes("Please edit hello.txt"));
     await waitFor("rendered markdown (bold)", async () => (await text(chat, ".item.assistant strong")).includes("edit"));

@@ -228,3 +228,19 @@ test("the user's own command (!cmd) is a card: its output streams, it ends with 
     assert.equal(b.status, "error");
     assert.equal(b.result, "blocked by guard: no");
 });
+
+// With the events on the chat channel, the host's "review pending" can
+// come before the call's tool_call: the card shows it when the call comes.
+test("a review said pending before its call is shown shows on the call's card; one decided before it does not", () => {
+    const s = st.createState();
+    st.setReviewing(s, "call-1", true);
+    st.setReviewing(s, "call-2", true);
+    st.setReviewing(s, "call-2", false);
+    stream(s, [
+        { type: "tool_call", id: "call-1", name: "edit", args: {} },
+        { type: "tool_call", id: "call-2", name: "edit", args: {} },
+    ]);
+    const tools = s.items.filter((i) => i.kind === "tool") as { callId: string; reviewing?: boolean }[];
+    assert.deepEqual(tools.map((t) => [t.callId, !!t.reviewing]), [["call-1", true], ["call-2", false]]);
+    assert.equal(s.reviewsAhead.size, 0);
+});

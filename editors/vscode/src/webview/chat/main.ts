@@ -2,14 +2,15 @@
 // HTML in render.ts; renders are coalesced on animation frames.
 
 import type { AtItem, ChatAction, ChatMcp, ChatToHost, ChatWidget, HostToChat, PendingChip } from "../protocol";
-import type { Attachment } from "../../lsp_ext";
+import type { Attachment, ZotEvent } from "../../lsp_ext";
 import { atQueryAt, chipIcon } from "./context";
 import { escapeHtml } from "./markdown";
 import { KnownFiles } from "./files";
 import type { CommandCompletion, CommandInfo } from "../../lsp_ext";
 import * as st from "./state";
 import { ItemRenderer, mcpNeedsAttention, mcpSummary, renderCompletions, renderMcpServer, renderWidgets, setRetry, statusText, usageTitle } from "./render";
-import { argQuery, completions } from "./slash";
+import { argQuery, completions, parseSlash, promptText } from "./slash";
+import { ChatChannel } from "./channel";
 import { browserFrame, FrameScheduler } from "../scheduler";
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -221,8 +222,10 @@ mcpServersEl.addEventListener("click", (e) => {
 /** The user changed the input since this webview loaded (the host's draft no longer applies). */
 let typedSinceLoad = false;
 
-window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
-    const m = e.data;
+window.addEventListener("message", (e: MessageEvent<HostToChat>) => onHost(e.data));
+
+/** A message from the host, or one the chat channel stands in for (events, runStarted, sendFailed). */
+function onHost(m: HostToChat): void {
     switch (m.type) {
         case "events":
             for (const ev of m.events) {
@@ -348,7 +351,94 @@ window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
             break;
     }
     scheduler.schedule();
-});
+}
+
+// ------------------------------------------------------------ the chat channel
+
+/** How long a chat waits for its channel to open before it goes on without it. */
+const CHANNEL_WAIT_MS = 3000;
+/** The chat channel while open (docs/decisions.md "The chat's own channel"): prompts out, every zot/event in. */
+let channel: ChatChannel | undefined;
+/** The current answer (since its assistant_start) had a delta: later ones wait for the next frame. */
+let answerHadDelta = false;
+
+function channelEvents(events: ZotEvent[]): void {
+    // An answer's first token is drawn as it arrives (as the host's
+    // firstDelta); the rest at most once per frame.
+    let first = false;
+    for (const ev of events) {
+        if (ev.type === "assistant_start") {
+            answerHadDelta = false;
+        } else if ((ev.type === "text_delta" || ev.type === "thinking_delta") && !answerHadDelta) {
+            answerHadDelta = first = true;
+        }
+    }
+    onHost(first ? { type: "events", events, firstDelta: true } : { type: "events", events });
+}
+
+/** The channel closed (zot restarted, or dropped a chat that fell behind): back to the host, with a fresh snapshot (events may be lost with the socket). */
+function channelClosed(): void {
+    channel = undefined;
+    showChannelState("closed");
+    post({ type: "ready" });
+}
+
+/** Where the chat's events come from, on the page for a look (and the end-to-end tests): open, failed, closed (postMessage since), none. */
+function showChannelState(s: "open" | "failed" | "closed" | "none"): void {
+    const root = document.getElementById("zot-chat");
+    if (root) {
+        root.dataset.channelState = s;
+    }
+}
+
+/** Opens the chat channel named in the page (when the host gave one), then asks the host for the snapshot. */
+async function start(): Promise<void> {
+    const page = document.getElementById("zot-chat")?.dataset;
+    const url = page?.channel;
+    if (url) {
+        const methods = { prompt: page.channelPrompt ?? "", event: page.channelEvent ?? "" };
+        channel = await ChatChannel.open(() => new WebSocket(url), methods, channelEvents, channelClosed, CHANNEL_WAIT_MS);
+    }
+    showChannelState(channel ? "open" : url ? "failed" : "none");
+    post(channel ? { type: "ready", channel: true } : { type: "ready" });
+}
+
+/**
+ * Sends a prompt on the chat channel: true when it went (zot's answer or
+ * error comes back here); false when it did not (no channel, a command, a
+ * shell command or an edit, which the host runs; or the socket would not
+ * take it): send it the other way. A prompt the socket took and lost
+ * before zot answered is reported, never sent again.
+ */
+function sendOnChannel(text: string, attachments: Attachment[] | undefined): boolean {
+    if (!channel || resendIndex !== undefined || parseSlash(text) || /^\s*!/.test(text)) {
+        return false;
+    }
+    const answer = channel.prompt({ text: promptText(text), attachments });
+    if (!answer) {
+        return false;
+    }
+    answer.then(
+        (r) => onHost({ type: "runStarted", runId: r.runId, queued: r.queued, ahead: r.ahead }),
+        (e: unknown) => onHost({ type: "sendFailed", text, error: e instanceof Error ? e.message : String(e) }),
+    );
+    // The host keeps the draft: the input is empty now.
+    post({ type: "draft", text: "" });
+    return true;
+}
+
+/**
+ * A retry or a resend the host sends while the chat reads its events on
+ * the channel: the new run's events can come before the host's cut would,
+ * so the chat cuts its transcript itself, now, and says so.
+ */
+function cutHere(cut: boolean, messageIndex?: number): { truncated?: true } {
+    if (!cut || !channel) {
+        return {};
+    }
+    onHost({ type: "truncate", messageIndex });
+    return { truncated: true };
+}
 
 // ------------------------------------------------------------ input
 
@@ -594,7 +684,10 @@ function send(): void {
     if (!text.trim() && sent.length === 0) {
         return;
     }
-    post({ type: "send", text, attachments: sent.length ? sent.map((c) => c.attachment) : undefined, resendIndex });
+    const attachments = sent.length ? sent.map((c) => c.attachment) : undefined;
+    if (!sendOnChannel(text, attachments)) {
+        post({ type: "send", text, attachments, resendIndex, ...cutHere(resendIndex !== undefined, resendIndex) });
+    }
     lastSentChips = chips;
     chips = [];
     setEditing(undefined);
@@ -739,7 +832,7 @@ transcript.addEventListener("click", (e) => {
                 post({ type: "codeAction", action: "copy", code: item.text });
                 break;
             case "retry":
-                post({ type: "retry" });
+                post({ type: "retry", ...cutHere(true) });
                 break;
             case "checkpoint":
                 if (item.kind === "user" && item.index !== undefined) {
@@ -794,4 +887,4 @@ if (saved?.draft) {
     autosize();
 }
 scheduler.schedule();
-post({ type: "ready" });
+void start();

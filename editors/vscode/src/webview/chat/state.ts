@@ -72,6 +72,12 @@ export interface ChatState {
     current?: AssistantItem;
     /** What the last truncate dropped and where, until its run is accepted (untruncate). */
     cut?: { at: number; items: Item[] };
+    /**
+     * Reviews the host said are pending for calls not shown yet: the
+     * host's message can come before the call's tool_call when the events
+     * come on the chat channel.
+     */
+    reviewsAhead: Set<string>;
     status: ChatStatus;
     statusDirty: boolean;
     commands: CommandInfo[];
@@ -93,6 +99,7 @@ export function createState(): ChatState {
         redraw: false,
         runs: [],
         finished: new Set(),
+        reviewsAhead: new Set(),
         status: {},
         statusDirty: true,
         commands: [],
@@ -220,7 +227,15 @@ export function untruncate(s: ChatState): void {
 /** A review of a tool call's edit started (pending) or ended. */
 export function setReviewing(s: ChatState, callId: string, pending: boolean): void {
     const t = toolItem(s, callId);
-    if (t && !!t.reviewing !== pending) {
+    if (!t) {
+        if (pending) {
+            s.reviewsAhead.add(callId);
+        } else {
+            s.reviewsAhead.delete(callId);
+        }
+        return;
+    }
+    if (!!t.reviewing !== pending) {
         t.reviewing = pending;
         touch(s, t);
     }
@@ -233,6 +248,7 @@ export function clear(s: ChatState): void {
     s.dirty.clear();
     s.reset = true;
     s.current = undefined;
+    s.reviewsAhead.clear();
 }
 
 /** Every item is drawn again, in place (which names are links changed). */
@@ -368,7 +384,8 @@ export function applyEvent(s: ChatState, ev: ZotEvent): void {
                 // Calls run in order: one announced while another has not
                 // finished waits for it.
                 const waiting = s.items.some((i) => i.kind === "tool" && (i.status === "running" || i.status === "pending"));
-                add(s, { kind: "tool", id: "t-" + ev.id, callId: ev.id, name: ev.name, args: ev.args, progress: "", status: waiting ? "pending" : "running" });
+                const reviewing = s.reviewsAhead.delete(ev.id) || undefined;
+                add(s, { kind: "tool", id: "t-" + ev.id, callId: ev.id, name: ev.name, args: ev.args, progress: "", status: waiting ? "pending" : "running", reviewing });
             }
             break;
         case "tool_progress": {
