@@ -1,7 +1,7 @@
 // The chat webview's entry: DOM wiring only. State lives in state.ts,
 // HTML in render.ts; renders are coalesced on animation frames.
 
-import type { AtItem, ChatAction, ChatMcp, ChatToHost, ChatWidget, HostToChat, PendingChip } from "../protocol";
+import type { AtItem, ChatAction, ChatMcp, ChatToHost, ChatWidget, HostToChat, NoticeLevel, PendingChip } from "../protocol";
 import type { Attachment, ZotEvent } from "../../lsp_ext";
 import { atQueryAt, chipIcon } from "./context";
 import { escapeHtml } from "./markdown";
@@ -9,14 +9,15 @@ import { KnownFiles } from "./files";
 import type { CommandCompletion, CommandInfo } from "../../lsp_ext";
 import * as st from "./state";
 import { ItemRenderer, mcpNeedsAttention, mcpSummary, renderCompletions, renderMcpServer, renderWidgets, setRetry, statusText, usageTitle } from "./render";
-import { argQuery, completions, parseSlash, promptText } from "./slash";
-import { ChatChannel } from "./channel";
+import { argQuery, completions } from "./slash";
+import { ChatTransport, type ChannelState } from "./transport";
 import { browserFrame, FrameScheduler } from "../scheduler";
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
 
 const vscode = acquireVsCodeApi();
-const post = (m: ChatToHost) => vscode.postMessage(m);
+/** To the host, through the transport (which holds it while the chat channel connects). */
+const post = (m: ChatToHost) => transport.send(m);
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const transcript = $<HTMLDivElement>("transcript");
@@ -239,6 +240,9 @@ function onHost(m: HostToChat): void {
             break;
         case "history":
             st.loadHistory(state, m.messages);
+            for (const n of noticesSinceReady) {
+                st.addNotice(state, n.level, n.text, n.source);
+            }
             break;
         case "clear":
             st.clear(state);
@@ -259,7 +263,7 @@ function onHost(m: HostToChat): void {
             st.runStarted(state, m.runId, m.queued, m.ahead);
             break;
         case "notice":
-            st.addNotice(state, m.level, m.text, m.source);
+            notice(m.level, m.text, m.source);
             break;
         case "insert":
             input.value = m.text;
@@ -344,7 +348,7 @@ function onHost(m: HostToChat): void {
             saveDraft();
             input.focus();
             if (m.error) {
-                st.addNotice(state, "error", m.error);
+                notice("error", m.error);
             } else if (!banner.hidden) {
                 flashBanner();
             }
@@ -357,10 +361,20 @@ function onHost(m: HostToChat): void {
 
 /** How long a chat waits for its channel to open before it goes on without it. */
 const CHANNEL_WAIT_MS = 3000;
-/** The chat channel while open (docs/decisions.md "The chat's own channel"): prompts out, every zot/event in. */
-let channel: ChatChannel | undefined;
 /** The current answer (since its assistant_start) had a delta: later ones wait for the next frame. */
 let answerHadDelta = false;
+/**
+ * Notices shown since the page last asked for a snapshot (ready): the
+ * snapshot's transcript replaces the items, and these are kept across it
+ * (an answer to what was sent meanwhile, a send that failed).
+ */
+let noticesSinceReady: { level: NoticeLevel; text: string; source?: string }[] = [];
+
+/** Shows a notice (kept across the next snapshot, see noticesSinceReady). */
+function notice(level: NoticeLevel, text: string, source?: string): void {
+    st.addNotice(state, level, text, source);
+    noticesSinceReady.push({ level, text, source });
+}
 
 function channelEvents(events: ZotEvent[]): void {
     // An answer's first token is drawn as it arrives (as the host's
@@ -376,56 +390,38 @@ function channelEvents(events: ZotEvent[]): void {
     onHost(first ? { type: "events", events, firstDelta: true } : { type: "events", events });
 }
 
-/** The channel closed (zot restarted, or dropped a chat that fell behind): back to the host, with a fresh snapshot (events may be lost with the socket). */
-function channelClosed(): void {
-    channel = undefined;
-    showChannelState("closed");
-    post({ type: "ready" });
-}
-
-/** Where the chat's events come from, on the page for a look (and the end-to-end tests): open, failed, closed (postMessage since), none. */
-function showChannelState(s: "open" | "failed" | "closed" | "none"): void {
+/** Where the chat's events come from, on the page for a look (and the end-to-end tests). */
+function showChannelState(s: ChannelState): void {
     const root = document.getElementById("zot-chat");
     if (root) {
         root.dataset.channelState = s;
     }
 }
 
-/** Opens the chat channel named in the page (when the host gave one), then asks the host for the snapshot. */
-async function start(): Promise<void> {
-    const page = document.getElementById("zot-chat")?.dataset;
-    const url = page?.channel;
-    if (url) {
-        const methods = { prompt: page.channelPrompt ?? "", event: page.channelEvent ?? "" };
-        channel = await ChatChannel.open(() => new WebSocket(url), methods, channelEvents, channelClosed, CHANNEL_WAIT_MS);
-    }
-    showChannelState(channel ? "open" : url ? "failed" : "none");
-    post(channel ? { type: "ready", channel: true } : { type: "ready" });
-}
-
-/**
- * Sends a prompt on the chat channel: true when it went (zot's answer or
- * error comes back here); false when it did not (no channel, a command, a
- * shell command or an edit, which the host runs; or the socket would not
- * take it): send it the other way. A prompt the socket took and lost
- * before zot answered is reported, never sent again.
- */
-function sendOnChannel(text: string, attachments: Attachment[] | undefined): boolean {
-    if (!channel || resendIndex !== undefined || parseSlash(text) || /^\s*!/.test(text)) {
-        return false;
-    }
-    const answer = channel.prompt({ text: promptText(text), attachments });
-    if (!answer) {
-        return false;
-    }
-    answer.then(
-        (r) => onHost({ type: "runStarted", runId: r.runId, queued: r.queued, ahead: r.ahead }),
-        (e: unknown) => onHost({ type: "sendFailed", text, error: e instanceof Error ? e.message : String(e) }),
-    );
-    // The host keeps the draft: the input is empty now.
-    post({ type: "draft", text: "" });
-    return true;
-}
+const pageData = document.getElementById("zot-chat")?.dataset;
+/** The way the chat's messages go (docs/decisions.md "The chat's own channel"): everything the page sends goes through it. */
+const transport = new ChatTransport(
+    {
+        post: (m) => {
+            if (m.type === "ready") {
+                noticesSinceReady = [];
+            }
+            vscode.postMessage(m);
+        },
+        events: channelEvents,
+        runStarted: (r) => onHost({ type: "runStarted", runId: r.runId, queued: r.queued, ahead: r.ahead }),
+        sendFailed: (text, error) => onHost({ type: "sendFailed", text, error }),
+        state: showChannelState,
+    },
+    pageData?.channel
+        ? {
+              url: pageData.channel,
+              methods: { prompt: pageData.channelPrompt ?? "", event: pageData.channelEvent ?? "" },
+              waitMs: CHANNEL_WAIT_MS,
+              socket: (url) => new WebSocket(url),
+          }
+        : undefined,
+);
 
 /**
  * A retry or a resend the host sends while the chat reads its events on
@@ -433,7 +429,7 @@ function sendOnChannel(text: string, attachments: Attachment[] | undefined): boo
  * so the chat cuts its transcript itself, now, and says so.
  */
 function cutHere(cut: boolean, messageIndex?: number): { truncated?: true } {
-    if (!cut || !channel) {
+    if (!cut || !transport.onChannel) {
         return {};
     }
     onHost({ type: "truncate", messageIndex });
@@ -685,9 +681,7 @@ function send(): void {
         return;
     }
     const attachments = sent.length ? sent.map((c) => c.attachment) : undefined;
-    if (!sendOnChannel(text, attachments)) {
-        post({ type: "send", text, attachments, resendIndex, ...cutHere(resendIndex !== undefined, resendIndex) });
-    }
+    post({ type: "send", text, attachments, resendIndex, ...cutHere(resendIndex !== undefined, resendIndex) });
     lastSentChips = chips;
     chips = [];
     setEditing(undefined);
@@ -887,4 +881,4 @@ if (saved?.draft) {
     autosize();
 }
 scheduler.schedule();
-void start();
+void transport.start();
