@@ -208,7 +208,9 @@ function instrument() {
             if (e.key === "Enter" && !e.shiftKey) {
                 // The answers already there (the last one says Hello too):
                 // the prompt's answer is the first one not among them.
-                b.cur = { enter: performance.now(), enterEpoch: performance.timeOrigin + performance.now(), before: new Set(transcript.querySelectorAll(".item.assistant")) };
+                // key: when the browser made the event (before the
+                // renderer's main thread got to it).
+                b.cur = { key: e.timeStamp, enter: performance.now(), enterEpoch: performance.timeOrigin + performance.now(), before: new Set(transcript.querySelectorAll(".item.assistant")) };
                 b.runs.push(b.cur);
             }
         },
@@ -225,6 +227,27 @@ function instrument() {
         },
         true,
     );
+    // The chat channel's socket (when the chat has one): sent, the prompt
+    // left on it; sock, the task with the first delta began (its event's
+    // timeStamp: the chat's own handler runs before this listener).
+    const wsSend = WebSocket.prototype.send;
+    const watched = new WeakSet();
+    WebSocket.prototype.send = function (data) {
+        const c = b.cur;
+        if (c && c.sent === undefined) {
+            c.sent = performance.now();
+        }
+        if (!watched.has(this)) {
+            watched.add(this);
+            this.addEventListener("message", (e) => {
+                const c = b.cur;
+                if (c && c.sock === undefined && c.sent !== undefined && String(e.data).includes('"text_delta"')) {
+                    c.sock = e.timeStamp;
+                }
+            });
+        }
+        return wsSend.call(this, data);
+    };
     new MutationObserver(() => {
         const c = b.cur;
         if (!c || c.dom) {
@@ -252,9 +275,9 @@ function instrument() {
         for (let i = waiting.length - 1; i >= 0; i--) {
             const r = b.runs[waiting[i].n - 1];
             if (r && r.paint !== undefined && !send.hidden) {
-                const { enter, recv, dom, paint, enterEpoch, recvEpoch } = r;
+                const { key, enter, sent, sock, recv, dom, paint, enterEpoch, recvEpoch } = r;
                 const focused = document.hasFocus() && document.activeElement === document.getElementById("input");
-                waiting.splice(i, 1)[0].resolve({ enter, recv, dom, paint, enterEpoch, recvEpoch, focused });
+                waiting.splice(i, 1)[0].resolve({ key, enter, sent, sock, recv, dom, paint, enterEpoch, recvEpoch, focused });
             }
         }
     };
@@ -313,7 +336,10 @@ function within(p, ms, what) {
     // Chromium is a child of this process (Playwright starts it); it
     // rewrites its command line as one string (its process title).
     const renderers = () => descendants(process.pid).filter((p) => cmdline(p).join(" ").includes("--type=renderer"));
-    const result = { warm: WARM, marks: ["recv", "dom"], prompts: [], floor: [], channel };
+    // The marks printed (ms after Enter's handler): with the chat channel the
+    // prompt's send and the first delta's frame on its socket.
+    const marks = channel === "open" ? ["key", "sent", "sock", "dom"] : ["key", "recv", "dom"];
+    const result = { warm: WARM, marks, prompts: [], floor: [], channel };
     let cpu0;
     let prof;
     let stopHostProfile;
@@ -357,7 +383,21 @@ function within(p, ms, what) {
             // WebSocket, not as a message to the page, and is drawn in the
             // same task: recv is dom then.
             const recv = run.recv ?? run.dom;
-            result.prompts.push({ recv: recv - run.enter, dom: run.dom - run.enter, paint: run.paint - run.enter, enterEpoch: run.enterEpoch, recvEpoch: run.recvEpoch });
+            // key: the Enter event made → its handler ran (< 0: the
+            // handler ran that much after the browser had the key); sent,
+            // sock: the prompt on the chat's socket, the first delta's
+            // frame from it (with the chat channel only).
+            const since = (t) => (t === undefined ? undefined : t - run.enter);
+            result.prompts.push({
+                key: since(run.key),
+                sent: since(run.sent),
+                sock: since(run.sock),
+                recv: recv - run.enter,
+                dom: run.dom - run.enter,
+                paint: run.paint - run.enter,
+                enterEpoch: run.enterEpoch,
+                recvEpoch: run.recvEpoch,
+            });
         }
         await sleep(100); // as a user would: not the next Enter in the same frame
     }
