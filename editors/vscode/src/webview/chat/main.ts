@@ -1,7 +1,7 @@
 // The chat webview's entry: DOM wiring only. State lives in state.ts,
 // HTML in render.ts; renders are coalesced on animation frames.
 
-import type { AtItem, ChatAction, ChatMcp, ChatToHost, ChatWidget, HostToChat, NoticeLevel, PendingChip } from "../protocol";
+import type { AtItem, ChatAction, ChatMcp, ChatToHost, ChatWidget, HostToChat, PendingChip } from "../protocol";
 import type { Attachment, ZotEvent } from "../../lsp_ext";
 import { atQueryAt, chipIcon } from "./context";
 import { escapeHtml } from "./markdown";
@@ -240,9 +240,6 @@ function onHost(m: HostToChat): void {
             break;
         case "history":
             st.loadHistory(state, m.messages);
-            for (const n of noticesSinceReady) {
-                st.addNotice(state, n.level, n.text, n.source);
-            }
             break;
         case "clear":
             st.clear(state);
@@ -263,7 +260,7 @@ function onHost(m: HostToChat): void {
             st.runStarted(state, m.runId, m.queued, m.ahead);
             break;
         case "notice":
-            notice(m.level, m.text, m.source);
+            st.addNotice(state, m.level, m.text, m.source);
             break;
         case "insert":
             input.value = m.text;
@@ -348,7 +345,7 @@ function onHost(m: HostToChat): void {
             saveDraft();
             input.focus();
             if (m.error) {
-                notice("error", m.error);
+                st.addNotice(state, "error", m.error);
             } else if (!banner.hidden) {
                 flashBanner();
             }
@@ -363,19 +360,6 @@ function onHost(m: HostToChat): void {
 const CHANNEL_WAIT_MS = 3000;
 /** The current answer (since its assistant_start) had a delta: later ones wait for the next frame. */
 let answerHadDelta = false;
-/**
- * Notices shown since the page last asked for a snapshot (ready): the
- * snapshot's transcript replaces the items, and these are kept across it
- * (an answer to what was sent meanwhile, a send that failed).
- */
-let noticesSinceReady: { level: NoticeLevel; text: string; source?: string }[] = [];
-
-/** Shows a notice (kept across the next snapshot, see noticesSinceReady). */
-function notice(level: NoticeLevel, text: string, source?: string): void {
-    st.addNotice(state, level, text, source);
-    noticesSinceReady.push({ level, text, source });
-}
-
 function channelEvents(events: ZotEvent[]): void {
     // An answer's first token is drawn as it arrives (as the host's
     // firstDelta); the rest at most once per frame.
@@ -404,7 +388,7 @@ const transport = new ChatTransport(
     {
         post: (m) => {
             if (m.type === "ready") {
-                noticesSinceReady = [];
+                st.readyPosted(state);
             }
             vscode.postMessage(m);
         },

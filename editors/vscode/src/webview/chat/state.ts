@@ -78,6 +78,13 @@ export interface ChatState {
      * come on the chat channel.
      */
     reviewsAhead: Set<string>;
+    /**
+     * Notices shown since the page posted ready, until the snapshot's
+     * transcript comes (undefined: none awaited): an answer to what was
+     * sent meanwhile, or a send that failed, can come before it, and the
+     * transcript would otherwise wipe them.
+     */
+    noticesSinceReady?: NoticeItem[];
     status: ChatStatus;
     statusDirty: boolean;
     commands: CommandInfo[];
@@ -130,7 +137,19 @@ function touch(s: ChatState, item: Item): void {
 }
 
 export function addNotice(s: ChatState, level: NoticeLevel, text: string, source?: string): NoticeItem {
-    return add(s, { kind: "notice", id: nextId(s, "n"), level, text, source });
+    const n = add(s, { kind: "notice", id: nextId(s, "n"), level, text, source });
+    s.noticesSinceReady?.push(n);
+    return n;
+}
+
+/**
+ * The page asked the host for a snapshot (ready): the notices shown from
+ * now on are kept across the transcript it brings (the next loadHistory;
+ * a transcript has no notices); those shown before are dropped with the
+ * rest.
+ */
+export function readyPosted(s: ChatState): void {
+    s.noticesSinceReady = [];
 }
 
 export function addUser(s: ChatState, text: string, chips: Chip[] = [], index?: number): UserItem {
@@ -512,6 +531,7 @@ function markRunningToolsStopped(s: ChatState): void {
 
 /** Replaces the transcript with messages (zot/messages). */
 export function loadHistory(s: ChatState, messages: WireMessage[]): void {
+    const kept = s.noticesSinceReady;
     clear(s);
     for (const [index, m] of messages.entries()) {
         if (m.role === "user") {
@@ -541,6 +561,11 @@ export function loadHistory(s: ChatState, messages: WireMessage[]): void {
             }
         }
     }
+    // After the transcript, as they came after the snapshot was asked for.
+    for (const n of kept ?? []) {
+        add(s, n);
+    }
+    s.noticesSinceReady = undefined;
 }
 
 /** Takes the dirty set for rendering. */
