@@ -1253,6 +1253,23 @@ test("the webviews ran without CSP violations or script errors", async () => {
  * clean — no palette or modal dialog open, no review pending (its diff
  * rejected), no run in progress (stopped), the normal window size.
  */
+/** After a failure: every chat frame on the page, which one the tests use, its channel and its last items (a stale frame shows here). */
+async function chatFrames() {
+    const out = [];
+    for (const f of page.frames()) {
+        if (f.isDetached() || !(await f.$("#zot-chat").catch(() => null))) {
+            continue;
+        }
+        const info = await f.evaluate(() => ({
+            channel: document.getElementById("zot-chat").dataset.channelState ?? "",
+            items: [...document.querySelectorAll("#transcript > div")].slice(-3).map((e) => (e.textContent ?? "").slice(0, 60)),
+            focused: document.hasFocus(),
+        }));
+        out.push(`     chat frame${f === chatFrame ? " (the tests')" : ""}: channel ${info.channel}, focused ${info.focused}, last items ${JSON.stringify(info.items)}`);
+    }
+    return out.join("\n") || "     no chat frame";
+}
+
 async function reset() {
     await page.setViewportSize(VIEWPORT);
     for (let i = 0; i < 3 && ((await quickInputOpen()) || (await page.$(".monaco-dialog-box"))); i++) {
@@ -1312,6 +1329,7 @@ async function reset() {
             failed++;
             console.log(`FAIL ${t.name} (${Date.now() - s} ms)\n     ${String(e && e.stack ? e.stack : e).split("\n").slice(0, 4).join("\n     ")}`);
             await shot(`fail-${tests.indexOf(t) + 1}.png`).catch(() => undefined);
+            console.log(await chatFrames().catch((e) => `     (no chat frames: ${firstLine(e)})`));
             await reset().catch((r) => console.log(`     (reset after the failure: ${firstLine(r)})`));
         }
     }
