@@ -212,6 +212,7 @@ function instrument() {
                 // renderer's main thread got to it).
                 b.cur = { key: e.timeStamp, enter: performance.now(), enterEpoch: performance.timeOrigin + performance.now(), before: new Set(transcript.querySelectorAll(".item.assistant")) };
                 b.runs.push(b.cur);
+                console.timeStamp("zot-bench enter"); // the marks in a trace (ZOT_BENCH_TRACE=1)
             }
         },
         true,
@@ -243,6 +244,7 @@ function instrument() {
                 const c = b.cur;
                 if (c && c.sock === undefined && c.sent !== undefined && String(e.data).includes('"text_delta"')) {
                     c.sock = e.timeStamp;
+                    console.timeStamp("zot-bench sock");
                 }
             });
         }
@@ -256,10 +258,12 @@ function instrument() {
         const answer = [...transcript.querySelectorAll(".item.assistant")].find((a) => !c.before.has(a));
         if (answer && answer.textContent.includes("Hello")) {
             c.dom = performance.now();
+            console.timeStamp("zot-bench dom");
             requestAnimationFrame(() => {
                 const ch = new MessageChannel();
                 ch.port1.onmessage = () => {
                     c.paint = performance.now();
+                    console.timeStamp("zot-bench painted");
                     b.check();
                 };
                 ch.port2.postMessage(0);
@@ -344,11 +348,20 @@ function within(p, ms, what) {
     let prof;
     let stopHostProfile;
     const frames = [];
+    const wsTimes = [];
     for (let i = 1; i <= WARM + N; i++) {
         if (i === WARM + 1) {
             cpu0 = { webview: cpuOf(renderers()), exthost: cpuOf([exthost]), zot: cpuOf([zot]), t: performance.now() };
             if (process.env.ZOT_BENCH_TRACE) {
                 await browser.startTracing(page, { categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "toplevel", "blink", "v8"] });
+                // The chat socket's frames as the browser's network stack
+                // sent and got them (its clock, not the page's): the
+                // prompt out → zot's first answer in → the first delta in,
+                // whatever the renderer's main thread was doing.
+                const net = await page.context().newCDPSession(page);
+                await net.send("Network.enable");
+                net.on("Network.webSocketFrameSent", (e) => wsTimes.push({ dir: "out", t: e.timestamp * 1000, prompt: e.response.payloadData.includes('"zot/prompt"') }));
+                net.on("Network.webSocketFrameReceived", (e) => wsTimes.push({ dir: "in", t: e.timestamp * 1000, delta: e.response.payloadData.includes('"text_delta"') }));
             }
             if (process.env.ZOT_BENCH_PROFILE) {
                 prof = await page.context().newCDPSession(page);
@@ -409,6 +422,23 @@ function within(p, ms, what) {
     };
     if (process.env.ZOT_BENCH_TRACE) {
         fs.writeFileSync(path.join(art, "trace.json"), await browser.stopTracing());
+        // Per prompt on the network: prompt frame out → first frame in, → first delta frame in.
+        const net = [];
+        for (let i = 0; i < wsTimes.length; i++) {
+            if (wsTimes[i].dir === "out" && wsTimes[i].prompt) {
+                const rest = wsTimes.slice(i + 1);
+                const first = rest.find((f) => f.dir === "in");
+                const delta = rest.find((f) => f.dir === "in" && f.delta);
+                if (first && delta) {
+                    net.push({ first: first.t - wsTimes[i].t, delta: delta.t - wsTimes[i].t });
+                }
+            }
+        }
+        result.network = net;
+        const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+        if (net.length) {
+            console.log(`     the chat socket on the network, median of ${net.length}: prompt out → first frame in ${med(net.map((n) => n.first)).toFixed(1)} ms, → first delta in ${med(net.map((n) => n.delta)).toFixed(1)} ms`);
+        }
     }
     if (frames.length) {
         fs.writeFileSync(path.join(art, "wsframes.json"), JSON.stringify(frames));
