@@ -1,25 +1,33 @@
 // The HTML of the webviews: a strict Content-Security-Policy (no inline
 // script or style; scripts only with this load's nonce; resources only from
-// the extension's dist/ folder).
+// the extension's dist/ folder; connections only to the chat's channel,
+// that one URI, when the chat has one).
 
 import * as vscode from "vscode";
 import { randomBytes } from "crypto";
+import * as ext from "./lsp_ext";
 
 export function nonce(): string {
     return randomBytes(16).toString("base64").replace(/[^A-Za-z0-9]/g, "");
 }
 
-function csp(webview: vscode.Webview, n: string): string {
-    return [
+function csp(webview: vscode.Webview, n: string, connect?: string): string {
+    const rules = [
         "default-src 'none'",
         `img-src ${webview.cspSource} data:`,
         `font-src ${webview.cspSource}`,
         `style-src ${webview.cspSource}`,
         `script-src 'nonce-${n}'`,
-    ].join("; ");
+    ];
+    if (connect) {
+        rules.push(`connect-src ${connect}`);
+    }
+    return rules.join("; ");
 }
 
-function page(webview: vscode.Webview, dist: vscode.Uri, title: string, css: string[], script: string, body: string): string {
+const escAttr = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+
+function page(webview: vscode.Webview, dist: vscode.Uri, title: string, css: string[], script: string, body: string, connect?: string): string {
     const n = nonce();
     const uri = (p: string) => webview.asWebviewUri(vscode.Uri.joinPath(dist, p)).toString();
     const links = css.map((c) => `<link rel="stylesheet" href="${uri(c)}">`).join("\n");
@@ -27,7 +35,7 @@ function page(webview: vscode.Webview, dist: vscode.Uri, title: string, css: str
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp(webview, n)}">
+<meta http-equiv="Content-Security-Policy" content="${csp(webview, n, connect)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 ${links}
 <title>${title}</title>
@@ -39,14 +47,21 @@ ${body}
 </html>`;
 }
 
-export function chatHtml(webview: vscode.Webview, dist: vscode.Uri): string {
+/**
+ * The chat. channel: its WebSocket to zot (ws://…?token=…, see
+ * chatChannelUrl); the CSP lets the page connect to that URI and nowhere
+ * else.
+ */
+export function chatHtml(webview: vscode.Webview, dist: vscode.Uri, channel?: string): string {
+    // CSP matches the scheme, host, port and path; the token is the query.
+    const connect = channel ? escAttr(channel.replace(/[?#].*$/, "")) : undefined;
     return page(
         webview,
         dist,
         "zot",
         ["media/codicon.css", "webview/chat.css"],
         "webview/chat.js",
-        `<div id="zot-chat">
+        `<div id="zot-chat"${channel ? ` data-channel="${escAttr(channel)}" data-channel-prompt="${ext.prompt.method}" data-channel-event="${ext.event.method}"` : ""}>
   <header id="header">
     <select id="model" title="Model" aria-label="Model"></select>
     <span class="spacer"></span>
@@ -71,11 +86,12 @@ export function chatHtml(webview: vscode.Webview, dist: vscode.Uri): string {
     <div id="status"></div>
   </footer>
 </div>`,
+        connect,
     );
 }
 
 export function panelHtml(webview: vscode.Webview, dist: vscode.Uri, title: string): string {
-    const esc = title.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+    const esc = escAttr(title);
     return page(
         webview,
         dist,
