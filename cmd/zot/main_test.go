@@ -47,6 +47,11 @@ type env struct {
 
 func newEnv(t testing.TB, replies ...llmtest.Reply) *env {
 	t.Helper()
+	// Each test's zot is its own process with its own home and scripted
+	// model, and most of a test is waiting on it: they run side by side.
+	if tt, ok := t.(*testing.T); ok {
+		tt.Parallel()
+	}
 	e := &env{t: t, home: t.TempDir(), cwd: t.TempDir(), llm: llmtest.New(llmtest.Script{Replies: replies})}
 	t.Cleanup(e.llm.Close)
 	return e
