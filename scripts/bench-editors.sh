@@ -67,7 +67,7 @@ const cpu = Object.entries(r.cpu).map(([k, v]) => `${k.replace(/_ms$/, "")} ${f(
 const client = r.cpu.zot_ms !== undefined && r.cpu.extension_host_ms !== undefined ? r.cpu.webview_renderer_ms + r.cpu.extension_host_ms : undefined;
 const ratio = client !== undefined ? `; client ${f(client)} = ${f(client / r.cpu.zot_ms)}× zot` : "";
 const idle = r.idle_cpu ? `\n  idle over as long (${f(r.prompt_ms)} ms a prompt): ` + Object.entries(r.idle_cpu).map(([k, v]) => `${k.replace(/_ms$/, "")} ${f(v)}`).join(", ") : "";
-console.log(`${name}, ${r.prompts.length} prompts after ${r.warm} warm-ups${r.channel ? `, the chat channel: ${r.channel}` : ""}, ms median (p95):`);
+console.log(`${name}, ${r.prompts.length} prompts after ${r.warm} warm-ups, ms median (p95):`);
 console.log(`  Enter → first token painted ${line("paint")}   floor ${fl}   painted − floor ${over}`);
 console.log(`  ` + r.marks.map((k) => `${k} ${line(k)}`).join("   "));
 console.log(`  CPU per prompt, ms: ${cpu}${ratio}${idle}`);

@@ -267,7 +267,6 @@ var wireTypes = map[string]reflect.Type{
 	"CheckpointFileChange":    reflect.TypeOf(CheckpointFileChange{}),
 	"CheckpointDiffParams":    reflect.TypeOf(CheckpointDiffParams{}),
 	"CheckpointDiffResult":    reflect.TypeOf(CheckpointDiffResult{}),
-	"ChatChannelResult":       reflect.TypeOf(ChatChannelResult{}),
 	"CheckpointFileDiff":      reflect.TypeOf(CheckpointFileDiff{}),
 	"SessionForkParams":       reflect.TypeOf(SessionForkParams{}),
 	"SessionForkResult":       reflect.TypeOf(SessionForkResult{}),

@@ -48,7 +48,6 @@ var zotMethods = newMethodTable(
 	request0(MethodCheckpoints, (*Server).zotCheckpoints),
 	request(MethodCheckpointRestore, (*Server).zotCheckpointRestore),
 	request(MethodCheckpointDiff, (*Server).zotCheckpointDiff),
-	request0(MethodChatChannel, (*Server).zotChatChannel),
 	notification(MethodPanelKey, (*Server).zotPanelKey),
 	notification(MethodPanelClosed, (*Server).zotPanelClosed),
 )

@@ -65,7 +65,6 @@ func newTestServer(t testing.TB) *Server {
 	s.rt = &fakeRuntime{model: "m1"}
 	s.state = stateInitialized
 	s.ws.setRoot(t.TempDir(), nil)
-	t.Cleanup(func() { s.chat.Load().close() }) // zot/chat/channel listens
 	return s
 }
 

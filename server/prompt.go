@@ -398,9 +398,7 @@ func (s *Server) endUnstarted(r *run, why string) {
 
 // sendEvent sends one zot/event of run runID.
 func (s *Server) sendEvent(ev agent.Event, runID string) {
-	body := append(ev.AppendJSON([]byte(eventPrefix), runID), '}')
-	s.sendRaw(body)
-	s.chat.Load().broadcast(body)
+	s.sendRaw(append(ev.AppendJSON([]byte(eventPrefix), runID), '}'))
 }
 
 // loop is the queue's worker.
@@ -517,17 +515,10 @@ func (q *runQueue) execute(ctx context.Context, r *run) {
 			// A large text (a 16 MiB prompt) is escaped as it is written.
 			sp := ev.Spliced([]byte(eventPrefix), r.id)
 			sp.AddRaw([]byte{'}'})
-			if ch := s.chat.Load(); ch.connected() {
-				ch.broadcast(sp.Append(nil))
-			}
 			s.sendSpliced(sp)
 		default:
 			buf = ev.AppendJSON(append(buf[:0], eventPrefix...), r.id)
-			buf = append(buf, '}')
-			// To the chat channel first: it is the chat's way to the
-			// screen; LSP's copy feeds the editor's own state.
-			s.chat.Load().broadcast(buf)
-			buf = s.sendReusable(buf)
+			buf = s.sendReusable(append(buf, '}'))
 		}
 		switch ev.Type {
 		case agent.EventToolCall:

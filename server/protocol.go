@@ -27,7 +27,7 @@ const ProtocolVersion = 1
 // document needs a new revision: bump this, the revision in the document's
 // header, and add a line to its changelog (contract_test.go checks all
 // three, and the changelog line's digest of the document).
-const ProtocolRevision = 34
+const ProtocolRevision = 33
 
 // zotPrefix starts every method of the contract.
 const zotPrefix = "zot/"
@@ -65,7 +65,6 @@ const (
 	MethodCheckpointRestore = "zot/checkpoint/restore"
 	MethodCheckpointDiff    = "zot/checkpoint/diff"
 	MethodUserBash          = "zot/userBash"
-	MethodChatChannel       = "zot/chat/channel"
 )
 
 // Client → server notifications.
@@ -277,14 +276,6 @@ type PromptContext struct {
 	URI           string          `json:"uri"`
 	Range         *protocol.Range `json:"range,omitempty"`
 	SelectionText string          `json:"selectionText,omitempty"`
-}
-
-// ChatChannelResult answers zot/chat/channel: where the chat channel
-// listens (a WebSocket on 127.0.0.1:Port, at Path, with ?token=Token).
-type ChatChannelResult struct {
-	Port  int    `json:"port"`
-	Path  string `json:"path"`
-	Token string `json:"token"`
 }
 
 // RunStarted answers zot/prompt, zot/compact and prompt commands at once.

@@ -21,7 +21,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/zot-editors/zot/agent"
@@ -111,11 +110,6 @@ type Server struct {
 	conn  *conn
 	out   *outQueue
 	queue *dispatcher
-	// rpc is the handler chain of LSP's messages; the chat channel's
-	// requests go through it too.
-	rpc jsonrpc2.Handler
-	// chat is the chat channel, once a client asked for it (chatchannel.go).
-	chat atomic.Pointer[chatChannel]
 
 	cancels *canceller
 	overlay *overlay
@@ -207,8 +201,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.out = stream.out
 	s.conn = newConn(stream, s.logf)
 	go s.runs.loop(ctx)
-	s.rpc = s.handler()
-	s.conn.Go(ctx, s.rpc)
+	s.conn.Go(ctx, s.handler())
 
 	select {
 	case <-s.conn.Done():
@@ -235,7 +228,6 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 
 // teardown stops runs, extensions and the runtime. Safe to call twice.
 func (s *Server) teardown() {
-	s.chat.Load().close() // no prompt arrives by the chat channel from here on
 	s.runs.stop(5 * time.Second)
 	s.mu.Lock()
 	starting := s.hostStarted

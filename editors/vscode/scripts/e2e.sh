@@ -19,8 +19,6 @@
 #        Node it needs are installed here once, per version),
 #      ZOT_E2E_ART (default editors/vscode/test-artifacts/code-server-<version>),
 #      ZOT_E2E_KEEP=1 keeps the temp dir (logs, workspace) for a look,
-#      ZOT_E2E_ONLY: a regular expression; the chat spec runs only the
-#        tests whose names match (a look at one),
 #      ZOT_E2E_BUNDLED=1 runs the chat spec on the package's own zot (no
 #        zot.serverPath, no zot on PATH),
 #      ZOT_E2E_PARTS: a directory --parts DIR filled (the linux-x64

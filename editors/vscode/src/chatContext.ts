@@ -224,22 +224,9 @@ export abstract class ChatContext implements Ctx, vscode.Disposable {
         return out;
     }
 
-    /**
-     * The chat channel for a new webview: zot's loopback WebSocket as the
-     * webview can reach it (vscode.env.asExternalUri: localhost on the
-     * desktop, a forwarded port remotely, code-server's /proxy/PORT/ on
-     * the page's own origin), with its token.
-     */
-    private async chatChannelUrl(): Promise<string> {
-        const r = await (await this.client.ready()).sendRequest(ext.chatChannel);
-        const external = await vscode.env.asExternalUri(vscode.Uri.parse(`http://127.0.0.1:${r.port}${r.path}`));
-        const ws = external.with({ scheme: external.scheme === "https" ? "wss" : "ws", query: "", fragment: "" });
-        return `${ws.toString(true)}?token=${encodeURIComponent(r.token)}`;
-    }
-
     private chatHost(): ChatHost {
         return {
-            send: (text, attachments, resendIndex, truncated) => commands.send(this, text, undefined, attachments, resendIndex, truncated),
+            send: (text, attachments, resendIndex) => commands.send(this, text, undefined, attachments, resendIndex),
             atItems: (q) => this.attachments.items(q),
             completeArgs: async (name, args) => {
                 if (this.client.state !== "running") {
@@ -252,7 +239,7 @@ export abstract class ChatContext implements Ctx, vscode.Disposable {
                 }
             },
             pickAt: (item) => this.attachments.pick(item),
-            retry: (truncated) => commands.retry(this, truncated),
+            retry: () => commands.retry(this),
             restoreCheckpoint: (index) => restoreFromMessage(this, index),
             reviewDecision: (id, d) => commands.reviewDecision(this, id, d),
             openDiff: (id, name, args) => commands.openCallDiff(this, id, name, args),
@@ -264,7 +251,6 @@ export abstract class ChatContext implements Ctx, vscode.Disposable {
             setMode: (m) => commands.setMode(this, m),
             restartMcp: (name) => commands.restartMcp(this, name),
             snapshot: () => this.snapshot(),
-            channel: () => this.chatChannelUrl(),
         };
     }
 

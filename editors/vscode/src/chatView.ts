@@ -15,15 +15,15 @@ export const CHAT_VIEW_ID = "zot.chat";
 /** What the chat needs from the rest of the extension. */
 export interface ChatHost {
     /** Sends what the user typed, with its attachments (resendIndex: edit and resend that message); on failure it has told the chat (sendFailed). */
-    send(text: string, attachments?: ext.Attachment[], resendIndex?: number, truncated?: boolean): Promise<unknown>;
+    send(text: string, attachments?: ext.Attachment[], resendIndex?: number): Promise<unknown>;
     /** The `@` completion list. */
     atItems(query: string): Promise<AtItem[]>;
     /** Completions of a slash command's argument (zot/command/complete; none on failure). */
     completeArgs(name: string, args: string): Promise<ext.CommandCompletion[]>;
     /** The chip an `@` entry becomes, or why it cannot be attached. */
     pickAt(item: AtItem): Promise<PendingChip | string>;
-    /** Retry the last answer (truncated: the webview has cut its transcript already). */
-    retry(truncated?: boolean): Promise<unknown>;
+    /** Retry the last answer. */
+    retry(): Promise<unknown>;
     /** A user message's "Restore checkpoint…" (the message's index). */
     restoreCheckpoint(messageIndex: number): Promise<void>;
     /** Accept / reject a tool call's review from its chat card. */
@@ -43,8 +43,6 @@ export interface ChatHost {
     restartMcp(name: string): Promise<void>;
     /** State for a fresh webview: status, commands, models, transcript. */
     snapshot(): Promise<HostToChat[]>;
-    /** The chat channel's URI for a new webview (zot/chat/channel through asExternalUri); undefined: none, postMessage only. */
-    channel(): Promise<string | undefined>;
 }
 
 /**
@@ -75,12 +73,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private timer?: NodeJS.Timeout;
     /** The current answer (since its assistant_start) had a delta: later ones are batched. */
     private answerHadDelta = false;
-    /**
-     * The webview reads zot/event on its chat channel: they are not
-     * forwarded (the rest of the extension still handles them; only this
-     * copy to the webview is skipped).
-     */
-    private channelLive = false;
     /** Bumped by each send and draft message: a send's emptying of the draft yields to a draft that came after it. */
     private draftSeq = 0;
     private disposables: vscode.Disposable[] = [];
@@ -128,24 +120,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private attach(view: ChatSurface): void {
         this.view = view;
         this.ready = false;
-        this.channelLive = false;
         const dist = vscode.Uri.joinPath(this.extensionUri, "dist");
         // Links may run one command: opening a file the chat names. A link
         // the model writes with any other command: URI is not rendered as one.
         view.webview.options = { enableScripts: true, localResourceRoots: [dist], enableCommandUris: [OPEN_FILE_COMMAND] };
-        // The page's CSP names the chat channel's one URI, so the page is
-        // made once zot has answered (or could not: postMessage only).
-        void this.host
-            .channel()
-            .catch((e: unknown) => {
-                this.log(`chat channel: none (${e instanceof Error ? e.message : String(e)}); the chat uses the extension host`);
-                return undefined;
-            })
-            .then((channel) => {
-                if (this.view === view) {
-                    view.webview.html = chatHtml(view.webview, dist, channel);
-                }
-            });
+        view.webview.html = chatHtml(view.webview, dist);
         this.disposables.push(
             view.webview.onDidReceiveMessage((m: ChatToHost) => this.onMessage(m)),
             view.onDidDispose(() => {
@@ -161,11 +140,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         try {
             switch (m.type) {
                 case "ready": {
-                    // A webview's first ready, or its next after its chat
-                    // channel closed (events may have been lost with it:
-                    // the snapshot brings the transcript back).
-                    this.channelLive = m.channel === true;
-                    this.ready = false;
                     // The snapshot's transcript (zot/messages) has what the
                     // events held so far would show: drop those.
                     const held = this.events.length;
@@ -182,7 +156,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
                     break;
                 }
                 case "send": {
-                    const sent = this.host.send(m.text, m.attachments, m.resendIndex, m.truncated);
+                    const sent = this.host.send(m.text, m.attachments, m.resendIndex);
                     // The webview emptied its input as it sent: so goes
                     // the draft kept for it, once the request is on its
                     // way (a send that fails puts the text back, and the
@@ -208,7 +182,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
                     break;
                 }
                 case "retry":
-                    await this.host.retry(m.truncated);
+                    await this.host.retry();
                     break;
                 case "restoreCheckpoint":
                     await this.host.restoreCheckpoint(m.messageIndex);
@@ -290,9 +264,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
     /** Forwards one zot/event; an answer's first delta at once, later ones batched (BATCH_MS). */
     event(ev: ext.ZotEvent): void {
-        if (this.channelLive) {
-            return; // the webview has it from zot directly
-        }
         this.events.push(ev);
         if (ev.type === "assistant_start") {
             this.answerHadDelta = false;

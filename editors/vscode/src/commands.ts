@@ -18,7 +18,7 @@ import type { PendingChip } from "./webview/protocol";
  * the chat's input and the error is shown once: as the chat's problem
  * banner when it is zot's known problem (with its fix), else inline.
  */
-export async function send(ctx: Ctx, text: string, context?: ext.PromptContext, attachments?: ext.Attachment[], resendIndex?: number, truncated?: boolean): Promise<boolean> {
+export async function send(ctx: Ctx, text: string, context?: ext.PromptContext, attachments?: ext.Attachment[], resendIndex?: number): Promise<boolean> {
     const slash = context || resendIndex !== undefined ? undefined : parseSlash(text);
     const shell = context || resendIndex !== undefined || slash ? undefined : parseUserBash(text);
     const err = slash
@@ -26,7 +26,7 @@ export async function send(ctx: Ctx, text: string, context?: ext.PromptContext, 
         : shell
           ? await userBash(ctx, shell)
           : resendIndex !== undefined
-          ? await resend(ctx, resendIndex, promptText(text), attachments, truncated)
+          ? await resend(ctx, resendIndex, promptText(text), attachments)
           : await prompt(ctx, promptText(text), context, false, attachments);
     if (err === undefined) {
         return true;
@@ -85,18 +85,11 @@ function started(ctx: Ctx, r: ext.RunStarted): void {
     ctx.chat.post({ type: "runStarted", runId: r.runId, queued: r.queued, ahead: r.ahead });
 }
 
-/**
- * Edit and resend: replaces the user message at index (and drops what
- * followed); returns the error. truncated: the chat has shown the cut
- * itself (its events come on its chat channel, which a cut posted from
- * here could arrive after).
- */
-export async function resend(ctx: Ctx, index: number, text: string, attachments?: ext.Attachment[], truncated = false): Promise<string | undefined> {
+/** Edit and resend: replaces the user message at index (and drops what followed); returns the error. */
+export async function resend(ctx: Ctx, index: number, text: string, attachments?: ext.Attachment[]): Promise<string | undefined> {
     // The cut is shown before the request goes: the new run's events may
     // come before its answer, and must land after the cut.
-    if (!truncated) {
-        ctx.chat.post({ type: "truncate", messageIndex: index });
-    }
+    ctx.chat.post({ type: "truncate", messageIndex: index });
     try {
         const r = await (await ctx.client.ready()).sendRequest(ext.resend, { messageIndex: index, text, attachments: attachments?.length ? attachments : undefined });
         started(ctx, r);
@@ -107,11 +100,9 @@ export async function resend(ctx: Ctx, index: number, text: string, attachments?
     }
 }
 
-/** Retry the last answer: the last prompt runs again from where it was sent (truncated: as resend's). */
-export async function retry(ctx: Ctx, truncated = false): Promise<void> {
-    if (!truncated) {
-        ctx.chat.post({ type: "truncate" }); // before the request, as in resend
-    }
+/** Retry the last answer: the last prompt runs again from where it was sent. */
+export async function retry(ctx: Ctx): Promise<void> {
+    ctx.chat.post({ type: "truncate" }); // before the request, as in resend
     try {
         const r = await (await ctx.client.ready()).sendRequest(ext.retry);
         started(ctx, r);

@@ -1,33 +1,25 @@
 // The HTML of the webviews: a strict Content-Security-Policy (no inline
 // script or style; scripts only with this load's nonce; resources only from
-// the extension's dist/ folder; connections only to the chat's channel,
-// that one URI, when the chat has one).
+// the extension's dist/ folder).
 
 import * as vscode from "vscode";
 import { randomBytes } from "crypto";
-import * as ext from "./lsp_ext";
 
 export function nonce(): string {
     return randomBytes(16).toString("base64").replace(/[^A-Za-z0-9]/g, "");
 }
 
-function csp(webview: vscode.Webview, n: string, connect?: string): string {
-    const rules = [
+function csp(webview: vscode.Webview, n: string): string {
+    return [
         "default-src 'none'",
         `img-src ${webview.cspSource} data:`,
         `font-src ${webview.cspSource}`,
         `style-src ${webview.cspSource}`,
         `script-src 'nonce-${n}'`,
-    ];
-    if (connect) {
-        rules.push(`connect-src ${connect}`);
-    }
-    return rules.join("; ");
+    ].join("; ");
 }
 
-const escAttr = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
-
-function page(webview: vscode.Webview, dist: vscode.Uri, title: string, css: string[], script: string, body: string, connect?: string): string {
+function page(webview: vscode.Webview, dist: vscode.Uri, title: string, css: string[], script: string, body: string): string {
     const n = nonce();
     const uri = (p: string) => webview.asWebviewUri(vscode.Uri.joinPath(dist, p)).toString();
     const links = css.map((c) => `<link rel="stylesheet" href="${uri(c)}">`).join("\n");
@@ -35,7 +27,7 @@ function page(webview: vscode.Webview, dist: vscode.Uri, title: string, css: str
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp(webview, n, connect)}">
+<meta http-equiv="Content-Security-Policy" content="${csp(webview, n)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 ${links}
 <title>${title}</title>
@@ -47,21 +39,14 @@ ${body}
 </html>`;
 }
 
-/**
- * The chat. channel: its WebSocket to zot (ws://…?token=…, see
- * chatChannelUrl); the CSP lets the page connect to that URI and nowhere
- * else.
- */
-export function chatHtml(webview: vscode.Webview, dist: vscode.Uri, channel?: string): string {
-    // CSP matches the scheme, host, port and path; the token is the query.
-    const connect = channel ? escAttr(channel.replace(/[?#].*$/, "")) : undefined;
+export function chatHtml(webview: vscode.Webview, dist: vscode.Uri): string {
     return page(
         webview,
         dist,
         "zot",
         ["media/codicon.css", "webview/chat.css"],
         "webview/chat.js",
-        `<div id="zot-chat"${channel ? ` data-channel="${escAttr(channel)}" data-channel-prompt="${ext.prompt.method}" data-channel-event="${ext.event.method}"` : ""}>
+        `<div id="zot-chat">
   <header id="header">
     <select id="model" title="Model" aria-label="Model"></select>
     <span class="spacer"></span>
@@ -86,12 +71,11 @@ export function chatHtml(webview: vscode.Webview, dist: vscode.Uri, channel?: st
     <div id="status"></div>
   </footer>
 </div>`,
-        connect,
     );
 }
 
 export function panelHtml(webview: vscode.Webview, dist: vscode.Uri, title: string): string {
-    const esc = escAttr(title);
+    const esc = title.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
     return page(
         webview,
         dist,

@@ -246,14 +246,6 @@ export interface CheckpointDiffResult {
 }
 export const checkpointDiff = new lc.RequestType<CheckpointDiffParams, CheckpointDiffResult, void>("zot/checkpoint/diff");
 
-/** zot/chat/channel's answer: the chat's WebSocket, ws://127.0.0.1:port + path + ?token= (docs/protocol.md "The chat channel"). */
-export interface ChatChannelResult {
-    port: number;
-    path: string;
-    token: string;
-}
-export const chatChannel = new lc.RequestType0<ChatChannelResult, void>("zot/chat/channel");
-
 export interface SessionForkParams {
     messageIndex: number;
     withFiles?: boolean;

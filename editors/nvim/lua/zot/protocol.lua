@@ -50,7 +50,6 @@ M.request = {
   checkpoint_restore = 'zot/checkpoint/restore',
   checkpoint_diff = 'zot/checkpoint/diff',
   user_bash = 'zot/userBash',
-  chat_channel = 'zot/chat/channel', -- a chat view's WebSocket (VS Code's); the Neovim plugin speaks LSP only
 }
 
 --- Client → server notifications.
@@ -231,11 +230,6 @@ M.error_code = {
 ---@class zot.CheckpointDiffResult
 ---@field checkpoint string
 ---@field files zot.CheckpointFileDiff[]
-
----@class zot.ChatChannelResult
----@field port integer
----@field path string
----@field token string
 
 ---@class zot.SessionForkParams
 ---@field messageIndex integer

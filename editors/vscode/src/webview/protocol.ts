@@ -113,15 +113,9 @@ export type HostToChat =
 export type NoticeLevel = "info" | "warn" | "error" | "display";
 
 export type ChatToHost =
-    /**
-     * The webview is loaded (again: after its chat channel closed): send
-     * the snapshot. channel: its events come on the chat channel (the
-     * host stops forwarding zot/event); absent: forward them.
-     */
-    | { type: "ready"; channel?: boolean }
+    | { type: "ready" }
     /** resendIndex: edit and resend the user message of that index. */
-    /** truncated: the webview has cut the transcript for the resend itself (its events come on the chat channel, maybe before the host's cut would). */
-    | { type: "send"; text: string; attachments?: Attachment[]; resendIndex?: number; truncated?: boolean }
+    | { type: "send"; text: string; attachments?: Attachment[]; resendIndex?: number }
     /** The `@` word being typed (answered by atItems). */
     | { type: "atQuery"; query: string }
     /** "/name args" typed: complete the argument (zot/command/complete). */
@@ -129,8 +123,7 @@ export type ChatToHost =
     /** An `@` entry was chosen (answered by addChip). */
     | { type: "pickAt"; item: AtItem }
     /** Retry the last answer. */
-    /** truncated: as send's. */
-    | { type: "retry"; truncated?: boolean }
+    | { type: "retry" }
     /** A user message's "Restore checkpoint…": code, conversation, both or compare (the host asks). */
     | { type: "restoreCheckpoint"; messageIndex: number }
     /** Accept or reject, from the chat's tool card, the review of a tool call's edit. */

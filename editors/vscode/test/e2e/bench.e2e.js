@@ -208,11 +208,8 @@ function instrument() {
             if (e.key === "Enter" && !e.shiftKey) {
                 // The answers already there (the last one says Hello too):
                 // the prompt's answer is the first one not among them.
-                // key: when the browser made the event (before the
-                // renderer's main thread got to it).
-                b.cur = { key: e.timeStamp, enter: performance.now(), enterEpoch: performance.timeOrigin + performance.now(), before: new Set(transcript.querySelectorAll(".item.assistant")) };
+                b.cur = { enter: performance.now(), enterEpoch: performance.timeOrigin + performance.now(), before: new Set(transcript.querySelectorAll(".item.assistant")) };
                 b.runs.push(b.cur);
-                console.timeStamp("zot-bench enter"); // the marks in a trace (ZOT_BENCH_TRACE=1)
             }
         },
         true,
@@ -228,28 +225,6 @@ function instrument() {
         },
         true,
     );
-    // The chat channel's socket (when the chat has one): sent, the prompt
-    // left on it; sock, the task with the first delta began (its event's
-    // timeStamp: the chat's own handler runs before this listener).
-    const wsSend = WebSocket.prototype.send;
-    const watched = new WeakSet();
-    WebSocket.prototype.send = function (data) {
-        const c = b.cur;
-        if (c && c.sent === undefined) {
-            c.sent = performance.now();
-        }
-        if (!watched.has(this)) {
-            watched.add(this);
-            this.addEventListener("message", (e) => {
-                const c = b.cur;
-                if (c && c.sock === undefined && c.sent !== undefined && String(e.data).includes('"text_delta"')) {
-                    c.sock = e.timeStamp;
-                    console.timeStamp("zot-bench sock");
-                }
-            });
-        }
-        return wsSend.call(this, data);
-    };
     new MutationObserver(() => {
         const c = b.cur;
         if (!c || c.dom) {
@@ -258,12 +233,10 @@ function instrument() {
         const answer = [...transcript.querySelectorAll(".item.assistant")].find((a) => !c.before.has(a));
         if (answer && answer.textContent.includes("Hello")) {
             c.dom = performance.now();
-            console.timeStamp("zot-bench dom");
             requestAnimationFrame(() => {
                 const ch = new MessageChannel();
                 ch.port1.onmessage = () => {
                     c.paint = performance.now();
-                    console.timeStamp("zot-bench painted");
                     b.check();
                 };
                 ch.port2.postMessage(0);
@@ -279,9 +252,9 @@ function instrument() {
         for (let i = waiting.length - 1; i >= 0; i--) {
             const r = b.runs[waiting[i].n - 1];
             if (r && r.paint !== undefined && !send.hidden) {
-                const { key, enter, sent, sock, recv, dom, paint, enterEpoch, recvEpoch } = r;
+                const { enter, recv, dom, paint, enterEpoch, recvEpoch } = r;
                 const focused = document.hasFocus() && document.activeElement === document.getElementById("input");
-                waiting.splice(i, 1)[0].resolve({ key, enter, sent, sock, recv, dom, paint, enterEpoch, recvEpoch, focused });
+                waiting.splice(i, 1)[0].resolve({ enter, recv, dom, paint, enterEpoch, recvEpoch, focused });
             }
         }
     };
@@ -328,9 +301,6 @@ function within(p, ms, what) {
         return undefined;
     });
     await waitFor("a model in the chat's picker", async () => (await chat.$$eval("#model option", (o) => o.length)) > 0);
-    // Which way the chat's prompts and events go: its chat channel
-    // ("open") or the extension host (docs/protocol.md "The chat channel").
-    const channel = await chat.$eval("#zot-chat", (e) => e.dataset.channelState || "none");
     await chat.evaluate(instrument);
     let focused = false;
 
@@ -340,28 +310,16 @@ function within(p, ms, what) {
     // Chromium is a child of this process (Playwright starts it); it
     // rewrites its command line as one string (its process title).
     const renderers = () => descendants(process.pid).filter((p) => cmdline(p).join(" ").includes("--type=renderer"));
-    // The marks printed (ms after Enter's handler): with the chat channel the
-    // prompt's send and the first delta's frame on its socket.
-    const marks = channel === "open" ? ["key", "sent", "sock", "dom"] : ["key", "recv", "dom"];
-    const result = { warm: WARM, marks, prompts: [], floor: [], channel };
+    const result = { warm: WARM, marks: ["recv", "dom"], prompts: [], floor: [] };
     let cpu0;
     let prof;
     let stopHostProfile;
     const frames = [];
-    const wsTimes = [];
     for (let i = 1; i <= WARM + N; i++) {
         if (i === WARM + 1) {
             cpu0 = { webview: cpuOf(renderers()), exthost: cpuOf([exthost]), zot: cpuOf([zot]), t: performance.now() };
             if (process.env.ZOT_BENCH_TRACE) {
                 await browser.startTracing(page, { categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "toplevel", "blink", "v8"] });
-                // The chat socket's frames as the browser's network stack
-                // sent and got them (its clock, not the page's): the
-                // prompt out → zot's first answer in → the first delta in,
-                // whatever the renderer's main thread was doing.
-                const net = await page.context().newCDPSession(page);
-                await net.send("Network.enable");
-                net.on("Network.webSocketFrameSent", (e) => wsTimes.push({ dir: "out", t: e.timestamp * 1000, prompt: e.response.payloadData.includes('"zot/prompt"') }));
-                net.on("Network.webSocketFrameReceived", (e) => wsTimes.push({ dir: "in", t: e.timestamp * 1000, delta: e.response.payloadData.includes('"text_delta"') }));
             }
             if (process.env.ZOT_BENCH_PROFILE) {
                 prof = await page.context().newCDPSession(page);
@@ -392,25 +350,7 @@ function within(p, ms, what) {
         focused = run.focused;
         if (i > WARM) {
             result.floor.push(fl);
-            // With the chat channel the first delta arrives on the chat's
-            // WebSocket, not as a message to the page, and is drawn in the
-            // same task: recv is dom then.
-            const recv = run.recv ?? run.dom;
-            // key: the Enter event made → its handler ran (< 0: the
-            // handler ran that much after the browser had the key); sent,
-            // sock: the prompt on the chat's socket, the first delta's
-            // frame from it (with the chat channel only).
-            const since = (t) => (t === undefined ? undefined : t - run.enter);
-            result.prompts.push({
-                key: since(run.key),
-                sent: since(run.sent),
-                sock: since(run.sock),
-                recv: recv - run.enter,
-                dom: run.dom - run.enter,
-                paint: run.paint - run.enter,
-                enterEpoch: run.enterEpoch,
-                recvEpoch: run.recvEpoch,
-            });
+            result.prompts.push({ recv: run.recv - run.enter, dom: run.dom - run.enter, paint: run.paint - run.enter, enterEpoch: run.enterEpoch, recvEpoch: run.recvEpoch });
         }
         await sleep(100); // as a user would: not the next Enter in the same frame
     }
@@ -422,23 +362,6 @@ function within(p, ms, what) {
     };
     if (process.env.ZOT_BENCH_TRACE) {
         fs.writeFileSync(path.join(art, "trace.json"), await browser.stopTracing());
-        // Per prompt on the network: prompt frame out → first frame in, → first delta frame in.
-        const net = [];
-        for (let i = 0; i < wsTimes.length; i++) {
-            if (wsTimes[i].dir === "out" && wsTimes[i].prompt) {
-                const rest = wsTimes.slice(i + 1);
-                const first = rest.find((f) => f.dir === "in");
-                const delta = rest.find((f) => f.dir === "in" && f.delta);
-                if (first && delta) {
-                    net.push({ first: first.t - wsTimes[i].t, delta: delta.t - wsTimes[i].t });
-                }
-            }
-        }
-        result.network = net;
-        const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-        if (net.length) {
-            console.log(`     the chat socket on the network, median of ${net.length}: prompt out → first frame in ${med(net.map((n) => n.first)).toFixed(1)} ms, → first delta in ${med(net.map((n) => n.delta)).toFixed(1)} ms`);
-        }
     }
     if (frames.length) {
         fs.writeFileSync(path.join(art, "wsframes.json"), JSON.stringify(frames));

@@ -11,7 +11,7 @@ const ev = (e: Record<string, unknown>) => ({ runId: run, ...e }) as ZotEvent;
 /** A chat view whose webview is ready; posted: what reached the webview. */
 async function readyView() {
     const panel = new FakeWebviewPanel("zot.chat", "Chat", 1);
-    const host = { snapshot: () => Promise.resolve([]), channel: () => Promise.resolve(undefined) } as unknown as ChatHost;
+    const host = { snapshot: () => Promise.resolve([]) } as unknown as ChatHost;
     const chat = new ChatViewProvider(Uri.file("/ext"), host, () => {});
     chat.resolveWebviewView(panel as unknown as vscode.WebviewView);
     panel.receive({ type: "ready" });
@@ -71,7 +71,6 @@ test("an argQuery is answered with argItems from the host", async () => {
     const asked: string[] = [];
     const host = {
         snapshot: () => Promise.resolve([]),
-        channel: () => Promise.resolve(undefined),
         completeArgs: (name: string, args: string) => {
             asked.push(`${name} ${args}`);
             return Promise.resolve([{ value: "on" }, { value: "off", description: "writes allowed" }]);
@@ -96,7 +95,6 @@ test("a send empties the kept draft after the request; a draft typed after it st
     const calls: string[] = [];
     const host = {
         snapshot: () => Promise.resolve([]),
-        channel: () => Promise.resolve(undefined),
         send: (text: string) => {
             calls.push(`send ${text}`);
             return Promise.resolve(true);
@@ -124,75 +122,4 @@ test("a send empties the kept draft after the request; a draft typed after it st
     } finally {
         chat.dispose();
     }
-});
-
-// With a chat channel (zot/chat/channel through asExternalUri), the page
-// may connect to that one URI (its CSP) and finds it in the page; once the
-// webview says it reads its events there, the host forwards none; a ready
-// without it (the channel closed) brings the snapshot and the forwarding
-// back.
-test("a chat channel: the CSP allows exactly its URI, and the host stops forwarding events while the webview reads them there", async () => {
-    const panel = new FakeWebviewPanel("zot.chat", "Chat", 1);
-    let snapshots = 0;
-    const url = "ws://127.0.0.1:4242/proxy/39999/?token=ab12";
-    const host = {
-        snapshot: () => {
-            snapshots++;
-            return Promise.resolve([]);
-        },
-        channel: () => Promise.resolve(url),
-    } as unknown as ChatHost;
-    const chat = new ChatViewProvider(Uri.file("/ext"), host, () => {});
-    const tick = () => new Promise((r) => setImmediate(r));
-    try {
-        chat.resolveWebviewView(panel as unknown as vscode.WebviewView);
-        await tick();
-        const html = panel.webview.html;
-        const csp = /Content-Security-Policy" content="([^"]*)"/.exec(html)?.[1] ?? "";
-        assert.match(csp, /(^|; )connect-src ws:\/\/127\.0\.0\.1:4242\/proxy\/39999\/(;|$)/, csp);
-        assert.ok(html.includes(`data-channel="${url}"`), "the page has the channel's URI with its token");
-        assert.ok(html.includes('data-channel-prompt="zot/prompt" data-channel-event="zot/event"'), "and its methods, as lsp_ext.ts declares them");
-
-        panel.receive({ type: "ready", channel: true });
-        await tick();
-        panel.posted.length = 0;
-        chat.event(ev({ type: "assistant_start" }));
-        chat.event(ev({ type: "text_delta", delta: "Hel" }));
-        chat.event(ev({ type: "done" }));
-        chat.notice("info", "after the events");
-        assert.deepEqual(
-            panel.posted.map((m) => (m as { type: string }).type),
-            ["notice"],
-            "no events forwarded while the webview reads the channel",
-        );
-
-        panel.receive({ type: "ready" });
-        await tick();
-        assert.equal(snapshots, 2, "the channel closed: a fresh snapshot");
-        panel.posted.length = 0;
-        chat.event(ev({ type: "assistant_start" }));
-        chat.event(ev({ type: "text_delta", delta: "Hel" }));
-        assert.deepEqual(
-            panel.posted.map((m) => (m as { type: string }).type),
-            ["events"],
-            "forwarded again (the first delta at once)",
-        );
-    } finally {
-        chat.dispose();
-    }
-});
-
-// Without a channel (zot could not open one, an older zot) the page may
-// connect nowhere and the host forwards events as before.
-test("no chat channel: no connect-src, no channel in the page", async () => {
-    const panel = new FakeWebviewPanel("zot.chat", "Chat", 1);
-    const logged: string[] = [];
-    const host = { snapshot: () => Promise.resolve([]), channel: () => Promise.reject(new Error("method not found")) } as unknown as ChatHost;
-    const chat = new ChatViewProvider(Uri.file("/ext"), host, (s) => logged.push(s));
-    chat.resolveWebviewView(panel as unknown as vscode.WebviewView);
-    await new Promise((r) => setImmediate(r));
-    assert.ok(panel.webview.html.includes("default-src 'none'"), "the page is made");
-    assert.ok(!panel.webview.html.includes("connect-src") && !panel.webview.html.includes("data-channel"));
-    assert.match(logged.join("\n"), /chat channel: none \(method not found\)/);
-    chat.dispose();
 });

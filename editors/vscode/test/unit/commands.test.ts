@@ -311,24 +311,3 @@ test("extension shortcuts: a keybinding's key (any spelling) or the palette's pi
     assert.equal(t.requests.filter((r) => r.method === "zot/command").length, 3);
     assert.deepEqual(fake.messages, [{ level: "error", message: "zot: no extension shortcut ctrl+alt+q (registered: ctrl+shift+y (pi-gate)).", items: [] }]);
 });
-
-// The chat cut its transcript itself (its events come on its chat
-// channel, before a cut posted from here could): the host posts no second
-// cut, and still puts it back when zot refuses.
-test("a resend or retry the chat has cut already: no truncate from the host; untruncate on refusal", async () => {
-    const t = fakeCtx({
-        "zot/resend": () => ({ runId: "run-2", queued: false }),
-        "zot/retry": () => {
-            throw new ResponseError(-32803, "zot/retry: a run is in progress");
-        },
-    });
-    await commands.send(t.ctx, "edited", undefined, undefined, 0, true);
-    assert.deepEqual(t.posted, [{ type: "runStarted", runId: "run-2", queued: false, ahead: undefined }]);
-    t.posted.length = 0;
-    await commands.retry(t.ctx, true);
-    assert.deepEqual(t.posted.map((m) => (m as { type: string }).type), ["untruncate"]);
-    // Without the chat's cut, the host cuts first (as before).
-    t.posted.length = 0;
-    await commands.send(t.ctx, "edited", undefined, undefined, 0);
-    assert.deepEqual(t.posted[0], { type: "truncate", messageIndex: 0 });
-});

@@ -228,39 +228,3 @@ test("the user's own command (!cmd) is a card: its output streams, it ends with 
     assert.equal(b.status, "error");
     assert.equal(b.result, "blocked by guard: no");
 });
-
-// With the events on the chat channel, the host's "review pending" can
-// come before the call's tool_call: the card shows it when the call comes.
-test("a review said pending before its call is shown shows on the call's card; one decided before it does not", () => {
-    const s = st.createState();
-    st.setReviewing(s, "call-1", true);
-    st.setReviewing(s, "call-2", true);
-    st.setReviewing(s, "call-2", false);
-    stream(s, [
-        { type: "tool_call", id: "call-1", name: "edit", args: {} },
-        { type: "tool_call", id: "call-2", name: "edit", args: {} },
-    ]);
-    const tools = s.items.filter((i) => i.kind === "tool") as { callId: string; reviewing?: boolean }[];
-    assert.deepEqual(tools.map((t) => [t.callId, !!t.reviewing]), [["call-1", true], ["call-2", false]]);
-    assert.equal(s.reviewsAhead.size, 0);
-});
-
-// The page posts ready and the host answers with a snapshot; what was
-// sent meanwhile can be answered (a notice) before the snapshot's
-// transcript comes, and a send on the chat channel can fail then: the
-// transcript must not wipe them (the /mode ask lost under CI's load).
-test("notices shown after ready survive the snapshot's transcript; those before it, and later transcripts, do not bring them back", () => {
-    const s = st.createState();
-    st.addNotice(s, "info", "before ready");
-    st.readyPosted(s);
-    st.addNotice(s, "display", "Permission mode: ask");
-    st.loadHistory(s, [{ role: "user", content: [{ type: "text", text: "hi" }], time: "" }]);
-    assert.deepEqual(
-        s.items.map((i) => (i.kind === "notice" ? i.text : i.kind)),
-        ["user", "Permission mode: ask"],
-    );
-    // A later transcript (a session resumed) is the whole chat: no notice comes back.
-    st.addNotice(s, "info", "after the snapshot");
-    st.loadHistory(s, []);
-    assert.deepEqual(s.items, []);
-});

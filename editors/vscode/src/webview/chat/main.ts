@@ -2,7 +2,7 @@
 // HTML in render.ts; renders are coalesced on animation frames.
 
 import type { AtItem, ChatAction, ChatMcp, ChatToHost, ChatWidget, HostToChat, PendingChip } from "../protocol";
-import type { Attachment, ZotEvent } from "../../lsp_ext";
+import type { Attachment } from "../../lsp_ext";
 import { atQueryAt, chipIcon } from "./context";
 import { escapeHtml } from "./markdown";
 import { KnownFiles } from "./files";
@@ -10,14 +10,12 @@ import type { CommandCompletion, CommandInfo } from "../../lsp_ext";
 import * as st from "./state";
 import { ItemRenderer, mcpNeedsAttention, mcpSummary, renderCompletions, renderMcpServer, renderWidgets, setRetry, statusText, usageTitle } from "./render";
 import { argQuery, completions } from "./slash";
-import { ChatTransport, type ChannelState } from "./transport";
 import { browserFrame, FrameScheduler } from "../scheduler";
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
 
 const vscode = acquireVsCodeApi();
-/** To the host, through the transport (which holds it while the chat channel connects). */
-const post = (m: ChatToHost) => transport.send(m);
+const post = (m: ChatToHost) => vscode.postMessage(m);
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const transcript = $<HTMLDivElement>("transcript");
@@ -223,10 +221,8 @@ mcpServersEl.addEventListener("click", (e) => {
 /** The user changed the input since this webview loaded (the host's draft no longer applies). */
 let typedSinceLoad = false;
 
-window.addEventListener("message", (e: MessageEvent<HostToChat>) => onHost(e.data));
-
-/** A message from the host, or one the chat channel stands in for (events, runStarted, sendFailed). */
-function onHost(m: HostToChat): void {
+window.addEventListener("message", (e: MessageEvent<HostToChat>) => {
+    const m = e.data;
     switch (m.type) {
         case "events":
             for (const ev of m.events) {
@@ -352,73 +348,7 @@ function onHost(m: HostToChat): void {
             break;
     }
     scheduler.schedule();
-}
-
-// ------------------------------------------------------------ the chat channel
-
-/** How long a chat waits for its channel to open before it goes on without it. */
-const CHANNEL_WAIT_MS = 3000;
-/** The current answer (since its assistant_start) had a delta: later ones wait for the next frame. */
-let answerHadDelta = false;
-function channelEvents(events: ZotEvent[]): void {
-    // An answer's first token is drawn as it arrives (as the host's
-    // firstDelta); the rest at most once per frame.
-    let first = false;
-    for (const ev of events) {
-        if (ev.type === "assistant_start") {
-            answerHadDelta = false;
-        } else if ((ev.type === "text_delta" || ev.type === "thinking_delta") && !answerHadDelta) {
-            answerHadDelta = first = true;
-        }
-    }
-    onHost(first ? { type: "events", events, firstDelta: true } : { type: "events", events });
-}
-
-/** Where the chat's events come from, on the page for a look (and the end-to-end tests). */
-function showChannelState(s: ChannelState): void {
-    const root = document.getElementById("zot-chat");
-    if (root) {
-        root.dataset.channelState = s;
-    }
-}
-
-const pageData = document.getElementById("zot-chat")?.dataset;
-/** The way the chat's messages go (docs/decisions.md "The chat's own channel"): everything the page sends goes through it. */
-const transport = new ChatTransport(
-    {
-        post: (m) => {
-            if (m.type === "ready") {
-                st.readyPosted(state);
-            }
-            vscode.postMessage(m);
-        },
-        events: channelEvents,
-        runStarted: (r) => onHost({ type: "runStarted", runId: r.runId, queued: r.queued, ahead: r.ahead }),
-        sendFailed: (text, error) => onHost({ type: "sendFailed", text, error }),
-        state: showChannelState,
-    },
-    pageData?.channel
-        ? {
-              url: pageData.channel,
-              methods: { prompt: pageData.channelPrompt ?? "", event: pageData.channelEvent ?? "" },
-              waitMs: CHANNEL_WAIT_MS,
-              socket: (url) => new WebSocket(url),
-          }
-        : undefined,
-);
-
-/**
- * A retry or a resend the host sends while the chat reads its events on
- * the channel: the new run's events can come before the host's cut would,
- * so the chat cuts its transcript itself, now, and says so.
- */
-function cutHere(cut: boolean, messageIndex?: number): { truncated?: true } {
-    if (!cut || !transport.onChannel) {
-        return {};
-    }
-    onHost({ type: "truncate", messageIndex });
-    return { truncated: true };
-}
+});
 
 // ------------------------------------------------------------ input
 
@@ -664,8 +594,7 @@ function send(): void {
     if (!text.trim() && sent.length === 0) {
         return;
     }
-    const attachments = sent.length ? sent.map((c) => c.attachment) : undefined;
-    post({ type: "send", text, attachments, resendIndex, ...cutHere(resendIndex !== undefined, resendIndex) });
+    post({ type: "send", text, attachments: sent.length ? sent.map((c) => c.attachment) : undefined, resendIndex });
     lastSentChips = chips;
     chips = [];
     setEditing(undefined);
@@ -810,7 +739,7 @@ transcript.addEventListener("click", (e) => {
                 post({ type: "codeAction", action: "copy", code: item.text });
                 break;
             case "retry":
-                post({ type: "retry", ...cutHere(true) });
+                post({ type: "retry" });
                 break;
             case "checkpoint":
                 if (item.kind === "user" && item.index !== undefined) {
@@ -865,4 +794,4 @@ if (saved?.draft) {
     autosize();
 }
 scheduler.schedule();
-void transport.start();
+post({ type: "ready" });

@@ -72,19 +72,6 @@ export interface ChatState {
     current?: AssistantItem;
     /** What the last truncate dropped and where, until its run is accepted (untruncate). */
     cut?: { at: number; items: Item[] };
-    /**
-     * Reviews the host said are pending for calls not shown yet: the
-     * host's message can come before the call's tool_call when the events
-     * come on the chat channel.
-     */
-    reviewsAhead: Set<string>;
-    /**
-     * Notices shown since the page posted ready, until the snapshot's
-     * transcript comes (undefined: none awaited): an answer to what was
-     * sent meanwhile, or a send that failed, can come before it, and the
-     * transcript would otherwise wipe them.
-     */
-    noticesSinceReady?: NoticeItem[];
     status: ChatStatus;
     statusDirty: boolean;
     commands: CommandInfo[];
@@ -106,7 +93,6 @@ export function createState(): ChatState {
         redraw: false,
         runs: [],
         finished: new Set(),
-        reviewsAhead: new Set(),
         status: {},
         statusDirty: true,
         commands: [],
@@ -137,19 +123,7 @@ function touch(s: ChatState, item: Item): void {
 }
 
 export function addNotice(s: ChatState, level: NoticeLevel, text: string, source?: string): NoticeItem {
-    const n = add(s, { kind: "notice", id: nextId(s, "n"), level, text, source });
-    s.noticesSinceReady?.push(n);
-    return n;
-}
-
-/**
- * The page asked the host for a snapshot (ready): the notices shown from
- * now on are kept across the transcript it brings (the next loadHistory;
- * a transcript has no notices); those shown before are dropped with the
- * rest.
- */
-export function readyPosted(s: ChatState): void {
-    s.noticesSinceReady = [];
+    return add(s, { kind: "notice", id: nextId(s, "n"), level, text, source });
 }
 
 export function addUser(s: ChatState, text: string, chips: Chip[] = [], index?: number): UserItem {
@@ -246,15 +220,7 @@ export function untruncate(s: ChatState): void {
 /** A review of a tool call's edit started (pending) or ended. */
 export function setReviewing(s: ChatState, callId: string, pending: boolean): void {
     const t = toolItem(s, callId);
-    if (!t) {
-        if (pending) {
-            s.reviewsAhead.add(callId);
-        } else {
-            s.reviewsAhead.delete(callId);
-        }
-        return;
-    }
-    if (!!t.reviewing !== pending) {
+    if (t && !!t.reviewing !== pending) {
         t.reviewing = pending;
         touch(s, t);
     }
@@ -267,7 +233,6 @@ export function clear(s: ChatState): void {
     s.dirty.clear();
     s.reset = true;
     s.current = undefined;
-    s.reviewsAhead.clear();
 }
 
 /** Every item is drawn again, in place (which names are links changed). */
@@ -403,8 +368,7 @@ export function applyEvent(s: ChatState, ev: ZotEvent): void {
                 // Calls run in order: one announced while another has not
                 // finished waits for it.
                 const waiting = s.items.some((i) => i.kind === "tool" && (i.status === "running" || i.status === "pending"));
-                const reviewing = s.reviewsAhead.delete(ev.id) || undefined;
-                add(s, { kind: "tool", id: "t-" + ev.id, callId: ev.id, name: ev.name, args: ev.args, progress: "", status: waiting ? "pending" : "running", reviewing });
+                add(s, { kind: "tool", id: "t-" + ev.id, callId: ev.id, name: ev.name, args: ev.args, progress: "", status: waiting ? "pending" : "running" });
             }
             break;
         case "tool_progress": {
@@ -531,7 +495,6 @@ function markRunningToolsStopped(s: ChatState): void {
 
 /** Replaces the transcript with messages (zot/messages). */
 export function loadHistory(s: ChatState, messages: WireMessage[]): void {
-    const kept = s.noticesSinceReady;
     clear(s);
     for (const [index, m] of messages.entries()) {
         if (m.role === "user") {
@@ -561,11 +524,6 @@ export function loadHistory(s: ChatState, messages: WireMessage[]): void {
             }
         }
     }
-    // After the transcript, as they came after the snapshot was asked for.
-    for (const n of kept ?? []) {
-        add(s, n);
-    }
-    s.noticesSinceReady = undefined;
 }
 
 /** Takes the dirty set for rendering. */
