@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zot-editors/zot/internal/atomicfile"
 	"github.com/zot-editors/zot/internal/childproc"
 )
 
@@ -220,7 +221,7 @@ func buildPiSnapshot(ctx context.Context, node, rt, dir, key string, lg *extLog)
 		fail("%v", err)
 		return
 	}
-	if err := writeFileAtomic(filepath.Join(dir, key+".sum"), []byte(piSnapshotSum(b, name))); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, key+".sum"), []byte(piSnapshotSum(b, name)), 0o644); err != nil {
 		fail("%v", err)
 		return
 	}
@@ -234,18 +235,6 @@ func buildPiSnapshot(ctx context.Context, node, rt, dir, key string, lg *extLog)
 		}
 	}
 	lg.printf("built the pi runtime's startup snapshot %s (%d bytes): the next start uses it", blob, len(b))
-}
-
-func writeFileAtomic(path string, b []byte) error {
-	tmp := path + "." + strconv.Itoa(os.Getpid()) + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // limitedWriter keeps the first n bytes written to it.
